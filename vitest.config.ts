@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+// Integration tests create their own database per file, so files may run in parallel; two
+// workers match this machine's two cores.
+export default defineConfig({
+  test: {
+    include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'tools/**/*.test.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    globalSetup: ['./tools/vitest-global-setup.ts'],
+    reporters: ['default', './tools/pass-fail-reporter.ts'],
+    env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', LOG_LEVEL: 'warn' },
+  },
+});
