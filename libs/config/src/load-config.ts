@@ -1,0 +1,43 @@
+import type { VarSpec } from './var-specs.js';
+
+export type ConfigSpec = Record<string, VarSpec<unknown>>;
+export type ConfigOf<S extends ConfigSpec> = { readonly [K in keyof S]: ReturnType<S[K]['parse']> };
+
+/** Every problem with the environment at once, one line per variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  readonly problems: readonly { variable: string; problem: string }[];
+
+  constructor(problems: readonly { variable: string; problem: string }[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p.variable} ${p.problem}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv = process.env): ConfigOf<S> {
+  const values: Record<string, unknown> = {};
+  const problems: { variable: string; problem: string }[] = [];
+  for (const [variable, varSpec] of Object.entries(spec)) {
+    try {
+      values[variable] = varSpec.parse(env[variable]);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      // A secret's value must not reach logs through an error message.
+      const problem = varSpec.secret ? `is invalid: expected ${varSpec.describe}` : reason;
+      problems.push({ variable, problem });
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(values) as ConfigOf<S>;
+}
+
+/** For `main.ts`: a bad environment stops the process with a message naming each variable. */
+export function loadConfigOrExit<S extends ConfigSpec>(service: string, spec: S, env: NodeJS.ProcessEnv = process.env): ConfigOf<S> {
+  try {
+    return loadConfig(spec, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${service}: ${error.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+}

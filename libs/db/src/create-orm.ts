@@ -1,0 +1,54 @@
+import { MikroORM, type EntitySchema, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Migration } from '@mikro-orm/migrations';
+
+export type { MikroORM };
+
+/** A migration in a service's ordered list. Names sort in execution order (`0001_…`). */
+export interface NamedMigration {
+  name: string;
+  class: new (...args: never[]) => Migration;
+}
+
+export interface OrmOptions {
+  /** Postgres URL (DATABASE_URL). */
+  databaseUrl: string;
+  /** The service's own schema: its tables and its migrations table live there, nowhere else. */
+  schema: string;
+  entities: readonly EntitySchema[];
+  migrations: readonly NamedMigration[];
+  /** Connection pool size (default 10). */
+  poolMax?: number;
+  /** Extra MikroORM options (tests, tuning). */
+  overrides?: Partial<Options>;
+}
+
+/**
+ * One MikroORM per service, bound to one schema. Entities are listed explicitly; migrations are
+ * plain SQL classes in an explicit list (no file globbing, so bundling and tsx both work), each
+ * run in its own transaction. Requests must fork the EntityManager (`orm.em.fork()`): the global
+ * context is disabled so shared state cannot leak between units of work.
+ */
+export async function createOrm(options: OrmOptions): Promise<MikroORM> {
+  return MikroORM.init({
+    clientUrl: options.databaseUrl,
+    schema: options.schema,
+    entities: [...options.entities],
+    extensions: [Migrator],
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    ensureDatabase: false,
+    discovery: { warnWhenNoEntities: false },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    migrations: {
+      tableName: 'mikro_orm_migrations',
+      migrationsList: options.migrations.map((m) => ({ name: m.name, class: m.class as never })),
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+    },
+    debug: false,
+    ...options.overrides,
+  });
+}

@@ -1,0 +1,11 @@
+/**
+ * Database access for Atelier services: MikroORM on PostgreSQL with one schema per service,
+ * migrations, UUIDv7 ids, and the SQLSTATE table that decides what is retried.
+ */
+export { createOrm, type OrmOptions, type NamedMigration, type MikroORM } from './create-orm.js';
+export { migrate } from './migrate.js';
+export { ensureDatabaseExists } from './ensure-database.js';
+export { uuidv7, isUuid } from './uuidv7.js';
+export { SqlState, sqlStateOf, violatedConstraint, isUniqueViolation, isTransientDatabaseError, retryTransient } from './sql-errors.js';
+export { Migration } from '@mikro-orm/migrations';
+export { defineEntity, p, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';

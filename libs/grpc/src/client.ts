@@ -1,0 +1,116 @@
+import {
+  Metadata,
+  credentials,
+  type CallOptions,
+  type Client,
+  type ClientUnaryCall,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { fromServiceError } from './service-errors.js';
+
+/** Per-call options of a promise client method. */
+export interface UnaryCallOptions {
+  /** Overrides the client's default deadline for this call. */
+  deadlineMs?: number;
+  metadata?: Metadata;
+  /** Cancels the call (the promise rejects with CANCELLED). */
+  signal?: AbortSignal;
+}
+
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+/**
+ * A ts-proto grpc-js client with every unary method as `(request, options?) => Promise<response>`
+ * whose failures are domain errors (`AppError`, see `@atelier/errors`). Streaming methods are
+ * reached through `raw`.
+ */
+export type PromiseClient<C> = {
+  [K in keyof C as C[K] extends UnaryMethod<infer _Req, infer _Res> ? K : never]: C[K] extends UnaryMethod<infer Req, infer Res>
+    ? (request: Req, options?: UnaryCallOptions) => Promise<Res>
+    : never;
+} & {
+  /** The underlying grpc-js client, for streaming calls. */
+  readonly raw: C;
+  /** Closes the channel. */
+  close(): void;
+};
+
+export interface ClientConstructor<C extends Client> {
+  new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object): C;
+  service: ServiceDefinition;
+}
+
+export interface ServiceClientOptions {
+  /** Deadline of a unary call that sets none (default 5 s). Streaming calls get none. */
+  defaultDeadlineMs?: number;
+  /** Attempts per call when the server is UNAVAILABLE, first one included (2–5, default 4). */
+  maxAttempts?: number;
+  /** First retry delay; each next one doubles, with jitter, up to maxBackoffMs. */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+function serviceNameOf(service: ServiceDefinition): string {
+  const firstPath = Object.values(service)[0]?.path;
+  const match = firstPath ? /^\/([^/]+)\//.exec(firstPath) : null;
+  if (!match?.[1]) throw new Error('cannot derive the service name from its definition');
+  return match[1];
+}
+
+/**
+ * Connects to one gRPC service. Unary calls get a default deadline; calls answered UNAVAILABLE
+ * (the server is down, restarting, or overloaded) are retried with jittered exponential backoff
+ * by grpc-js's own retry policy, within the call's deadline. Other failures are not retried:
+ * they are answers, not accidents. Round-robin balancing spreads calls over every address the
+ * name resolves to (a headless Kubernetes Service).
+ */
+export function createServiceClient<C extends Client>(
+  ClientCtor: ClientConstructor<C>,
+  address: string,
+  options: ServiceClientOptions = {},
+): PromiseClient<C> {
+  const defaultDeadlineMs = options.defaultDeadlineMs ?? 5_000;
+  const serviceConfig = {
+    loadBalancingConfig: [{ round_robin: {} }],
+    methodConfig: [
+      {
+        name: [{ service: serviceNameOf(ClientCtor.service) }],
+        retryPolicy: {
+          maxAttempts: Math.min(5, Math.max(2, options.maxAttempts ?? 4)),
+          initialBackoff: `${(options.initialBackoffMs ?? 100) / 1000}s`,
+          maxBackoff: `${(options.maxBackoffMs ?? 2_000) / 1000}s`,
+          backoffMultiplier: 2,
+          retryableStatusCodes: ['UNAVAILABLE'],
+        },
+      },
+    ],
+  };
+  const raw = new ClientCtor(address, credentials.createInsecure(), {
+    'grpc.service_config': JSON.stringify(serviceConfig),
+    'grpc.enable_retries': 1,
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+  });
+
+  const client: Record<string, unknown> = { raw, close: () => raw.close() };
+  for (const [name, method] of Object.entries(ClientCtor.service)) {
+    if (method.requestStream || method.responseStream) continue;
+    const call = (raw as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];
+    if (!call) continue;
+    client[name] = (request: unknown, callOptions: UnaryCallOptions = {}) =>
+      new Promise((resolve, reject) => {
+        const deadline = Date.now() + (callOptions.deadlineMs ?? defaultDeadlineMs);
+        const pending = call.call(raw, request, callOptions.metadata ?? new Metadata(), { deadline }, (error, response) =>
+          error ? reject(fromServiceError(error)) : resolve(response),
+        );
+        callOptions.signal?.addEventListener('abort', () => pending.cancel(), { once: true });
+      });
+  }
+  return client as PromiseClient<C>;
+}

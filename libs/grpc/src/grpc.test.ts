@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError, ErrorCode, InvalidArgumentError, NotFoundError, ResourceExhaustedError, UnavailableError } from '@atelier/errors';
+import { catalogV1, commonV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
+import { checkHealth, listReflectedServices } from '@atelier/testing';
+import { GrpcStatus, createServiceClient, registerService, startGrpcServer, type GrpcServerHandle, type ServiceHandlers } from './index.js';
+
+const silent = { debug: () => {}, info: () => {}, error: () => {} };
+const CATALOG = 'atelier.catalog.v1.CatalogService';
+const JOBS = 'atelier.jobs.v1.JobsService';
+
+// A peer service double: handlers that fail in scripted ways, behind the real server bootstrap.
+let unavailableBeforeSuccess = 0;
+let getModelCalls = 0;
+let releaseSlowCall: () => void = () => {};
+
+const unimplemented = async (): Promise<never> => {
+  throw new AppError(ErrorCode.INTERNAL, 'not used in this test');
+};
+
+const catalogHandlers: ServiceHandlers<typeof catalogV1.CatalogServiceService> = {
+  async getCatalog(request) {
+    if (request.mediaKind === commonV1.MediaKind.UNSPECIFIED) throw new InvalidArgumentError('media_kind', 'must be IMAGE or VIDEO');
+    if (request.mediaKind === commonV1.MediaKind.VIDEO) throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', 'slow down', 42);
+    return { models: [], styles: [] };
+  },
+  async getModel(request) {
+    getModelCalls += 1;
+    if (request.modelId === 'flaky' && unavailableBeforeSuccess > 0) {
+      unavailableBeforeSuccess -= 1;
+      throw new UnavailableError('database restarting');
+    }
+    if (request.modelId === 'bug') throw new TypeError('cannot read properties of undefined (secret detail)');
+    if (request.modelId === 'slow') {
+      await new Promise<void>((resolve) => (releaseSlowCall = resolve));
+    }
+    if (request.modelId === 'missing') throw new NotFoundError('model');
+    return { model: catalogV1.Model.fromPartial({ id: request.modelId, code: 'm' }) };
+  },
+  getStyle: unimplemented,
+  listCatalogEntries: unimplemented,
+  upsertModel: unimplemented,
+  upsertStyle: unimplemented,
+  setModelEnabled: unimplemented,
+  setStyleEnabled: unimplemented,
+};
+
+const jobsHandlers: ServiceHandlers<typeof jobsV1.JobsServiceService> = {
+  createJob: unimplemented,
+  getJob: unimplemented,
+  listJobs: unimplemented,
+  cancelJob: unimplemented,
+  async watchJob(request, stream) {
+    if (request.jobId === 'missing') throw new NotFoundError('job');
+    for (const progress of [10, 60, 100]) {
+      await stream.write({ job: jobsV1.Job.fromPartial({ id: request.jobId, progress }) });
+    }
+  },
+};
+
+let server: GrpcServerHandle;
+let address: string;
+
+beforeAll(async () => {
+  server = await startGrpcServer({
+    host: '127.0.0.1',
+    port: 0,
+    logger: silent,
+    descriptorSet: loadDescriptorSet(),
+    services: [
+      registerService(CATALOG, catalogV1.CatalogServiceService, catalogHandlers, silent),
+      registerService(JOBS, jobsV1.JobsServiceService, jobsHandlers, silent),
+    ],
+  });
+  address = `127.0.0.1:${server.port}`;
+});
+
+afterAll(async () => {
+  await server.shutdown(100);
+});
+
+describe('grpc - error mapping', () => {
+  it('answers a domain error with its status, reason and field in trailing metadata', async () => {
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address);
+    const error = await client.getCatalog({ mediaKind: commonV1.MediaKind.UNSPECIFIED }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, reason: 'INVALID_ARGUMENT', field: 'media_kind' });
+    expect((error as AppError).message).toBe('media_kind: must be IMAGE or VIDEO');
+    expect(((error as AppError).cause as { code: number }).code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    client.close();
+  });
+
+  it('carries retry-after seconds on RESOURCE_EXHAUSTED', async () => {
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address);
+    const error = await client.getCatalog({ mediaKind: commonV1.MediaKind.VIDEO }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.RESOURCE_EXHAUSTED, reason: 'GENERATION_QUOTA_EXCEEDED', retryAfterSeconds: 42 });
+    client.close();
+  });
+
+  it('hides an unexpected error behind INTERNAL', async () => {
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address);
+    const error = await client.getModel({ modelId: 'bug' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: ErrorCode.INTERNAL, message: 'internal error' });
+    expect(JSON.stringify((error as AppError).message)).not.toContain('secret detail');
+    client.close();
+  });
+
+  it('ends a server stream with the domain status', async () => {
+    const client = createServiceClient(jobsV1.JobsServiceClient, address);
+    const received: number[] = [];
+    for await (const update of client.raw.watchJob({ jobId: 'j1', userId: 'u', afterVersion: 0 })) {
+      received.push((update as jobsV1.WatchJobResponse).job!.progress);
+    }
+    expect(received).toEqual([10, 60, 100]);
+    const failing = client.raw.watchJob({ jobId: 'missing', userId: 'u', afterVersion: 0 });
+    const error = await (async () => {
+      try {
+        for await (const _ of failing) void _;
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toMatchObject({ code: GrpcStatus.NOT_FOUND, details: 'job not found' });
+    client.close();
+  });
+});
+
+describe('grpc - client retries and deadlines', () => {
+  it('retries UNAVAILABLE with backoff and succeeds', async () => {
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, { initialBackoffMs: 10 });
+    unavailableBeforeSuccess = 2;
+    getModelCalls = 0;
+    const response = await client.getModel({ modelId: 'flaky' });
+    expect(response.model?.id).toBe('flaky');
+    expect(getModelCalls).toBe(3);
+    client.close();
+  });
+
+  it('does not retry an answer such as NOT_FOUND', async () => {
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, { initialBackoffMs: 10 });
+    getModelCalls = 0;
+    await expect(client.getModel({ modelId: 'missing' })).rejects.toMatchObject({ code: ErrorCode.NOT_FOUND, reason: 'MODEL_NOT_FOUND' });
+    expect(getModelCalls).toBe(1);
+    client.close();
+  });
+
+  it('gives up after maxAttempts and reports UNAVAILABLE', async () => {
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, { initialBackoffMs: 10, maxAttempts: 2 });
+    unavailableBeforeSuccess = 5;
+    getModelCalls = 0;
+    await expect(client.getModel({ modelId: 'flaky' })).rejects.toMatchObject({ code: ErrorCode.UNAVAILABLE });
+    expect(getModelCalls).toBe(2);
+    unavailableBeforeSuccess = 0;
+    client.close();
+  });
+
+  it('applies the default deadline to unary calls', async () => {
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, { defaultDeadlineMs: 100 });
+    const startedAt = Date.now();
+    await expect(client.getModel({ modelId: 'slow' })).rejects.toMatchObject({ code: ErrorCode.DEADLINE_EXCEEDED });
+    expect(Date.now() - startedAt).toBeLessThan(2000);
+    releaseSlowCall();
+    client.close();
+  });
+
+  it('reports UNAVAILABLE when nothing listens, after retrying', async () => {
+    const client = createServiceClient(catalogV1.CatalogServiceClient, '127.0.0.1:1', { initialBackoffMs: 10, maxAttempts: 2 });
+    await expect(client.getModel({ modelId: 'x' })).rejects.toMatchObject({ code: ErrorCode.UNAVAILABLE });
+    client.close();
+  });
+});
+
+describe('grpc - health, reflection and shutdown', () => {
+  it('answers grpc.health.v1 SERVING for the server and each service', async () => {
+    expect(await checkHealth(address)).toBe('SERVING');
+    expect(await checkHealth(address, CATALOG)).toBe('SERVING');
+    await expect(checkHealth(address, 'atelier.nope.v1.Nope')).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
+  });
+
+  it('lists exactly the registered services through reflection', async () => {
+    expect(await listReflectedServices(address)).toEqual([CATALOG, JOBS]);
+  });
+
+  it('lets an in-flight call finish, then stops serving', async () => {
+    const own = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silent,
+      descriptorSet: loadDescriptorSet(),
+      services: [registerService(CATALOG, catalogV1.CatalogServiceService, catalogHandlers, silent)],
+    });
+    const client = createServiceClient(catalogV1.CatalogServiceClient, `127.0.0.1:${own.port}`, { maxAttempts: 2, initialBackoffMs: 10 });
+    const inFlight = client.getModel({ modelId: 'slow' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const stopped = own.shutdown(5_000);
+    setTimeout(() => releaseSlowCall(), 50);
+    await expect(inFlight).resolves.toMatchObject({ model: { id: 'slow' } });
+    await stopped;
+    await expect(client.getModel({ modelId: 'x' })).rejects.toMatchObject({ code: ErrorCode.UNAVAILABLE });
+    client.close();
+  });
+});

@@ -1,0 +1,40 @@
+import { Metadata, status as GrpcStatus, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { AppError, ErrorCode, isAppError } from '@atelier/errors';
+import { ErrorMetadataKey, GRPC_STATUS_BY_ERROR_CODE, errorCodeForGrpcStatus } from './status-map.js';
+
+/** The status a handler's failure is answered with. Unexpected errors never leak their message. */
+export function toStatusObject(error: unknown): StatusObject {
+  const metadata = new Metadata();
+  if (!isAppError(error)) {
+    return { code: GrpcStatus.INTERNAL, details: 'internal error', metadata };
+  }
+  if (error.reason) metadata.set(ErrorMetadataKey.REASON, error.reason);
+  if (error.field) metadata.set(ErrorMetadataKey.FIELD, error.field);
+  if (error.retryAfterSeconds !== undefined) {
+    metadata.set(ErrorMetadataKey.RETRY_AFTER, String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
+  }
+  return { code: GRPC_STATUS_BY_ERROR_CODE[error.code], details: error.message, metadata };
+}
+
+function isServiceError(error: unknown): error is ServiceError {
+  return error instanceof Error && typeof (error as Partial<ServiceError>).code === 'number' && 'metadata' in error;
+}
+
+/** A failed call seen by a client, as the domain error the server raised. */
+export function fromServiceError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  if (!isServiceError(error)) {
+    return new AppError(ErrorCode.INTERNAL, error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  const first = (key: string) => {
+    const value = error.metadata?.get(key)[0];
+    return value === undefined ? undefined : value.toString();
+  };
+  const retryAfter = first(ErrorMetadataKey.RETRY_AFTER);
+  return new AppError(errorCodeForGrpcStatus(error.code), error.details || error.message, {
+    reason: first(ErrorMetadataKey.REASON),
+    field: first(ErrorMetadataKey.FIELD),
+    retryAfterSeconds: retryAfter === undefined ? undefined : Number(retryAfter),
+    cause: error,
+  });
+}

@@ -1,0 +1,1 @@
+export { installShutdownHandlers, type ShutdownOptions, type ShutdownHandle } from './shutdown.js';

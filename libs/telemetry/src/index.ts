@@ -1,0 +1,1 @@
+export { startTelemetry, type Telemetry, type TelemetryOptions } from './start-telemetry.js';

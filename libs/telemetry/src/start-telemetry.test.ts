@@ -1,0 +1,62 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { SpanKind } from '@opentelemetry/api';
+import { startTelemetry } from './index.js';
+
+// Telemetry must start before gRPC is loaded, so everything else is imported dynamically.
+const exporter = new InMemorySpanExporter();
+const telemetry = startTelemetry({ serviceName: 'telemetry-test', spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+afterAll(() => telemetry.shutdown());
+
+describe('telemetry - bootstrap', () => {
+  it('is off, and costs nothing, without an OTLP endpoint', async () => {
+    const off = startTelemetry({ serviceName: 'x', otlpEndpoint: undefined });
+    expect(off.enabled).toBe(process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? true : false);
+    await off.shutdown();
+  });
+
+  it('traces a gRPC call from client to server in one trace', async () => {
+    const { catalogV1, loadDescriptorSet } = await import('@atelier/contracts');
+    const { createServiceClient, registerService, startGrpcServer } = await import('@atelier/grpc');
+    const silent = { debug: () => {}, info: () => {}, error: () => {} };
+    const notUsed = async (): Promise<never> => {
+      throw new Error('not used');
+    };
+    const server = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silent,
+      descriptorSet: loadDescriptorSet(),
+      services: [
+        registerService(
+          'atelier.catalog.v1.CatalogService',
+          catalogV1.CatalogServiceService,
+          {
+            getCatalog: async () => ({ models: [], styles: [] }),
+            getModel: notUsed,
+            getStyle: notUsed,
+            listCatalogEntries: notUsed,
+            upsertModel: notUsed,
+            upsertStyle: notUsed,
+            setModelEnabled: notUsed,
+            setStyleEnabled: notUsed,
+          },
+          silent,
+        ),
+      ],
+    });
+    const client = createServiceClient(catalogV1.CatalogServiceClient, `127.0.0.1:${server.port}`);
+    await client.getCatalog({ mediaKind: 1 });
+    client.close();
+    await server.shutdown(100);
+
+    const spans = exporter.getFinishedSpans().filter((s) => s.name === 'grpc.atelier.catalog.v1.CatalogService/GetCatalog');
+    expect(spans).toHaveLength(2);
+    const clientSpan = spans.find((s) => s.kind === SpanKind.CLIENT);
+    const serverSpan = spans.find((s) => s.kind === SpanKind.SERVER);
+    expect(clientSpan).toBeDefined();
+    expect(serverSpan?.spanContext().traceId).toBe(clientSpan?.spanContext().traceId);
+    expect(serverSpan?.parentSpanContext?.spanId).toBe(clientSpan?.spanContext().spanId);
+  });
+});

@@ -1,0 +1,74 @@
+import { createRequire } from 'node:module';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+
+export interface TelemetryOptions {
+  serviceName: string;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT; tracing is off when it is unset and no processor is given. */
+  otlpEndpoint?: string;
+  /** For tests: span processors (e.g. an in-memory exporter) instead of OTLP. */
+  spanProcessors?: SpanProcessor[];
+}
+
+export interface Telemetry {
+  readonly enabled: boolean;
+  /** Flushes pending spans and stops the SDK. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts OpenTelemetry tracing with the gRPC, HTTP and pg instrumentations. It must run before
+ * those libraries are imported (instrumentation patches them on load), so a service's
+ * `main.ts` calls it first and imports the rest of the service dynamically afterwards.
+ * Off unless an OTLP endpoint is configured: a service without a collector pays nothing.
+ */
+export function startTelemetry(options: TelemetryOptions): Telemetry {
+  const endpoint = options.otlpEndpoint ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (!endpoint && !options.spanProcessors) {
+    return { enabled: false, shutdown: async () => {} };
+  }
+  const spanProcessors = options.spanProcessors ?? [
+    new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint!.replace(/\/$/, '')}/v1/traces` })),
+  ];
+  const sdk = new NodeSDK({
+    resource: resourceFromAttributes({ 'service.name': options.serviceName, 'service.namespace': 'atelier' }),
+    spanProcessors,
+    // Traces only: metrics are scraped from /metrics (Prometheus), logs go to stdout.
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      new GrpcInstrumentation(),
+      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => /^\/(healthz|readyz|metrics)/.test(request.url ?? '') }),
+      new PgInstrumentation({ requireParentSpan: true }),
+    ],
+  });
+  sdk.start();
+  primeInstrumentedModules();
+  let stopped: Promise<void> | undefined;
+  return {
+    enabled: true,
+    shutdown: () => (stopped ??= sdk.shutdown().catch(() => {})),
+  };
+}
+
+/**
+ * Instrumentation patches a CommonJS module when it is `require`d after the SDK started. An ESM
+ * `import` of a CommonJS module bypasses that hook and snapshots its exports unpatched (ts-proto
+ * clients would then get no client spans). Requiring the instrumented modules here, right after
+ * start-up, patches their exports before any ESM import takes its snapshot.
+ */
+function primeInstrumentedModules(): void {
+  const require = createRequire(import.meta.url);
+  for (const name of ['@grpc/grpc-js', 'pg']) {
+    try {
+      require(name);
+    } catch {
+      // not installed in this service: nothing to patch
+    }
+  }
+}

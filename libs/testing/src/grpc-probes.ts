@@ -1,0 +1,52 @@
+import { createRequire } from 'node:module';
+import { credentials, loadPackageDefinition, type Client, type ServiceError } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+
+const require = createRequire(import.meta.url);
+
+type GrpcClientCtor = new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => Client;
+
+function loadService(protoFile: string, path: string[]): GrpcClientCtor {
+  const definition = loadSync(protoFile, { enums: String, keepCase: true, longs: String, defaults: true });
+  let node: unknown = loadPackageDefinition(definition);
+  for (const part of path) node = (node as Record<string, unknown>)[part];
+  return node as GrpcClientCtor;
+}
+
+/** Asks a server's standard `grpc.health.v1.Health/Check` for a service ("" = the server). */
+export async function checkHealth(address: string, service = ''): Promise<string> {
+  const protoFile = require.resolve('grpc-health-check/proto/health/v1/health.proto');
+  const Health = loadService(protoFile, ['grpc', 'health', 'v1', 'Health']);
+  const client = new Health(address, credentials.createInsecure()) as Client & {
+    check(req: { service: string }, opts: object, cb: (e: ServiceError | null, r: { status: string }) => void): void;
+  };
+  try {
+    return await new Promise<string>((resolve, reject) =>
+      client.check({ service }, { deadline: Date.now() + 3000 }, (error, response) => (error ? reject(error) : resolve(response.status))),
+    );
+  } finally {
+    client.close();
+  }
+}
+
+/** Lists the services a server exposes through gRPC server reflection (v1). */
+export async function listReflectedServices(address: string): Promise<string[]> {
+  const protoFile = require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto');
+  const Reflection = loadService(protoFile, ['grpc', 'reflection', 'v1', 'ServerReflection']);
+  const client = new Reflection(address, credentials.createInsecure()) as Client & {
+    ServerReflectionInfo(opts: object): NodeJS.ReadWriteStream & { write(m: object): boolean; end(): void };
+  };
+  try {
+    return await new Promise<string[]>((resolve, reject) => {
+      const stream = client.ServerReflectionInfo({ deadline: Date.now() + 3000 });
+      stream.on('data', (response: { list_services_response?: { service: { name: string }[] } }) => {
+        resolve((response.list_services_response?.service ?? []).map((s) => s.name).sort());
+        stream.end();
+      });
+      stream.on('error', reject);
+      stream.write({ list_services: '' });
+    });
+  } finally {
+    client.close();
+  }
+}

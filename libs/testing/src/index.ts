@@ -1,0 +1,8 @@
+/**
+ * The test kit. Integration tests run against the real Postgres (and later NATS and S3) on
+ * loopback; each run gets its own database and uniquely named resources, removed afterwards,
+ * so runs never collide.
+ */
+export { createTestDatabase, dropStaleTestDatabases, adminDatabaseUrl, type TestDatabase } from './test-database.js';
+export { uniqueName } from './unique-name.js';
+export { checkHealth, listReflectedServices } from './grpc-probes.js';
