@@ -1,0 +1,367 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogV1, commonV1 } from '@atelier/contracts';
+import { ErrorCode } from '@atelier/errors';
+import { createServiceClient, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
+import { createLogger } from '@atelier/logging';
+import { checkHealth, createTestDatabase, listReflectedServices, type TestDatabase } from '@atelier/testing';
+import type { MikroORM } from '@atelier/db';
+import { createCatalogOrm, migrateCatalog } from './db/catalog-orm.js';
+import { CATALOG_SERVICE_NAME, startCatalogServer } from './server.js';
+
+const { MediaKind } = commonV1;
+const logger = createLogger({ service: 'catalog-test', level: 'silent' });
+
+let database: TestDatabase;
+let orm: MikroORM;
+let server: GrpcServerHandle;
+let client: PromiseClient<catalogV1.CatalogServiceClient>;
+let address: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  orm = await createCatalogOrm(database.url, 4);
+  await migrateCatalog(orm, database.url);
+  server = await startCatalogServer({ orm }, { host: '127.0.0.1', port: 0, logger });
+  address = `127.0.0.1:${server.port}`;
+  client = createServiceClient(catalogV1.CatalogServiceClient, address);
+});
+
+afterAll(async () => {
+  client?.close();
+  await server?.shutdown(100);
+  await orm?.close();
+  await database?.drop();
+});
+
+const sortKey = (entry: { sortOrder: number; id: string }) => [entry.sortOrder, entry.id] as const;
+function isDisplayOrdered(entries: { sortOrder: number; id: string }[]): boolean {
+  return entries.every((entry, i) => {
+    if (i === 0) return true;
+    const [aOrder, aId] = sortKey(entries[i - 1]!);
+    const [bOrder, bId] = sortKey(entry);
+    return aOrder < bOrder || (aOrder === bOrder && aId < bId);
+  });
+}
+
+async function refusal(promise: Promise<unknown>) {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, 'the call should have been refused').toBeDefined();
+  return error as { code: string; reason?: string; field?: string; message: string };
+}
+
+describe('catalog - seeded catalog over gRPC', () => {
+  it('serves the seeded image models and styles, enabled only, in display order', async () => {
+    const { models, styles } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
+    expect(models.length).toBeGreaterThanOrEqual(2);
+    expect(styles.length).toBeGreaterThanOrEqual(4);
+    expect(models.map((m) => m.code)).toEqual(expect.arrayContaining(['atelier-stylizer', 'atelier-upscaler']));
+    expect(styles.map((s) => s.code)).toEqual(expect.arrayContaining(['watercolor', 'pixel-art', 'sketch', 'pop-art']));
+    expect(isDisplayOrdered(models)).toBe(true);
+    expect(isDisplayOrdered(styles)).toBe(true);
+    for (const entry of [...models, ...styles]) {
+      expect(entry.enabled).toBe(true);
+      expect(entry.mediaKind).toBe(MediaKind.IMAGE);
+    }
+    expect(models.find((m) => m.code === 'atelier-stylizer')).toMatchObject({
+      providerCode: 'sim',
+      jobType: 'image.stylize',
+      defaultParameters: { strength: 0.8 },
+    });
+  });
+
+  it('has no video entries yet', async () => {
+    expect(await client.getCatalog({ mediaKind: MediaKind.VIDEO })).toEqual({ models: [], styles: [] });
+  });
+
+  it('breaks sort_order ties by id', async () => {
+    const a = await client.upsertStyle({
+      code: 'tie-a',
+      mediaKind: MediaKind.IMAGE,
+      title: 'Tie A',
+      subtitle: '',
+      promptPreset: '',
+      sortOrder: 1000,
+    });
+    const b = await client.upsertStyle({
+      code: 'tie-b',
+      mediaKind: MediaKind.IMAGE,
+      title: 'Tie B',
+      subtitle: '',
+      promptPreset: '',
+      sortOrder: 1000,
+    });
+    const { styles } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
+    const tied = styles.filter((s) => s.sortOrder === 1000).map((s) => s.id);
+    expect(tied).toEqual([a.style!.id, b.style!.id].sort());
+  });
+});
+
+describe('catalog - lookups by id', () => {
+  it('returns a model and a style by id, including their flags and kinds', async () => {
+    const { models, styles } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
+    const model = (await client.getModel({ modelId: models[0]!.id })).model!;
+    expect(model).toEqual(models[0]);
+    const style = (await client.getStyle({ styleId: styles[0]!.id })).style!;
+    expect(style).toEqual(styles[0]);
+  });
+
+  it('answers NOT_FOUND for an unknown id', async () => {
+    const modelError = await refusal(client.getModel({ modelId: '019a0000-0000-7000-8000-0000000000ff' }));
+    expect(modelError).toMatchObject({ code: ErrorCode.NOT_FOUND, reason: 'MODEL_NOT_FOUND' });
+    const styleError = await refusal(client.getStyle({ styleId: '019a0000-0000-7000-8000-0000000000ff' }));
+    expect(styleError).toMatchObject({ code: ErrorCode.NOT_FOUND, reason: 'STYLE_NOT_FOUND' });
+  });
+
+  it('answers INVALID_ARGUMENT naming the field for a malformed id or kind', async () => {
+    expect(await refusal(client.getModel({ modelId: 'abc' }))).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'model_id' });
+    expect(await refusal(client.getStyle({ styleId: '' }))).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'style_id' });
+    expect(await refusal(client.getCatalog({ mediaKind: MediaKind.UNSPECIFIED }))).toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      field: 'media_kind',
+    });
+  });
+});
+
+describe('catalog - operator upsert and enable/disable', () => {
+  const baseModel = {
+    code: 'ops-model',
+    mediaKind: MediaKind.IMAGE,
+    displayName: 'Ops Model',
+    providerCode: 'sim',
+    providerModel: 'sim-ops',
+    modelVersion: '1',
+    jobType: 'image.stylize',
+    sortOrder: 500,
+    defaultParameters: { steps: 20 },
+  };
+
+  it('creates an entry, then updates it in place by (code, media_kind)', async () => {
+    const created = await client.upsertModel(baseModel);
+    expect(created.created).toBe(true);
+    expect(created.model).toMatchObject({ code: 'ops-model', enabled: true, modelVersion: '1', defaultParameters: { steps: 20 } });
+
+    const updated = await client.upsertModel({
+      ...baseModel,
+      displayName: 'Ops Model v2',
+      modelVersion: '2',
+      defaultParameters: { steps: 30 },
+    });
+    expect(updated.created).toBe(false);
+    expect(updated.model!.id).toBe(created.model!.id);
+    expect(updated.model).toMatchObject({
+      displayName: 'Ops Model v2',
+      modelVersion: '2',
+      defaultParameters: { steps: 30 },
+      enabled: true,
+    });
+    expect(updated.model!.updatedAt!.getTime()).toBeGreaterThanOrEqual(created.model!.updatedAt!.getTime());
+
+    const { models } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
+    expect(models.filter((m) => m.code === 'ops-model')).toHaveLength(1);
+  });
+
+  it('keeps the same code apart per media kind', async () => {
+    const video = await client.upsertModel({ ...baseModel, mediaKind: MediaKind.VIDEO, jobType: 'video.stylize' });
+    expect(video.created).toBe(true);
+    const { models } = await client.getCatalog({ mediaKind: MediaKind.VIDEO });
+    expect(models.map((m) => m.code)).toEqual(['ops-model']);
+  });
+
+  it('hides a disabled model and style from the catalog but not from lookups and operator lists', async () => {
+    const { models, styles } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
+    const model = models.find((m) => m.code === 'atelier-stylizer-fast')!;
+    const style = styles.find((s) => s.code === 'vintage')!;
+
+    expect((await client.setModelEnabled({ modelId: model.id, enabled: false })).model!.enabled).toBe(false);
+    expect((await client.setStyleEnabled({ styleId: style.id, enabled: false })).style!.enabled).toBe(false);
+
+    const after = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
+    expect(after.models.map((m) => m.id)).not.toContain(model.id);
+    expect(after.styles.map((s) => s.id)).not.toContain(style.id);
+    expect((await client.getModel({ modelId: model.id })).model!.enabled).toBe(false);
+
+    const all = await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED });
+    expect(all.models.find((m) => m.id === model.id)?.enabled).toBe(false);
+    expect(all.styles.find((s) => s.id === style.id)?.enabled).toBe(false);
+
+    // An upsert without `enabled` keeps the entry disabled; re-enabling brings it back.
+    await client.upsertStyle({
+      code: 'vintage',
+      mediaKind: MediaKind.IMAGE,
+      title: 'Vintage',
+      subtitle: '',
+      promptPreset: 'sepia',
+      sortOrder: 50,
+    });
+    expect((await client.getStyle({ styleId: style.id })).style!.enabled).toBe(false);
+    await client.setStyleEnabled({ styleId: style.id, enabled: true });
+    await client.setModelEnabled({ modelId: model.id, enabled: true });
+    const restored = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
+    expect(restored.styles.map((s) => s.id)).toContain(style.id);
+    expect(restored.models.map((m) => m.id)).toContain(model.id);
+  });
+
+  it('leaves updated_at alone when enable/disable changes nothing', async () => {
+    const { models } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
+    const before = models[0]!;
+    const after = (await client.setModelEnabled({ modelId: before.id, enabled: true })).model!;
+    expect(after.updatedAt).toEqual(before.updatedAt);
+  });
+
+  it('refuses invalid entries naming the field, and writes nothing', async () => {
+    const before = await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED });
+    expect(await refusal(client.upsertModel({ ...baseModel, code: 'Bad Code' }))).toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      field: 'code',
+    });
+    expect(await refusal(client.upsertModel({ ...baseModel, code: 'fine-code', mediaKind: MediaKind.UNSPECIFIED }))).toMatchObject({
+      field: 'media_kind',
+    });
+    expect(await refusal(client.upsertModel({ ...baseModel, code: 'fine-code', displayName: ' ' }))).toMatchObject({
+      field: 'display_name',
+    });
+    expect(
+      await refusal(
+        client.upsertStyle({
+          code: 'fine-style',
+          mediaKind: MediaKind.IMAGE,
+          title: 'T',
+          subtitle: '',
+          promptPreset: '',
+          sortOrder: 0,
+          previewAssetId: 'x',
+        }),
+      ),
+    ).toMatchObject({ field: 'preview_asset_id' });
+    expect(await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED })).toEqual(before);
+  });
+
+  it('answers NOT_FOUND when enabling an unknown entry', async () => {
+    const error = await refusal(client.setModelEnabled({ modelId: '019a0000-0000-7000-8000-0000000000ee', enabled: true }));
+    expect(error).toMatchObject({ code: ErrorCode.NOT_FOUND });
+  });
+
+  it('creates exactly one entry when the same new code is upserted concurrently', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => client.upsertModel({ ...baseModel, code: 'race-model', displayName: `Race ${i}` })),
+    );
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.model!.id)).size).toBe(1);
+  });
+});
+
+describe('catalog - the database guards its own invariants', () => {
+  it('refuses rows that break the CHECK and UNIQUE constraints even through raw SQL', async () => {
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      const insert = (code: string, kind: string) =>
+        db.query(`INSERT INTO catalog.styles (id, code, title, media_kind) VALUES (gen_random_uuid(), $1, 'T', $2)`, [code, kind]);
+      await expect(insert('ok-code', 'audio')).rejects.toMatchObject({ code: '23514', constraint: 'styles_media_kind_known' });
+      await expect(insert('Not OK', 'image')).rejects.toMatchObject({ code: '23514', constraint: 'styles_code_format' });
+      await expect(insert('watercolor', 'image')).rejects.toMatchObject({ code: '23505', constraint: 'styles_code_media_kind_key' });
+    } finally {
+      await db.end();
+    }
+  });
+});
+
+describe('catalog - health and reflection', () => {
+  it('answers grpc.health.v1 SERVING', async () => {
+    expect(await checkHealth(address)).toBe('SERVING');
+    expect(await checkHealth(address, CATALOG_SERVICE_NAME)).toBe('SERVING');
+  });
+
+  it('lists atelier.catalog.v1.CatalogService through reflection', async () => {
+    expect(await listReflectedServices(address)).toEqual([CATALOG_SERVICE_NAME]);
+  });
+});
+
+describe('catalog - migrations', () => {
+  async function schemaSnapshot(db: pg.Client, schema: string) {
+    const { rows: columns } = await db.query(
+      `SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns
+        WHERE table_schema = $1 ORDER BY table_name, ordinal_position`,
+      [schema],
+    );
+    const { rows: constraints } = await db.query(
+      `SELECT conname, pg_get_constraintdef(c.oid) AS def FROM pg_constraint c
+         JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1 ORDER BY conname`,
+      [schema],
+    );
+    const { rows: indexes } = await db.query(`SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname`, [
+      schema,
+    ]);
+    return { columns, constraints, indexes };
+  }
+
+  it('changes nothing when run twice, and touches no other schema', async () => {
+    const fresh = await createTestDatabase();
+    const db = new pg.Client({ connectionString: fresh.url });
+    await db.connect();
+    const freshOrm = await createCatalogOrm(fresh.url, 2);
+    try {
+      // Another service's schema, already present.
+      await db.query(
+        `CREATE SCHEMA media; CREATE TABLE media.assets (id uuid PRIMARY KEY, note text); INSERT INTO media.assets VALUES (gen_random_uuid(), 'keep me')`,
+      );
+      const mediaBefore = await schemaSnapshot(db, 'media');
+
+      expect(await migrateCatalog(freshOrm, fresh.url)).toEqual(['0001-catalog-baseline', '0002-catalog-seed']);
+      const catalogAfterFirst = await schemaSnapshot(db, 'catalog');
+      const rowsAfterFirst = await db.query('SELECT * FROM catalog.models ORDER BY id');
+
+      expect(await migrateCatalog(freshOrm, fresh.url)).toEqual([]);
+      expect(await schemaSnapshot(db, 'catalog')).toEqual(catalogAfterFirst);
+      expect((await db.query('SELECT * FROM catalog.models ORDER BY id')).rows).toEqual(rowsAfterFirst.rows);
+
+      expect(await schemaSnapshot(db, 'media')).toEqual(mediaBefore);
+      expect((await db.query('SELECT note FROM media.assets')).rows).toEqual([{ note: 'keep me' }]);
+      const { rows: publicTables } = await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
+      expect(publicTables).toEqual([]);
+      const { rows: bookkeeping } = await db.query(
+        `SELECT table_schema FROM information_schema.tables WHERE table_name = 'mikro_orm_migrations'`,
+      );
+      expect(bookkeeping).toEqual([{ table_schema: 'catalog' }]);
+    } finally {
+      await freshOrm.close();
+      await db.end();
+      await fresh.drop();
+    }
+  });
+
+  it('runs concurrently from two processes without applying anything twice', async () => {
+    const fresh = await createTestDatabase();
+    const [ormA, ormB] = await Promise.all([createCatalogOrm(fresh.url, 2), createCatalogOrm(fresh.url, 2)]);
+    try {
+      const [a, b] = await Promise.all([migrateCatalog(ormA, fresh.url), migrateCatalog(ormB, fresh.url)]);
+      expect([...a, ...b].sort()).toEqual(['0001-catalog-baseline', '0002-catalog-seed']);
+    } finally {
+      await ormA.close();
+      await ormB.close();
+      await fresh.drop();
+    }
+  });
+});
+
+describe('catalog - process start-up', () => {
+  const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+  it('stops with a message naming the variable when the configuration is bad', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', main], {
+      env: { ...process.env, GRPC_PORT: 'eighty', DATABASE_URL: 'mysql://x' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(result.status).toBe(78);
+    expect(result.stderr).toContain('GRPC_PORT must be an integer, got "eighty"');
+    expect(result.stderr).toContain('DATABASE_URL is invalid');
+    expect(result.stderr).not.toContain('mysql://x');
+  });
+});

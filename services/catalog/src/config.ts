@@ -1,0 +1,16 @@
+import { int, oneOf, port, url, type ConfigOf } from '@atelier/config';
+
+/** Environment variables of the catalog service (README, "Configuration"). */
+export const catalogConfigSpec = {
+  GRPC_PORT: port(50051),
+  DATABASE_URL: url({
+    protocols: ['postgres:', 'postgresql:'],
+    default: 'postgres://postgres@127.0.0.1:5432/atelier',
+    secret: true,
+  }),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  /** How long in-flight calls may take to finish on SIGTERM. */
+  SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
+} as const;
+
+export type CatalogConfig = ConfigOf<typeof catalogConfigSpec>;

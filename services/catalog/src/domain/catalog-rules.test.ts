@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { catalogV1, commonV1 } from '@atelier/contracts';
+import { InvalidArgumentError } from '@atelier/errors';
+import { validateModelInput, validateStyleInput } from './catalog-rules.js';
+
+const model = (overrides: Partial<catalogV1.UpsertModelRequest> = {}) =>
+  catalogV1.UpsertModelRequest.fromPartial({
+    code: 'my-model',
+    mediaKind: commonV1.MediaKind.IMAGE,
+    displayName: '  My Model ',
+    providerCode: 'sim',
+    providerModel: 'sim-x',
+    modelVersion: '2.1',
+    jobType: 'image.stylize',
+    sortOrder: 5,
+    defaultParameters: { strength: 0.5 },
+    ...overrides,
+  });
+
+function fieldOf(work: () => unknown): string | undefined {
+  try {
+    work();
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) return error.field;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('catalog rules - model entries', () => {
+  it('accepts a well-formed model and trims its names', () => {
+    expect(validateModelInput(model())).toMatchObject({
+      code: 'my-model',
+      mediaKind: 'image',
+      displayName: 'My Model',
+      enabled: undefined,
+    });
+  });
+
+  it.each([
+    ['code', { code: 'My Model' }],
+    ['code', { code: 'x' }],
+    ['media_kind', { mediaKind: commonV1.MediaKind.UNSPECIFIED }],
+    ['display_name', { displayName: '   ' }],
+    ['display_name', { displayName: 'x'.repeat(121) }],
+    ['provider_code', { providerCode: 'Sim!' }],
+    ['provider_model', { providerModel: '' }],
+    ['model_version', { modelVersion: '' }],
+    ['job_type', { jobType: 'Image Stylize' }],
+    ['sort_order', { sortOrder: 2_000_000 }],
+    ['default_parameters', { defaultParameters: { blob: 'x'.repeat(20_000) } }],
+  ])('names %s when it is invalid', (field, overrides) => {
+    expect(fieldOf(() => validateModelInput(model(overrides as Partial<catalogV1.UpsertModelRequest>)))).toBe(field);
+  });
+});
+
+describe('catalog rules - style entries', () => {
+  const style = (overrides: Partial<catalogV1.UpsertStyleRequest> = {}) =>
+    catalogV1.UpsertStyleRequest.fromPartial({ code: 'noir', mediaKind: commonV1.MediaKind.IMAGE, title: 'Noir', ...overrides });
+
+  it('accepts a style without preview or subtitle', () => {
+    expect(validateStyleInput(style())).toMatchObject({ code: 'noir', previewAssetId: null, subtitle: '', promptPreset: '' });
+  });
+
+  it.each([
+    ['title', { title: '' }],
+    ['subtitle', { subtitle: 'x'.repeat(201) }],
+    ['preview_asset_id', { previewAssetId: 'not-a-uuid' }],
+    ['prompt_preset', { promptPreset: 'x'.repeat(2001) }],
+  ])('names %s when it is invalid', (field, overrides) => {
+    expect(fieldOf(() => validateStyleInput(style(overrides as Partial<catalogV1.UpsertStyleRequest>)))).toBe(field);
+  });
+});

@@ -1,0 +1,94 @@
+import type { catalogV1 } from '@atelier/contracts';
+import { isUuid } from '@atelier/db';
+import { InvalidArgumentError } from '@atelier/errors';
+import { requireMediaKind, type StoredMediaKind } from './media-kind.js';
+
+/**
+ * The rules an operator's catalog entry must follow. They mirror the tables' CHECK constraints
+ * so a bad entry is refused with the field named instead of a constraint violation.
+ */
+const CODE_PATTERN = /^[a-z][a-z0-9_-]{1,63}$/;
+const PROVIDER_CODE_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
+const JOB_TYPE_PATTERN = /^[a-z][a-z0-9_.]{1,63}$/;
+const SORT_ORDER_LIMIT = 1_000_000;
+const MAX_DEFAULT_PARAMETERS_BYTES = 16 * 1024;
+
+export interface ModelInput {
+  code: string;
+  mediaKind: StoredMediaKind;
+  displayName: string;
+  providerCode: string;
+  providerModel: string;
+  modelVersion: string;
+  jobType: string;
+  enabled: boolean | undefined;
+  sortOrder: number;
+  defaultParameters: Record<string, unknown>;
+}
+
+export interface StyleInput {
+  code: string;
+  mediaKind: StoredMediaKind;
+  title: string;
+  subtitle: string;
+  previewAssetId: string | null;
+  promptPreset: string;
+  enabled: boolean | undefined;
+  sortOrder: number;
+}
+
+export function requireId(value: string, field: string): string {
+  if (!isUuid(value)) throw new InvalidArgumentError(field, 'must be a UUID');
+  return value.toLowerCase();
+}
+
+function requireCode(value: string, field: string, pattern: RegExp, shape: string): string {
+  if (!pattern.test(value)) throw new InvalidArgumentError(field, `must be ${shape}, got "${value.slice(0, 80)}"`);
+  return value;
+}
+
+function requireText(value: string, field: string, maxLength: number, options: { allowEmpty?: boolean } = {}): string {
+  const trimmed = value.trim();
+  if (!options.allowEmpty && trimmed === '') throw new InvalidArgumentError(field, 'must not be empty');
+  if (trimmed.length > maxLength) throw new InvalidArgumentError(field, `must be at most ${maxLength} characters`);
+  return trimmed;
+}
+
+function requireSortOrder(value: number): number {
+  if (!Number.isInteger(value) || Math.abs(value) > SORT_ORDER_LIMIT) {
+    throw new InvalidArgumentError('sort_order', `must be an integer between -${SORT_ORDER_LIMIT} and ${SORT_ORDER_LIMIT}`);
+  }
+  return value;
+}
+
+export function validateModelInput(request: catalogV1.UpsertModelRequest): ModelInput {
+  const defaultParameters = request.defaultParameters ?? {};
+  if (Buffer.byteLength(JSON.stringify(defaultParameters)) > MAX_DEFAULT_PARAMETERS_BYTES) {
+    throw new InvalidArgumentError('default_parameters', `must be at most ${MAX_DEFAULT_PARAMETERS_BYTES} bytes as JSON`);
+  }
+  return {
+    code: requireCode(request.code, 'code', CODE_PATTERN, '2–64 lower-case letters, digits, "-" or "_", starting with a letter'),
+    mediaKind: requireMediaKind(request.mediaKind),
+    displayName: requireText(request.displayName, 'display_name', 120),
+    providerCode: requireCode(request.providerCode, 'provider_code', PROVIDER_CODE_PATTERN, 'a lower-case identifier'),
+    providerModel: requireText(request.providerModel, 'provider_model', 128),
+    modelVersion: requireText(request.modelVersion, 'model_version', 64),
+    jobType: requireCode(request.jobType, 'job_type', JOB_TYPE_PATTERN, 'a job type such as image.stylize'),
+    enabled: request.enabled,
+    sortOrder: requireSortOrder(request.sortOrder),
+    defaultParameters,
+  };
+}
+
+export function validateStyleInput(request: catalogV1.UpsertStyleRequest): StyleInput {
+  return {
+    code: requireCode(request.code, 'code', CODE_PATTERN, '2–64 lower-case letters, digits, "-" or "_", starting with a letter'),
+    mediaKind: requireMediaKind(request.mediaKind),
+    title: requireText(request.title, 'title', 80),
+    subtitle: requireText(request.subtitle, 'subtitle', 200, { allowEmpty: true }),
+    previewAssetId: request.previewAssetId ? requireId(request.previewAssetId, 'preview_asset_id') : null,
+    promptPreset: requireText(request.promptPreset, 'prompt_preset', 2000, { allowEmpty: true }),
+    enabled: request.enabled,
+    sortOrder: requireSortOrder(request.sortOrder),
+  };
+}

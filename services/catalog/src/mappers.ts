@@ -1,0 +1,37 @@
+import { type catalogV1 } from '@atelier/contracts';
+import type { Model, Style } from './db/entities.js';
+import { mediaKindMessage } from './domain/media-kind.js';
+
+export function toModelMessage(model: Model): catalogV1.Model {
+  return {
+    id: model.id,
+    code: model.code,
+    displayName: model.displayName,
+    providerCode: model.providerCode,
+    providerModel: model.providerModel,
+    modelVersion: model.modelVersion,
+    mediaKind: mediaKindMessage(model.mediaKind),
+    jobType: model.jobType,
+    enabled: model.enabled,
+    sortOrder: model.sortOrder,
+    defaultParameters: model.defaultParameters,
+    createdAt: model.createdAt,
+    updatedAt: model.updatedAt,
+  };
+}
+
+export function toStyleMessage(style: Style): catalogV1.Style {
+  return {
+    id: style.id,
+    code: style.code,
+    title: style.title,
+    subtitle: style.subtitle,
+    mediaKind: mediaKindMessage(style.mediaKind),
+    previewAssetId: style.previewAssetId ?? undefined,
+    promptPreset: style.promptPreset,
+    enabled: style.enabled,
+    sortOrder: style.sortOrder,
+    createdAt: style.createdAt,
+    updatedAt: style.updatedAt,
+  };
+}

@@ -1,0 +1,37 @@
+import { catalogV1, loadDescriptorSet } from '@atelier/contracts';
+import { registerService, startGrpcServer, type GrpcServerHandle } from '@atelier/grpc';
+import type { Logger } from '@atelier/logging';
+import type { CatalogContext } from './catalog-context.js';
+import { getCatalog } from './rpc/get-catalog.js';
+import { getModel } from './rpc/get-model.js';
+import { getStyle } from './rpc/get-style.js';
+import { listCatalogEntries } from './rpc/list-catalog-entries.js';
+import { setModelEnabled, setStyleEnabled } from './rpc/set-enabled.js';
+import { upsertModel } from './rpc/upsert-model.js';
+import { upsertStyle } from './rpc/upsert-style.js';
+
+export const CATALOG_SERVICE_NAME = 'atelier.catalog.v1.CatalogService';
+
+/** Serves atelier.catalog.v1.CatalogService with health and reflection. */
+export function startCatalogServer(
+  context: CatalogContext,
+  options: { port: number; host?: string; logger: Logger },
+): Promise<GrpcServerHandle> {
+  const handlers = {
+    getCatalog: getCatalog(context),
+    getModel: getModel(context),
+    getStyle: getStyle(context),
+    listCatalogEntries: listCatalogEntries(context),
+    upsertModel: upsertModel(context),
+    upsertStyle: upsertStyle(context),
+    setModelEnabled: setModelEnabled(context),
+    setStyleEnabled: setStyleEnabled(context),
+  };
+  return startGrpcServer({
+    host: options.host,
+    port: options.port,
+    logger: options.logger,
+    descriptorSet: loadDescriptorSet(),
+    services: [registerService(CATALOG_SERVICE_NAME, catalogV1.CatalogServiceService, handlers, options.logger)],
+  });
+}
