@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { adminDatabaseUrl, uniqueName } from '@atelier/testing';
-import { ensureDatabaseExists, isTransientDatabaseError, isUniqueViolation, isUuid, retryTransient, sqlStateOf, uuidv7 } from './index.js';
+import { ensureDatabaseExists, isTransientDatabaseError, isUniqueViolation, retryTransient, sqlStateOf, uuidv7 } from './index.js';
+
+const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
 
 describe('db - uuidv7', () => {
   it('produces RFC 9562 version 7 ids that sort by creation time', () => {
@@ -19,12 +21,6 @@ describe('db - uuidv7', () => {
   it('does not repeat', () => {
     const ids = new Set(Array.from({ length: 10_000 }, () => uuidv7()));
     expect(ids.size).toBe(10_000);
-  });
-
-  it('recognises malformed ids', () => {
-    expect(isUuid('019a0000-0000-7000-8000-000000000001')).toBe(true);
-    expect(isUuid('019a0000-0000-7000-8000-00000000000')).toBe(false);
-    expect(isUuid("x' OR 1=1 --")).toBe(false);
   });
 });
 

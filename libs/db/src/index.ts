@@ -5,7 +5,7 @@
 export { createOrm, type OrmOptions, type NamedMigration, type MikroORM } from './create-orm.js';
 export { migrate } from './migrate.js';
 export { ensureDatabaseExists } from './ensure-database.js';
-export { uuidv7, isUuid } from './uuidv7.js';
+export { uuidv7 } from './uuidv7.js';
 export { SqlState, sqlStateOf, violatedConstraint, isUniqueViolation, isTransientDatabaseError, retryTransient } from './sql-errors.js';
 export { Migration } from '@mikro-orm/migrations';
 export { defineEntity, p, type EntityManager, type InferEntity } from '@mikro-orm/postgresql';

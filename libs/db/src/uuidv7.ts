@@ -26,10 +26,3 @@ export function uuidv7(now: number = Date.now()): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True for any RFC 9562 textual UUID; ids from clients are checked before they reach SQL. */
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
-}

@@ -1,6 +1,6 @@
 import type { catalogV1 } from '@atelier/contracts';
-import { isUuid } from '@atelier/db';
 import { InvalidArgumentError } from '@atelier/errors';
+import { requireText, requireUuid } from '@atelier/validation';
 import { requireMediaKind, type StoredMediaKind } from './media-kind.js';
 
 /**
@@ -37,21 +37,12 @@ export interface StyleInput {
   sortOrder: number;
 }
 
-export function requireId(value: string, field: string): string {
-  if (!isUuid(value)) throw new InvalidArgumentError(field, 'must be a UUID');
-  return value.toLowerCase();
-}
+/** Catalog ids are UUIDs. */
+export const requireId = requireUuid;
 
 function requireCode(value: string, field: string, pattern: RegExp, shape: string): string {
   if (!pattern.test(value)) throw new InvalidArgumentError(field, `must be ${shape}, got "${value.slice(0, 80)}"`);
   return value;
-}
-
-function requireText(value: string, field: string, maxLength: number, options: { allowEmpty?: boolean } = {}): string {
-  const trimmed = value.trim();
-  if (!options.allowEmpty && trimmed === '') throw new InvalidArgumentError(field, 'must not be empty');
-  if (trimmed.length > maxLength) throw new InvalidArgumentError(field, `must be at most ${maxLength} characters`);
-  return trimmed;
 }
 
 function requireSortOrder(value: number): number {

@@ -1,0 +1,46 @@
+import { InvalidArgumentError } from '@atelier/errors';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** User ids are the identity provider's `sub`: 1–128 printable characters, no spaces. */
+export const USER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@|-]{0,127}$/;
+
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
+/** A UUID in canonical lower case. */
+export function requireUuid(value: string | undefined, field: string): string {
+  if (value === undefined || value === '') throw new InvalidArgumentError(field, 'is required');
+  if (!isUuid(value)) throw new InvalidArgumentError(field, 'must be a UUID');
+  return value.toLowerCase();
+}
+
+export function requireUserId(value: string | undefined, field: string): string {
+  if (value === undefined || value === '') throw new InvalidArgumentError(field, 'is required');
+  if (!USER_ID_PATTERN.test(value)) throw new InvalidArgumentError(field, 'must be 1–128 characters: letters, digits, . _ : @ | -');
+  return value;
+}
+
+/** An idempotency key: 1–128 characters after trimming (SPEC §4.3). */
+export function requireIdempotencyKey(value: string | undefined, field = 'idempotency_key'): string {
+  const trimmed = (value ?? '').trim();
+  if (trimmed === '') throw new InvalidArgumentError(field, 'is required');
+  if (trimmed.length > 128) throw new InvalidArgumentError(field, 'must be at most 128 characters');
+  return trimmed;
+}
+
+/** Trimmed text of at most maxLength characters; empty only when allowed. */
+export function requireText(value: string | undefined, field: string, maxLength: number, options: { allowEmpty?: boolean } = {}): string {
+  const trimmed = (value ?? '').trim();
+  if (!options.allowEmpty && trimmed === '') throw new InvalidArgumentError(field, 'must not be empty');
+  if (trimmed.length > maxLength) throw new InvalidArgumentError(field, `must be at most ${maxLength} characters`);
+  return trimmed;
+}
+
+export function requireIntInRange(value: number, field: string, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(field, `must be an integer between ${min} and ${max}`);
+  }
+  return value;
+}
