@@ -11,7 +11,10 @@ interface ServiceSpec {
   migrates: boolean;
 }
 
-const SERVICES: readonly ServiceSpec[] = [{ name: 'catalog', grpcPort: 50051, migrates: true }];
+const SERVICES: readonly ServiceSpec[] = [
+  { name: 'catalog', grpcPort: 50051, migrates: true },
+  { name: 'media', grpcPort: 50052, migrates: true },
+];
 
 const env = {
   ...process.env,

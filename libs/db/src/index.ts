@@ -5,6 +5,7 @@
 export { createOrm, type OrmOptions, type NamedMigration, type MikroORM } from './create-orm.js';
 export { migrate } from './migrate.js';
 export { ensureDatabaseExists } from './ensure-database.js';
+export { runMigrateCli, pendingMigrations } from './migrate-cli.js';
 export { uuidv7 } from './uuidv7.js';
 export { SqlState, sqlStateOf, violatedConstraint, isUniqueViolation, isTransientDatabaseError, retryTransient } from './sql-errors.js';
 export { Migration } from '@mikro-orm/migrations';

@@ -8,15 +8,16 @@ const { loadConfigOrExit } = await import('@atelier/config');
 const { createLogger } = await import('@atelier/logging');
 const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { catalogConfigSpec } = await import('./config.js');
+const { pendingMigrations } = await import('@atelier/db');
 const { createCatalogOrm } = await import('./db/catalog-orm.js');
 const { startCatalogServer } = await import('./server.js');
 
 const config = loadConfigOrExit('catalog', catalogConfigSpec);
 const logger = createLogger({ service: 'catalog', level: config.LOG_LEVEL });
 const orm = await createCatalogOrm(config.DATABASE_URL);
-const pending = await orm.getMigrator().getPendingMigrations();
+const pending = await pendingMigrations(orm);
 if (pending.length > 0) {
-  logger.fatal({ pending: pending.map((m) => m.name) }, 'schema catalog is behind: run `npm run migrate -w @atelier/catalog`');
+  logger.fatal({ pending }, 'schema catalog is behind: run `npm run migrate -w @atelier/catalog`');
   await orm.close();
   process.exit(1);
 }

@@ -1,0 +1,27 @@
+import { bool, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+
+/** Environment variables of the media service (README, "Configuration"). */
+export const mediaConfigSpec = {
+  GRPC_PORT: port(50052),
+  DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
+  /** Unset: an embedded S3-protocol store on loopback (local runs only). */
+  S3_ENDPOINT: optional(url({ protocols: ['http:', 'https:'] })),
+  /** Where clients outside the cluster reach the store; presigned URLs point there. */
+  S3_PUBLIC_ENDPOINT: optional(url({ protocols: ['http:', 'https:'] })),
+  S3_REGION: str({ default: 'us-east-1' }),
+  S3_BUCKET: str({ default: 'atelier-media', pattern: /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/ }),
+  S3_ACCESS_KEY_ID: optional(str({ secret: true })),
+  S3_SECRET_ACCESS_KEY: optional(str({ secret: true })),
+  S3_FORCE_PATH_STYLE: bool(true),
+  S3_EMBEDDED_PORT: port(4569),
+  S3_EMBEDDED_DIR: str({ default: '.data/s3' }),
+  UPLOAD_URL_TTL_SECONDS: int({ default: 900, min: 30, max: 7 * 24 * 3600 }),
+  DOWNLOAD_URL_TTL_SECONDS: int({ default: 300, min: 30, max: 7 * 24 * 3600 }),
+  /** Uploads not completed within this age are swept with their objects. */
+  UPLOAD_TTL_MS: int({ default: 3_600_000, min: 60_000, max: 7 * 24 * 3_600_000 }),
+  SWEEP_INTERVAL_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
+} as const;
+
+export type MediaConfig = ConfigOf<typeof mediaConfigSpec>;

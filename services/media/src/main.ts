@@ -1,0 +1,73 @@
+// The media service: telemetry first (it must patch gRPC and pg before they load), then
+// configuration, the object store, the database, serving and the sweeper; shutdown in reverse.
+import { startTelemetry } from '@atelier/telemetry';
+
+const telemetry = startTelemetry({ serviceName: 'media' });
+
+const { loadConfigOrExit } = await import('@atelier/config');
+const { pendingMigrations } = await import('@atelier/db');
+const { createLogger } = await import('@atelier/logging');
+const { installShutdownHandlers } = await import('@atelier/lifecycle');
+const { mediaConfigSpec } = await import('./config.js');
+const { createMediaOrm } = await import('./db/media-orm.js');
+const { startMediaServer } = await import('./server.js');
+const { ObjectStore } = await import('./storage/object-store.js');
+const { EMBEDDED_S3_CREDENTIALS, startEmbeddedS3 } = await import('./storage/embedded-s3.js');
+const { startUploadSweeper } = await import('./upload-sweeper.js');
+
+const config = loadConfigOrExit('media', mediaConfigSpec);
+const logger = createLogger({ service: 'media', level: config.LOG_LEVEL });
+
+if (config.S3_ENDPOINT && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {
+  process.stderr.write('media: invalid configuration:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required when S3_ENDPOINT is set\n');
+  process.exit(78);
+}
+const embedded = config.S3_ENDPOINT
+  ? undefined
+  : await startEmbeddedS3({ directory: config.S3_EMBEDDED_DIR, port: config.S3_EMBEDDED_PORT });
+if (embedded)
+  logger.warn(
+    { endpoint: embedded.endpoint, directory: config.S3_EMBEDDED_DIR },
+    'no S3_ENDPOINT: using the embedded local store (development only)',
+  );
+
+const store = new ObjectStore({
+  endpoint: config.S3_ENDPOINT ?? embedded!.endpoint,
+  publicEndpoint: config.S3_PUBLIC_ENDPOINT,
+  region: config.S3_REGION,
+  bucket: config.S3_BUCKET,
+  accessKeyId: config.S3_ACCESS_KEY_ID ?? EMBEDDED_S3_CREDENTIALS.accessKeyId,
+  secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? EMBEDDED_S3_CREDENTIALS.secretAccessKey,
+  forcePathStyle: config.S3_FORCE_PATH_STYLE,
+});
+await store.ensureBucket();
+
+const orm = await createMediaOrm(config.DATABASE_URL);
+const pending = await pendingMigrations(orm);
+if (pending.length > 0) {
+  logger.fatal({ pending }, 'schema media is behind: run `npm run migrate -w @atelier/media`');
+  process.exit(1);
+}
+
+const context = {
+  orm,
+  store,
+  logger,
+  uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS,
+  downloadUrlTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS,
+};
+const server = await startMediaServer(context, { port: config.GRPC_PORT });
+const stopSweeper = startUploadSweeper({ orm, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
+logger.info({ port: server.port, bucket: config.S3_BUCKET }, 'media serving gRPC');
+
+installShutdownHandlers(
+  async () => {
+    await stopSweeper();
+    await server.shutdown(config.SHUTDOWN_GRACE_MS);
+    await orm.close();
+    store.close();
+    await embedded?.close();
+    await telemetry.shutdown();
+  },
+  { logger, graceMs: config.SHUTDOWN_GRACE_MS + 5_000 },
+);

@@ -1,0 +1,38 @@
+import type { mediaV1 } from '@atelier/contracts';
+import { uuidv7 } from '@atelier/db';
+import type { Handler } from '@atelier/grpc';
+import { requireUserId } from '@atelier/validation';
+import { insertUploading, storageKeyFor } from '../db/assets-repository.js';
+import { requireContentType, requireSize, requireUserPurpose } from '../domain/asset-rules.js';
+import type { MediaContext } from '../media-context.js';
+import { toAssetMessage } from '../mappers.js';
+
+type CreateUpload = Handler<typeof mediaV1.MediaServiceService.createUpload>;
+
+/** Step one of an upload: an `uploading` asset and a presigned PUT bound to type and length. */
+export function createUpload({ orm, store, uploadUrlTtlSeconds }: MediaContext): CreateUpload {
+  return async (request) => {
+    const ownerUserId = requireUserId(request.ownerUserId, 'owner_user_id');
+    const purpose = requireUserPurpose(request.purpose);
+    const contentType = requireContentType(request.contentType);
+    const sizeBytes = requireSize(request.sizeBytes);
+    const id = uuidv7();
+    const storageKey = storageKeyFor(id);
+    const presigned = await store.presignPut(storageKey, contentType, sizeBytes, uploadUrlTtlSeconds);
+    const asset = await insertUploading(orm.em.fork(), {
+      id,
+      ownerUserId,
+      purpose,
+      contentType,
+      sizeBytes,
+      storageKey,
+      idempotencyKey: null,
+    });
+    return {
+      asset: toAssetMessage(asset!),
+      uploadUrl: presigned.url,
+      uploadHeaders: presigned.headers,
+      uploadExpiresAt: presigned.expiresAt,
+    };
+  };
+}

@@ -1,0 +1,29 @@
+import type { mediaV1 } from '@atelier/contracts';
+import { NotFoundError } from '@atelier/errors';
+import type { Handler } from '@atelier/grpc';
+import { requireUserId, requireUuid } from '@atelier/validation';
+import { findAsset, markDeleted } from '../db/assets-repository.js';
+import type { MediaContext } from '../media-context.js';
+import { toAssetMessage } from '../mappers.js';
+
+type DeleteAsset = Handler<typeof mediaV1.MediaServiceService.deleteAsset>;
+
+/**
+ * Soft delete, then best-effort removal of the object: the row is the truth, so a failed object
+ * delete leaves bytes nobody can reach through the API, logged for operators.
+ */
+export function deleteAsset({ orm, store, logger }: MediaContext): DeleteAsset {
+  return async (request) => {
+    const id = requireUuid(request.assetId, 'asset_id');
+    const owner = request.ownerUserId === undefined ? undefined : requireUserId(request.ownerUserId, 'owner_user_id');
+    const em = orm.em.fork();
+    const asset = await findAsset(em, id);
+    if (!asset || (owner !== undefined && asset.ownerUserId !== owner)) throw new NotFoundError('asset');
+    if (asset.status === 'deleted') return { asset: toAssetMessage(asset) };
+    const deleted = (await markDeleted(em, id)) ?? (await findAsset(em, id));
+    await store.delete(asset.storageKey).catch((error: unknown) => {
+      logger.warn({ assetId: id, err: error }, 'object removal failed after soft delete');
+    });
+    return { asset: toAssetMessage(deleted!) };
+  };
+}

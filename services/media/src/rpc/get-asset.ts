@@ -1,0 +1,35 @@
+import type { mediaV1 } from '@atelier/contracts';
+import { NotFoundError } from '@atelier/errors';
+import type { Handler } from '@atelier/grpc';
+import { requireUserId, requireUuid } from '@atelier/validation';
+import { findAsset } from '../db/assets-repository.js';
+import type { MediaContext } from '../media-context.js';
+import { toAssetMessage } from '../mappers.js';
+
+type GetAsset = Handler<typeof mediaV1.MediaServiceService.getAsset>;
+type GetAssetInternal = Handler<typeof mediaV1.MediaServiceService.getAssetInternal>;
+
+/** The caller's own live asset; anything else is NOT_FOUND, so existence never leaks. */
+export function getAsset({ orm, store, downloadUrlTtlSeconds }: MediaContext): GetAsset {
+  return async (request) => {
+    const id = requireUuid(request.assetId, 'asset_id');
+    const caller = requireUserId(request.callerUserId, 'caller_user_id');
+    const asset = await findAsset(orm.em, id);
+    if (!asset || asset.ownerUserId !== caller || asset.status === 'deleted') throw new NotFoundError('asset');
+    if (asset.status !== 'ready') return { asset: toAssetMessage(asset) };
+    const download = await store.presignGet(asset.storageKey, downloadUrlTtlSeconds);
+    return { asset: toAssetMessage(asset), downloadUrl: download.url, downloadExpiresAt: download.expiresAt };
+  };
+}
+
+/** For services: any asset by id, whatever its owner or status; the status tells the caller. */
+export function getAssetInternal({ orm, store, downloadUrlTtlSeconds }: MediaContext): GetAssetInternal {
+  return async (request) => {
+    const id = requireUuid(request.assetId, 'asset_id');
+    const asset = await findAsset(orm.em, id);
+    if (!asset) throw new NotFoundError('asset');
+    if (!request.includeDownloadUrl || asset.status !== 'ready') return { asset: toAssetMessage(asset) };
+    const download = await store.presignGet(asset.storageKey, downloadUrlTtlSeconds);
+    return { asset: toAssetMessage(asset), downloadUrl: download.url, downloadExpiresAt: download.expiresAt };
+  };
+}

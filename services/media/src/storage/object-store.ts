@@ -1,0 +1,144 @@
+import type { Readable } from 'node:stream';
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+
+// The SDK is pinned to a release that supports Node 20; its reminder that later releases will
+// need Node 22 is not actionable at run time and would break the JSON log stream.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+export interface ObjectStoreOptions {
+  /** Unset: AWS's regional endpoint. */
+  endpoint?: string;
+  /** The endpoint clients outside the cluster reach; presigned URLs are made for it. */
+  publicEndpoint?: string;
+  region: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+}
+
+export interface PresignedRequest {
+  url: string;
+  headers: Record<string, string>;
+  expiresAt: Date;
+}
+
+function createClient(options: ObjectStoreOptions, endpoint: string | undefined): S3Client {
+  return new S3Client({
+    endpoint,
+    region: options.region,
+    forcePathStyle: options.forcePathStyle,
+    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+    // The SDK's default checksums frame bodies as aws-chunked, which S3-compatible stores write
+    // verbatim into the object; compute them only where the API requires it.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+function isNotFound(error: unknown): boolean {
+  return (
+    error instanceof S3ServiceException &&
+    (error.name === 'NotFound' || error.name === 'NoSuchKey' || error.name === 'NoSuchBucket' || error.$metadata.httpStatusCode === 404)
+  );
+}
+
+/** The media bucket: the only place image bytes live. */
+export class ObjectStore {
+  private readonly client: S3Client;
+  private readonly presignClient: S3Client;
+  readonly bucket: string;
+
+  constructor(options: ObjectStoreOptions) {
+    this.bucket = options.bucket;
+    this.client = createClient(options, options.endpoint);
+    this.presignClient = options.publicEndpoint ? createClient(options, options.publicEndpoint) : this.client;
+  }
+
+  /** Creates the bucket when it does not exist yet. */
+  async ensureBucket(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      try {
+        await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }));
+      } catch (createError) {
+        const name = (createError as { name?: string }).name;
+        if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw createError;
+      }
+    }
+  }
+
+  /** A PUT URL whose signature covers the content type and length (real S3 rejects others). */
+  async presignPut(key: string, contentType: string, sizeBytes: number, ttlSeconds: number): Promise<PresignedRequest> {
+    const command = new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: contentType, ContentLength: sizeBytes });
+    const url = await getSignedUrl(this.presignClient, command, {
+      expiresIn: ttlSeconds,
+      signableHeaders: new Set(['content-type', 'content-length']),
+    });
+    return { url, headers: { 'Content-Type': contentType }, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
+  }
+
+  async presignGet(key: string, ttlSeconds: number): Promise<PresignedRequest> {
+    const url = await getSignedUrl(this.presignClient, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: ttlSeconds });
+    return { url, headers: {}, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
+  }
+
+  /** Size and type of a stored object, or undefined when there is none. */
+  async head(key: string): Promise<{ sizeBytes: number; contentType: string | undefined } | undefined> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { sizeBytes: head.ContentLength ?? 0, contentType: head.ContentType };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** The whole object in memory; callers bound the size first (uploads are at most 20 MiB). */
+  async getBytes(key: string): Promise<Buffer> {
+    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    return Buffer.from(await object.Body!.transformToByteArray());
+  }
+
+  async getStream(key: string): Promise<Readable> {
+    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    return object.Body as Readable;
+  }
+
+  async put(key: string, body: Buffer, contentType: string): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length }),
+    );
+  }
+
+  /** Deleting a missing object succeeds (S3 semantics). */
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const result = await this.client.send(
+      new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+    );
+    if (result.Errors?.length) throw new Error(`could not delete ${result.Errors.length} objects: ${result.Errors[0]?.Message}`);
+  }
+
+  close(): void {
+    this.client.destroy();
+    if (this.presignClient !== this.client) this.presignClient.destroy();
+  }
+}
