@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { adminDatabaseUrl, dropStaleTestDatabases } from '@atelier/testing';
+import { adminDatabaseUrl, dropStaleTestDatabases, dropStaleTestStreams, testNatsUrl } from '@atelier/testing';
 
-/** Fails fast with a clear message when Postgres is down, and sweeps crashed runs' databases. */
+/** Fails fast with a clear message when Postgres or NATS is down, and sweeps crashed runs' leftovers. */
 export default async function setup(): Promise<void> {
   const client = new pg.Client({ connectionString: adminDatabaseUrl(), connectionTimeoutMillis: 3000 });
   try {
@@ -12,4 +12,9 @@ export default async function setup(): Promise<void> {
     await client.end().catch(() => {});
   }
   await dropStaleTestDatabases();
+  try {
+    await dropStaleTestStreams();
+  } catch (error) {
+    throw new Error(`tests need NATS with JetStream at ${testNatsUrl()} (TEST_NATS_URL): ${(error as Error).message}`);
+  }
 }

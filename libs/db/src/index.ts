@@ -4,6 +4,7 @@
  */
 export { createOrm, type OrmOptions, type NamedMigration, type MikroORM } from './create-orm.js';
 export { migrate } from './migrate.js';
+export { createSqlPool, inTransaction, type SqlPool, type SqlClient, type Queryable } from './sql-pool.js';
 export { ensureDatabaseExists } from './ensure-database.js';
 export { runMigrateCli, pendingMigrations } from './migrate-cli.js';
 export { uuidv7 } from './uuidv7.js';

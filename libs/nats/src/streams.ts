@@ -1,0 +1,115 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { JOB_QUEUES, type JobQueueName, type JobsTopology } from './topology.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+export interface StreamOptions {
+  /** JetStream drops a republished message with a known Nats-Msg-Id within this window. */
+  duplicateWindowMs?: number;
+  /** Lifecycle events are kept this long. */
+  eventsMaxAgeMs?: number;
+  /** Dispatch messages nobody acked (max deliveries reached) are dropped after this. */
+  dispatchMaxAgeMs?: number;
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof JetStreamApiError && error.status === 404;
+}
+
+async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+  try {
+    const info = await jsm.streams.info(config.name);
+    if (config.retention && info.config.retention !== config.retention) {
+      throw new Error(
+        `stream ${config.name} exists with retention ${info.config.retention}, expected ${config.retention}; it cannot be changed in place`,
+      );
+    }
+    await jsm.streams.update(config.name, { ...info.config, ...config });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await jsm.streams.add(config);
+  }
+}
+
+/**
+ * Creates or updates both streams; safe to run from every replica at every start-up. The
+ * duplicate window must outlast the outbox relay's lock timeout, so that a row published by a
+ * relay that died before recording it is deduplicated when another relay publishes it again.
+ */
+export async function ensureJobStreams(jsm: JetStreamManager, topology: JobsTopology, options: StreamOptions = {}): Promise<void> {
+  const duplicateWindow = nanos(options.duplicateWindowMs ?? 5 * 60_000);
+  await ensureStream(jsm, {
+    name: topology.jobsStream,
+    subjects: JOB_QUEUES.map((queue) => topology.dispatchSubject(queue)),
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    duplicate_window: duplicateWindow,
+    max_age: nanos(options.dispatchMaxAgeMs ?? 7 * DAY_MS),
+  });
+  await ensureStream(jsm, {
+    name: topology.eventsStream,
+    subjects: [topology.allEventsSubject],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: duplicateWindow,
+    max_age: nanos(options.eventsMaxAgeMs ?? 7 * DAY_MS),
+  });
+}
+
+export interface WorkerConsumerOptions {
+  /** How long a delivered message may go without ack or `working()` before redelivery. */
+  ackWaitMs: number;
+  maxDeliver: number;
+  /** Messages delivered and not yet acked, across every worker sharing the consumer. */
+  maxAckPending?: number;
+}
+
+/** Creates or updates the durable pull consumer of one dispatch queue. */
+export async function ensureWorkerConsumer(
+  jsm: JetStreamManager,
+  topology: JobsTopology,
+  queue: JobQueueName,
+  options: WorkerConsumerOptions,
+): Promise<void> {
+  const name = topology.consumerName(queue);
+  const config = {
+    durable_name: name,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: topology.dispatchSubject(queue),
+    ack_wait: nanos(options.ackWaitMs),
+    max_deliver: options.maxDeliver,
+    max_ack_pending: options.maxAckPending ?? 1000,
+  };
+  try {
+    await jsm.consumers.info(topology.jobsStream, name);
+    await jsm.consumers.update(topology.jobsStream, name, {
+      ack_wait: config.ack_wait,
+      max_deliver: config.max_deliver,
+      max_ack_pending: config.max_ack_pending,
+    });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await jsm.consumers.add(topology.jobsStream, config);
+  }
+}
+
+/** Removes both streams (and so their consumers). For tests and for tearing an environment down. */
+export async function deleteJobStreams(jsm: JetStreamManager, topology: JobsTopology): Promise<void> {
+  for (const stream of [topology.jobsStream, topology.eventsStream]) {
+    try {
+      await jsm.streams.delete(stream);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}

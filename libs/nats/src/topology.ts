@@ -1,0 +1,41 @@
+/**
+ * The JetStream topology of Atelier, declared in code. Every name derives from one prefix
+ * (NATS_STREAM_PREFIX) so that test runs, or two environments on one server, never collide:
+ *
+ *   stream  <PREFIX>_JOBS        work queue, file storage: dispatch messages, one per ready job
+ *     <root>.jobs.dispatch.interactive   consumed by durable `worker-interactive`
+ *     <root>.jobs.dispatch.background    consumed by durable `worker-background`
+ *   stream  <PREFIX>_JOB_EVENTS  limits retention: lifecycle events for anyone who cares
+ *     <root>.jobs.events.<type>          e.g. <root>.jobs.events.succeeded
+ *
+ * where <root> is the prefix in lower case (`ATELIER` → `atelier.jobs.dispatch.interactive`).
+ */
+export const JOB_QUEUES = ['interactive', 'background'] as const;
+export type JobQueueName = (typeof JOB_QUEUES)[number];
+
+const PREFIX_PATTERN = /^[A-Z][A-Z0-9_]{0,31}$/;
+
+export interface JobsTopology {
+  readonly prefix: string;
+  readonly jobsStream: string;
+  readonly eventsStream: string;
+  dispatchSubject(queue: JobQueueName): string;
+  eventSubject(eventType: string): string;
+  /** `<root>.jobs.events.>`: every lifecycle event. */
+  readonly allEventsSubject: string;
+  consumerName(queue: JobQueueName): string;
+}
+
+export function jobsTopology(prefix: string): JobsTopology {
+  if (!PREFIX_PATTERN.test(prefix)) throw new Error(`NATS stream prefix must match ${PREFIX_PATTERN}, got "${prefix}"`);
+  const root = prefix.toLowerCase();
+  return {
+    prefix,
+    jobsStream: `${prefix}_JOBS`,
+    eventsStream: `${prefix}_JOB_EVENTS`,
+    dispatchSubject: (queue) => `${root}.jobs.dispatch.${queue}`,
+    eventSubject: (eventType) => `${root}.jobs.events.${eventType}`,
+    allEventsSubject: `${root}.jobs.events.>`,
+    consumerName: (queue) => `worker-${queue}`,
+  };
+}

@@ -1,0 +1,113 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkHealth } from './grpc-probes.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** A free TCP port on loopback (asked from the OS, then released for the child to bind). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface ServiceProcess {
+  readonly name: string;
+  readonly port: number;
+  /** `127.0.0.1:<port>`. */
+  readonly address: string;
+  readonly child: ChildProcess;
+  /** What the process printed so far (for failure messages). */
+  output(): string;
+  /** SIGTERM, then wait for the exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: a crash, for crash-safety tests. */
+  kill(): Promise<void>;
+}
+
+function runEntry(entry: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, entry)], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/**
+ * Starts a service of this repository as a real process, the way it runs in production (its
+ * own main.ts, configuration from the environment), and waits until `ready` answers true.
+ * Services never import each other, so tests that need a peer service start it like this.
+ */
+export async function startProcess(options: {
+  name: string;
+  entry: string;
+  port: number;
+  env: Record<string, string>;
+  ready: (address: string) => Promise<boolean>;
+  readyTimeoutMs?: number;
+}): Promise<ServiceProcess> {
+  const child = runEntry(options.entry, options.env);
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const address = `127.0.0.1:${options.port}`;
+  const handle: ServiceProcess = {
+    name: options.name,
+    port: options.port,
+    address,
+    child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${options.name} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`);
+    }
+    if (await options.ready(address).catch(() => false)) return handle;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  await handle.kill();
+  throw new Error(`${options.name} was not ready within ${options.readyTimeoutMs ?? 30_000} ms:\n${output}`);
+}
+
+/**
+ * Runs a service's migrations, then starts its gRPC server as a process on a free port and waits
+ * for grpc.health.v1 SERVING.
+ */
+export async function startGrpcServiceProcess(service: string, env: Record<string, string>): Promise<ServiceProcess> {
+  if (env.DATABASE_URL) {
+    const migrated = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, `services/${service}/src/db/migrate-cli.ts`)], {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+    if (migrated.status !== 0) throw new Error(`migrations of ${service} failed:\n${migrated.stdout}${migrated.stderr}`);
+  }
+  const port = await freePort();
+  return startProcess({
+    name: service,
+    entry: `services/${service}/src/main.ts`,
+    port,
+    env: { LOG_LEVEL: 'warn', ...env, GRPC_PORT: String(port) },
+    ready: async (address) => (await checkHealth(address)) === 'SERVING',
+  });
+}

@@ -1,0 +1,26 @@
+import { hostPort, int, oneOf, port, str, url, type ConfigOf } from '@atelier/config';
+
+/** Environment variables of the jobs service (README, "Configuration"). */
+export const jobsConfigSpec = {
+  GRPC_PORT: port(50053),
+  DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
+  NATS_URL: str({ default: 'nats://127.0.0.1:4222' }),
+  NATS_STREAM_PREFIX: str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),
+  CATALOG_ADDR: hostPort('127.0.0.1:50051'),
+  MEDIA_ADDR: hostPort('127.0.0.1:50052'),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
+  QUOTA_DAILY_LIMIT: int({ default: 20, min: 0, max: 1_000_000 }),
+  QUOTA_MAX_IN_FLIGHT: int({ default: 2, min: 0, max: 10_000 }),
+  QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS: int({ default: 10, min: 1, max: 3600 }),
+  LEASE_TTL_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
+  REAPER_INTERVAL_MS: int({ default: 10_000, min: 100, max: 3_600_000 }),
+  OUTBOX_POLL_INTERVAL_MS: int({ default: 1_000, min: 10, max: 60_000 }),
+  OUTBOX_LOCK_TIMEOUT_MS: int({ default: 30_000, min: 1_000, max: 600_000 }),
+  OUTBOX_MAX_ATTEMPTS: int({ default: 10, min: 1, max: 1000 }),
+  /** How often a WatchJob stream re-reads its job when no local change was seen. */
+  WATCH_POLL_MS: int({ default: 500, min: 50, max: 60_000 }),
+  DB_POOL_MAX: int({ default: 20, min: 1, max: 500 }),
+} as const;
+
+export type JobsConfig = ConfigOf<typeof jobsConfigSpec>;

@@ -1,0 +1,120 @@
+import type { Queryable } from '@atelier/db';
+import type { PageCursor } from '../domain/page-token.js';
+import type { JobEventRow, JobRow } from './job-row.js';
+
+/** Reads of jobs.generation_jobs and jobs.job_events. Nothing here writes. */
+
+export async function findJob(db: Queryable, jobId: string): Promise<JobRow | null> {
+  const result = await db.query<JobRow>({
+    name: 'jobs.find_job',
+    text: 'SELECT * FROM jobs.generation_jobs WHERE id = $1',
+    values: [jobId],
+  });
+  return result.rows[0] ?? null;
+}
+
+export async function findJobByIdempotencyKey(db: Queryable, userId: string, idempotencyKey: string): Promise<JobRow | null> {
+  const result = await db.query<JobRow>({
+    name: 'jobs.find_job_by_key',
+    text: 'SELECT * FROM jobs.generation_jobs WHERE user_id = $1 AND idempotency_key = $2',
+    values: [userId, idempotencyKey],
+  });
+  return result.rows[0] ?? null;
+}
+
+/** Jobs ahead of a queued job in its queue, in claim order (priority, due time, age, id). */
+export async function queuePosition(db: Queryable, job: JobRow): Promise<number> {
+  const result = await db.query<{ ahead: string }>({
+    name: 'jobs.queue_position',
+    text: `SELECT count(*) AS ahead FROM jobs.generation_jobs q
+            WHERE q.status = 'queued' AND q.queue = $1
+              AND (q.priority > $2
+                   OR (q.priority = $2 AND (q.next_attempt_at, q.created_at, q.id) < ($3, $4, $5::uuid)))`,
+    values: [job.queue, job.priority, job.next_attempt_at, job.created_at, job.id],
+  });
+  return Number(result.rows[0]!.ahead);
+}
+
+export async function listEvents(db: Queryable, jobIds: readonly string[]): Promise<JobEventRow[]> {
+  if (jobIds.length === 0) return [];
+  const result = await db.query<JobEventRow>({
+    name: 'jobs.list_events',
+    text: 'SELECT * FROM jobs.job_events WHERE job_id = ANY($1::uuid[]) ORDER BY job_id, id',
+    values: [jobIds],
+  });
+  return result.rows;
+}
+
+export interface JobFilter {
+  userId?: string;
+  status?: string;
+  jobType?: string;
+  queue?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+/**
+ * One page in (created_at DESC, id DESC) order after the cursor, with one extra row to know
+ * whether another page follows. With a user it runs on generation_jobs_user_created_idx,
+ * without one on generation_jobs_created_idx; the cursor is a keyset, so pages stay stable
+ * while new jobs arrive.
+ */
+export async function listJobs(db: Queryable, filter: JobFilter, cursor: PageCursor | undefined, limit: number): Promise<JobRow[]> {
+  const conditions: string[] = [];
+  const values: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    values.push(value);
+    conditions.push(sql.replace('?', `$${values.length}`));
+  };
+  if (filter.userId !== undefined) add('user_id = ?', filter.userId);
+  if (filter.status !== undefined) add('status = ?', filter.status);
+  if (filter.jobType !== undefined) add('job_type = ?', filter.jobType);
+  if (filter.queue !== undefined) add('queue = ?', filter.queue);
+  if (filter.createdAfter !== undefined) add('created_at >= ?', filter.createdAfter);
+  if (filter.createdBefore !== undefined) add('created_at < ?', filter.createdBefore);
+  if (cursor) {
+    values.push(cursor.createdAt, cursor.id);
+    conditions.push(`(created_at, id) < ($${values.length - 1}, $${values.length}::uuid)`);
+  }
+  values.push(limit + 1);
+  const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  const result = await db.query<JobRow>(
+    `SELECT * FROM jobs.generation_jobs ${where} ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+    values,
+  );
+  return result.rows;
+}
+
+export interface QuotaUsageRow {
+  today: number;
+  in_flight: number;
+}
+
+/**
+ * The user's usage for L3, counted under the per-user advisory lock the caller holds: jobs that
+ * count toward quota created since the start of the UTC day (cancelled ones give quota back),
+ * and jobs queued or running.
+ */
+export async function quotaUsage(db: Queryable, userId: string, quotaJobTypes: readonly string[]): Promise<QuotaUsageRow> {
+  const result = await db.query<{ today: string; in_flight: string }>({
+    name: 'jobs.quota_usage',
+    text: `SELECT count(*) FILTER (WHERE created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+                                    AND status <> 'cancelled') AS today,
+                  count(*) FILTER (WHERE status IN ('queued', 'running')) AS in_flight
+             FROM jobs.generation_jobs
+            WHERE user_id = $1 AND job_type = ANY($2::text[])
+              AND (status IN ('queued', 'running') OR created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`,
+    values: [userId, quotaJobTypes],
+  });
+  return { today: Number(result.rows[0]!.today), in_flight: Number(result.rows[0]!.in_flight) };
+}
+
+/** Serialises one user's creates (quota checks) until the transaction ends. */
+export async function lockUserForQuota(db: Queryable, userId: string): Promise<void> {
+  await db.query({
+    name: 'jobs.lock_user_quota',
+    text: `SELECT pg_advisory_xact_lock(hashtextextended('jobs.quota:' || $1, 0))`,
+    values: [userId],
+  });
+}

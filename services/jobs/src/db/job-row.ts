@@ -1,0 +1,66 @@
+/** A row of jobs.generation_jobs as pg returns it. */
+export interface JobRow {
+  id: string;
+  user_id: string;
+  pet_id: string | null;
+  job_type: string;
+  media_kind: string;
+  queue: 'interactive' | 'background';
+  priority: number;
+  model_id: string | null;
+  style_id: string | null;
+  input_asset_id: string | null;
+  output_asset_id: string | null;
+  expects_output: boolean;
+  prompt: string;
+  negative_prompt: string;
+  width: number | null;
+  height: number | null;
+  parameters: Record<string, unknown>;
+  provider_code_snapshot: string | null;
+  provider_model_snapshot: string | null;
+  model_version_snapshot: string | null;
+  style_code_snapshot: string | null;
+  status: string;
+  progress: number;
+  attempt_count: number;
+  max_attempts: number;
+  provider_request_id: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  internal_error_message: string | null;
+  idempotency_key: string;
+  request_hash: Buffer;
+  retry_of_job_id: string | null;
+  next_attempt_at: Date;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  cancel_requested_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+  version: number;
+}
+
+/** A row of jobs.job_events. */
+export interface JobEventRow {
+  id: string;
+  job_id: string;
+  from_status: string | null;
+  to_status: string;
+  attempt: number;
+  actor: string;
+  error_class: string | null;
+  error_code: string | null;
+  detail: string | null;
+  occurred_at: Date;
+}
+
+/** Where a transition's outbox rows are published (from the NATS topology). */
+export interface OutboxSubjects {
+  dispatchInteractive: string;
+  dispatchBackground: string;
+  /** `<root>.jobs.events.` — the event type is appended. */
+  eventPrefix: string;
+}

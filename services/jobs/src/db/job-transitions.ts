@@ -1,0 +1,406 @@
+import type { Queryable } from '@atelier/db';
+import type { JobRow, OutboxSubjects } from './job-row.js';
+import { dispatchDedupeSql, dispatchPayloadSql, dispatchSubjectSql, eventDedupeSql, lifecyclePayloadSql } from './outbox-payloads.js';
+
+/**
+ * The one module that writes a job's status. Each function is one statement: a conditional
+ * UPDATE that checks the current status (and the lease owner where a worker acts), the
+ * job_events row, and the outbox row when a worker or others must hear of it — atomically, so
+ * a transition, its history and its announcement can never be separated. A function returns
+ * null when its condition did not hold; the caller reads the row to explain why. The database
+ * refuses anything illegal a second time (CHECK constraints and the transition trigger).
+ */
+
+export interface NewJob {
+  id: string;
+  userId: string;
+  petId: string | null;
+  jobType: string;
+  mediaKind: string;
+  queue: 'interactive' | 'background';
+  priority: number;
+  modelId: string | null;
+  styleId: string | null;
+  inputAssetId: string | null;
+  expectsOutput: boolean;
+  prompt: string;
+  negativePrompt: string;
+  width: number | null;
+  height: number | null;
+  parameters: Record<string, unknown>;
+  providerCode: string | null;
+  providerModel: string | null;
+  modelVersion: string | null;
+  styleCode: string | null;
+  maxAttempts: number;
+  idempotencyKey: string;
+  requestHash: Buffer;
+  retryOfJobId: string | null;
+}
+
+async function one(db: Queryable, text: string, values: unknown[], name?: string): Promise<JobRow | null> {
+  const result = await db.query<JobRow>(name ? { name, text, values } : { text, values });
+  return result.rows[0] ?? null;
+}
+
+const LIFECYCLE_OUTBOX = (source: string, subjectParam: string) => `
+  INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload)
+  SELECT j.id, 'job.' || j.status, ${subjectParam}, ${eventDedupeSql('j')}, ${lifecyclePayloadSql('j')} FROM ${source} j`;
+
+const DISPATCH_OUTBOX = (source: string, interactiveParam: string, backgroundParam: string) => `
+  INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, available_at)
+  SELECT j.id, 'job.dispatch', ${dispatchSubjectSql('j', interactiveParam, backgroundParam)}, ${dispatchDedupeSql('j')},
+         ${dispatchPayloadSql('j')}, j.next_attempt_at
+    FROM ${source} j`;
+
+/**
+ * Creates a queued job with its creation event and its dispatch. A concurrent or earlier job
+ * with the same (user, idempotency key) wins: nothing is written and null is returned.
+ */
+export function insertJob(db: Queryable, job: NewJob, actor: string, subjects: OutboxSubjects): Promise<JobRow | null> {
+  return one(
+    db,
+    `WITH created AS (
+       INSERT INTO jobs.generation_jobs
+         (id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id, expects_output,
+          prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
+          model_version_snapshot, style_code_snapshot, status, max_attempts, idempotency_key, request_hash,
+          retry_of_job_id, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+               'queued', $21, $22, $23, $24, now())
+       ON CONFLICT (user_id, idempotency_key) DO NOTHING
+       RETURNING *),
+     event AS (
+       INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
+       SELECT id, NULL, 'queued', 0, $25 FROM created),
+     dispatch AS (${DISPATCH_OUTBOX('created', '$26', '$27')})
+     SELECT * FROM created`,
+    [
+      job.id,
+      job.userId,
+      job.petId,
+      job.jobType,
+      job.mediaKind,
+      job.queue,
+      job.priority,
+      job.modelId,
+      job.styleId,
+      job.inputAssetId,
+      job.expectsOutput,
+      job.prompt,
+      job.negativePrompt,
+      job.width,
+      job.height,
+      job.parameters,
+      job.providerCode,
+      job.providerModel,
+      job.modelVersion,
+      job.styleCode,
+      job.maxAttempts,
+      job.idempotencyKey,
+      job.requestHash,
+      job.retryOfJobId,
+      actor,
+      subjects.dispatchInteractive,
+      subjects.dispatchBackground,
+    ],
+    'jobs.insert_job',
+  );
+}
+
+/**
+ * queued → running for one worker: the CAS on status makes concurrent claims of one job
+ * produce exactly one lease. Counts the attempt; a job not yet due (backoff) is not claimed.
+ */
+export function claimJob(db: Queryable, jobId: string, workerId: string, leaseTtlMs: number): Promise<JobRow | null> {
+  return one(
+    db,
+    `WITH claimed AS (
+       UPDATE jobs.generation_jobs
+          SET status = 'running', attempt_count = attempt_count + 1, started_at = now(), progress = 0,
+              lease_owner = $2, lease_expires_at = now() + $3::int * interval '1 millisecond',
+              version = version + 1, updated_at = now()
+        WHERE id = $1 AND status = 'queued' AND next_attempt_at <= now() AND attempt_count < max_attempts
+       RETURNING *),
+     event AS (
+       INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
+       SELECT id, 'queued', 'running', attempt_count, 'worker:' || $2 FROM claimed)
+     SELECT * FROM claimed`,
+    [jobId, workerId, leaseTtlMs],
+    'jobs.claim_job',
+  );
+}
+
+/**
+ * Extends the lease and records progress (never backwards). Not a transition: no event. Returns
+ * null when the caller no longer holds a running lease (cancelled, reaped, finished).
+ */
+export async function heartbeatJob(
+  db: Queryable,
+  jobId: string,
+  workerId: string,
+  progress: number,
+  leaseTtlMs: number,
+): Promise<{ lease_expires_at: Date } | null> {
+  const result = await db.query<{ lease_expires_at: Date }>({
+    name: 'jobs.heartbeat_job',
+    text: `UPDATE jobs.generation_jobs
+              SET lease_expires_at = now() + $4::int * interval '1 millisecond',
+                  version = version + CASE WHEN $3 > progress THEN 1 ELSE 0 END,
+                  progress = GREATEST(progress, $3), updated_at = now()
+            WHERE id = $1 AND status = 'running' AND lease_owner = $2
+           RETURNING lease_expires_at`,
+    values: [jobId, workerId, progress, leaseTtlMs],
+  });
+  return result.rows[0] ?? null;
+}
+
+/**
+ * Remembers the provider's request id before the worker polls it (L2). Setting the same id again
+ * is a no-op that still answers the row; a different id once one is set answers null.
+ */
+export function recordProviderRequest(db: Queryable, jobId: string, workerId: string, providerRequestId: string): Promise<JobRow | null> {
+  return one(
+    db,
+    `UPDATE jobs.generation_jobs
+        SET provider_request_id = $3, updated_at = now()
+      WHERE id = $1 AND status = 'running' AND lease_owner = $2
+        AND (provider_request_id IS NULL OR provider_request_id = $3)
+     RETURNING *`,
+    [jobId, workerId, providerRequestId],
+    'jobs.record_provider_request',
+  );
+}
+
+/** running → succeeded under the caller's lease, with the output, its event and announcement. */
+export function completeJob(
+  db: Queryable,
+  jobId: string,
+  workerId: string,
+  outputAssetId: string | null,
+  subjects: OutboxSubjects,
+): Promise<JobRow | null> {
+  return one(
+    db,
+    `WITH done AS (
+       UPDATE jobs.generation_jobs
+          SET status = 'succeeded', progress = 100, completed_at = now(), output_asset_id = $3,
+              lease_owner = NULL, lease_expires_at = NULL, version = version + 1, updated_at = now()
+        WHERE id = $1 AND status = 'running' AND lease_owner = $2
+       RETURNING *),
+     event AS (
+       INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
+       SELECT id, 'running', 'succeeded', attempt_count, 'worker:' || $2 FROM done),
+     announce AS (${LIFECYCLE_OUTBOX('done', `$4 || 'succeeded'`)})
+     SELECT * FROM done`,
+    [jobId, workerId, outputAssetId, subjects.eventPrefix],
+    'jobs.complete_job',
+  );
+}
+
+export interface FailureRecord {
+  errorClass: string;
+  errorCode: string;
+  publicMessage: string;
+  internalMessage: string;
+}
+
+/**
+ * running → queued under the caller's lease: the attempt failed and will be retried after the
+ * delay. Clears progress, start and lease (the error stays in the event history and, for
+ * operators, in internal_error_message); the dispatch becomes due at next_attempt_at.
+ */
+export function requeueJob(
+  db: Queryable,
+  jobId: string,
+  workerId: string,
+  delayMs: number,
+  failure: FailureRecord,
+  subjects: OutboxSubjects,
+): Promise<JobRow | null> {
+  return one(
+    db,
+    `WITH requeued AS (
+       UPDATE jobs.generation_jobs
+          SET status = 'queued', progress = 0, started_at = NULL, error_code = NULL, error_message = NULL,
+              internal_error_message = $6, lease_owner = NULL, lease_expires_at = NULL,
+              next_attempt_at = now() + $3::int * interval '1 millisecond', version = version + 1, updated_at = now()
+        WHERE id = $1 AND status = 'running' AND lease_owner = $2
+       RETURNING *),
+     event AS (
+       INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_class, error_code)
+       SELECT id, 'running', 'queued', attempt_count, 'worker:' || $2, $4, $5 FROM requeued),
+     dispatch AS (${DISPATCH_OUTBOX('requeued', '$7', '$8')})
+     SELECT * FROM requeued`,
+    [
+      jobId,
+      workerId,
+      delayMs,
+      failure.errorClass,
+      failure.errorCode,
+      failure.internalMessage,
+      subjects.dispatchInteractive,
+      subjects.dispatchBackground,
+    ],
+    'jobs.requeue_job',
+  );
+}
+
+/** running → failed under the caller's lease, with the error, its event and announcement. */
+export function failJob(
+  db: Queryable,
+  jobId: string,
+  workerId: string,
+  failure: FailureRecord,
+  subjects: OutboxSubjects,
+): Promise<JobRow | null> {
+  return one(
+    db,
+    `WITH failed AS (
+       UPDATE jobs.generation_jobs
+          SET status = 'failed', completed_at = now(), error_code = $4, error_message = $5, internal_error_message = $6,
+              lease_owner = NULL, lease_expires_at = NULL, version = version + 1, updated_at = now()
+        WHERE id = $1 AND status = 'running' AND lease_owner = $2
+       RETURNING *),
+     event AS (
+       INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_class, error_code)
+       SELECT id, 'running', 'failed', attempt_count, 'worker:' || $2, $3, $4 FROM failed),
+     announce AS (${LIFECYCLE_OUTBOX('failed', `$7 || 'failed'`)})
+     SELECT * FROM failed`,
+    [jobId, workerId, failure.errorClass, failure.errorCode, failure.publicMessage, failure.internalMessage, subjects.eventPrefix],
+    'jobs.fail_job',
+  );
+}
+
+/** running → cancelled by the worker itself (the attempt ended in a cancellation). */
+export function cancelRunningJob(
+  db: Queryable,
+  jobId: string,
+  workerId: string,
+  failure: FailureRecord,
+  subjects: OutboxSubjects,
+): Promise<JobRow | null> {
+  return one(
+    db,
+    `WITH cancelled AS (
+       UPDATE jobs.generation_jobs
+          SET status = 'cancelled', completed_at = now(), cancel_requested_at = COALESCE(cancel_requested_at, now()),
+              internal_error_message = $5, lease_owner = NULL, lease_expires_at = NULL, version = version + 1, updated_at = now()
+        WHERE id = $1 AND status = 'running' AND lease_owner = $2
+       RETURNING *),
+     event AS (
+       INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_class, error_code)
+       SELECT id, 'running', 'cancelled', attempt_count, 'worker:' || $2, $3, $4 FROM cancelled),
+     announce AS (${LIFECYCLE_OUTBOX('cancelled', `$6 || 'cancelled'`)})
+     SELECT * FROM cancelled`,
+    [jobId, workerId, failure.errorClass, failure.errorCode, failure.internalMessage, subjects.eventPrefix],
+  );
+}
+
+/**
+ * running → queued without charging the attempt: a worker shutting down hands the job back
+ * and it is due again at once.
+ */
+export function releaseJob(
+  db: Queryable,
+  jobId: string,
+  workerId: string,
+  reason: string,
+  subjects: OutboxSubjects,
+): Promise<JobRow | null> {
+  return one(
+    db,
+    `WITH released AS (
+       UPDATE jobs.generation_jobs
+          SET status = 'queued', progress = 0, started_at = NULL, attempt_count = attempt_count - 1,
+              lease_owner = NULL, lease_expires_at = NULL, next_attempt_at = now(), version = version + 1, updated_at = now()
+        WHERE id = $1 AND status = 'running' AND lease_owner = $2
+       RETURNING *),
+     event AS (
+       INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, detail)
+       SELECT id, 'running', 'queued', attempt_count + 1, 'worker:' || $2, 'released: ' || $3 FROM released),
+     dispatch AS (${DISPATCH_OUTBOX('released', '$4', '$5')})
+     SELECT * FROM released`,
+    [jobId, workerId, reason.slice(0, 400), subjects.dispatchInteractive, subjects.dispatchBackground],
+  );
+}
+
+/**
+ * queued|running → cancelled for the job's owner. A running job's worker learns it at its next
+ * heartbeat (its lease is gone) and abandons the attempt. Answers the previous status too.
+ */
+export async function cancelJob(
+  db: Queryable,
+  jobId: string,
+  userId: string,
+  subjects: OutboxSubjects,
+): Promise<(JobRow & { from_status: string }) | null> {
+  const result = await db.query<JobRow & { from_status: string }>({
+    text: `WITH current_job AS (
+             SELECT id, status FROM jobs.generation_jobs WHERE id = $1 AND user_id = $2 FOR UPDATE),
+           cancelled AS (
+             UPDATE jobs.generation_jobs j
+                SET status = 'cancelled', completed_at = now(), cancel_requested_at = now(),
+                    lease_owner = NULL, lease_expires_at = NULL, version = j.version + 1, updated_at = now()
+               FROM current_job c
+              WHERE j.id = c.id AND c.status IN ('queued', 'running')
+             RETURNING j.*, c.status AS from_status),
+           event AS (
+             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
+             SELECT id, from_status, 'cancelled', attempt_count, 'user:' || $2 FROM cancelled),
+           announce AS (${LIFECYCLE_OUTBOX('cancelled', `$3 || 'cancelled'`)})
+           SELECT * FROM cancelled`,
+    values: [jobId, userId, subjects.eventPrefix],
+  });
+  return result.rows[0] ?? null;
+}
+
+export interface ReapDecision {
+  jobId: string;
+  /** true: queued again after delayMs; false: failed with LEASE_EXPIRED. */
+  requeue: boolean;
+  delayMs: number;
+}
+
+/**
+ * The reaper's running → queued | failed for leases that expired, applied to rows the caller
+ * has locked (FOR UPDATE SKIP LOCKED) in the same transaction. The lease is checked again, so
+ * a heartbeat that got in first keeps its job.
+ */
+export async function reapJobs(db: Queryable, decisions: readonly ReapDecision[], subjects: OutboxSubjects): Promise<JobRow[]> {
+  if (decisions.length === 0) return [];
+  const result = await db.query<JobRow>({
+    text: `WITH decisions AS (
+             SELECT * FROM unnest($1::uuid[], $2::boolean[], $3::int[]) AS d(id, requeue, delay_ms)),
+           reaped AS (
+             UPDATE jobs.generation_jobs j
+                SET status = CASE WHEN d.requeue THEN 'queued' ELSE 'failed' END,
+                    progress = CASE WHEN d.requeue THEN 0 ELSE j.progress END,
+                    started_at = CASE WHEN d.requeue THEN NULL ELSE j.started_at END,
+                    completed_at = CASE WHEN d.requeue THEN NULL ELSE now() END,
+                    error_code = CASE WHEN d.requeue THEN NULL ELSE 'LEASE_EXPIRED' END,
+                    error_message = CASE WHEN d.requeue THEN NULL
+                                    ELSE 'The generation stopped responding and was given up after its last attempt.' END,
+                    internal_error_message = 'lease of ' || j.lease_owner || ' expired at ' || j.lease_expires_at,
+                    next_attempt_at = CASE WHEN d.requeue THEN now() + d.delay_ms * interval '1 millisecond' ELSE j.next_attempt_at END,
+                    lease_owner = NULL, lease_expires_at = NULL, version = j.version + 1, updated_at = now()
+               FROM decisions d
+              WHERE j.id = d.id AND j.status = 'running' AND j.lease_expires_at < now()
+             RETURNING j.*),
+           event AS (
+             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_code)
+             SELECT id, 'running', status, attempt_count, 'reaper', 'LEASE_EXPIRED' FROM reaped),
+           dispatch AS (${DISPATCH_OUTBOX(`(SELECT * FROM reaped WHERE status = 'queued')`, '$4', '$5')}),
+           announce AS (${LIFECYCLE_OUTBOX(`(SELECT * FROM reaped WHERE status = 'failed')`, `$6 || 'failed'`)})
+           SELECT * FROM reaped`,
+    values: [
+      decisions.map((d) => d.jobId),
+      decisions.map((d) => d.requeue),
+      decisions.map((d) => d.delayMs),
+      subjects.dispatchInteractive,
+      subjects.dispatchBackground,
+      subjects.eventPrefix,
+    ],
+  });
+  return result.rows;
+}

@@ -1,0 +1,16 @@
+import { createOrm, migrate, type MikroORM } from '@atelier/db';
+import { jobsMigrations } from './migrations/index.js';
+
+export const JOBS_SCHEMA = 'jobs';
+
+/**
+ * MikroORM owns the jobs schema's configuration and migrations. The service's own SQL (every
+ * transition, the relay, the reaper) runs on a plain pg pool: see @atelier/db createSqlPool.
+ */
+export function createJobsOrm(databaseUrl: string): Promise<MikroORM> {
+  return createOrm({ databaseUrl, schema: JOBS_SCHEMA, entities: [], migrations: jobsMigrations, poolMax: 2 });
+}
+
+export function migrateJobs(orm: MikroORM, databaseUrl: string): Promise<string[]> {
+  return migrate(orm, databaseUrl, JOBS_SCHEMA);
+}

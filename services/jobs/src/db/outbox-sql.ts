@@ -1,0 +1,139 @@
+import type { Queryable } from '@atelier/db';
+
+/** A row of jobs.outbox. Ids are bigint, kept as strings. */
+export interface OutboxRow {
+  id: string;
+  aggregate_id: string;
+  event_type: string;
+  subject: string;
+  dedupe_key: string;
+  payload: Record<string, unknown>;
+  status: 'pending' | 'processing' | 'published' | 'dead';
+  attempt_count: number;
+  available_at: Date;
+  locked_by: string | null;
+  locked_at: Date | null;
+  last_error: string | null;
+  created_at: Date;
+  published_at: Date | null;
+}
+
+/**
+ * Claim first, publish after: due pending rows become `processing` under this relay's name in
+ * one statement. SKIP LOCKED lets any number of relays claim disjoint rows without waiting on
+ * each other. The attempt is counted at claim time, so a relay that dies holding rows still
+ * uses up their attempts.
+ */
+export async function claimDueOutboxRows(db: Queryable, relayId: string, limit: number): Promise<OutboxRow[]> {
+  const result = await db.query<OutboxRow>({
+    name: 'outbox.claim_due',
+    text: `UPDATE jobs.outbox o
+              SET status = 'processing', locked_by = $1, locked_at = now(), attempt_count = o.attempt_count + 1
+            WHERE o.id IN (SELECT id FROM jobs.outbox
+                            WHERE status = 'pending' AND available_at <= now()
+                            ORDER BY available_at, id
+                            LIMIT $2
+                            FOR UPDATE SKIP LOCKED)
+           RETURNING o.*`,
+    values: [relayId, limit],
+  });
+  return result.rows;
+}
+
+/** The rows this relay still holds become published. A row whose lock expired and moved on is left alone. */
+export async function markOutboxPublished(db: Queryable, relayId: string, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db.query({
+    name: 'outbox.mark_published',
+    text: `UPDATE jobs.outbox SET status = 'published', published_at = now(), locked_by = NULL, locked_at = NULL, last_error = NULL
+            WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'processing'`,
+    values: [ids, relayId],
+  });
+  return result.rowCount ?? 0;
+}
+
+/**
+ * A failed publish: back to pending after a backoff, or dead once the attempts are spent
+ * (visible to operators, replayable).
+ */
+export async function markOutboxFailed(
+  db: Queryable,
+  relayId: string,
+  failures: readonly { id: string; error: string; retryInMs: number }[],
+  maxAttempts: number,
+): Promise<void> {
+  if (failures.length === 0) return;
+  await db.query({
+    name: 'outbox.mark_failed',
+    text: `UPDATE jobs.outbox o
+              SET status = CASE WHEN o.attempt_count >= $5 THEN 'dead' ELSE 'pending' END,
+                  available_at = now() + f.retry_ms * interval '1 millisecond',
+                  last_error = left(f.error, 1000), locked_by = NULL, locked_at = NULL
+             FROM unnest($1::bigint[], $2::text[], $3::int[]) AS f(id, error, retry_ms)
+            WHERE o.id = f.id AND o.locked_by = $4 AND o.status = 'processing'`,
+    values: [failures.map((f) => f.id), failures.map((f) => f.error), failures.map((f) => f.retryInMs), relayId, maxAttempts],
+  });
+}
+
+/**
+ * Rows a relay claimed but never settled (it crashed or hung) go back to pending once their lock
+ * is older than lockTimeoutMs — or to dead when their attempts are spent. Publishing such a row
+ * again is harmless: JetStream drops the copy by its Nats-Msg-Id within the duplicate window.
+ */
+export async function releaseStaleOutboxLocks(db: Queryable, lockTimeoutMs: number, maxAttempts: number): Promise<number> {
+  const result = await db.query({
+    name: 'outbox.release_stale',
+    text: `UPDATE jobs.outbox
+              SET status = CASE WHEN attempt_count >= $2 THEN 'dead' ELSE 'pending' END,
+                  last_error = 'relay ' || locked_by || ' held the row past its lock timeout',
+                  locked_by = NULL, locked_at = NULL
+            WHERE status = 'processing' AND locked_at < now() - $1::int * interval '1 millisecond'`,
+    values: [lockTimeoutMs, maxAttempts],
+  });
+  return result.rowCount ?? 0;
+}
+
+/** When the next pending row becomes due (null when none is pending). */
+export async function nextOutboxDueAt(db: Queryable): Promise<Date | null> {
+  const result = await db.query<{ due: Date | null }>({
+    name: 'outbox.next_due',
+    text: `SELECT min(available_at) AS due FROM jobs.outbox WHERE status = 'pending'`,
+  });
+  return result.rows[0]?.due ?? null;
+}
+
+/** Published rows are history once JetStream has them; keep them for a while, then delete. */
+export async function deletePublishedOutboxRows(db: Queryable, olderThanMs: number, limit: number): Promise<number> {
+  const result = await db.query({
+    name: 'outbox.delete_published',
+    text: `DELETE FROM jobs.outbox WHERE id IN (
+             SELECT id FROM jobs.outbox
+              WHERE status = 'published' AND published_at < now() - $1::int * interval '1 millisecond'
+              LIMIT $2)`,
+    values: [olderThanMs, limit],
+  });
+  return result.rowCount ?? 0;
+}
+
+export async function listDeadOutboxRows(db: Queryable, afterId: string | undefined, limit: number): Promise<OutboxRow[]> {
+  const result = await db.query<OutboxRow>(
+    `SELECT * FROM jobs.outbox WHERE status = 'dead' AND ($1::bigint IS NULL OR id > $1::bigint) ORDER BY id LIMIT $2`,
+    [afterId ?? null, limit + 1],
+  );
+  return result.rows;
+}
+
+/** dead → pending with a fresh attempt budget. Answers null for a row that is not dead. */
+export async function replayDeadOutboxRow(db: Queryable, id: string): Promise<OutboxRow | null> {
+  const result = await db.query<OutboxRow>(
+    `UPDATE jobs.outbox SET status = 'pending', attempt_count = 0, available_at = now(), last_error = NULL
+      WHERE id = $1 AND status = 'dead' RETURNING *`,
+    [id],
+  );
+  return result.rows[0] ?? null;
+}
+
+export async function findOutboxRow(db: Queryable, id: string): Promise<OutboxRow | null> {
+  const result = await db.query<OutboxRow>('SELECT * FROM jobs.outbox WHERE id = $1', [id]);
+  return result.rows[0] ?? null;
+}

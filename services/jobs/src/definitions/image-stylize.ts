@@ -1,0 +1,26 @@
+import type { JobDefinition } from './job-definition.js';
+import { requireNumberParameter, requireOnlyParameters } from './parameter-rules.js';
+
+/** Restyles the user's photo with a catalog style. A user is waiting: interactive queue. */
+export const imageStylize: JobDefinition = {
+  jobType: 'image.stylize',
+  label: 'Stylize an image',
+  queue: 'interactive',
+  defaultPriority: 10,
+  timeoutMs: 120_000,
+  maxAttempts: 3,
+  retryBackoff: { baseDelayMs: 2_000, maxDelayMs: 60_000 },
+  retryOnTimeout: true,
+  cancellable: true,
+  contentSafety: true,
+  usesModel: true,
+  style: 'required',
+  usesInputAsset: true,
+  producesOutput: true,
+  countsTowardQuota: true,
+  validateInput(command) {
+    requireOnlyParameters(command.parameters, ['strength', 'seed']);
+    requireNumberParameter(command.parameters, 'strength', 0, 1);
+    requireNumberParameter(command.parameters, 'seed', 0, 2 ** 31 - 1);
+  },
+};

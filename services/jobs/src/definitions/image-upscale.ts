@@ -1,0 +1,27 @@
+import { InvalidArgumentError } from '@atelier/errors';
+import type { JobDefinition } from './job-definition.js';
+import { requireOneOfParameter, requireOnlyParameters } from './parameter-rules.js';
+
+/** Enlarges an image. Nobody waits for it: background queue, more patient retries. */
+export const imageUpscale: JobDefinition = {
+  jobType: 'image.upscale',
+  label: 'Upscale an image',
+  queue: 'background',
+  defaultPriority: 0,
+  timeoutMs: 300_000,
+  maxAttempts: 4,
+  retryBackoff: { baseDelayMs: 5_000, maxDelayMs: 300_000 },
+  retryOnTimeout: true,
+  cancellable: true,
+  contentSafety: false,
+  usesModel: true,
+  style: 'none',
+  usesInputAsset: true,
+  producesOutput: true,
+  countsTowardQuota: true,
+  validateInput(command) {
+    requireOnlyParameters(command.parameters, ['scale']);
+    requireOneOfParameter(command.parameters, 'scale', [2, 4]);
+    if (command.prompt) throw new InvalidArgumentError('prompt', 'an upscale takes no prompt');
+  },
+};

@@ -1,0 +1,72 @@
+import type { JobQueueName } from '@atelier/nats';
+
+/** The command a user submits, after field validation (ids normalised, text trimmed). */
+export interface JobCommand {
+  jobType: string;
+  petId: string | null;
+  modelId: string | null;
+  styleId: string | null;
+  inputAssetId: string | null;
+  prompt: string;
+  negativePrompt: string;
+  width: number | null;
+  height: number | null;
+  parameters: Record<string, unknown>;
+}
+
+/**
+ * Everything the engine needs to know about one job type. Definitions are declared in code,
+ * validated at start-up, and looked up by jobType: there is no switch over job types anywhere.
+ */
+export interface JobDefinition {
+  /** `^[a-z][a-z0-9_.]{1,63}$`, e.g. `image.stylize`. */
+  jobType: string;
+  label: string;
+  queue: JobQueueName;
+  /** -100 (last) … 100 (first). */
+  defaultPriority: number;
+  /** Time budget of one attempt, 1 s – 600 s. */
+  timeoutMs: number;
+  /** Attempts in total, the first included (1–20). */
+  maxAttempts: number;
+  /** Exponential backoff between attempts: baseDelayMs · 2^(attempt-1), jittered, capped. */
+  retryBackoff: { baseDelayMs: number; maxDelayMs: number };
+  /** Whether an attempt that ran out of time is retried (while attempts remain). */
+  retryOnTimeout: boolean;
+  cancellable: boolean;
+  /** Ask the worker to run the content-safety check on the output. */
+  contentSafety: boolean;
+  /** A model from the catalog is required (its job_type must equal this definition's). */
+  usesModel: boolean;
+  /** A style from the catalog: required, optional or not allowed. */
+  style: 'required' | 'optional' | 'none';
+  /** An input asset of the user (purpose ai_input) is required. */
+  usesInputAsset: boolean;
+  /** Succeeded jobs of this type carry an output asset (ai_output). */
+  producesOutput: boolean;
+  /** Counts toward the user's quotas (operator probes do not). */
+  countsTowardQuota: boolean;
+  /** Checks the type-specific parts of a command (parameters, prompt rules); throws InvalidArgumentError. */
+  validateInput(command: JobCommand): void;
+}
+
+const JOB_TYPE_PATTERN = /^[a-z][a-z0-9_.]{1,63}$/;
+
+/** Why a definition is unusable, or undefined when it is fine. */
+export function definitionProblem(definition: JobDefinition): string | undefined {
+  const d = definition;
+  if (!JOB_TYPE_PATTERN.test(d.jobType)) return `jobType "${d.jobType}" must match ${JOB_TYPE_PATTERN}`;
+  if (!d.label.trim()) return `${d.jobType}: label must not be empty`;
+  if (d.queue !== 'interactive' && d.queue !== 'background') return `${d.jobType}: unknown queue "${String(d.queue)}"`;
+  if (!Number.isInteger(d.defaultPriority) || Math.abs(d.defaultPriority) > 100)
+    return `${d.jobType}: defaultPriority must be an integer in -100..100`;
+  if (!Number.isInteger(d.timeoutMs) || d.timeoutMs < 1_000 || d.timeoutMs > 600_000) {
+    return `${d.jobType}: timeoutMs must be between 1000 and 600000, got ${d.timeoutMs}`;
+  }
+  if (!Number.isInteger(d.maxAttempts) || d.maxAttempts < 1 || d.maxAttempts > 20) return `${d.jobType}: maxAttempts must be in 1..20`;
+  if (d.retryBackoff.baseDelayMs < 0 || d.retryBackoff.maxDelayMs < d.retryBackoff.baseDelayMs) {
+    return `${d.jobType}: retryBackoff needs 0 <= baseDelayMs <= maxDelayMs`;
+  }
+  if (d.producesOutput && !d.usesModel) return `${d.jobType}: a job type that produces output needs a model (and so a provider)`;
+  return undefined;
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '@atelier/errors';
+import {
+  JobDefinitionError,
+  JobDefinitionRegistry,
+  SHIPPED_DEFINITIONS,
+  createRegistry,
+  type JobCommand,
+  type JobDefinition,
+} from './index.js';
+
+const canary = SHIPPED_DEFINITIONS.find((d) => d.jobType === 'system.canary')!;
+const command = (overrides: Partial<JobCommand> = {}): JobCommand => ({
+  jobType: 'image.stylize',
+  petId: null,
+  modelId: null,
+  styleId: null,
+  inputAssetId: null,
+  prompt: '',
+  negativePrompt: '',
+  width: null,
+  height: null,
+  parameters: {},
+  ...overrides,
+});
+
+describe('job definitions - registry', () => {
+  it('ships image.stylize (interactive), image.upscale (background) and system.canary', () => {
+    const registry = createRegistry();
+    expect(registry.get('image.stylize').queue).toBe('interactive');
+    expect(registry.get('image.upscale').queue).toBe('background');
+    expect(registry.get('system.canary')).toMatchObject({ usesModel: false, usesInputAsset: false, producesOutput: false });
+  });
+
+  it('refuses an unknown job type with INVALID_ARGUMENT naming the field', () => {
+    expect(() => createRegistry().get('image.explode')).toThrow(InvalidArgumentError);
+    try {
+      createRegistry().get('image.explode');
+    } catch (error) {
+      expect((error as InvalidArgumentError).field).toBe('job_type');
+    }
+  });
+
+  it.each<[string, Partial<JobDefinition>, RegExp]>([
+    ['a bad jobType', { jobType: 'Bad Type' }, /jobType "Bad Type" must match/],
+    ['a timeout under 1 s', { timeoutMs: 999 }, /timeoutMs must be between 1000 and 600000, got 999/],
+    ['a timeout over 600 s', { timeoutMs: 600_001 }, /timeoutMs must be between/],
+    ['an unknown queue', { queue: 'urgent' as never }, /unknown queue "urgent"/],
+    ['zero attempts', { maxAttempts: 0 }, /maxAttempts/],
+    ['output without a model', { producesOutput: true, usesModel: false }, /needs a model/],
+  ])('fails start-up on %s', (_name, overrides, message) => {
+    expect(() => new JobDefinitionRegistry([{ ...canary, ...overrides }])).toThrow(message);
+    expect(() => new JobDefinitionRegistry([{ ...canary, ...overrides }])).toThrow(JobDefinitionError);
+  });
+
+  it('fails start-up on a duplicate definition', () => {
+    expect(() => new JobDefinitionRegistry([canary, { ...canary }])).toThrow('duplicate job definition: system.canary');
+  });
+});
+
+describe('job definitions - input rules', () => {
+  const registry = createRegistry();
+  it('accepts known parameters within range and names a bad one', () => {
+    expect(() => registry.get('image.stylize').validateInput(command({ parameters: { strength: 0.5 } }))).not.toThrow();
+    expect(() => registry.get('image.stylize').validateInput(command({ parameters: { strength: 2 } }))).toThrow('parameters.strength');
+    expect(() => registry.get('image.stylize').validateInput(command({ parameters: { colour: 'red' } }))).toThrow('parameters.colour');
+    expect(() => registry.get('image.upscale').validateInput(command({ jobType: 'image.upscale', parameters: { scale: 3 } }))).toThrow(
+      'parameters.scale',
+    );
+    expect(() => registry.get('system.canary').validateInput(command({ jobType: 'system.canary', prompt: 'hi' }))).toThrow('prompt');
+  });
+});

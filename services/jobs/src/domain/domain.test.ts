@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { createRegistry, type JobCommand } from '../definitions/index.js';
+import { isLegalTransition, isTerminal } from './job-state-machine.js';
+import { decodePageToken, encodePageToken, pageSize } from './page-token.js';
+import { decideQuota, secondsToNextUtcDay } from './quota.js';
+import { canonicalJson, requestHash } from './request-hash.js';
+import { backoffMs, decideFailure } from './retry-policy.js';
+
+const registry = createRegistry();
+const stylize = registry.get('image.stylize');
+
+describe('job state machine - legal transitions', () => {
+  it('allows exactly the seven moves of SPEC §4.2 (the reaper reuses running→queued|failed)', () => {
+    const statuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+    const legal = statuses.flatMap((from) => statuses.filter((to) => isLegalTransition(from, to)).map((to) => `${from}→${to}`));
+    expect(legal.sort()).toEqual([
+      'queued→cancelled',
+      'queued→running',
+      'running→cancelled',
+      'running→failed',
+      'running→queued',
+      'running→succeeded',
+    ]);
+    for (const terminal of ['succeeded', 'failed', 'cancelled'] as const) {
+      expect(isTerminal(terminal)).toBe(true);
+      for (const to of statuses) expect(isLegalTransition(terminal, to)).toBe(false);
+    }
+  });
+});
+
+describe('request hash - canonical command', () => {
+  const command: JobCommand = {
+    jobType: 'image.stylize',
+    petId: null,
+    modelId: 'm',
+    styleId: 's',
+    inputAssetId: 'a',
+    prompt: 'a cat',
+    negativePrompt: '',
+    width: null,
+    height: null,
+    parameters: { strength: 0.5, seed: 7 },
+  };
+  it('does not depend on key order and is 32 bytes', () => {
+    const reordered = { ...command, parameters: { seed: 7, strength: 0.5 } };
+    expect(requestHash(reordered).equals(requestHash(command))).toBe(true);
+    expect(requestHash(command)).toHaveLength(32);
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}');
+  });
+  it('changes with any field of the command', () => {
+    expect(requestHash({ ...command, prompt: 'a dog' }).equals(requestHash(command))).toBe(false);
+    expect(requestHash({ ...command, parameters: { strength: 0.6, seed: 7 } }).equals(requestHash(command))).toBe(false);
+  });
+});
+
+describe('quota - decision and retry-after', () => {
+  const limits = { dailyLimit: 20, maxInFlight: 2, inFlightRetryAfterSeconds: 10 };
+  const noon = new Date('2026-11-30T12:00:00.000Z');
+  it('refuses over the daily limit until the next UTC day', () => {
+    expect(decideQuota({ today: 20, inFlight: 0 }, limits, noon)).toMatchObject({
+      allowed: false,
+      limit: 'daily',
+      retryAfterSeconds: 12 * 3600,
+    });
+    expect(secondsToNextUtcDay(new Date('2026-11-30T23:59:59.500Z'))).toBe(1);
+  });
+  it('refuses over the in-flight limit with the fixed small retry-after', () => {
+    expect(decideQuota({ today: 3, inFlight: 2 }, limits, noon)).toMatchObject({
+      allowed: false,
+      limit: 'in_flight',
+      retryAfterSeconds: 10,
+    });
+    expect(decideQuota({ today: 19, inFlight: 1 }, limits, noon)).toEqual({ allowed: true });
+  });
+});
+
+describe('retry policy - requeue or fail', () => {
+  const facts = { errorClass: 'provider' as const, retryable: true, attempt: 1, maxAttempts: 3, earlierInternalFailures: 0 };
+  it('retries provider, validation and timeout errors while attempts remain', () => {
+    expect(decideFailure(facts, stylize, () => 0.5)).toEqual({ outcome: 'requeue', delayMs: 2000 });
+    expect(decideFailure({ ...facts, errorClass: 'validation', attempt: 2 }, stylize, () => 0.5)).toEqual({
+      outcome: 'requeue',
+      delayMs: 4000,
+    });
+    expect(decideFailure({ ...facts, errorClass: 'timeout' }, stylize).outcome).toBe('requeue');
+    expect(decideFailure({ ...facts, attempt: 3 }, stylize).outcome).toBe('fail');
+  });
+  it('never retries content-safety or credential errors, nor what the worker calls final', () => {
+    expect(decideFailure({ ...facts, errorClass: 'content_safety' }, stylize).outcome).toBe('fail');
+    expect(decideFailure({ ...facts, errorClass: 'credential' }, stylize).outcome).toBe('fail');
+    expect(decideFailure({ ...facts, retryable: false }, stylize).outcome).toBe('fail');
+  });
+  it('retries an internal error once', () => {
+    expect(decideFailure({ ...facts, errorClass: 'internal' }, stylize).outcome).toBe('requeue');
+    expect(decideFailure({ ...facts, errorClass: 'internal', attempt: 2, earlierInternalFailures: 1 }, stylize).outcome).toBe('fail');
+  });
+  it('ends a cancelled attempt cancelled', () => {
+    expect(decideFailure({ ...facts, errorClass: 'cancelled' }, stylize)).toEqual({ outcome: 'cancel' });
+  });
+  it('backs off exponentially with ±20 % jitter and a cap', () => {
+    expect(backoffMs(1, stylize, () => 0)).toBe(1600);
+    expect(backoffMs(1, stylize, () => 1)).toBe(2400);
+    expect(backoffMs(10, stylize, () => 0.5)).toBe(60_000);
+  });
+});
+
+describe('page tokens', () => {
+  it('round-trips a cursor and refuses garbage naming the field', () => {
+    const cursor = { createdAt: new Date('2026-11-30T01:02:03.456Z'), id: '019a0000-0000-7000-8000-000000000001' };
+    expect(decodePageToken(encodePageToken(cursor))).toEqual(cursor);
+    expect(decodePageToken('')).toBeUndefined();
+    expect(() => decodePageToken('garbage')).toThrow('page_token: is not a token returned by a previous page');
+    expect(pageSize(0)).toBe(20);
+    expect(() => pageSize(101)).toThrow('page_size');
+  });
+});

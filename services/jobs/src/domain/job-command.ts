@@ -1,0 +1,48 @@
+import type { jobsV1 } from '@atelier/contracts';
+import { InvalidArgumentError } from '@atelier/errors';
+import { requireIntInRange, requireUuid } from '@atelier/validation';
+import type { JobCommand, JobDefinition } from '../definitions/index.js';
+
+const MAX_PARAMETERS_BYTES = 16 * 1024;
+
+function optionalUuid(value: string | undefined, field: string): string | null {
+  return value === undefined || value === '' ? null : requireUuid(value, field);
+}
+
+function requirePresence(value: unknown, field: string, rule: 'required' | 'optional' | 'none', jobType: string): void {
+  if (rule === 'required' && value === null) throw new InvalidArgumentError(field, `is required for ${jobType}`);
+  if (rule === 'none' && value !== null) throw new InvalidArgumentError(field, `is not used by ${jobType}`);
+}
+
+/**
+ * The user's request as a normalised command: ids canonical, text within limits (prompt ≤ 10000,
+ * negative prompt ≤ 3000 characters), dimensions 64–8192, parameters a small JSON object, and
+ * the fields the job type needs present and the ones it does not use absent.
+ */
+export function normaliseCommand(request: jobsV1.CreateJobRequest, definition: JobDefinition): JobCommand {
+  const prompt = request.prompt.trim();
+  const negativePrompt = request.negativePrompt.trim();
+  if (prompt.length > 10_000) throw new InvalidArgumentError('prompt', 'must be at most 10000 characters');
+  if (negativePrompt.length > 3_000) throw new InvalidArgumentError('negative_prompt', 'must be at most 3000 characters');
+  const parameters = request.parameters ?? {};
+  if (Buffer.byteLength(JSON.stringify(parameters)) > MAX_PARAMETERS_BYTES) {
+    throw new InvalidArgumentError('parameters', `must be at most ${MAX_PARAMETERS_BYTES} bytes as JSON`);
+  }
+  const command: JobCommand = {
+    jobType: definition.jobType,
+    petId: optionalUuid(request.petId, 'pet_id'),
+    modelId: optionalUuid(request.modelId, 'model_id'),
+    styleId: optionalUuid(request.styleId, 'style_id'),
+    inputAssetId: optionalUuid(request.inputAssetId, 'input_asset_id'),
+    prompt,
+    negativePrompt,
+    width: request.width === undefined ? null : requireIntInRange(request.width, 'width', 64, 8192),
+    height: request.height === undefined ? null : requireIntInRange(request.height, 'height', 64, 8192),
+    parameters,
+  };
+  requirePresence(command.modelId, 'model_id', definition.usesModel ? 'required' : 'none', definition.jobType);
+  requirePresence(command.styleId, 'style_id', definition.style, definition.jobType);
+  requirePresence(command.inputAssetId, 'input_asset_id', definition.usesInputAsset ? 'required' : 'none', definition.jobType);
+  definition.validateInput(command);
+  return command;
+}

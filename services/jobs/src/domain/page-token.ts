@@ -1,0 +1,31 @@
+import { InvalidArgumentError } from '@atelier/errors';
+
+/** Where the previous page ended in (created_at DESC, id DESC) order. */
+export interface PageCursor {
+  createdAt: Date;
+  id: string;
+}
+
+export function encodePageToken(cursor: PageCursor): string {
+  return Buffer.from(JSON.stringify({ c: cursor.createdAt.toISOString(), i: cursor.id })).toString('base64url');
+}
+
+/** An opaque token from a previous page; anything else is the client's mistake. */
+export function decodePageToken(token: string, field = 'page_token'): PageCursor | undefined {
+  if (!token) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
+    const createdAt = new Date(String(parsed.c));
+    if (typeof parsed.i !== 'string' || !/^[0-9a-f-]{36}$/.test(parsed.i) || Number.isNaN(createdAt.getTime())) throw new Error('shape');
+    return { createdAt, id: parsed.i };
+  } catch {
+    throw new InvalidArgumentError(field, 'is not a token returned by a previous page');
+  }
+}
+
+/** 1–100; 0 means the default of 20. */
+export function pageSize(requested: number, field = 'page_size'): number {
+  if (requested === 0) return 20;
+  if (!Number.isInteger(requested) || requested < 1 || requested > 100) throw new InvalidArgumentError(field, 'must be between 1 and 100');
+  return requested;
+}

@@ -1,0 +1,44 @@
+import type { JobDefinition } from '../definitions/index.js';
+
+/** How a worker classified a failure (execution.proto ErrorClass, stored lower-case). */
+export type ErrorClass = 'provider' | 'validation' | 'content_safety' | 'timeout' | 'credential' | 'cancelled' | 'internal';
+
+export type FailureDecision = { outcome: 'requeue'; delayMs: number } | { outcome: 'fail' } | { outcome: 'cancel' };
+
+export interface FailureFacts {
+  errorClass: ErrorClass;
+  /** The worker's opinion; final classes are never retried whatever it says. */
+  retryable: boolean;
+  /** The attempt that just failed (1-based). */
+  attempt: number;
+  maxAttempts: number;
+  /** INTERNAL failures earlier attempts of this job already had. */
+  earlierInternalFailures: number;
+}
+
+/**
+ * Requeue or fail (SPEC §5): provider and validation errors retry with backoff while attempts
+ * remain; timeouts as the definition says; content-safety and credential errors are final;
+ * internal errors retry once; a cancellation ends the job cancelled.
+ */
+export function decideFailure(facts: FailureFacts, definition: JobDefinition, random: () => number = Math.random): FailureDecision {
+  if (facts.errorClass === 'cancelled') return { outcome: 'cancel' };
+  const attemptsLeft = facts.attempt < facts.maxAttempts;
+  const classAllowsRetry =
+    facts.errorClass === 'provider' ||
+    facts.errorClass === 'validation' ||
+    (facts.errorClass === 'timeout' && definition.retryOnTimeout) ||
+    (facts.errorClass === 'internal' && facts.earlierInternalFailures === 0);
+  if (!facts.retryable || !classAllowsRetry || !attemptsLeft) return { outcome: 'fail' };
+  return { outcome: 'requeue', delayMs: backoffMs(facts.attempt, definition, random) };
+}
+
+/**
+ * baseDelayMs · 2^(attempt-1), capped at maxDelayMs, with ±20 % jitter so that jobs failing
+ * together (a provider outage) do not come back together.
+ */
+export function backoffMs(attempt: number, definition: Pick<JobDefinition, 'retryBackoff'>, random: () => number = Math.random): number {
+  const { baseDelayMs, maxDelayMs } = definition.retryBackoff;
+  const exponential = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exponential * (0.8 + 0.4 * random()));
+}

@@ -1,0 +1,356 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobsEventsV1, jobsExecutionV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import { ErrorCode } from '@atelier/errors';
+import { jetstreamManager } from '@atelier/nats';
+import {
+  canaryRequest,
+  catalogChoice,
+  refusal,
+  startJobsHarness,
+  uploadInputImage,
+  type JobsHarness,
+} from './test-support/jobs-harness.js';
+
+let h: JobsHarness;
+let choice: Awaited<ReturnType<typeof catalogChoice>>;
+
+beforeAll(async () => {
+  h = await startJobsHarness();
+  choice = await catalogChoice(h.catalog);
+}, 90_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+let userSeq = 0;
+const newUser = () => `user-${process.pid}-${++userSeq}`;
+
+async function stylizeRequest(userId: string, key: string, overrides: Partial<jobsV1.CreateJobRequest> = {}) {
+  return jobsV1.CreateJobRequest.fromPartial({
+    userId,
+    idempotencyKey: key,
+    jobType: 'image.stylize',
+    modelId: choice.stylizer.id,
+    styleId: choice.style.id,
+    inputAssetId: overrides.inputAssetId ?? (await uploadInputImage(h.media, userId)),
+    prompt: 'my cat as a renaissance painting',
+    parameters: { strength: 0.7 },
+    ...overrides,
+  });
+}
+
+async function countRows(sql: string, values: unknown[] = []): Promise<number> {
+  return Number((await h.db.query(sql, values)).rows[0].n);
+}
+
+describe('jobs - CreateJob', () => {
+  it('creates a queued job with catalog snapshots, its creation event and its dispatch', async () => {
+    const user = newUser();
+    const { job, created } = await h.jobs.createJob(await stylizeRequest(user, 'k1'));
+    expect(created).toBe(true);
+    expect(job).toMatchObject({
+      userId: user,
+      jobType: 'image.stylize',
+      status: jobsV1.JobStatus.QUEUED,
+      queue: jobsV1.JobQueue.INTERACTIVE,
+      progress: 0,
+      attemptCount: 0,
+      maxAttempts: 3,
+      snapshot: {
+        providerCode: choice.stylizer.providerCode,
+        providerModel: choice.stylizer.providerModel,
+        modelVersion: choice.stylizer.modelVersion,
+        styleCode: choice.style.code,
+      },
+      parameters: { strength: 0.7 },
+      idempotencyKey: 'k1',
+    });
+    expect(job!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+    expect(await countRows(`SELECT count(*) AS n FROM jobs.job_events WHERE job_id = $1 AND to_status = 'queued'`, [job!.id])).toBe(1);
+    const outbox = await h.db.query(`SELECT event_type, subject, payload FROM jobs.outbox WHERE aggregate_id = $1`, [job!.id]);
+    expect(outbox.rows).toEqual([
+      { event_type: 'job.dispatch', subject: h.topology.dispatchSubject('interactive'), payload: expect.any(Object) },
+    ]);
+    const dispatch = jobsEventsV1.JobDispatch.fromJSON(outbox.rows[0].payload);
+    expect(dispatch).toMatchObject({ jobId: job!.id, jobType: 'image.stylize', queue: jobsV1.JobQueue.INTERACTIVE, attempt: 1 });
+  });
+
+  it('replays the same job for the same key and command, even with cosmetic differences', async () => {
+    const user = newUser();
+    const request = await stylizeRequest(user, 'replay-key');
+    const first = await h.jobs.createJob(request);
+    const again = await h.jobs.createJob({ ...request, prompt: `  ${request.prompt}  `, idempotencyKey: ' replay-key ' });
+    expect(again.created).toBe(false);
+    expect(again.job!.id).toBe(first.job!.id);
+    expect(await countRows('SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1', [user])).toBe(1);
+  });
+
+  it('refuses the same key with another command as IDEMPOTENCY_PAYLOAD_MISMATCH, writing nothing', async () => {
+    const user = newUser();
+    const request = await stylizeRequest(user, 'mismatch-key');
+    await h.jobs.createJob(request);
+    const error = await refusal(h.jobs.createJob({ ...request, prompt: 'a different prompt' }));
+    expect(error).toMatchObject({ code: ErrorCode.ALREADY_EXISTS, reason: 'IDEMPOTENCY_PAYLOAD_MISMATCH' });
+    expect(await countRows('SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1', [user])).toBe(1);
+  });
+
+  it('turns 50 concurrent identical requests into exactly one job', async () => {
+    const user = newUser();
+    const request = await stylizeRequest(user, 'burst-key');
+    const results = await Promise.all(Array.from({ length: 50 }, () => h.jobs.createJob(request)));
+    expect(new Set(results.map((r) => r.job!.id)).size).toBe(1);
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(await countRows('SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1', [user])).toBe(1);
+    expect(await countRows(`SELECT count(*) AS n FROM jobs.outbox WHERE aggregate_id = $1`, [results[0]!.job!.id])).toBe(1);
+  });
+
+  it('admits at most the in-flight limit out of 20 concurrent creates with different keys', async () => {
+    const user = newUser();
+    const input = await uploadInputImage(h.media, user);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, async (_, i) => h.jobs.createJob(await stylizeRequest(user, `parallel-${i}`, { inputAssetId: input }))),
+    );
+    const admitted = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(admitted).toHaveLength(2);
+    for (const outcome of outcomes.filter((o) => o.status === 'rejected')) {
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({
+        code: ErrorCode.RESOURCE_EXHAUSTED,
+        reason: 'GENERATION_QUOTA_EXCEEDED',
+        retryAfterSeconds: 10,
+      });
+    }
+    expect(await countRows(`SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1`, [user])).toBe(2);
+  });
+
+  it('gives quota back when a job is cancelled', async () => {
+    const user = newUser();
+    const input = await uploadInputImage(h.media, user);
+    const first = await h.jobs.createJob(await stylizeRequest(user, 'q1', { inputAssetId: input }));
+    await h.jobs.createJob(await stylizeRequest(user, 'q2', { inputAssetId: input }));
+    expect(await refusal(h.jobs.createJob(await stylizeRequest(user, 'q3', { inputAssetId: input })))).toMatchObject({
+      code: ErrorCode.RESOURCE_EXHAUSTED,
+    });
+    await h.jobs.cancelJob({ jobId: first.job!.id, userId: user });
+    expect((await h.jobs.createJob(await stylizeRequest(user, 'q3', { inputAssetId: input }))).created).toBe(true);
+  });
+
+  it('does not count operator canaries against quotas', async () => {
+    const user = newUser();
+    for (let i = 0; i < 5; i += 1) expect((await h.jobs.createJob(canaryRequest(user, `canary-${i}`))).created).toBe(true);
+  });
+
+  it('refuses invalid requests with the field or rule named, and writes nothing', async () => {
+    const user = newUser();
+    const other = newUser();
+    const ownInput = await uploadInputImage(h.media, user);
+    const othersInput = await uploadInputImage(h.media, other);
+    const postImage = await uploadInputImage(h.media, user, mediaV1.AssetPurpose.POST_IMAGE);
+    const notReady = (
+      await h.media.createUpload({ ownerUserId: user, purpose: mediaV1.AssetPurpose.AI_INPUT, contentType: 'image/png', sizeBytes: 100 })
+    ).asset!.id;
+    const base = await stylizeRequest(user, 'invalid', { inputAssetId: ownInput });
+    const cases: [Partial<jobsV1.CreateJobRequest>, object][] = [
+      [{ jobType: 'image.explode' }, { code: ErrorCode.INVALID_ARGUMENT, field: 'job_type' }],
+      [{ idempotencyKey: '   ' }, { code: ErrorCode.INVALID_ARGUMENT, field: 'idempotency_key' }],
+      [{ idempotencyKey: 'k'.repeat(129) }, { field: 'idempotency_key' }],
+      [{ userId: '' }, { field: 'user_id' }],
+      [{ styleId: undefined }, { field: 'style_id' }],
+      [{ modelId: 'not-a-uuid' }, { field: 'model_id' }],
+      [{ prompt: 'x'.repeat(10_001) }, { field: 'prompt' }],
+      [{ negativePrompt: 'x'.repeat(3_001) }, { field: 'negative_prompt' }],
+      [{ width: 10 }, { field: 'width' }],
+      [{ height: 9000 }, { field: 'height' }],
+      [{ parameters: { strength: 5 } }, { field: 'parameters.strength' }],
+      [{ parameters: { colour: 'red' } }, { field: 'parameters.colour' }],
+      [{ modelId: choice.upscaler.id }, { code: ErrorCode.FAILED_PRECONDITION, reason: 'MODEL_JOB_TYPE_MISMATCH' }],
+      [{ modelId: '019a0000-0000-7000-8000-0000000000ff' }, { code: ErrorCode.FAILED_PRECONDITION, reason: 'MODEL_NOT_FOUND' }],
+      [{ styleId: '019a0000-0000-7000-8000-0000000000ff' }, { code: ErrorCode.FAILED_PRECONDITION, reason: 'STYLE_NOT_FOUND' }],
+      [{ inputAssetId: othersInput }, { code: ErrorCode.NOT_FOUND, reason: 'INPUT_ASSET_NOT_FOUND' }],
+      [{ inputAssetId: '019a0000-0000-7000-8000-0000000000ff' }, { code: ErrorCode.NOT_FOUND, reason: 'INPUT_ASSET_NOT_FOUND' }],
+      [{ inputAssetId: notReady }, { code: ErrorCode.FAILED_PRECONDITION, reason: 'MEDIA_NOT_READY' }],
+      [{ inputAssetId: postImage }, { code: ErrorCode.FAILED_PRECONDITION, reason: 'INPUT_ASSET_WRONG_PURPOSE' }],
+    ];
+    for (const [overrides, expected] of cases) {
+      expect(await refusal(h.jobs.createJob({ ...base, ...overrides })), JSON.stringify(overrides).slice(0, 80)).toMatchObject(expected);
+    }
+    expect(await countRows('SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1', [user])).toBe(0);
+  });
+
+  it('refuses a disabled model or style', async () => {
+    const user = newUser();
+    const base = await stylizeRequest(user, 'disabled');
+    await h.catalog.setStyleEnabled({ styleId: choice.style.id, enabled: false });
+    try {
+      expect(await refusal(h.jobs.createJob(base))).toMatchObject({ code: ErrorCode.FAILED_PRECONDITION, reason: 'STYLE_DISABLED' });
+    } finally {
+      await h.catalog.setStyleEnabled({ styleId: choice.style.id, enabled: true });
+    }
+    await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: false });
+    try {
+      expect(await refusal(h.jobs.createJob(base))).toMatchObject({ code: ErrorCode.FAILED_PRECONDITION, reason: 'MODEL_DISABLED' });
+    } finally {
+      await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: true });
+    }
+    expect((await h.jobs.createJob(base)).created).toBe(true);
+  });
+});
+
+describe('jobs - daily quota', () => {
+  it('refuses over the daily limit with retry-after until the next UTC day; cancelled jobs do not count', async () => {
+    await h.restart({ QUOTA_DAILY_LIMIT: 3, QUOTA_MAX_IN_FLIGHT: 100 });
+    try {
+      const user = newUser();
+      const input = await uploadInputImage(h.media, user);
+      const jobs = [];
+      for (let i = 0; i < 3; i += 1)
+        jobs.push((await h.jobs.createJob(await stylizeRequest(user, `day-${i}`, { inputAssetId: input }))).job!);
+      const error = await refusal(h.jobs.createJob(await stylizeRequest(user, 'day-3', { inputAssetId: input })));
+      const now = new Date();
+      const expected = Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000);
+      expect(error).toMatchObject({ code: ErrorCode.RESOURCE_EXHAUSTED, reason: 'GENERATION_QUOTA_EXCEEDED' });
+      expect(Math.abs(error.retryAfterSeconds! - expected)).toBeLessThanOrEqual(5);
+      await h.jobs.cancelJob({ jobId: jobs[0]!.id, userId: user });
+      expect((await h.jobs.createJob(await stylizeRequest(user, 'day-3', { inputAssetId: input }))).created).toBe(true);
+    } finally {
+      await h.restart({ QUOTA_DAILY_LIMIT: 20, QUOTA_MAX_IN_FLIGHT: 2 });
+    }
+  });
+});
+
+describe('jobs - GetJob, ListJobs, CancelJob', () => {
+  it('shows the owner a job with its queue position and timings, and nobody else', async () => {
+    const user = newUser();
+    const a = (await h.jobs.createJob(canaryRequest(user, 'pos-a'))).job!;
+    const b = (await h.jobs.createJob(canaryRequest(user, 'pos-b'))).job!;
+    const first = (await h.jobs.getJob({ jobId: a.id, userId: user })).job!;
+    const second = (await h.jobs.getJob({ jobId: b.id, userId: user })).job!;
+    expect(second.queuePosition).toBe(first.queuePosition! + 1);
+    expect(second.timings).toMatchObject({ runningMs: 0, attempts: [] });
+    expect(await refusal(h.jobs.getJob({ jobId: a.id, userId: newUser() }))).toMatchObject({
+      code: ErrorCode.NOT_FOUND,
+      reason: 'JOB_NOT_FOUND',
+    });
+    expect(await refusal(h.jobs.getJob({ jobId: 'nope', userId: user }))).toMatchObject({ field: 'job_id' });
+  });
+
+  it("pages through a user's jobs newest first, stable while new jobs arrive, with a status filter", async () => {
+    const user = newUser();
+    const created: string[] = [];
+    for (let i = 0; i < 5; i += 1) created.push((await h.jobs.createJob(canaryRequest(user, `list-${i}`))).job!.id);
+    const seen: string[] = [];
+    let token = '';
+    do {
+      const page = await h.jobs.listJobs({ userId: user, status: jobsV1.JobStatus.UNSPECIFIED, pageSize: 2, pageToken: token });
+      seen.push(...page.jobs.map((j) => j.id));
+      await h.jobs.createJob(canaryRequest(user, `list-late-${seen.length}`)); // arrives between pages
+      token = page.nextPageToken;
+    } while (token);
+    expect(seen).toEqual([...created].reverse());
+    await h.jobs.cancelJob({ jobId: created[0]!, userId: user });
+    const cancelled = await h.jobs.listJobs({ userId: user, status: jobsV1.JobStatus.CANCELLED, pageSize: 0, pageToken: '' });
+    expect(cancelled.jobs.map((j) => j.id)).toEqual([created[0]]);
+    expect(await refusal(h.jobs.listJobs({ userId: user, status: 0, pageSize: 0, pageToken: 'bogus' }))).toMatchObject({
+      field: 'page_token',
+    });
+  });
+
+  it('cancels a queued job once, announces it, and refuses a second cancel', async () => {
+    const user = newUser();
+    const job = (await h.jobs.createJob(canaryRequest(user, 'cancel-me'))).job!;
+    const cancelled = (await h.jobs.cancelJob({ jobId: job.id, userId: user })).job!;
+    expect(cancelled).toMatchObject({ status: jobsV1.JobStatus.CANCELLED });
+    expect(cancelled.completedAt).toBeInstanceOf(Date);
+    expect(await refusal(h.jobs.cancelJob({ jobId: job.id, userId: user }))).toMatchObject({
+      code: ErrorCode.FAILED_PRECONDITION,
+      reason: 'JOB_ALREADY_FINISHED',
+    });
+    expect(await refusal(h.jobs.cancelJob({ jobId: job.id, userId: newUser() }))).toMatchObject({ code: ErrorCode.NOT_FOUND });
+    const outbox = await h.db.query(`SELECT event_type, subject FROM jobs.outbox WHERE aggregate_id = $1 ORDER BY id`, [job.id]);
+    expect(outbox.rows.map((r) => r.event_type)).toEqual(['job.dispatch', 'job.cancelled']);
+    expect(outbox.rows[1].subject).toBe(h.topology.eventSubject('cancelled'));
+  });
+
+  it('cancels a running job; the worker hears STOP/CANCELLED at its next heartbeat', async () => {
+    const user = newUser();
+    const job = (await h.jobs.createJob(canaryRequest(user, 'cancel-running'))).job!;
+    await h.execution.claimJob({ jobId: job.id, workerId: 'worker-a' });
+    expect((await h.jobs.cancelJob({ jobId: job.id, userId: user })).job!.status).toBe(jobsV1.JobStatus.CANCELLED);
+    const beat = await h.execution.heartbeat({ jobId: job.id, workerId: 'worker-a', progress: 50 });
+    expect(beat).toMatchObject({ directive: jobsExecutionV1.HeartbeatDirective.STOP, stopReason: jobsExecutionV1.StopReason.CANCELLED });
+  });
+});
+
+describe('jobs - WatchJob', () => {
+  it('streams each change until the job is terminal, then ends', async () => {
+    const user = newUser();
+    const job = (await h.jobs.createJob(canaryRequest(user, 'watch-me'))).job!;
+    const seen: { status: jobsV1.JobStatus; progress: number; version: number }[] = [];
+    const watching = (async () => {
+      for await (const update of h.jobs.raw.watchJob({
+        jobId: job.id,
+        userId: user,
+        afterVersion: 0,
+      }) as AsyncIterable<jobsV1.WatchJobResponse>) {
+        seen.push({ status: update.job!.status, progress: update.job!.progress, version: update.job!.version });
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await h.execution.claimJob({ jobId: job.id, workerId: 'watch-worker' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await h.execution.heartbeat({ jobId: job.id, workerId: 'watch-worker', progress: 40 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await h.execution.completeJob({ jobId: job.id, workerId: 'watch-worker', outputAssetId: '', outputSha256: '' });
+    await watching;
+    expect(seen.map((s) => [s.status, s.progress])).toEqual([
+      [jobsV1.JobStatus.QUEUED, 0],
+      [jobsV1.JobStatus.RUNNING, 0],
+      [jobsV1.JobStatus.RUNNING, 40],
+      [jobsV1.JobStatus.SUCCEEDED, 100],
+    ]);
+    expect(seen.map((s) => s.version)).toEqual([...seen.map((s) => s.version)].sort((a, b) => a - b));
+    const resumed: number[] = [];
+    for await (const update of h.jobs.raw.watchJob({
+      jobId: job.id,
+      userId: user,
+      afterVersion: seen.at(-1)!.version,
+    }) as AsyncIterable<jobsV1.WatchJobResponse>) {
+      resumed.push(update.job!.version);
+    }
+    expect(resumed).toEqual([]);
+  });
+});
+
+describe('jobs - published messages carry ids only', () => {
+  it('puts no prompt or user data on NATS', async () => {
+    const user = newUser();
+    const { job } = await h.jobs.createJob(await stylizeRequest(user, 'privacy', { prompt: 'SECRET-PROMPT-TEXT' }));
+    await h.jobs.cancelJob({ jobId: job!.id, userId: user });
+    const jsm = await jetstreamManager(h.nats);
+    const payloads: string[] = [];
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && payloads.filter((p) => p.includes(job!.id)).length < 2) {
+      payloads.length = 0;
+      for (const stream of [h.topology.jobsStream, h.topology.eventsStream]) {
+        const { state } = await jsm.streams.info(stream);
+        for (let seq = state.first_seq; seq <= state.last_seq; seq += 1) {
+          const message = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+          if (message) payloads.push(message.string());
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const mine = payloads.filter((p) => p.includes(job!.id));
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    for (const payload of mine) {
+      expect(payload).not.toContain('SECRET-PROMPT-TEXT');
+      expect(payload).not.toContain(user);
+      const keys = Object.keys(JSON.parse(payload) as object);
+      expect(
+        keys.every((k) =>
+          ['jobId', 'jobType', 'queue', 'attempt', 'dueAt', 'eventType', 'status', 'errorCode', 'outputAssetId', 'occurredAt'].includes(k),
+        ),
+      ).toBe(true);
+    }
+  });
+});

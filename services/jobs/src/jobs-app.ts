@@ -1,0 +1,102 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { catalogV1, mediaV1 } from '@atelier/contracts';
+import { createSqlPool } from '@atelier/db';
+import { createServiceClient, type GrpcServerHandle } from '@atelier/grpc';
+import type { Logger } from '@atelier/logging';
+import { connectNats, ensureJobStreams, jetstream, jetstreamManager, jobsTopology, type NatsConnection } from '@atelier/nats';
+import type { JobsConfig } from './config.js';
+import { createRegistry } from './definitions/index.js';
+import type { OutboxSubjects } from './db/job-row.js';
+import type { JobsContext } from './jobs-context.js';
+import { JobWatchHub } from './job-watch-hub.js';
+import { OutboxRelay } from './outbox/outbox-relay.js';
+import { OutboxWakeups } from './outbox/outbox-wakeups.js';
+import { LeaseReaper } from './reaper/lease-reaper.js';
+import { startJobsServer } from './server.js';
+
+export type JobsAppConfig = Omit<JobsConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS'>;
+
+export interface JobsApp {
+  readonly server: GrpcServerHandle;
+  readonly context: JobsContext;
+  readonly relay: OutboxRelay;
+  readonly reaper: LeaseReaper;
+  readonly nats: NatsConnection;
+  /** Stops serving (graceful for graceMs), then the relay, reaper, connections. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/**
+ * Wires the jobs service: registry (validated here — a bad definition stops start-up), pg pool,
+ * peers, JetStream streams (declared idempotently), the outbox relay with its wake-ups, the lease
+ * reaper and the gRPC server.
+ */
+export async function startJobsApp(config: JobsAppConfig, logger: Logger, options: { host?: string } = {}): Promise<JobsApp> {
+  const registry = createRegistry();
+  const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'jobs' });
+  const topology = jobsTopology(config.NATS_STREAM_PREFIX);
+  const nats = await connectNats({ servers: config.NATS_URL, name: `jobs@${hostname()}` });
+  await ensureJobStreams(await jetstreamManager(nats), topology);
+
+  const subjects: OutboxSubjects = {
+    dispatchInteractive: topology.dispatchSubject('interactive'),
+    dispatchBackground: topology.dispatchSubject('background'),
+    eventPrefix: topology.eventSubject(''),
+  };
+  const relay = new OutboxRelay({
+    pool,
+    js: jetstream(nats),
+    logger,
+    relayId: `relay/${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
+    pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+    lockTimeoutMs: config.OUTBOX_LOCK_TIMEOUT_MS,
+    maxAttempts: config.OUTBOX_MAX_ATTEMPTS,
+  });
+  const wakeups = new OutboxWakeups({ databaseUrl: config.DATABASE_URL, pool, logger, onWake: () => relay.wake() });
+  await wakeups.start();
+  const onOutboxWrite = () => wakeups.signal();
+
+  const peers = {
+    catalog: createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, { defaultDeadlineMs: 3_000 }),
+    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, { defaultDeadlineMs: 3_000 }),
+  };
+  const context: JobsContext = {
+    pool,
+    registry,
+    peers,
+    subjects,
+    logger,
+    watchHub: new JobWatchHub(),
+    quota: {
+      dailyLimit: config.QUOTA_DAILY_LIMIT,
+      maxInFlight: config.QUOTA_MAX_IN_FLIGHT,
+      inFlightRetryAfterSeconds: config.QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS,
+    },
+    leaseTtlMs: config.LEASE_TTL_MS,
+    watchPollMs: config.WATCH_POLL_MS,
+    onOutboxWrite,
+  };
+  const reaper = new LeaseReaper({ pool, registry, subjects, logger, onOutboxWrite, intervalMs: config.REAPER_INTERVAL_MS });
+  const server = await startJobsServer(context, { port: config.GRPC_PORT, host: options.host });
+  relay.start();
+  reaper.start();
+
+  return {
+    server,
+    context,
+    relay,
+    reaper,
+    nats,
+    async stop(graceMs) {
+      await server.shutdown(graceMs);
+      await reaper.stop();
+      await relay.stop();
+      await wakeups.stop();
+      peers.catalog.close();
+      peers.media.close();
+      await nats.drain().catch(() => {});
+      await pool.end();
+    },
+  };
+}

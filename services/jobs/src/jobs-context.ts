@@ -1,0 +1,22 @@
+import type { SqlPool } from '@atelier/db';
+import type { Logger } from '@atelier/logging';
+import type { JobDefinitionRegistry } from './definitions/index.js';
+import type { OutboxSubjects } from './db/job-row.js';
+import type { QuotaLimits } from './domain/quota.js';
+import type { JobWatchHub } from './job-watch-hub.js';
+import type { Peers } from './peer-validation.js';
+
+/** What the jobs RPC handlers depend on. */
+export interface JobsContext {
+  pool: SqlPool;
+  registry: JobDefinitionRegistry;
+  peers: Peers;
+  subjects: OutboxSubjects;
+  logger: Logger;
+  watchHub: JobWatchHub;
+  quota: QuotaLimits;
+  leaseTtlMs: number;
+  watchPollMs: number;
+  /** Call after every commit that wrote outbox rows: wakes the relays. */
+  onOutboxWrite: () => void;
+}

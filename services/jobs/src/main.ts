@@ -1,0 +1,35 @@
+// The jobs service: telemetry first (it must patch gRPC and pg before they load), then
+// configuration, the schema check, wiring and serving; shutdown in reverse.
+import { startTelemetry } from '@atelier/telemetry';
+
+const telemetry = startTelemetry({ serviceName: 'jobs' });
+
+const { loadConfigOrExit } = await import('@atelier/config');
+const { pendingMigrations } = await import('@atelier/db');
+const { createLogger } = await import('@atelier/logging');
+const { installShutdownHandlers } = await import('@atelier/lifecycle');
+const { jobsConfigSpec } = await import('./config.js');
+const { createJobsOrm } = await import('./db/jobs-orm.js');
+const { startJobsApp } = await import('./jobs-app.js');
+
+const config = loadConfigOrExit('jobs', jobsConfigSpec);
+const logger = createLogger({ service: 'jobs', level: config.LOG_LEVEL });
+
+const orm = await createJobsOrm(config.DATABASE_URL);
+const pending = await pendingMigrations(orm);
+await orm.close();
+if (pending.length > 0) {
+  logger.fatal({ pending }, 'schema jobs is behind: run `npm run migrate -w @atelier/jobs`');
+  process.exit(1);
+}
+
+const app = await startJobsApp(config, logger);
+logger.info({ port: app.server.port, streamPrefix: config.NATS_STREAM_PREFIX }, 'jobs serving gRPC');
+
+installShutdownHandlers(
+  async () => {
+    await app.stop(config.SHUTDOWN_GRACE_MS);
+    await telemetry.shutdown();
+  },
+  { logger, graceMs: config.SHUTDOWN_GRACE_MS + 5_000 },
+);

@@ -1,0 +1,173 @@
+import type { SqlPool } from '@atelier/db';
+import type { Logger } from '@atelier/logging';
+import type { JetStreamClient } from '@atelier/nats';
+import {
+  claimDueOutboxRows,
+  deletePublishedOutboxRows,
+  markOutboxFailed,
+  markOutboxPublished,
+  nextOutboxDueAt,
+  releaseStaleOutboxLocks,
+  type OutboxRow,
+} from '../db/outbox-sql.js';
+
+export interface OutboxRelayOptions {
+  pool: SqlPool;
+  js: JetStreamClient;
+  logger: Logger;
+  /** Unique per relay (process): the lock owner of claimed rows. */
+  relayId: string;
+  batchSize?: number;
+  /** Longest sleep without a wake-up (the poll fallback). */
+  pollIntervalMs?: number;
+  /** A claimed row not settled within this is given to another relay. */
+  lockTimeoutMs?: number;
+  /** Publish attempts before a row is dead. */
+  maxAttempts?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  publishTimeoutMs?: number;
+  /** Published rows are deleted after this. */
+  publishedRetentionMs?: number;
+}
+
+/**
+ * Moves outbox rows to JetStream: claim due rows (SKIP LOCKED), publish each with
+ * Nats-Msg-Id = dedupe key, mark the acknowledged ones published and back the others off.
+ * Wakes when told (a local commit, a NOTIFY from another replica), when the next delayed row
+ * falls due, and at least every poll interval. Any number of replicas may run one.
+ */
+export class OutboxRelay {
+  private readonly options: Required<OutboxRelayOptions>;
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+  private stopped = true;
+  private loop: Promise<void> | undefined;
+  private housekeeping: NodeJS.Timeout | undefined;
+
+  constructor(options: OutboxRelayOptions) {
+    this.options = {
+      batchSize: 200,
+      pollIntervalMs: 1_000,
+      lockTimeoutMs: 30_000,
+      maxAttempts: 10,
+      retryBaseMs: 500,
+      retryMaxMs: 60_000,
+      publishTimeoutMs: 5_000,
+      publishedRetentionMs: 24 * 3600_000,
+      ...options,
+    };
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.loop = this.run();
+    this.housekeeping = setInterval(() => void this.keepHouse(), Math.max(1_000, this.options.lockTimeoutMs / 2));
+    this.housekeeping.unref();
+  }
+
+  /** Asks for a cycle now. Cheap and coalescing: call it after every commit that wrote the outbox. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.housekeeping);
+    this.wakeUp?.();
+    await this.loop;
+  }
+
+  /** One claim → publish → settle cycle; answers how many rows it claimed. */
+  async runOnce(): Promise<number> {
+    const rows = await claimDueOutboxRows(this.options.pool, this.options.relayId, this.options.batchSize);
+    if (rows.length === 0) return 0;
+    const results = await Promise.allSettled(rows.map((row) => this.publish(row)));
+    const published: string[] = [];
+    const failures: { id: string; error: string; retryInMs: number }[] = [];
+    results.forEach((result, i) => {
+      const row = rows[i]!;
+      if (result.status === 'fulfilled') published.push(row.id);
+      else
+        failures.push({
+          id: row.id,
+          error: String((result.reason as Error)?.message ?? result.reason),
+          retryInMs: this.retryDelay(row.attempt_count),
+        });
+    });
+    await markOutboxPublished(this.options.pool, this.options.relayId, published);
+    if (failures.length > 0) {
+      await markOutboxFailed(this.options.pool, this.options.relayId, failures, this.options.maxAttempts);
+      this.options.logger.warn({ failed: failures.length, firstError: failures[0]!.error }, 'outbox publish failed; backing off');
+    }
+    return rows.length;
+  }
+
+  /** Releases expired locks and prunes old published rows. */
+  async keepHouse(): Promise<void> {
+    try {
+      const released = await releaseStaleOutboxLocks(this.options.pool, this.options.lockTimeoutMs, this.options.maxAttempts);
+      if (released > 0) {
+        this.options.logger.warn({ released }, 'released outbox rows whose relay lock expired');
+        this.wake();
+      }
+      await deletePublishedOutboxRows(this.options.pool, this.options.publishedRetentionMs, 1_000);
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'outbox housekeeping failed');
+    }
+  }
+
+  private publish(row: OutboxRow) {
+    return this.options.js.publish(row.subject, JSON.stringify(row.payload), {
+      msgID: row.dedupe_key,
+      timeout: this.options.publishTimeoutMs,
+    });
+  }
+
+  private retryDelay(attempt: number): number {
+    const exponential = Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** Math.max(0, attempt - 1));
+    return Math.round(exponential * (0.8 + 0.4 * Math.random()));
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      this.woken = false;
+      let claimed = 0;
+      try {
+        claimed = await this.runOnce();
+      } catch (error) {
+        this.options.logger.warn({ err: error }, 'outbox relay cycle failed');
+      }
+      if (this.stopped) break;
+      if (claimed === this.options.batchSize || this.woken) continue;
+      await this.sleep(await this.untilNextDue());
+    }
+  }
+
+  private async untilNextDue(): Promise<number> {
+    try {
+      const due = await nextOutboxDueAt(this.options.pool);
+      if (!due) return this.options.pollIntervalMs;
+      return Math.min(this.options.pollIntervalMs, Math.max(0, due.getTime() - Date.now()));
+    } catch {
+      return this.options.pollIntervalMs;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = undefined;
+        done();
+      };
+    });
+  }
+}

@@ -1,0 +1,66 @@
+import { jobsAdminV1 } from '@atelier/contracts';
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '@atelier/errors';
+import type { Handler } from '@atelier/grpc';
+import { requireUserId } from '@atelier/validation';
+import { findOutboxRow, listDeadOutboxRows, replayDeadOutboxRow, type OutboxRow } from '../../db/outbox-sql.js';
+import { pageSize } from '../../domain/page-token.js';
+import type { JobsContext } from '../../jobs-context.js';
+
+type ListDead = Handler<typeof jobsAdminV1.JobsAdminServiceService.listDeadOutboxEvents>;
+type Replay = Handler<typeof jobsAdminV1.JobsAdminServiceService.replayOutboxEvent>;
+
+const STATUS: Readonly<Record<OutboxRow['status'], jobsAdminV1.OutboxStatus>> = {
+  pending: jobsAdminV1.OutboxStatus.PENDING,
+  processing: jobsAdminV1.OutboxStatus.PROCESSING,
+  published: jobsAdminV1.OutboxStatus.PUBLISHED,
+  dead: jobsAdminV1.OutboxStatus.DEAD,
+};
+
+export function toOutboxEventMessage(row: OutboxRow): jobsAdminV1.OutboxEvent {
+  return {
+    id: row.id,
+    aggregateId: row.aggregate_id,
+    eventType: row.event_type,
+    subject: row.subject,
+    dedupeKey: row.dedupe_key,
+    status: STATUS[row.status],
+    attemptCount: row.attempt_count,
+    lastError: row.last_error ?? undefined,
+    createdAt: row.created_at,
+    availableAt: row.available_at,
+    publishedAt: row.published_at ?? undefined,
+  };
+}
+
+function requireOutboxId(value: string, field: string): string {
+  if (!/^[1-9][0-9]{0,18}$/.test(value)) throw new InvalidArgumentError(field, 'must be an outbox event id');
+  return value;
+}
+
+/** Outbox events that used up their publish attempts, oldest first. */
+export function listDeadOutboxEvents({ pool }: JobsContext): ListDead {
+  return async (request) => {
+    const limit = pageSize(request.pageSize);
+    const afterId = request.pageToken ? requireOutboxId(request.pageToken, 'page_token') : undefined;
+    const rows = await listDeadOutboxRows(pool, afterId, limit);
+    const page = rows.slice(0, limit);
+    return { events: page.map(toOutboxEventMessage), nextPageToken: rows.length > limit ? page.at(-1)!.id : '' };
+  };
+}
+
+/** dead → pending with a fresh attempt budget; the relay publishes it again (deduplicated by its key). */
+export function replayOutboxEvent(context: JobsContext): Replay {
+  return async (request) => {
+    const id = requireOutboxId(request.eventId, 'event_id');
+    requireUserId(request.operatorId, 'operator_id');
+    const row = await replayDeadOutboxRow(context.pool, id);
+    if (!row) {
+      const current = await findOutboxRow(context.pool, id);
+      if (!current) throw new NotFoundError('outbox event');
+      throw new FailedPreconditionError('OUTBOX_EVENT_NOT_DEAD', `the event is ${current.status}, not dead`);
+    }
+    context.logger.info({ eventId: id, operator: request.operatorId }, 'dead outbox event replayed');
+    context.onOutboxWrite();
+    return { event: toOutboxEventMessage(row) };
+  };
+}

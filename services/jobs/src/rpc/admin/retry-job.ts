@@ -1,0 +1,71 @@
+import { mediaV1, type jobsAdminV1 } from '@atelier/contracts';
+import { uuidv7 } from '@atelier/db';
+import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
+import type { Handler } from '@atelier/grpc';
+import { requireUserId, requireUuid } from '@atelier/validation';
+import { findJob, listEvents } from '../../db/job-queries.js';
+import { insertJob } from '../../db/job-transitions.js';
+import type { JobsContext } from '../../jobs-context.js';
+import { toAdminJobMessage } from '../../job-mapper.js';
+
+type RetryJob = Handler<typeof jobsAdminV1.JobsAdminServiceService.retryJob>;
+
+/**
+ * An operator retries a failed or cancelled job: a new job for the same user with the same
+ * input and catalog snapshots, linked by retry_of_job_id. The original keeps its failure history.
+ * Operator retries do not count against the user's quota.
+ */
+export function retryJob(context: JobsContext): RetryJob {
+  return async (request) => {
+    const original = await findJob(context.pool, requireUuid(request.jobId, 'job_id'));
+    const operatorId = requireUserId(request.operatorId, 'operator_id');
+    if (!original) throw new NotFoundError('job');
+    if (original.status !== 'failed' && original.status !== 'cancelled') {
+      throw new FailedPreconditionError(
+        'JOB_NOT_RETRYABLE',
+        `only failed or cancelled jobs can be retried; this one is ${original.status}`,
+      );
+    }
+    const definition = context.registry.get(original.job_type);
+    if (original.input_asset_id) {
+      const { asset } = await context.peers.media.getAssetInternal({ assetId: original.input_asset_id, includeDownloadUrl: false });
+      if (asset?.status !== mediaV1.AssetStatus.READY) {
+        throw new FailedPreconditionError('MEDIA_NOT_READY', 'the original input image is no longer available');
+      }
+    }
+    const id = uuidv7();
+    const row = await insertJob(
+      context.pool,
+      {
+        id,
+        userId: original.user_id,
+        petId: original.pet_id,
+        jobType: original.job_type,
+        mediaKind: original.media_kind,
+        queue: definition.queue,
+        priority: definition.defaultPriority,
+        modelId: original.model_id,
+        styleId: original.style_id,
+        inputAssetId: original.input_asset_id,
+        expectsOutput: original.expects_output,
+        prompt: original.prompt,
+        negativePrompt: original.negative_prompt,
+        width: original.width,
+        height: original.height,
+        parameters: original.parameters,
+        providerCode: original.provider_code_snapshot,
+        providerModel: original.provider_model_snapshot,
+        modelVersion: original.model_version_snapshot,
+        styleCode: original.style_code_snapshot,
+        maxAttempts: definition.maxAttempts,
+        idempotencyKey: `operator-retry:${id}`,
+        requestHash: original.request_hash,
+        retryOfJobId: original.id,
+      },
+      `operator:${operatorId}`,
+      context.subjects,
+    );
+    context.onOutboxWrite();
+    return { job: toAdminJobMessage(row!, await listEvents(context.pool, [id])) };
+  };
+}

@@ -1,0 +1,49 @@
+import { jobsExecutionV1, type jobsV1 } from '@atelier/contracts';
+import type { Handler } from '@atelier/grpc';
+import { requireUuid } from '@atelier/validation';
+import { findJob, listEvents } from '../db/job-queries.js';
+import { claimJob as claimJobRow } from '../db/job-transitions.js';
+import { isTerminal } from '../domain/job-state-machine.js';
+import type { JobsContext } from '../jobs-context.js';
+import { toJobMessage } from '../job-mapper.js';
+import { requireWorkerId } from './lease-refusal.js';
+
+type ClaimJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.claimJob>;
+const { ClaimOutcome } = jobsExecutionV1;
+
+/**
+ * queued → running for the calling worker. Never an error for a job that cannot be claimed: the
+ * outcome tells the worker what to do with the message that brought it here (ack a duplicate,
+ * terminate a finished or unknown job, nak one that is not due yet).
+ */
+export function claimJob(context: JobsContext): ClaimJob {
+  return async (request) => {
+    const jobId = requireUuid(request.jobId, 'job_id');
+    const workerId = requireWorkerId(request.workerId);
+    const row = await claimJobRow(context.pool, jobId, workerId, context.leaseTtlMs);
+    if (row) {
+      context.watchHub.changed(jobId);
+      const definition = context.registry.find(row.job_type);
+      const job: jobsV1.Job = toJobMessage(row, { events: await listEvents(context.pool, [row.id]) });
+      return {
+        outcome: ClaimOutcome.CLAIMED,
+        claimed: {
+          job,
+          attempt: row.attempt_count,
+          leaseExpiresAt: row.lease_expires_at!,
+          heartbeatIntervalMs: Math.floor(context.leaseTtlMs / 3),
+          timeoutMs: definition?.timeoutMs ?? 60_000,
+          providerRequestId: row.provider_request_id ?? undefined,
+          contentSafety: definition?.contentSafety ?? false,
+        },
+      };
+    }
+    const current = await findJob(context.pool, jobId);
+    if (!current) return { outcome: ClaimOutcome.NOT_FOUND };
+    if (isTerminal(current.status)) return { outcome: ClaimOutcome.TERMINAL };
+    if (current.status === 'queued' && current.next_attempt_at.getTime() > Date.now()) {
+      return { outcome: ClaimOutcome.NOT_DUE, notBefore: current.next_attempt_at };
+    }
+    return { outcome: ClaimOutcome.ALREADY_RUNNING };
+  };
+}

@@ -1,0 +1,66 @@
+import { mediaV1, type jobsExecutionV1 } from '@atelier/contracts';
+import { SqlState, sqlStateOf } from '@atelier/db';
+import { AppError, ErrorCode, FailedPreconditionError, InvalidArgumentError } from '@atelier/errors';
+import type { Handler } from '@atelier/grpc';
+import { requireUuid } from '@atelier/validation';
+import { findJob, listEvents } from '../db/job-queries.js';
+import { completeJob as completeJobRow } from '../db/job-transitions.js';
+import type { JobsContext } from '../jobs-context.js';
+import { toJobMessage } from '../job-mapper.js';
+import { leaseRefusal, requireWorkerId } from './lease-refusal.js';
+
+type CompleteJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.completeJob>;
+
+/**
+ * running → succeeded. An output must be a ready ai_output asset of the job's user whose hash is
+ * the one the worker computed. ABORTED (lease lost, job cancelled or finished) tells the worker
+ * its output is an orphan to delete.
+ */
+export function completeJob(context: JobsContext): CompleteJob {
+  async function verifyOutput(jobId: string, workerId: string, outputAssetId: string, sha256: string): Promise<void> {
+    const row = await findJob(context.pool, jobId);
+    if (!row || row.status !== 'running' || row.lease_owner !== workerId) throw await leaseRefusal(context.pool, jobId, workerId);
+    if (!row.expects_output) throw new InvalidArgumentError('output_asset_id', `${row.job_type} jobs have no output`);
+    const asset = await context.peers.media.getAssetInternal({ assetId: outputAssetId, includeDownloadUrl: false }).then(
+      (r) => r.asset!,
+      (error: unknown) => {
+        if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) {
+          throw new FailedPreconditionError('OUTPUT_INVALID', 'the output asset does not exist');
+        }
+        throw error;
+      },
+    );
+    const problem =
+      asset.ownerUserId !== row.user_id
+        ? 'belongs to another user'
+        : asset.status !== mediaV1.AssetStatus.READY
+          ? 'is not ready'
+          : asset.purpose !== mediaV1.AssetPurpose.AI_OUTPUT
+            ? 'is not an ai_output asset'
+            : sha256 && asset.sha256 !== sha256.toLowerCase()
+              ? 'has another sha256 than reported'
+              : undefined;
+    if (problem) throw new FailedPreconditionError('OUTPUT_INVALID', `the output asset ${problem}`);
+  }
+
+  return async (request) => {
+    const jobId = requireUuid(request.jobId, 'job_id');
+    const workerId = requireWorkerId(request.workerId);
+    const outputAssetId = request.outputAssetId ? requireUuid(request.outputAssetId, 'output_asset_id') : null;
+    if (outputAssetId) await verifyOutput(jobId, workerId, outputAssetId, request.outputSha256);
+    let row;
+    try {
+      row = await completeJobRow(context.pool, jobId, workerId, outputAssetId, context.subjects);
+    } catch (error) {
+      // The state CHECK: a job type that produces output cannot succeed without one.
+      if (sqlStateOf(error) === SqlState.CHECK_VIOLATION) {
+        throw new InvalidArgumentError('output_asset_id', 'is required: this job type produces an output');
+      }
+      throw error;
+    }
+    if (!row) throw await leaseRefusal(context.pool, jobId, workerId);
+    context.onOutboxWrite();
+    context.watchHub.changed(jobId);
+    return { job: toJobMessage(row, { events: await listEvents(context.pool, [row.id]) }) };
+  };
+}

@@ -1,0 +1,108 @@
+import type { jobsV1 } from '@atelier/contracts';
+import { uuidv7, inTransaction } from '@atelier/db';
+import { AlreadyExistsError, ResourceExhaustedError } from '@atelier/errors';
+import type { Handler } from '@atelier/grpc';
+import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
+import type { JobDefinition } from '../definitions/index.js';
+import { findJobByIdempotencyKey, listEvents, lockUserForQuota, quotaUsage } from '../db/job-queries.js';
+import type { JobRow } from '../db/job-row.js';
+import { insertJob, type NewJob } from '../db/job-transitions.js';
+import { normaliseCommand } from '../domain/job-command.js';
+import { decideQuota } from '../domain/quota.js';
+import { requestHash } from '../domain/request-hash.js';
+import type { JobsContext } from '../jobs-context.js';
+import { toJobMessage } from '../job-mapper.js';
+import { resolveAgainstPeers } from '../peer-validation.js';
+
+type CreateJob = Handler<typeof jobsV1.JobsServiceService.createJob>;
+
+/** Same key and same command: the existing job (a replay). Same key, another command: refused. */
+function replayOrRefuse(existing: JobRow, hash: Buffer): JobRow {
+  if (!existing.request_hash.equals(hash)) {
+    throw new AlreadyExistsError(
+      'IDEMPOTENCY_PAYLOAD_MISMATCH',
+      'this Idempotency-Key was already used for a different request; use a new key for a new generation',
+    );
+  }
+  return existing;
+}
+
+/**
+ * CreateJob with the three layers of "never twice" that happen at creation (SPEC §4.3):
+ * L1 — the idempotency key and the canonical request hash, backed by UNIQUE(user_id, key);
+ * L3 — quotas counted under a per-user advisory lock, so concurrent submits cannot overshoot.
+ * The job row, its creation event and its dispatch are written in one statement.
+ */
+export function createJob(context: JobsContext): CreateJob {
+  const quotaJobTypes = context.registry
+    .all()
+    .filter((d) => d.countsTowardQuota)
+    .map((d) => d.jobType);
+
+  async function loadReply(row: JobRow, created: boolean): Promise<jobsV1.CreateJobResponse> {
+    const events = await listEvents(context.pool, [row.id]);
+    return { job: toJobMessage(row, { events }), created };
+  }
+
+  return async (request) => {
+    const userId = requireUserId(request.userId, 'user_id');
+    const idempotencyKey = requireIdempotencyKey(request.idempotencyKey);
+    const definition: JobDefinition = context.registry.get(request.jobType);
+    const command = normaliseCommand(request, definition);
+    const hash = requestHash(command);
+
+    // A replay needs neither the peers nor the quota: answer it first.
+    const earlier = await findJobByIdempotencyKey(context.pool, userId, idempotencyKey);
+    if (earlier) return loadReply(replayOrRefuse(earlier, hash), false);
+
+    const resolved = await resolveAgainstPeers(context.peers, command, definition, userId);
+    const job: NewJob = {
+      id: uuidv7(),
+      userId,
+      petId: command.petId,
+      jobType: definition.jobType,
+      mediaKind: resolved.mediaKind,
+      queue: definition.queue,
+      priority: definition.defaultPriority,
+      modelId: command.modelId,
+      styleId: command.styleId,
+      inputAssetId: command.inputAssetId,
+      expectsOutput: definition.producesOutput,
+      prompt: command.prompt,
+      negativePrompt: command.negativePrompt,
+      width: command.width,
+      height: command.height,
+      parameters: command.parameters,
+      providerCode: resolved.snapshot?.providerCode ?? null,
+      providerModel: resolved.snapshot?.providerModel ?? null,
+      modelVersion: resolved.snapshot?.modelVersion ?? null,
+      styleCode: resolved.styleCode,
+      maxAttempts: definition.maxAttempts,
+      idempotencyKey,
+      requestHash: hash,
+      retryOfJobId: null,
+    };
+    const actor = `user:${userId}`;
+
+    const inserted = definition.countsTowardQuota
+      ? await inTransaction(context.pool, async (client) => {
+          await lockUserForQuota(client, userId);
+          // Under the lock a concurrent request with the same key has committed or not started.
+          const raced = await findJobByIdempotencyKey(client, userId, idempotencyKey);
+          if (raced) return raced;
+          const usage = await quotaUsage(client, userId, quotaJobTypes);
+          const decision = decideQuota({ today: usage.today, inFlight: usage.in_flight }, context.quota, new Date());
+          if (!decision.allowed) {
+            throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', decision.message, decision.retryAfterSeconds);
+          }
+          return insertJob(client, job, actor, context.subjects);
+        })
+      : await insertJob(context.pool, job, actor, context.subjects);
+
+    // null: the unique key lost a race outside the lock (quota-exempt types); the winner stands.
+    const row = inserted ?? (await findJobByIdempotencyKey(context.pool, userId, idempotencyKey))!;
+    if (row.id !== job.id) return loadReply(replayOrRefuse(row, hash), false);
+    context.onOutboxWrite();
+    return loadReply(row, true);
+  };
+}

@@ -1,0 +1,29 @@
+import { AbortedError, NotFoundError } from '@atelier/errors';
+import { InvalidArgumentError } from '@atelier/errors';
+import type { Queryable } from '@atelier/db';
+import { findJob } from '../db/job-queries.js';
+
+const WORKER_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
+
+/** Worker ids are printable ASCII without spaces, 1–200 characters (e.g. `pod/pid/random`). */
+export function requireWorkerId(value: string): string {
+  if (!WORKER_ID_PATTERN.test(value)) throw new InvalidArgumentError('worker_id', 'must be 1–200 printable characters without spaces');
+  return value;
+}
+
+/**
+ * Why a worker's call under a lease was refused: the job is gone (NOT_FOUND), finished or
+ * cancelled (ABORTED, JOB_NOT_RUNNING), or running or queued without this worker's lease
+ * (ABORTED, LEASE_LOST). Either ABORTED means: stop, and delete any output just stored.
+ */
+export async function leaseRefusal(db: Queryable, jobId: string, workerId: string): Promise<Error> {
+  const row = await findJob(db, jobId);
+  if (!row) return new NotFoundError('job');
+  if (row.status === 'running' && row.lease_owner === workerId) {
+    return new AbortedError('LEASE_LOST', 'the lease changed while the call ran; retry it');
+  }
+  if (row.status === 'running' || row.status === 'queued') {
+    return new AbortedError('LEASE_LOST', "this worker no longer holds the job's lease (it expired or passed to another worker)");
+  }
+  return new AbortedError('JOB_NOT_RUNNING', `the job is ${row.status}`);
+}

@@ -1,0 +1,30 @@
+import { type jobsV1 } from '@atelier/contracts';
+import type { Handler } from '@atelier/grpc';
+import { requireUserId } from '@atelier/validation';
+import { listEvents, listJobs as listJobRows } from '../db/job-queries.js';
+import { storedStatus } from '../domain/job-state-machine.js';
+import { decodePageToken, encodePageToken, pageSize } from '../domain/page-token.js';
+import type { JobsContext } from '../jobs-context.js';
+import { toJobMessage } from '../job-mapper.js';
+
+type ListJobs = Handler<typeof jobsV1.JobsServiceService.listJobs>;
+
+/** The user's jobs, newest first, keyset-paginated, optionally of one status. */
+export function listJobs({ pool }: JobsContext): ListJobs {
+  return async (request) => {
+    const userId = requireUserId(request.userId, 'user_id');
+    const limit = pageSize(request.pageSize);
+    const cursor = decodePageToken(request.pageToken);
+    const rows = await listJobRows(pool, { userId, status: storedStatus(request.status) }, cursor, limit);
+    const page = rows.slice(0, limit);
+    const events = await listEvents(
+      pool,
+      page.map((row) => row.id),
+    );
+    const last = page.at(-1);
+    return {
+      jobs: page.map((row) => toJobMessage(row, { events: events.filter((e) => e.job_id === row.id) })),
+      nextPageToken: rows.length > limit && last ? encodePageToken({ createdAt: last.created_at, id: last.id }) : '',
+    };
+  };
+}

@@ -1,0 +1,76 @@
+import { jobsAdminV1, jobsExecutionV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
+import { registerService, startGrpcServer, type GrpcServerHandle } from '@atelier/grpc';
+import type { JobsContext } from './jobs-context.js';
+import { getJobDetails } from './rpc/admin/get-job-details.js';
+import { getQueueStats } from './rpc/admin/get-queue-stats.js';
+import { listAllJobs } from './rpc/admin/list-all-jobs.js';
+import { listDeadOutboxEvents, replayOutboxEvent } from './rpc/admin/outbox-admin.js';
+import { retryJob } from './rpc/admin/retry-job.js';
+import { cancelJob } from './rpc/cancel-job.js';
+import { claimJob } from './rpc/claim-job.js';
+import { completeJob } from './rpc/complete-job.js';
+import { createJob } from './rpc/create-job.js';
+import { failJob } from './rpc/fail-job.js';
+import { getJob } from './rpc/get-job.js';
+import { heartbeat } from './rpc/heartbeat.js';
+import { listJobs } from './rpc/list-jobs.js';
+import { recordProviderRequest } from './rpc/record-provider-request.js';
+import { releaseJob } from './rpc/release-job.js';
+import { watchJob } from './rpc/watch-job.js';
+
+export const JOBS_SERVICE_NAMES = {
+  jobs: 'atelier.jobs.v1.JobsService',
+  execution: 'atelier.jobs.v1.JobExecutionService',
+  admin: 'atelier.jobs.v1.JobsAdminService',
+} as const;
+
+/** Serves the user, execution and operator APIs of atelier.jobs.v1 with health and reflection. */
+export function startJobsServer(context: JobsContext, options: { port: number; host?: string }): Promise<GrpcServerHandle> {
+  const { logger } = context;
+  return startGrpcServer({
+    host: options.host,
+    port: options.port,
+    logger,
+    descriptorSet: loadDescriptorSet(),
+    services: [
+      registerService(
+        JOBS_SERVICE_NAMES.jobs,
+        jobsV1.JobsServiceService,
+        {
+          createJob: createJob(context),
+          getJob: getJob(context),
+          listJobs: listJobs(context),
+          cancelJob: cancelJob(context),
+          watchJob: watchJob(context),
+        },
+        logger,
+      ),
+      registerService(
+        JOBS_SERVICE_NAMES.execution,
+        jobsExecutionV1.JobExecutionServiceService,
+        {
+          claimJob: claimJob(context),
+          heartbeat: heartbeat(context),
+          recordProviderRequest: recordProviderRequest(context),
+          completeJob: completeJob(context),
+          failJob: failJob(context),
+          releaseJob: releaseJob(context),
+        },
+        logger,
+      ),
+      registerService(
+        JOBS_SERVICE_NAMES.admin,
+        jobsAdminV1.JobsAdminServiceService,
+        {
+          listAllJobs: listAllJobs(context),
+          getJobDetails: getJobDetails(context),
+          retryJob: retryJob(context),
+          listDeadOutboxEvents: listDeadOutboxEvents(context),
+          replayOutboxEvent: replayOutboxEvent(context),
+          getQueueStats: getQueueStats(context),
+        },
+        logger,
+      ),
+    ],
+  });
+}

@@ -1,0 +1,185 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import sharp from 'sharp';
+import { catalogV1, commonV1, jobsAdminV1, jobsExecutionV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import { createServiceClient, type PromiseClient } from '@atelier/grpc';
+import { createLogger } from '@atelier/logging';
+import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology, type JobsTopology, type NatsConnection } from '@atelier/nats';
+import {
+  createTestDatabase,
+  natsTestPrefix,
+  startGrpcServiceProcess,
+  testNatsUrl,
+  type ServiceProcess,
+  type TestDatabase,
+} from '@atelier/testing';
+import type { JobsConfig } from '../config.js';
+import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
+import { startJobsApp, type JobsApp, type JobsAppConfig } from '../jobs-app.js';
+
+/**
+ * Everything a jobs integration test needs, all real: a database of its own, the catalog and
+ * media services as processes (media with its own S3-protocol store), a NATS stream prefix of
+ * its own, and the jobs service under test in-process.
+ */
+export interface JobsHarness {
+  database: TestDatabase;
+  db: pg.Client;
+  topology: JobsTopology;
+  nats: NatsConnection;
+  app: JobsApp;
+  address: string;
+  jobs: PromiseClient<jobsV1.JobsServiceClient>;
+  execution: PromiseClient<jobsExecutionV1.JobExecutionServiceClient>;
+  admin: PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
+  media: PromiseClient<mediaV1.MediaServiceClient>;
+  catalog: PromiseClient<catalogV1.CatalogServiceClient>;
+  config: JobsAppConfig;
+  /** Restarts the jobs service under test with other settings (same database and streams). */
+  restart(overrides?: Partial<JobsAppConfig>): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startJobsHarness(
+  overrides: Partial<JobsConfig> = {},
+  options: { peers?: boolean } = { peers: true },
+): Promise<JobsHarness> {
+  const database = await createTestDatabase();
+  const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-jobs-s3-'));
+  const processes: ServiceProcess[] = [];
+  try {
+    const [catalogProcess, mediaProcess] = options.peers
+      ? await Promise.all([
+          startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }),
+          startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }),
+        ])
+      : [];
+    if (catalogProcess) processes.push(catalogProcess);
+    if (mediaProcess) processes.push(mediaProcess);
+
+    const orm = await createJobsOrm(database.url);
+    await migrateJobs(orm, database.url);
+    await orm.close();
+
+    const prefix = natsTestPrefix();
+    let config: JobsAppConfig = {
+      GRPC_PORT: 0,
+      DATABASE_URL: database.url,
+      NATS_URL: testNatsUrl(),
+      NATS_STREAM_PREFIX: prefix,
+      CATALOG_ADDR: catalogProcess?.address ?? '127.0.0.1:1',
+      MEDIA_ADDR: mediaProcess?.address ?? '127.0.0.1:1',
+      QUOTA_DAILY_LIMIT: 20,
+      QUOTA_MAX_IN_FLIGHT: 2,
+      QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS: 10,
+      LEASE_TTL_MS: 60_000,
+      REAPER_INTERVAL_MS: 3_600_000,
+      OUTBOX_POLL_INTERVAL_MS: 200,
+      OUTBOX_LOCK_TIMEOUT_MS: 30_000,
+      OUTBOX_MAX_ATTEMPTS: 10,
+      WATCH_POLL_MS: 100,
+      DB_POOL_MAX: 20,
+      ...overrides,
+    };
+    const logger = createLogger({ service: 'jobs-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    let app = await startJobsApp(config, logger, { host: '127.0.0.1' });
+    const nats = await connectNats({ servers: testNatsUrl(), name: 'jobs-test' });
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+
+    const connect = (port: number) => {
+      const address = `127.0.0.1:${port}`;
+      return {
+        address,
+        jobs: createServiceClient(jobsV1.JobsServiceClient, address, { defaultDeadlineMs: 15_000 }),
+        execution: createServiceClient(jobsExecutionV1.JobExecutionServiceClient, address, { defaultDeadlineMs: 15_000 }),
+        admin: createServiceClient(jobsAdminV1.JobsAdminServiceClient, address, { defaultDeadlineMs: 15_000 }),
+      };
+    };
+    const harness: JobsHarness = {
+      database,
+      db,
+      topology: jobsTopology(prefix),
+      nats,
+      app,
+      config,
+      ...connect(app.server.port),
+      media: createServiceClient(mediaV1.MediaServiceClient, mediaProcess?.address ?? '127.0.0.1:1'),
+      catalog: createServiceClient(catalogV1.CatalogServiceClient, catalogProcess?.address ?? '127.0.0.1:1'),
+      async restart(changes = {}) {
+        await app.stop(100);
+        config = { ...config, ...changes };
+        app = await startJobsApp(config, logger, { host: '127.0.0.1' });
+        harness.jobs.close();
+        harness.execution.close();
+        harness.admin.close();
+        Object.assign(harness, { app, config }, connect(app.server.port));
+      },
+      async stop() {
+        harness.jobs.close();
+        harness.execution.close();
+        harness.admin.close();
+        harness.media.close();
+        harness.catalog.close();
+        await app.stop(100);
+        await deleteJobStreams(await jetstreamManager(nats), jobsTopology(prefix));
+        await nats.close();
+        await db.end();
+        await Promise.all(processes.map((p) => p.stop()));
+        rmSync(s3Directory, { recursive: true, force: true });
+        await database.drop();
+      },
+    };
+    return harness;
+  } catch (error) {
+    await Promise.all(processes.map((p) => p.kill()));
+    rmSync(s3Directory, { recursive: true, force: true });
+    await database.drop();
+    throw error;
+  }
+}
+
+/** Uploads a real PNG for the user through media's two-step flow and returns the ready ai_input asset id. */
+export async function uploadInputImage(
+  media: PromiseClient<mediaV1.MediaServiceClient>,
+  userId: string,
+  purpose = mediaV1.AssetPurpose.AI_INPUT,
+): Promise<string> {
+  const bytes = await sharp({ create: { width: 256, height: 256, channels: 3, background: { r: 90, g: 140, b: 220 } } })
+    .png()
+    .toBuffer();
+  const upload = await media.createUpload({ ownerUserId: userId, purpose, contentType: 'image/png', sizeBytes: bytes.length });
+  const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.uploadHeaders, body: bytes });
+  if (!put.ok) throw new Error(`upload PUT failed: ${put.status}`);
+  await media.completeUpload({ assetId: upload.asset!.id, ownerUserId: userId });
+  return upload.asset!.id;
+}
+
+/** The seeded image.stylize model and a style, from the real catalog. */
+export async function catalogChoice(catalog: PromiseClient<catalogV1.CatalogServiceClient>) {
+  const { models, styles } = await catalog.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
+  return {
+    stylizer: models.find((m) => m.jobType === 'image.stylize')!,
+    upscaler: models.find((m) => m.jobType === 'image.upscale')!,
+    style: styles[0]!,
+  };
+}
+
+/** A create request for system.canary (no peers, no quota). */
+export function canaryRequest(userId: string, idempotencyKey: string): jobsV1.CreateJobRequest {
+  return jobsV1.CreateJobRequest.fromPartial({ userId, idempotencyKey, jobType: 'system.canary' });
+}
+
+/** Resolves with what a promise rejected with, failing if it resolved. */
+export async function refusal(
+  promise: Promise<unknown>,
+): Promise<{ code: string; reason?: string; field?: string; message: string; retryAfterSeconds?: number }> {
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (!outcome) throw new Error('the call should have been refused');
+  return outcome as never;
+}
