@@ -183,3 +183,31 @@ export async function refusal(
   if (!outcome) throw new Error('the call should have been refused');
   return outcome as never;
 }
+
+/** Stores a generated-looking PNG as the user's ai_output through media's PutServerAsset stream. */
+export async function putOutputImage(
+  media: PromiseClient<mediaV1.MediaServiceClient>,
+  userId: string,
+  key: string,
+): Promise<mediaV1.Asset> {
+  const bytes = await sharp({ create: { width: 128, height: 128, channels: 3, background: { r: 250, g: 60, b: 90 } } })
+    .png()
+    .toBuffer();
+  return new Promise((resolve, reject) => {
+    const call = media.raw.putServerAsset((error, response) => (error ? reject(error) : resolve(response.asset!)));
+    call.write({
+      part: {
+        $case: 'header',
+        header: {
+          ownerUserId: userId,
+          purpose: mediaV1.AssetPurpose.AI_OUTPUT,
+          contentType: 'image/png',
+          sizeBytes: bytes.length,
+          idempotencyKey: key,
+        },
+      },
+    });
+    call.write({ part: { $case: 'chunk', chunk: bytes } });
+    call.end();
+  });
+}

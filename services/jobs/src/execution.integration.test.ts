@@ -1,0 +1,485 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobsExecutionV1, jobsV1 } from '@atelier/contracts';
+import { createSqlPool } from '@atelier/db';
+import { ErrorCode } from '@atelier/errors';
+import { createLogger } from '@atelier/logging';
+import { createRegistry } from './definitions/index.js';
+import { LeaseReaper } from './reaper/lease-reaper.js';
+import {
+  canaryRequest,
+  catalogChoice,
+  putOutputImage,
+  refusal,
+  startJobsHarness,
+  uploadInputImage,
+  type JobsHarness,
+} from './test-support/jobs-harness.js';
+
+const { ClaimOutcome, HeartbeatDirective, StopReason, ErrorClass, FailOutcome } = jobsExecutionV1;
+
+let h: JobsHarness;
+let choice: Awaited<ReturnType<typeof catalogChoice>>;
+
+beforeAll(async () => {
+  h = await startJobsHarness({ QUOTA_MAX_IN_FLIGHT: 1000, QUOTA_DAILY_LIMIT: 100000 });
+  choice = await catalogChoice(h.catalog);
+}, 90_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+let seq = 0;
+const newUser = () => `exec-user-${process.pid}-${++seq}`;
+const newCanary = async (user = newUser()) => (await h.jobs.createJob(canaryRequest(user, `c-${++seq}`))).job!;
+const newStylize = async (user: string) =>
+  (
+    await h.jobs.createJob(
+      jobsV1.CreateJobRequest.fromPartial({
+        userId: user,
+        idempotencyKey: `s-${++seq}`,
+        jobType: 'image.stylize',
+        modelId: choice.stylizer.id,
+        styleId: choice.style.id,
+        inputAssetId: await uploadInputImage(h.media, user),
+        prompt: 'a fox',
+      }),
+    )
+  ).job!;
+
+const row = async (jobId: string) => (await h.db.query('SELECT * FROM jobs.generation_jobs WHERE id = $1', [jobId])).rows[0];
+
+/** Moves a running job's lease into the past, as if its worker had died a while ago. */
+async function expireLease(jobId: string) {
+  await h.db.query(
+    `UPDATE jobs.generation_jobs SET started_at = now() - interval '10 minutes', lease_expires_at = now() - interval '1 second' WHERE id = $1`,
+    [jobId],
+  );
+}
+
+/** Makes a requeued job due now instead of after its backoff. */
+async function makeDue(jobId: string) {
+  await h.db.query(`UPDATE jobs.generation_jobs SET next_attempt_at = now() WHERE id = $1`, [jobId]);
+}
+
+const failRequest = (jobId: string, workerId: string, errorClass: jobsExecutionV1.ErrorClass, errorCode: string, retryable = true) => ({
+  jobId,
+  workerId,
+  errorClass,
+  errorCode,
+  publicMessage: '',
+  internalMessage: `internal detail for ${errorCode}`,
+  retryable,
+});
+
+describe('execution - ClaimJob', () => {
+  it('leases a queued job to one worker with everything it needs', async () => {
+    const job = await newCanary();
+    const { outcome, claimed } = await h.execution.claimJob({ jobId: job.id, workerId: 'w1' });
+    expect(outcome).toBe(ClaimOutcome.CLAIMED);
+    expect(claimed).toMatchObject({ attempt: 1, timeoutMs: 10_000, heartbeatIntervalMs: 20_000, contentSafety: false });
+    expect(claimed!.job).toMatchObject({ id: job.id, status: jobsV1.JobStatus.RUNNING, attemptCount: 1 });
+    expect(claimed!.leaseExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    expect(await row(job.id)).toMatchObject({ status: 'running', lease_owner: 'w1', attempt_count: 1 });
+  });
+
+  it('gives exactly one lease to 10 workers claiming one job at once', async () => {
+    const job = await newCanary();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => h.execution.claimJob({ jobId: job.id, workerId: `racer-${i}` })),
+    );
+    const winners = results.map((r, i) => [r, `racer-${i}`] as const).filter(([r]) => r.outcome === ClaimOutcome.CLAIMED);
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => r.outcome === ClaimOutcome.ALREADY_RUNNING)).toHaveLength(9);
+    const current = await row(job.id);
+    expect(current.attempt_count).toBe(1);
+    expect(current.lease_owner).toBe(winners[0]![1]);
+    expect(
+      Number(
+        (await h.db.query(`SELECT count(*) AS n FROM jobs.job_events WHERE job_id = $1 AND to_status = 'running'`, [job.id])).rows[0].n,
+      ),
+    ).toBe(1);
+  });
+
+  it('tells the worker what to do with a job it cannot claim', async () => {
+    const finished = await newCanary();
+    await h.jobs.cancelJob({ jobId: finished.id, userId: finished.userId });
+    expect((await h.execution.claimJob({ jobId: finished.id, workerId: 'w' })).outcome).toBe(ClaimOutcome.TERMINAL);
+    expect((await h.execution.claimJob({ jobId: '019a0000-0000-7000-8000-0000000000ff', workerId: 'w' })).outcome).toBe(
+      ClaimOutcome.NOT_FOUND,
+    );
+    const later = await newCanary();
+    await h.db.query(`UPDATE jobs.generation_jobs SET next_attempt_at = now() + interval '1 hour' WHERE id = $1`, [later.id]);
+    const notDue = await h.execution.claimJob({ jobId: later.id, workerId: 'w' });
+    expect(notDue.outcome).toBe(ClaimOutcome.NOT_DUE);
+    expect(notDue.notBefore!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
+    expect(await refusal(h.execution.claimJob({ jobId: later.id, workerId: 'has space' }))).toMatchObject({ field: 'worker_id' });
+  });
+});
+
+describe('execution - Heartbeat', () => {
+  it('extends the lease and records progress that never moves backwards', async () => {
+    const job = await newCanary();
+    await h.execution.claimJob({ jobId: job.id, workerId: 'hb' });
+    await h.db.query(`UPDATE jobs.generation_jobs SET lease_expires_at = now() + interval '5 seconds' WHERE id = $1`, [job.id]);
+    const beat = await h.execution.heartbeat({ jobId: job.id, workerId: 'hb', progress: 60 });
+    expect(beat.directive).toBe(HeartbeatDirective.CONTINUE);
+    expect(beat.leaseExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    await h.execution.heartbeat({ jobId: job.id, workerId: 'hb', progress: 30 });
+    expect((await row(job.id)).progress).toBe(60);
+    expect(await refusal(h.execution.heartbeat({ jobId: job.id, workerId: 'hb', progress: 101 }))).toMatchObject({ field: 'progress' });
+  });
+
+  it('tells a worker without the lease to stop', async () => {
+    const job = await newCanary();
+    await h.execution.claimJob({ jobId: job.id, workerId: 'owner' });
+    expect(await h.execution.heartbeat({ jobId: job.id, workerId: 'intruder', progress: 1 })).toMatchObject({
+      directive: HeartbeatDirective.STOP,
+      stopReason: StopReason.LEASE_LOST,
+    });
+    await h.execution.completeJob({ jobId: job.id, workerId: 'owner', outputAssetId: '', outputSha256: '' });
+    expect(await h.execution.heartbeat({ jobId: job.id, workerId: 'owner', progress: 1 })).toMatchObject({
+      directive: HeartbeatDirective.STOP,
+      stopReason: StopReason.JOB_NOT_RUNNING,
+    });
+  });
+});
+
+describe('execution - RecordProviderRequest (L2)', () => {
+  it('records the request id once, accepts the same id again, refuses another, and hands it to the next attempt', async () => {
+    const user = newUser();
+    const job = await newStylize(user);
+    await h.execution.claimJob({ jobId: job.id, workerId: 'p1' });
+    await h.execution.recordProviderRequest({ jobId: job.id, workerId: 'p1', providerRequestId: 'pred_123' });
+    await h.execution.recordProviderRequest({ jobId: job.id, workerId: 'p1', providerRequestId: 'pred_123' });
+    expect(
+      await refusal(h.execution.recordProviderRequest({ jobId: job.id, workerId: 'p1', providerRequestId: 'pred_999' })),
+    ).toMatchObject({
+      code: ErrorCode.FAILED_PRECONDITION,
+      reason: 'PROVIDER_REQUEST_CONFLICT',
+    });
+    expect(
+      await refusal(h.execution.recordProviderRequest({ jobId: job.id, workerId: 'other', providerRequestId: 'pred_123' })),
+    ).toMatchObject({
+      code: ErrorCode.ABORTED,
+      reason: 'LEASE_LOST',
+    });
+    const failed = await h.execution.failJob(failRequest(job.id, 'p1', ErrorClass.PROVIDER, 'PROVIDER_UNAVAILABLE'));
+    expect(failed.outcome).toBe(FailOutcome.REQUEUED);
+    await makeDue(job.id);
+    const next = await h.execution.claimJob({ jobId: job.id, workerId: 'p2' });
+    expect(next.claimed).toMatchObject({ attempt: 2, providerRequestId: 'pred_123', contentSafety: true, timeoutMs: 120_000 });
+  });
+
+  it('refuses a request id another job of the same provider already has', async () => {
+    const user = newUser();
+    const [a, b] = [await newStylize(user), await newStylize(newUser())];
+    await h.execution.claimJob({ jobId: a.id, workerId: 'pa' });
+    await h.execution.claimJob({ jobId: b.id, workerId: 'pb' });
+    await h.execution.recordProviderRequest({ jobId: a.id, workerId: 'pa', providerRequestId: 'pred_shared' });
+    expect(
+      await refusal(h.execution.recordProviderRequest({ jobId: b.id, workerId: 'pb', providerRequestId: 'pred_shared' })),
+    ).toMatchObject({
+      reason: 'PROVIDER_REQUEST_CONFLICT',
+    });
+  });
+});
+
+describe('execution - CompleteJob', () => {
+  it('completes a canary without output and announces job.succeeded', async () => {
+    const job = await newCanary();
+    await h.execution.claimJob({ jobId: job.id, workerId: 'c' });
+    const done = (await h.execution.completeJob({ jobId: job.id, workerId: 'c', outputAssetId: '', outputSha256: '' })).job!;
+    expect(done).toMatchObject({ status: jobsV1.JobStatus.SUCCEEDED, progress: 100 });
+    expect(done.timings!.attempts).toHaveLength(1);
+    const outbox = await h.db.query(`SELECT event_type FROM jobs.outbox WHERE aggregate_id = $1 ORDER BY id`, [job.id]);
+    expect(outbox.rows.map((r) => r.event_type)).toEqual(['job.dispatch', 'job.succeeded']);
+    expect(await refusal(h.execution.completeJob({ jobId: job.id, workerId: 'c', outputAssetId: '', outputSha256: '' }))).toMatchObject({
+      code: ErrorCode.ABORTED,
+      reason: 'JOB_NOT_RUNNING',
+    });
+  });
+
+  it("completes an image job only with a ready ai_output of the job's user", async () => {
+    const user = newUser();
+    const job = await newStylize(user);
+    await h.execution.claimJob({ jobId: job.id, workerId: 'img' });
+    expect(await refusal(h.execution.completeJob({ jobId: job.id, workerId: 'img', outputAssetId: '', outputSha256: '' }))).toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      field: 'output_asset_id',
+    });
+    const foreign = await putOutputImage(h.media, newUser(), `foreign-${job.id}`);
+    expect(
+      await refusal(h.execution.completeJob({ jobId: job.id, workerId: 'img', outputAssetId: foreign.id, outputSha256: foreign.sha256! })),
+    ).toMatchObject({
+      code: ErrorCode.FAILED_PRECONDITION,
+      reason: 'OUTPUT_INVALID',
+    });
+    const output = await putOutputImage(h.media, user, job.id);
+    expect(
+      await refusal(h.execution.completeJob({ jobId: job.id, workerId: 'img', outputAssetId: output.id, outputSha256: 'ab'.repeat(32) })),
+    ).toMatchObject({
+      reason: 'OUTPUT_INVALID',
+    });
+    expect(
+      await refusal(h.execution.completeJob({ jobId: job.id, workerId: 'thief', outputAssetId: output.id, outputSha256: output.sha256! })),
+    ).toMatchObject({
+      code: ErrorCode.ABORTED,
+      reason: 'LEASE_LOST',
+    });
+    const done = (await h.execution.completeJob({ jobId: job.id, workerId: 'img', outputAssetId: output.id, outputSha256: output.sha256! }))
+      .job!;
+    expect(done).toMatchObject({ status: jobsV1.JobStatus.SUCCEEDED, outputAssetId: output.id });
+  });
+
+  it('refuses completion of a job cancelled while it ran (the worker must delete its output)', async () => {
+    const job = await newCanary();
+    await h.execution.claimJob({ jobId: job.id, workerId: 'late' });
+    await h.jobs.cancelJob({ jobId: job.id, userId: job.userId });
+    expect(await refusal(h.execution.completeJob({ jobId: job.id, workerId: 'late', outputAssetId: '', outputSha256: '' }))).toMatchObject({
+      code: ErrorCode.ABORTED,
+      reason: 'JOB_NOT_RUNNING',
+    });
+  });
+});
+
+describe('execution - FailJob and ReleaseJob', () => {
+  it('requeues a provider error with backoff and a delayed dispatch, then fails when attempts are spent', async () => {
+    const job = await newCanary();
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      if (attempt > 1) await makeDue(job.id);
+      expect((await h.execution.claimJob({ jobId: job.id, workerId: `f${attempt}` })).claimed!.attempt).toBe(attempt);
+      const result = await h.execution.failJob(failRequest(job.id, `f${attempt}`, ErrorClass.PROVIDER, 'PROVIDER_UNAVAILABLE'));
+      if (attempt < 3) {
+        expect(result.outcome).toBe(FailOutcome.REQUEUED);
+        expect(result.job).toMatchObject({ status: jobsV1.JobStatus.QUEUED, progress: 0, errorCode: undefined });
+        const delay = result.nextAttemptAt!.getTime() - Date.now();
+        expect(delay).toBeGreaterThan(500);
+        const dispatch = await h.db.query(
+          `SELECT available_at FROM jobs.outbox WHERE aggregate_id = $1 AND event_type = 'job.dispatch' ORDER BY id DESC LIMIT 1`,
+          [job.id],
+        );
+        expect(dispatch.rows[0].available_at.getTime()).toBe(result.nextAttemptAt!.getTime());
+      } else {
+        expect(result.outcome).toBe(FailOutcome.FAILED);
+        expect(result.job).toMatchObject({
+          status: jobsV1.JobStatus.FAILED,
+          errorCode: 'PROVIDER_UNAVAILABLE',
+          errorMessage: 'The generation failed. Please try again.',
+        });
+      }
+    }
+    const details = await h.admin.getJobDetails({ jobId: job.id });
+    expect(details.job!.internalErrorMessage).toBe('internal detail for PROVIDER_UNAVAILABLE');
+    expect(details.events.map((e) => e.errorCode ?? '')).toEqual([
+      '',
+      '',
+      'PROVIDER_UNAVAILABLE',
+      '',
+      'PROVIDER_UNAVAILABLE',
+      '',
+      'PROVIDER_UNAVAILABLE',
+    ]);
+    const user = (await h.jobs.getJob({ jobId: job.id, userId: job.userId })).job!;
+    expect(JSON.stringify(user)).not.toContain('internal detail');
+    expect(user.timings!.attempts.map((a) => a.outcome)).toEqual([
+      jobsV1.JobStatus.QUEUED,
+      jobsV1.JobStatus.QUEUED,
+      jobsV1.JobStatus.FAILED,
+    ]);
+  });
+
+  it('never retries content-safety or credential errors, retries an internal error once, and ends a cancellation cancelled', async () => {
+    for (const [errorClass, code] of [
+      [ErrorClass.CONTENT_SAFETY, 'CONTENT_SAFETY_REJECTED'],
+      [ErrorClass.CREDENTIAL, 'CREDENTIAL_INVALID'],
+    ] as const) {
+      const job = await newCanary();
+      await h.execution.claimJob({ jobId: job.id, workerId: 'final' });
+      expect((await h.execution.failJob(failRequest(job.id, 'final', errorClass, code))).job!.status).toBe(jobsV1.JobStatus.FAILED);
+    }
+    const internal = await newCanary();
+    await h.execution.claimJob({ jobId: internal.id, workerId: 'i1' });
+    expect((await h.execution.failJob(failRequest(internal.id, 'i1', ErrorClass.INTERNAL, 'INTERNAL_BUG'))).outcome).toBe(
+      FailOutcome.REQUEUED,
+    );
+    await makeDue(internal.id);
+    await h.execution.claimJob({ jobId: internal.id, workerId: 'i2' });
+    expect((await h.execution.failJob(failRequest(internal.id, 'i2', ErrorClass.INTERNAL, 'INTERNAL_BUG'))).outcome).toBe(
+      FailOutcome.FAILED,
+    );
+
+    const cancelled = await newCanary();
+    await h.execution.claimJob({ jobId: cancelled.id, workerId: 'x' });
+    expect((await h.execution.failJob(failRequest(cancelled.id, 'x', ErrorClass.CANCELLED, 'CANCELLED'))).job!.status).toBe(
+      jobsV1.JobStatus.CANCELLED,
+    );
+  });
+
+  it('refuses an error code outside its class, and a worker without the lease', async () => {
+    const job = await newCanary();
+    await h.execution.claimJob({ jobId: job.id, workerId: 'fc' });
+    expect(await refusal(h.execution.failJob(failRequest(job.id, 'fc', ErrorClass.PROVIDER, 'TIMEOUT')))).toMatchObject({
+      field: 'error_code',
+    });
+    expect(await refusal(h.execution.failJob(failRequest(job.id, 'fc', ErrorClass.UNSPECIFIED, 'PROVIDER_X')))).toMatchObject({
+      field: 'error_class',
+    });
+    expect(await refusal(h.execution.failJob(failRequest(job.id, 'other', ErrorClass.PROVIDER, 'PROVIDER_X')))).toMatchObject({
+      code: ErrorCode.ABORTED,
+      reason: 'LEASE_LOST',
+    });
+  });
+
+  it('hands a job back on release without charging the attempt', async () => {
+    const job = await newCanary();
+    await h.execution.claimJob({ jobId: job.id, workerId: 'drainer' });
+    const released = (await h.execution.releaseJob({ jobId: job.id, workerId: 'drainer', reason: 'SIGTERM' })).job!;
+    expect(released).toMatchObject({ status: jobsV1.JobStatus.QUEUED, attemptCount: 0 });
+    expect((await h.execution.claimJob({ jobId: job.id, workerId: 'next' })).claimed!.attempt).toBe(1);
+  });
+});
+
+describe('execution - lease reaper', () => {
+  it('re-dispatches an expired lease with attempt+1, and fails it with LEASE_EXPIRED after the last attempt', async () => {
+    const job = await newCanary();
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      if (attempt > 1) await makeDue(job.id);
+      expect((await h.execution.claimJob({ jobId: job.id, workerId: `crashy-${attempt}` })).claimed!.attempt).toBe(attempt);
+      await expireLease(job.id);
+      const reaped = await h.app.reaper.runOnce();
+      const current = await row(job.id);
+      if (attempt < 3) {
+        expect(reaped.requeued).toBeGreaterThanOrEqual(1);
+        expect(current).toMatchObject({ status: 'queued', attempt_count: attempt, lease_owner: null });
+        const dispatches = await h.db.query(
+          `SELECT payload FROM jobs.outbox WHERE aggregate_id = $1 AND event_type = 'job.dispatch' ORDER BY id`,
+          [job.id],
+        );
+        expect(dispatches.rows.at(-1).payload.attempt).toBe(attempt + 1);
+        // The crashed worker comes back: its lease is gone.
+        expect(await h.execution.heartbeat({ jobId: job.id, workerId: `crashy-${attempt}`, progress: 10 })).toMatchObject({
+          directive: HeartbeatDirective.STOP,
+          stopReason: StopReason.LEASE_LOST,
+        });
+      } else {
+        expect(current).toMatchObject({ status: 'failed', error_code: 'LEASE_EXPIRED', attempt_count: 3 });
+      }
+    }
+    const events = await h.db.query(
+      `SELECT actor, to_status, error_code FROM jobs.job_events WHERE job_id = $1 AND actor = 'reaper' ORDER BY id`,
+      [job.id],
+    );
+    expect(events.rows).toEqual([
+      { actor: 'reaper', to_status: 'queued', error_code: 'LEASE_EXPIRED' },
+      { actor: 'reaper', to_status: 'queued', error_code: 'LEASE_EXPIRED' },
+      { actor: 'reaper', to_status: 'failed', error_code: 'LEASE_EXPIRED' },
+    ]);
+  });
+
+  it('leaves a job alone whose heartbeat got in before the reaper', async () => {
+    const job = await newCanary();
+    await h.execution.claimJob({ jobId: job.id, workerId: 'alive' });
+    await expireLease(job.id);
+    expect((await h.execution.heartbeat({ jobId: job.id, workerId: 'alive', progress: 5 })).directive).toBe(HeartbeatDirective.CONTINUE);
+    await h.app.reaper.runOnce();
+    expect((await row(job.id)).status).toBe('running');
+  });
+
+  it('handles each expired lease exactly once with two reapers running at the same time', async () => {
+    const jobs = await Promise.all(Array.from({ length: 20 }, () => newCanary()));
+    for (const job of jobs) await h.execution.claimJob({ jobId: job.id, workerId: `mass-${job.id}` });
+    await h.db.query(
+      `UPDATE jobs.generation_jobs SET started_at = now() - interval '10 minutes', lease_expires_at = now() - interval '1 second' WHERE id = ANY($1)`,
+      [jobs.map((j) => j.id)],
+    );
+    const logger = createLogger({ service: 'reaper-test', level: 'silent' });
+    const pools = [
+      createSqlPool({ databaseUrl: h.database.url, applicationName: 'r1' }),
+      createSqlPool({ databaseUrl: h.database.url, applicationName: 'r2' }),
+    ];
+    const reapers = pools.map(
+      (pool) =>
+        new LeaseReaper({
+          pool,
+          registry: createRegistry(),
+          subjects: h.app.context.subjects,
+          logger,
+          onOutboxWrite: () => {},
+          intervalMs: 60_000,
+          batchSize: 3,
+        }),
+    );
+    const [a, b] = await Promise.all(reapers.map((r) => r.runOnce()));
+    await Promise.all(pools.map((p) => p.end()));
+    expect(a!.requeued + b!.requeued).toBe(20);
+    const reaperEvents = await h.db.query(
+      `SELECT job_id, count(*)::int AS n FROM jobs.job_events WHERE actor = 'reaper' AND job_id = ANY($1) GROUP BY job_id`,
+      [jobs.map((j) => j.id)],
+    );
+    expect(reaperEvents.rows).toHaveLength(20);
+    expect(reaperEvents.rows.every((r) => r.n === 1)).toBe(true);
+    const dispatches = await h.db.query(
+      `SELECT count(*)::int AS n FROM jobs.outbox WHERE event_type = 'job.dispatch' AND aggregate_id = ANY($1)`,
+      [jobs.map((j) => j.id)],
+    );
+    expect(dispatches.rows[0].n).toBe(40);
+  });
+});
+
+describe('execution - the database refuses illegal states and transitions', () => {
+  async function attempt(sql: string, values: unknown[]) {
+    const client = new pg.Client({ connectionString: h.database.url });
+    await client.connect();
+    try {
+      await client.query(sql, values);
+      return undefined;
+    } catch (error) {
+      return error as { code: string; constraint?: string; message: string };
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('refuses moves out of a terminal state', async () => {
+    const job = await newCanary();
+    await h.jobs.cancelJob({ jobId: job.id, userId: job.userId });
+    const error = await attempt(`UPDATE jobs.generation_jobs SET status = 'queued', completed_at = NULL WHERE id = $1`, [job.id]);
+    expect(error).toMatchObject({ code: '23514', constraint: 'generation_jobs_transition' });
+    expect(error!.message).toContain('can no longer change');
+  });
+
+  it('refuses a transition the state machine does not have, even with a consistent row', async () => {
+    const job = await newCanary();
+    const error = await attempt(`UPDATE jobs.generation_jobs SET status = 'failed', completed_at = now(), error_code = 'X' WHERE id = $1`, [
+      job.id,
+    ]);
+    expect(error).toMatchObject({ code: '23514', constraint: 'generation_jobs_transition' });
+  });
+
+  it('refuses rows whose columns contradict their status', async () => {
+    const job = await newCanary();
+    expect(await attempt(`UPDATE jobs.generation_jobs SET status = 'running', started_at = now() WHERE id = $1`, [job.id])).toMatchObject({
+      constraint: 'generation_jobs_state', // running without a lease
+    });
+    expect(await attempt(`UPDATE jobs.generation_jobs SET lease_owner = 'w' WHERE id = $1`, [job.id])).toMatchObject({ code: '23514' });
+    expect(await attempt(`UPDATE jobs.generation_jobs SET progress = 50 WHERE id = $1`, [job.id])).toMatchObject({
+      constraint: 'generation_jobs_state',
+    });
+    const image = await newStylize(newUser());
+    await h.execution.claimJob({ jobId: image.id, workerId: 'sql' });
+    expect(
+      await attempt(
+        `UPDATE jobs.generation_jobs SET status = 'succeeded', progress = 100, completed_at = now(), lease_owner = NULL, lease_expires_at = NULL WHERE id = $1`,
+        [image.id],
+      ),
+    ).toMatchObject({ constraint: 'generation_jobs_state' }); // an image job cannot succeed without output
+    expect(await attempt(`UPDATE jobs.generation_jobs SET attempt_count = 9 WHERE id = $1`, [image.id])).toMatchObject({
+      constraint: 'generation_jobs_attempts',
+    });
+    expect(await attempt(`UPDATE jobs.generation_jobs SET request_hash = '\\x00' WHERE id = $1`, [image.id])).toMatchObject({
+      constraint: 'generation_jobs_request_hash_length',
+    });
+  });
+});

@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobsAdminV1, jobsEventsV1, jobsV1 } from '@atelier/contracts';
+import { createSqlPool, type SqlPool } from '@atelier/db';
+import { ErrorCode } from '@atelier/errors';
+import { createLogger } from '@atelier/logging';
+import { jetstream, jetstreamManager } from '@atelier/nats';
+import { claimDueOutboxRows } from './db/outbox-sql.js';
+import { OutboxRelay } from './outbox/outbox-relay.js';
+import { OutboxWakeups } from './outbox/outbox-wakeups.js';
+import { canaryRequest, refusal, startJobsHarness, type JobsHarness } from './test-support/jobs-harness.js';
+
+let h: JobsHarness;
+const logger = createLogger({ service: 'outbox-test', level: 'silent' });
+const pools: SqlPool[] = [];
+
+beforeAll(async () => {
+  h = await startJobsHarness({}, { peers: false });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.end()));
+  await h?.stop();
+});
+
+let seq = 0;
+const createCanaries = (count: number) =>
+  Promise.all(Array.from({ length: count }, () => h.jobs.createJob(canaryRequest(`outbox-user-${process.pid}`, `o-${++seq}`)))).then((rs) =>
+    rs.map((r) => r.job!),
+  );
+
+function newPool(): SqlPool {
+  const pool = createSqlPool({ databaseUrl: h.database.url, applicationName: 'outbox-test' });
+  pools.push(pool);
+  return pool;
+}
+
+function newRelay(relayId: string, overrides: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {}) {
+  return new OutboxRelay({ pool: newPool(), js: jetstream(h.nats), logger, relayId, pollIntervalMs: 100, ...overrides });
+}
+
+async function streamMessages(stream: string): Promise<number> {
+  return (await (await jetstreamManager(h.nats)).streams.info(stream)).state.messages;
+}
+
+async function outboxStatus(jobIds: string[]) {
+  const { rows } = await h.db.query(`SELECT status, count(*)::int AS n FROM jobs.outbox WHERE aggregate_id = ANY($1) GROUP BY status`, [
+    jobIds,
+  ]);
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('condition not met in time');
+}
+
+describe('outbox - relay to JetStream', () => {
+  it("publishes a new job's dispatch with Nats-Msg-Id = dedupe key, payload decodable as JobDispatch", async () => {
+    const [job] = await createCanaries(1);
+    await waitFor(async () => (await outboxStatus([job!.id])).published === 1);
+    const jsm = await jetstreamManager(h.nats);
+    const message = await jsm.streams.getMessage(h.topology.jobsStream, { last_by_subj: h.topology.dispatchSubject('interactive') });
+    const { rows } = await h.db.query(`SELECT dedupe_key FROM jobs.outbox WHERE aggregate_id = $1`, [job!.id]);
+    expect(message!.header.get('Nats-Msg-Id')).toBe(rows[0].dedupe_key);
+    const dispatch = jobsEventsV1.JobDispatch.fromJSON(message!.json());
+    expect(dispatch).toMatchObject({ jobId: job!.id, jobType: 'system.canary', queue: jobsV1.JobQueue.INTERACTIVE, attempt: 1 });
+  });
+
+  it('publishes every event exactly once with two relays on the same outbox', async () => {
+    await h.app.relay.stop();
+    try {
+      const before = await streamMessages(h.topology.jobsStream);
+      const jobs = await createCanaries(300);
+      const relays = [newRelay('relay-a', { batchSize: 10 }), newRelay('relay-b', { batchSize: 10 })];
+      relays.forEach((r) => r.start());
+      await waitFor(async () => (await outboxStatus(jobs.map((j) => j.id))).published === 300, 20_000);
+      await Promise.all(relays.map((r) => r.stop()));
+      expect(await streamMessages(h.topology.jobsStream)).toBe(before + 300);
+      const { rows } = await h.db.query(`SELECT count(*)::int AS n FROM jobs.outbox WHERE aggregate_id = ANY($1) AND attempt_count = 1`, [
+        jobs.map((j) => j.id),
+      ]);
+      expect(rows[0].n).toBe(300); // no row was claimed twice
+    } finally {
+      h.app.relay.start();
+    }
+  });
+
+  it('publishes a row whose relay died after claiming it, once the lock expires', async () => {
+    await h.app.relay.stop();
+    try {
+      const [job] = await createCanaries(1);
+      const claimed = await claimDueOutboxRows(h.app.context.pool, 'relay-that-dies', 100);
+      expect(claimed.map((r) => r.aggregate_id)).toContain(job!.id);
+      const before = await streamMessages(h.topology.jobsStream);
+      const survivor = newRelay('survivor', { lockTimeoutMs: 1_000 });
+      survivor.start();
+      await waitFor(async () => (await outboxStatus([job!.id])).published === 1, 10_000);
+      await survivor.stop();
+      expect(await streamMessages(h.topology.jobsStream)).toBeGreaterThanOrEqual(before + 1);
+      const { rows } = await h.db.query(`SELECT attempt_count, last_error FROM jobs.outbox WHERE aggregate_id = $1`, [job!.id]);
+      expect(rows[0].attempt_count).toBe(2);
+    } finally {
+      h.app.relay.start();
+    }
+  });
+
+  it('does not publish twice a row whose relay died after publishing but before recording it', async () => {
+    await h.app.relay.stop();
+    try {
+      const [job] = await createCanaries(1);
+      const [row] = (await claimDueOutboxRows(h.app.context.pool, 'relay-that-dies-later', 100)).filter((r) => r.aggregate_id === job!.id);
+      await jetstream(h.nats).publish(row!.subject, JSON.stringify(row!.payload), { msgID: row!.dedupe_key });
+      const before = await streamMessages(h.topology.jobsStream);
+      const survivor = newRelay('survivor-2', { lockTimeoutMs: 1_000 });
+      survivor.start();
+      await waitFor(async () => (await outboxStatus([job!.id])).published === 1, 10_000);
+      await survivor.stop();
+      expect(await streamMessages(h.topology.jobsStream)).toBe(before);
+    } finally {
+      h.app.relay.start();
+    }
+  });
+
+  it('holds a delayed row back until it is due', async () => {
+    const [job] = await createCanaries(1);
+    await waitFor(async () => (await outboxStatus([job!.id])).published === 1);
+    const { rows } = await h.db.query(
+      `INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, available_at)
+       VALUES ($1, 'job.dispatch', $2, $3, '{"jobId": "x"}', now() + interval '1500 milliseconds') RETURNING available_at`,
+      [job!.id, h.topology.dispatchSubject('background'), `delayed-${job!.id}`],
+    );
+    h.app.context.onOutboxWrite();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect((await h.db.query(`SELECT status FROM jobs.outbox WHERE dedupe_key = $1`, [`delayed-${job!.id}`])).rows[0].status).toBe(
+      'pending',
+    );
+    await waitFor(
+      async () =>
+        (await h.db.query(`SELECT status FROM jobs.outbox WHERE dedupe_key = $1`, [`delayed-${job!.id}`])).rows[0].status === 'published',
+    );
+    const published = (await h.db.query(`SELECT published_at FROM jobs.outbox WHERE dedupe_key = $1`, [`delayed-${job!.id}`])).rows[0]
+      .published_at;
+    expect(published.getTime()).toBeGreaterThanOrEqual(rows[0].available_at.getTime());
+  });
+
+  it('wakes a relay of another replica through LISTEN/NOTIFY, long before its poll interval', async () => {
+    await h.app.relay.stop();
+    const otherPool = newPool();
+    const other = new OutboxRelay({ pool: otherPool, js: jetstream(h.nats), logger, relayId: 'other-replica', pollIntervalMs: 60_000 });
+    const wakeups = new OutboxWakeups({ databaseUrl: h.database.url, pool: otherPool, logger, onWake: () => other.wake() });
+    await wakeups.start();
+    other.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the relay is asleep now, for a minute
+      const startedAt = Date.now();
+      const [job] = await createCanaries(1); // this replica signals; only the other relay runs
+      await waitFor(async () => (await outboxStatus([job!.id])).published === 1, 5_000);
+      expect(Date.now() - startedAt).toBeLessThan(2_000);
+    } finally {
+      await other.stop();
+      await wakeups.stop();
+      h.app.relay.start();
+    }
+  });
+});
+
+describe('outbox - dead events and replay', () => {
+  it('backs off failed publishes, marks the row dead after its attempts, and lets an operator replay it', async () => {
+    await h.restart({ OUTBOX_MAX_ATTEMPTS: 2 });
+    const [job] = await createCanaries(1);
+    const dedupeKey = `undeliverable-${job!.id}`;
+    await h.db.query(
+      `INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload) VALUES ($1, 'job.dispatch', 'nowhere.at.all', $2, '{"jobId": "x"}')`,
+      [job!.id, dedupeKey],
+    );
+    h.app.context.onOutboxWrite();
+    await waitFor(
+      async () => (await h.db.query(`SELECT status FROM jobs.outbox WHERE dedupe_key = $1`, [dedupeKey])).rows[0].status === 'dead',
+      15_000,
+    );
+    const dead = (await h.db.query(`SELECT * FROM jobs.outbox WHERE dedupe_key = $1`, [dedupeKey])).rows[0];
+    expect(dead.attempt_count).toBe(2);
+    expect(dead.last_error).toBeTruthy();
+
+    const listed = await h.admin.listDeadOutboxEvents({ pageSize: 0, pageToken: '' });
+    const event = listed.events.find((e) => e.dedupeKey === dedupeKey)!;
+    expect(event).toMatchObject({ status: jobsAdminV1.OutboxStatus.DEAD, attemptCount: 2, subject: 'nowhere.at.all' });
+
+    expect(await refusal(h.admin.replayOutboxEvent({ eventId: '1', operatorId: 'ops' }))).toMatchObject({
+      code: ErrorCode.FAILED_PRECONDITION,
+      reason: 'OUTBOX_EVENT_NOT_DEAD',
+    });
+    expect(await refusal(h.admin.replayOutboxEvent({ eventId: 'abc', operatorId: 'ops' }))).toMatchObject({ field: 'event_id' });
+
+    // The operator fixes the cause (here: the subject), then replays.
+    await h.db.query(`UPDATE jobs.outbox SET subject = $2 WHERE id = $1`, [event.id, h.topology.dispatchSubject('background')]);
+    const replayed = await h.admin.replayOutboxEvent({ eventId: event.id, operatorId: 'ops' });
+    expect(replayed.event).toMatchObject({ attemptCount: 0 });
+    await waitFor(
+      async () => (await h.db.query(`SELECT status FROM jobs.outbox WHERE dedupe_key = $1`, [dedupeKey])).rows[0].status === 'published',
+    );
+    await h.restart({ OUTBOX_MAX_ATTEMPTS: 10 });
+  });
+
+  it('reports queue depth and outbox backlog for operators', async () => {
+    const stats = await h.admin.getQueueStats({});
+    expect(stats.queues.map((q) => q.queue)).toEqual([jobsV1.JobQueue.INTERACTIVE, jobsV1.JobQueue.BACKGROUND]);
+    expect(stats.queues[0]!.ready).toBeGreaterThan(0);
+    expect(stats.outboxDead).toBe(0);
+  });
+});
