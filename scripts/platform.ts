@@ -14,6 +14,7 @@ interface ServiceSpec {
 const SERVICES: readonly ServiceSpec[] = [
   { name: 'catalog', grpcPort: 50051, migrates: true },
   { name: 'media', grpcPort: 50052, migrates: true },
+  { name: 'jobs', grpcPort: 50053, migrates: true },
 ];
 
 const env = {

@@ -32,12 +32,22 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
-function runEntry(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, entry)], {
+// Children still running when this process exits (a crashed test or benchmark) are killed, so
+// no service is left behind holding ports and database connections.
+const liveChildren = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});
+
+function runEntry(entry: string, env: Record<string, string>, nodeArgs: readonly string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(repoRoot, entry)], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
+  return child;
 }
 
 /**
@@ -52,8 +62,10 @@ export async function startProcess(options: {
   env: Record<string, string>;
   ready: (address: string) => Promise<boolean>;
   readyTimeoutMs?: number;
+  /** Extra node flags, e.g. `--cpu-prof` for profiling (not allowed in NODE_OPTIONS). */
+  nodeArgs?: readonly string[];
 }): Promise<ServiceProcess> {
-  const child = runEntry(options.entry, options.env);
+  const child = runEntry(options.entry, options.env, options.nodeArgs);
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
@@ -93,7 +105,11 @@ export async function startProcess(options: {
  * Runs a service's migrations, then starts its gRPC server as a process on a free port and waits
  * for grpc.health.v1 SERVING.
  */
-export async function startGrpcServiceProcess(service: string, env: Record<string, string>): Promise<ServiceProcess> {
+export async function startGrpcServiceProcess(
+  service: string,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<ServiceProcess> {
   if (env.DATABASE_URL) {
     const migrated = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, `services/${service}/src/db/migrate-cli.ts`)], {
       cwd: repoRoot,
@@ -109,5 +125,6 @@ export async function startGrpcServiceProcess(service: string, env: Record<strin
     port,
     env: { LOG_LEVEL: 'warn', ...env, GRPC_PORT: String(port) },
     ready: async (address) => (await checkHealth(address)) === 'SERVING',
+    nodeArgs,
   });
 }

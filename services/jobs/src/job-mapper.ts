@@ -16,9 +16,16 @@ export function storedQueue(queue: jobsV1.JobQueue): 'interactive' | 'background
 
 const opt = <T>(value: T | null): T | undefined => value ?? undefined;
 
-/** A job as users see it: no provider request id, no internal error, no lease. */
-export function toJobMessage(row: JobRow, extras: { events: readonly JobEventRow[]; queuePosition?: number; now?: Date }): jobsV1.Job {
-  const events = extras.events.map((e) => ({
+/**
+ * A job as users see it: no provider request id, no internal error, no lease. Timings come from
+ * the transition history; without `events` (the execution API, which has no use for them) they
+ * are left out rather than read for nothing.
+ */
+export function toJobMessage(
+  row: JobRow,
+  extras: { events?: readonly JobEventRow[]; queuePosition?: number; now?: Date } = {},
+): jobsV1.Job {
+  const events = extras.events?.map((e) => ({
     fromStatus: e.from_status,
     toStatus: e.to_status,
     attempt: e.attempt,
@@ -65,7 +72,7 @@ export function toJobMessage(row: JobRow, extras: { events: readonly JobEventRow
     completedAt: opt(row.completed_at),
     nextAttemptAt: row.next_attempt_at,
     cancelRequestedAt: opt(row.cancel_requested_at),
-    timings: jobTimings(row.created_at, row.completed_at, events, extras.now ?? new Date()),
+    timings: events ? jobTimings(row.created_at, row.completed_at, events, extras.now ?? new Date()) : undefined,
     version: row.version,
   };
 }

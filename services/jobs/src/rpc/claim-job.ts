@@ -1,7 +1,7 @@
-import { jobsExecutionV1, type jobsV1 } from '@atelier/contracts';
+import { jobsExecutionV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
-import { findJob, listEvents } from '../db/job-queries.js';
+import { findJob } from '../db/job-queries.js';
 import { claimJob as claimJobRow } from '../db/job-transitions.js';
 import { isTerminal } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
@@ -24,11 +24,10 @@ export function claimJob(context: JobsContext): ClaimJob {
     if (row) {
       context.watchHub.changed(jobId);
       const definition = context.registry.find(row.job_type);
-      const job: jobsV1.Job = toJobMessage(row, { events: await listEvents(context.pool, [row.id]) });
       return {
         outcome: ClaimOutcome.CLAIMED,
         claimed: {
-          job,
+          job: toJobMessage(row),
           attempt: row.attempt_count,
           leaseExpiresAt: row.lease_expires_at!,
           heartbeatIntervalMs: Math.floor(context.leaseTtlMs / 3),

@@ -3,7 +3,7 @@ import { SqlState, sqlStateOf } from '@atelier/db';
 import { AppError, ErrorCode, FailedPreconditionError, InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
-import { findJob, listEvents } from '../db/job-queries.js';
+import { findJob } from '../db/job-queries.js';
 import { completeJob as completeJobRow } from '../db/job-transitions.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
@@ -61,6 +61,6 @@ export function completeJob(context: JobsContext): CompleteJob {
     if (!row) throw await leaseRefusal(context.pool, jobId, workerId);
     context.onOutboxWrite();
     context.watchHub.changed(jobId);
-    return { job: toJobMessage(row, { events: await listEvents(context.pool, [row.id]) }) };
+    return { job: toJobMessage(row) };
   };
 }

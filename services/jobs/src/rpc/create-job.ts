@@ -39,9 +39,8 @@ export function createJob(context: JobsContext): CreateJob {
     .filter((d) => d.countsTowardQuota)
     .map((d) => d.jobType);
 
-  async function loadReply(row: JobRow, created: boolean): Promise<jobsV1.CreateJobResponse> {
-    const events = await listEvents(context.pool, [row.id]);
-    return { job: toJobMessage(row, { events }), created };
+  async function replayReply(row: JobRow): Promise<jobsV1.CreateJobResponse> {
+    return { job: toJobMessage(row, { events: await listEvents(context.pool, [row.id]) }), created: false };
   }
 
   return async (request) => {
@@ -51,9 +50,14 @@ export function createJob(context: JobsContext): CreateJob {
     const command = normaliseCommand(request, definition);
     const hash = requestHash(command);
 
-    // A replay needs neither the peers nor the quota: answer it first.
-    const earlier = await findJobByIdempotencyKey(context.pool, userId, idempotencyKey);
-    if (earlier) return loadReply(replayOrRefuse(earlier, hash), false);
+    // A job type that needs neither peers nor quota (the canary) goes straight to the insert; the
+    // unique key answers replays. Others answer a replay first: it must not depend on the peers
+    // or the quota of now (a model disabled since, a user over quota since).
+    const standalone = !definition.usesModel && !definition.usesInputAsset && definition.style === 'none' && !definition.countsTowardQuota;
+    if (!standalone) {
+      const earlier = await findJobByIdempotencyKey(context.pool, userId, idempotencyKey);
+      if (earlier) return replayReply(replayOrRefuse(earlier, hash));
+    }
 
     const resolved = await resolveAgainstPeers(context.peers, command, definition, userId);
     const job: NewJob = {
@@ -101,8 +105,9 @@ export function createJob(context: JobsContext): CreateJob {
 
     // null: the unique key lost a race outside the lock (quota-exempt types); the winner stands.
     const row = inserted ?? (await findJobByIdempotencyKey(context.pool, userId, idempotencyKey))!;
-    if (row.id !== job.id) return loadReply(replayOrRefuse(row, hash), false);
+    if (row.id !== job.id) return replayReply(replayOrRefuse(row, hash));
     context.onOutboxWrite();
-    return loadReply(row, true);
+    // A new job's only history is its creation: no attempts yet.
+    return { job: toJobMessage(row, { events: [] }), created: true };
   };
 }

@@ -58,7 +58,7 @@ export function failJob(context: JobsContext): FailJob {
     context.onOutboxWrite();
     context.watchHub.changed(jobId);
     return {
-      job: toJobMessage(row, { events: await listEvents(context.pool, [jobId]) }),
+      job: toJobMessage(row),
       outcome: row.status === 'queued' ? FailOutcome.REQUEUED : FailOutcome.FAILED,
       nextAttemptAt: row.status === 'queued' ? row.next_attempt_at : undefined,
     };

@@ -1,7 +1,6 @@
 import type { jobsExecutionV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import { requireText, requireUuid } from '@atelier/validation';
-import { listEvents } from '../db/job-queries.js';
 import { releaseJob as releaseJobRow } from '../db/job-transitions.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
@@ -19,6 +18,6 @@ export function releaseJob(context: JobsContext): ReleaseJob {
     if (!row) throw await leaseRefusal(context.pool, jobId, workerId);
     context.onOutboxWrite();
     context.watchHub.changed(jobId);
-    return { job: toJobMessage(row, { events: await listEvents(context.pool, [jobId]) }) };
+    return { job: toJobMessage(row) };
   };
 }

@@ -80,7 +80,7 @@ export async function startJobsHarness(
       OUTBOX_LOCK_TIMEOUT_MS: 30_000,
       OUTBOX_MAX_ATTEMPTS: 10,
       WATCH_POLL_MS: 100,
-      DB_POOL_MAX: 20,
+      DB_POOL_MAX: 10,
       ...overrides,
     };
     const logger = createLogger({ service: 'jobs-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });

@@ -207,7 +207,10 @@ export interface Job {
     | undefined;
   /** When a queued job becomes due (later than created_at after a retry with backoff). */
   nextAttemptAt: Date | undefined;
-  cancelRequestedAt?: Date | undefined;
+  cancelRequestedAt?:
+    | Date
+    | undefined;
+  /** Absent in execution API responses, which do not read the job's history. */
   timings:
     | JobTimings
     | undefined;

@@ -1,0 +1,52 @@
+// Small helpers shared by the benchmarks: percentiles, a closed-loop load driver, table output.
+
+/** The p-th percentile (0–100) of the values, nearest rank. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/**
+ * Runs `work` from `concurrency` loops for `durationMs` (after a warm-up) and answers the
+ * completed operations per second and each operation's latency.
+ */
+export async function closedLoop(
+  work: (i: number) => Promise<void>,
+  options: { concurrency: number; durationMs: number; warmupMs?: number },
+): Promise<{ opsPerSecond: number; latenciesMs: number[]; errors: number; firstError?: unknown }> {
+  let counter = 0;
+  let errors = 0;
+  let firstError: unknown;
+  const latencies: number[] = [];
+  const warmupEnds = Date.now() + (options.warmupMs ?? 1_000);
+  const ends = warmupEnds + options.durationMs;
+  let measured = 0;
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (Date.now() < ends) {
+        const i = counter++;
+        const startedAt = performance.now();
+        try {
+          await work(i);
+          if (Date.now() >= warmupEnds && Date.now() < ends) {
+            measured += 1;
+            latencies.push(performance.now() - startedAt);
+          }
+        } catch (error) {
+          errors += 1;
+          firstError ??= error;
+        }
+      }
+    }),
+  );
+  return { opsPerSecond: measured / (options.durationMs / 1000), latenciesMs: latencies, errors, firstError };
+}
+
+export function printTable(title: string, rows: Record<string, string | number>[]): void {
+  console.log(`\n${title}`);
+  console.table(rows);
+}
+
+export const ms = (value: number) => Number(value.toFixed(2));

@@ -1,0 +1,171 @@
+// Benchmark: CreateJob throughput over gRPC, and outbox publish latency (commit → JetStream).
+//
+//   npm run bench:jobs
+//
+// Starts catalog, media and jobs as real processes against a database of their own on the local
+// Postgres and a NATS prefix of their own, then drives CreateJob from this process. Publish
+// latency is measured from the CreateJob response (the transaction has committed) to the
+// dispatch message arriving at a NATS subscriber on its subject (JetStream has stored it).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { catalogV1, commonV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import { createServiceClient } from '@atelier/grpc';
+import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
+import { createTestDatabase, natsTestPrefix, startGrpcServiceProcess, testNatsUrl } from '@atelier/testing';
+import { closedLoop, ms, percentile, printTable } from './bench-kit.js';
+
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+
+const database = await createTestDatabase();
+const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-bench-s3-'));
+const prefix = natsTestPrefix();
+const [catalog, media] = await Promise.all([
+  startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }),
+  startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }),
+]);
+const jobs = await startGrpcServiceProcess(
+  'jobs',
+  {
+    DATABASE_URL: database.url,
+    NATS_STREAM_PREFIX: prefix,
+    CATALOG_ADDR: catalog.address,
+    MEDIA_ADDR: media.address,
+    QUOTA_DAILY_LIMIT: '1000000',
+    QUOTA_MAX_IN_FLIGHT: '10000',
+  },
+  process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [],
+);
+const nats = await connectNats({ servers: testNatsUrl(), name: 'bench' });
+const topology = jobsTopology(prefix);
+
+const jobsClient = createServiceClient(jobsV1.JobsServiceClient, jobs.address);
+const catalogClient = createServiceClient(catalogV1.CatalogServiceClient, catalog.address);
+const mediaClient = createServiceClient(mediaV1.MediaServiceClient, media.address);
+
+// Dispatch arrival times, by job id.
+const arrivals = new Map<string, number>();
+const subscription = nats.subscribe(`${topology.dispatchSubject('interactive').replace(/\.interactive$/, '')}.*`, {
+  callback: (_error, message) => {
+    const { jobId } = message.json<{ jobId: string }>();
+    arrivals.set(jobId, performance.now());
+  },
+});
+await nats.flush();
+
+async function publishLatencies(created: Map<string, number>, timeoutMs = 15_000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && [...created.keys()].some((id) => !arrivals.has(id))) await new Promise((r) => setTimeout(r, 50));
+  return [...created].filter(([id]) => arrivals.has(id)).map(([id, at]) => arrivals.get(id)! - at);
+}
+
+try {
+  const results: Record<string, string | number>[] = [];
+
+  // 1. system.canary: the engine alone (validation, idempotency, one insert statement, outbox).
+  const canaryCreated = new Map<string, number>();
+  const canary = await closedLoop(
+    async (i) => {
+      const { job } = await jobsClient.createJob(
+        jobsV1.CreateJobRequest.fromPartial({ userId: `bench-${i % 500}`, idempotencyKey: `canary-${i}`, jobType: 'system.canary' }),
+      );
+      canaryCreated.set(job!.id, performance.now());
+    },
+    { concurrency: CONCURRENCY, durationMs: DURATION_MS },
+  );
+  const canaryPublish = await publishLatencies(canaryCreated);
+  results.push({
+    scenario: `CreateJob system.canary, ${CONCURRENCY} concurrent`,
+    'jobs/s': Math.round(canary.opsPerSecond),
+    'rpc p50 ms': ms(percentile(canary.latenciesMs, 50)),
+    'rpc p99 ms': ms(percentile(canary.latenciesMs, 99)),
+    'publish p50 ms': ms(percentile(canaryPublish, 50)),
+    'publish p99 ms': ms(percentile(canaryPublish, 99)),
+    errors: canary.errors,
+  });
+
+  // 2. image.stylize: peer validation over gRPC (catalog, media), quota under the user lock.
+  const { models, styles } = await catalogClient.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
+  const model = models.find((m) => m.jobType === 'image.stylize')!;
+  const png = await sharp({ create: { width: 128, height: 128, channels: 3, background: 'teal' } })
+    .png()
+    .toBuffer();
+  const users = Array.from({ length: 64 }, (_, i) => `stylize-user-${i}`);
+  const inputs = new Map<string, string>();
+  for (const user of users) {
+    const upload = await mediaClient.createUpload({
+      ownerUserId: user,
+      purpose: mediaV1.AssetPurpose.AI_INPUT,
+      contentType: 'image/png',
+      sizeBytes: png.length,
+    });
+    await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.uploadHeaders, body: png });
+    await mediaClient.completeUpload({ assetId: upload.asset!.id, ownerUserId: user });
+    inputs.set(user, upload.asset!.id);
+  }
+  const stylizeCreated = new Map<string, number>();
+  const stylize = await closedLoop(
+    async (i) => {
+      const user = users[i % users.length]!;
+      const { job } = await jobsClient.createJob(
+        jobsV1.CreateJobRequest.fromPartial({
+          userId: user,
+          idempotencyKey: `stylize-${i}`,
+          jobType: 'image.stylize',
+          modelId: model.id,
+          styleId: styles[0]!.id,
+          inputAssetId: inputs.get(user),
+          prompt: 'benchmark cat',
+        }),
+      );
+      stylizeCreated.set(job!.id, performance.now());
+    },
+    { concurrency: CONCURRENCY, durationMs: DURATION_MS },
+  );
+  const stylizePublish = await publishLatencies(stylizeCreated);
+  results.push({
+    scenario: `CreateJob image.stylize, ${CONCURRENCY} concurrent`,
+    'jobs/s': Math.round(stylize.opsPerSecond),
+    'rpc p50 ms': ms(percentile(stylize.latenciesMs, 50)),
+    'rpc p99 ms': ms(percentile(stylize.latenciesMs, 99)),
+    'publish p50 ms': ms(percentile(stylizePublish, 50)),
+    'publish p99 ms': ms(percentile(stylizePublish, 99)),
+    errors: stylize.errors,
+  });
+
+  // 3. Publish latency at low load: one create at a time.
+  const quietCreated = new Map<string, number>();
+  for (let i = 0; i < 300; i += 1) {
+    const { job } = await jobsClient.createJob(
+      jobsV1.CreateJobRequest.fromPartial({ userId: 'quiet', idempotencyKey: `quiet-${i}`, jobType: 'system.canary' }),
+    );
+    quietCreated.set(job!.id, performance.now());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const quietPublish = await publishLatencies(quietCreated);
+  results.push({
+    scenario: 'CreateJob system.canary, one at a time',
+    'jobs/s': '-',
+    'rpc p50 ms': '-',
+    'rpc p99 ms': '-',
+    'publish p50 ms': ms(percentile(quietPublish, 50)),
+    'publish p99 ms': ms(percentile(quietPublish, 99)),
+    errors: 0,
+  });
+
+  if (process.env.BENCH_SHOW_LOGS) console.log(jobs.output().slice(0, 3000));
+  printTable(`jobs: CreateJob over gRPC and outbox publish latency (${DURATION_MS / 1000} s per scenario, 2-core machine)`, results);
+  if (canary.firstError ?? stylize.firstError) console.error('first error:', canary.firstError ?? stylize.firstError);
+} finally {
+  subscription.unsubscribe();
+  jobsClient.close();
+  catalogClient.close();
+  mediaClient.close();
+  await Promise.all([jobs.stop(), catalog.stop(), media.stop()]);
+  await deleteJobStreams(await jetstreamManager(nats), topology);
+  await nats.close();
+  rmSync(s3Directory, { recursive: true, force: true });
+  await database.drop();
+}
