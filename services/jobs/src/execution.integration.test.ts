@@ -484,3 +484,53 @@ describe('execution - the database refuses illegal states and transitions', () =
     });
   });
 });
+
+describe('operators - list, inspect and retry jobs', () => {
+  it("lists all users' jobs with filters and internal messages, and retries a failed one as a new linked job", async () => {
+    const user = newUser();
+    const image = await newStylize(user);
+    await h.execution.claimJob({ jobId: image.id, workerId: 'ops-w' });
+    await h.execution.failJob(failRequest(image.id, 'ops-w', ErrorClass.CONTENT_SAFETY, 'CONTENT_SAFETY_REJECTED', false));
+
+    const listed = await h.admin.listAllJobs({
+      userId: user,
+      status: jobsV1.JobStatus.FAILED,
+      jobType: 'image.stylize',
+      queue: 0,
+      pageSize: 0,
+      pageToken: '',
+    });
+    expect(listed.jobs.map((j) => j.job!.id)).toEqual([image.id]);
+    expect(listed.jobs[0]).toMatchObject({ internalErrorMessage: 'internal detail for CONTENT_SAFETY_REJECTED' });
+    const byType = await h.admin.listAllJobs({
+      jobType: 'system.canary',
+      status: 0,
+      queue: jobsV1.JobQueue.INTERACTIVE,
+      pageSize: 100,
+      pageToken: '',
+    });
+    expect(byType.jobs.every((j) => j.job!.jobType === 'system.canary')).toBe(true);
+    expect(await refusal(h.admin.listAllJobs({ jobType: 'nope.type', status: 0, queue: 0, pageSize: 0, pageToken: '' }))).toMatchObject({
+      field: 'job_type',
+    });
+
+    const retried = (await h.admin.retryJob({ jobId: image.id, operatorId: 'ops-alice' })).job!;
+    expect(retried.job).toMatchObject({
+      status: jobsV1.JobStatus.QUEUED,
+      retryOfJobId: image.id,
+      userId: user,
+      inputAssetId: image.inputAssetId,
+      snapshot: image.snapshot,
+    });
+    expect(retried.job!.id).not.toBe(image.id);
+    const details = await h.admin.getJobDetails({ jobId: retried.job!.id });
+    expect(details.events.map((e) => e.actor)).toEqual(['operator:ops-alice']);
+    expect((await h.jobs.getJob({ jobId: image.id, userId: user })).job!.status).toBe(jobsV1.JobStatus.FAILED);
+
+    const queued = await newCanary();
+    expect(await refusal(h.admin.retryJob({ jobId: queued.id, operatorId: 'ops-alice' }))).toMatchObject({
+      code: ErrorCode.FAILED_PRECONDITION,
+      reason: 'JOB_NOT_RETRYABLE',
+    });
+  });
+});
