@@ -147,10 +147,16 @@ describe('execution - Heartbeat', () => {
 });
 
 describe('execution - RecordProviderRequest (L2)', () => {
-  it('records the request id once, accepts the same id again, refuses another, and hands it to the next attempt', async () => {
+  it('records the request id once, accepts the same id again, and refuses another', async () => {
     const user = newUser();
     const job = await newStylize(user);
-    await h.execution.claimJob({ jobId: job.id, workerId: 'p1' });
+    const first = await h.execution.claimJob({ jobId: job.id, workerId: 'p1' });
+    expect(first.claimed).toMatchObject({
+      providerIdempotencyKey: job.id,
+      providerRequestId: undefined,
+      contentSafety: true,
+      timeoutMs: 120_000,
+    });
     await h.execution.recordProviderRequest({ jobId: job.id, workerId: 'p1', providerRequestId: 'pred_123' });
     await h.execution.recordProviderRequest({ jobId: job.id, workerId: 'p1', providerRequestId: 'pred_123' });
     expect(
@@ -165,11 +171,35 @@ describe('execution - RecordProviderRequest (L2)', () => {
       code: ErrorCode.ABORTED,
       reason: 'LEASE_LOST',
     });
-    const failed = await h.execution.failJob(failRequest(job.id, 'p1', ErrorClass.PROVIDER, 'PROVIDER_UNAVAILABLE'));
-    expect(failed.outcome).toBe(FailOutcome.REQUEUED);
+  });
+
+  it('hands the recorded request to the attempt after a crash or an internal error, and a fresh key after a provider failure', async () => {
+    const job = await newStylize(newUser());
+    await h.execution.claimJob({ jobId: job.id, workerId: 'r1' });
+    await h.execution.recordProviderRequest({ jobId: job.id, workerId: 'r1', providerRequestId: 'pred_a' });
+    await expireLease(job.id); // the worker crashed while polling
+    await h.app.reaper.runOnce();
     await makeDue(job.id);
-    const next = await h.execution.claimJob({ jobId: job.id, workerId: 'p2' });
-    expect(next.claimed).toMatchObject({ attempt: 2, providerRequestId: 'pred_123', contentSafety: true, timeoutMs: 120_000 });
+    expect((await h.execution.claimJob({ jobId: job.id, workerId: 'r2' })).claimed).toMatchObject({
+      attempt: 2,
+      providerRequestId: 'pred_a',
+      providerIdempotencyKey: job.id,
+    });
+    await h.execution.failJob(failRequest(job.id, 'r2', ErrorClass.INTERNAL, 'INTERNAL_MEDIA_WRITE'));
+    await makeDue(job.id);
+    expect((await h.execution.claimJob({ jobId: job.id, workerId: 'r3' })).claimed).toMatchObject({
+      attempt: 3,
+      providerRequestId: 'pred_a',
+      providerIdempotencyKey: job.id,
+    });
+    await h.db.query('UPDATE jobs.generation_jobs SET max_attempts = 4 WHERE id = $1', [job.id]);
+    await h.execution.failJob(failRequest(job.id, 'r3', ErrorClass.PROVIDER, 'PROVIDER_PREDICTION_FAILED'));
+    await makeDue(job.id);
+    expect((await h.execution.claimJob({ jobId: job.id, workerId: 'r4' })).claimed).toMatchObject({
+      attempt: 4,
+      providerRequestId: undefined,
+      providerIdempotencyKey: `${job.id}:1`,
+    });
   });
 
   it('refuses a request id another job of the same provider already has', async () => {
@@ -198,7 +228,7 @@ describe('execution - CompleteJob', () => {
     expect(outbox.rows.map((r) => r.event_type)).toEqual(['job.dispatch', 'job.succeeded']);
     expect(await refusal(h.execution.completeJob({ jobId: job.id, workerId: 'c', outputAssetId: '', outputSha256: '' }))).toMatchObject({
       code: ErrorCode.ABORTED,
-      reason: 'JOB_NOT_RUNNING',
+      reason: 'JOB_SUCCEEDED',
     });
   });
 
@@ -240,7 +270,7 @@ describe('execution - CompleteJob', () => {
     await h.jobs.cancelJob({ jobId: job.id, userId: job.userId });
     expect(await refusal(h.execution.completeJob({ jobId: job.id, workerId: 'late', outputAssetId: '', outputSha256: '' }))).toMatchObject({
       code: ErrorCode.ABORTED,
-      reason: 'JOB_NOT_RUNNING',
+      reason: 'JOB_CANCELLED',
     });
   });
 });

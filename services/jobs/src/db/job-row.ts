@@ -26,6 +26,7 @@ export interface JobRow {
   attempt_count: number;
   max_attempts: number;
   provider_request_id: string | null;
+  provider_request_generation: number;
   error_code: string | null;
   error_message: string | null;
   internal_error_message: string | null;

@@ -208,7 +208,9 @@ export interface FailureRecord {
 /**
  * running → queued under the caller's lease: the attempt failed and will be retried after the
  * delay. Clears progress, start and lease (the error stays in the event history and, for
- * operators, in internal_error_message); the dispatch becomes due at next_attempt_at.
+ * operators, in internal_error_message); the dispatch becomes due at next_attempt_at. Unless the
+ * failure was INTERNAL (ours, not the prediction's), the provider request is given up: its id is
+ * cleared and the generation grows, so the next attempt submits a fresh one.
  */
 export function requeueJob(
   db: Queryable,
@@ -224,6 +226,8 @@ export function requeueJob(
        UPDATE jobs.generation_jobs
           SET status = 'queued', progress = 0, started_at = NULL, error_code = NULL, error_message = NULL,
               internal_error_message = $6, lease_owner = NULL, lease_expires_at = NULL,
+              provider_request_generation = provider_request_generation + CASE WHEN $4 <> 'internal' AND provider_request_id IS NOT NULL THEN 1 ELSE 0 END,
+              provider_request_id = CASE WHEN $4 = 'internal' THEN provider_request_id ELSE NULL END,
               next_attempt_at = now() + $3::int * interval '1 millisecond', version = version + 1, updated_at = now()
         WHERE id = $1 AND status = 'running' AND lease_owner = $2
        RETURNING *),

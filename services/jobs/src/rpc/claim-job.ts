@@ -34,6 +34,7 @@ export function claimJob(context: JobsContext): ClaimJob {
           timeoutMs: definition?.timeoutMs ?? 60_000,
           providerRequestId: row.provider_request_id ?? undefined,
           contentSafety: definition?.contentSafety ?? false,
+          providerIdempotencyKey: row.provider_request_generation === 0 ? row.id : `${row.id}:${row.provider_request_generation}`,
         },
       };
     }

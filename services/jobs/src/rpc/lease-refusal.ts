@@ -12,9 +12,10 @@ export function requireWorkerId(value: string): string {
 }
 
 /**
- * Why a worker's call under a lease was refused: the job is gone (NOT_FOUND), finished or
- * cancelled (ABORTED, JOB_NOT_RUNNING), or running or queued without this worker's lease
- * (ABORTED, LEASE_LOST). Either ABORTED means: stop, and delete any output just stored.
+ * Why a worker's call under a lease was refused: the job is gone (NOT_FOUND), it ended (ABORTED
+ * with JOB_CANCELLED, JOB_FAILED or JOB_SUCCEEDED), or it is running or queued without this
+ * worker's lease (ABORTED, LEASE_LOST). The worker stops; what it does with an output it stored
+ * depends on the reason (execution.proto).
  */
 export async function leaseRefusal(db: Queryable, jobId: string, workerId: string): Promise<Error> {
   const row = await findJob(db, jobId);
@@ -25,5 +26,5 @@ export async function leaseRefusal(db: Queryable, jobId: string, workerId: strin
   if (row.status === 'running' || row.status === 'queued') {
     return new AbortedError('LEASE_LOST', "this worker no longer holds the job's lease (it expired or passed to another worker)");
   }
-  return new AbortedError('JOB_NOT_RUNNING', `the job is ${row.status}`);
+  return new AbortedError(`JOB_${row.status.toUpperCase()}`, `the job is ${row.status}`);
 }

@@ -311,6 +311,12 @@ export interface ClaimedJob {
     | undefined;
   /** The definition asks for a content-safety check of the output. */
   contentSafety: boolean;
+  /**
+   * The Idempotency-Key to submit to the provider with: the job id, suffixed with ":<n>" once n
+   * provider requests of this job have been given up (failed, cancelled, invalid output), so a
+   * retry gets a fresh prediction while a crashed attempt's resubmission gets the same one.
+   */
+  providerIdempotencyKey: string;
 }
 
 export interface ClaimJobRequest {
@@ -410,6 +416,7 @@ function createBaseClaimedJob(): ClaimedJob {
     timeoutMs: 0,
     providerRequestId: undefined,
     contentSafety: false,
+    providerIdempotencyKey: "",
   };
 }
 
@@ -435,6 +442,9 @@ export const ClaimedJob: MessageFns<ClaimedJob> = {
     }
     if (message.contentSafety !== false) {
       writer.uint32(56).bool(message.contentSafety);
+    }
+    if (message.providerIdempotencyKey !== "") {
+      writer.uint32(66).string(message.providerIdempotencyKey);
     }
     return writer;
   },
@@ -508,6 +518,14 @@ export const ClaimedJob: MessageFns<ClaimedJob> = {
             message.contentSafety = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.providerIdempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -549,6 +567,11 @@ export const ClaimedJob: MessageFns<ClaimedJob> = {
         : isSet(object.content_safety)
         ? globalThis.Boolean(object.content_safety)
         : false,
+      providerIdempotencyKey: isSet(object.providerIdempotencyKey)
+        ? globalThis.String(object.providerIdempotencyKey)
+        : isSet(object.provider_idempotency_key)
+        ? globalThis.String(object.provider_idempotency_key)
+        : "",
     };
   },
 
@@ -575,6 +598,9 @@ export const ClaimedJob: MessageFns<ClaimedJob> = {
     if (message.contentSafety !== false) {
       obj.contentSafety = message.contentSafety;
     }
+    if (message.providerIdempotencyKey !== "") {
+      obj.providerIdempotencyKey = message.providerIdempotencyKey;
+    }
     return obj;
   },
 
@@ -590,6 +616,7 @@ export const ClaimedJob: MessageFns<ClaimedJob> = {
     message.timeoutMs = object.timeoutMs ?? 0;
     message.providerRequestId = object.providerRequestId ?? undefined;
     message.contentSafety = object.contentSafety ?? false;
+    message.providerIdempotencyKey = object.providerIdempotencyKey ?? "";
     return message;
   },
 };
@@ -1914,7 +1941,8 @@ export const JobExecutionServiceService = {
   },
   /**
    * running → queued (retry with backoff) or failed. The jobs service decides from the error
-   * class, the retryable flag and the attempts left.
+   * class, the retryable flag and the attempts left. Every class but INTERNAL gives the provider
+   * request up: the next attempt submits a new one (see provider_idempotency_key).
    */
   failJob: {
     path: "/atelier.jobs.v1.JobExecutionService/FailJob" as const,
@@ -1961,7 +1989,8 @@ export interface JobExecutionServiceServer extends UntypedServiceImplementation 
   completeJob: handleUnaryCall<CompleteJobRequest, CompleteJobResponse>;
   /**
    * running → queued (retry with backoff) or failed. The jobs service decides from the error
-   * class, the retryable flag and the attempts left.
+   * class, the retryable flag and the attempts left. Every class but INTERNAL gives the provider
+   * request up: the next attempt submits a new one (see provider_idempotency_key).
    */
   failJob: handleUnaryCall<FailJobRequest, FailJobResponse>;
   /** running → queued without charging the attempt: a worker shutting down hands the job back. */
@@ -2048,7 +2077,8 @@ export interface JobExecutionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * running → queued (retry with backoff) or failed. The jobs service decides from the error
-   * class, the retryable flag and the attempts left.
+   * class, the retryable flag and the attempts left. Every class but INTERNAL gives the provider
+   * request up: the next attempt submits a new one (see provider_idempotency_key).
    */
   failJob(
     request: FailJobRequest,
