@@ -50,3 +50,15 @@ export function printTable(title: string, rows: Record<string, string | number>[
 }
 
 export const ms = (value: number) => Number(value.toFixed(2));
+
+/** Runs work(0 … count-1) with at most `concurrency` in flight; answers the elapsed milliseconds. */
+export async function forEachConcurrently(count: number, concurrency: number, work: (i: number) => Promise<void>): Promise<number> {
+  const startedAt = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await work(next++);
+    }),
+  );
+  return performance.now() - startedAt;
+}

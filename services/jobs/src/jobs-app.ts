@@ -9,6 +9,7 @@ import type { JobsConfig } from './config.js';
 import { createRegistry } from './definitions/index.js';
 import type { OutboxSubjects } from './db/job-row.js';
 import type { JobsContext } from './jobs-context.js';
+import { createJobBatches } from './job-batches.js';
 import { JobWatchHub } from './job-watch-hub.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
 import { OutboxWakeups } from './outbox/outbox-wakeups.js';
@@ -63,6 +64,7 @@ export async function startJobsApp(config: JobsAppConfig, logger: Logger, option
   };
   const context: JobsContext = {
     pool,
+    batches: createJobBatches(pool, subjects, config.LEASE_TTL_MS),
     registry,
     peers,
     subjects,

@@ -3,12 +3,15 @@ import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from './definitions/index.js';
 import type { OutboxSubjects } from './db/job-row.js';
 import type { QuotaLimits } from './domain/quota.js';
+import type { JobBatches } from './job-batches.js';
 import type { JobWatchHub } from './job-watch-hub.js';
 import type { Peers } from './peer-validation.js';
 
 /** What the jobs RPC handlers depend on. */
 export interface JobsContext {
   pool: SqlPool;
+  /** Coalesced creates, claims and completions (the hot path). */
+  batches: JobBatches;
   registry: JobDefinitionRegistry;
   peers: Peers;
   subjects: OutboxSubjects;

@@ -54,81 +54,113 @@ const DISPATCH_OUTBOX = (source: string, interactiveParam: string, backgroundPar
     FROM ${source} j`;
 
 /**
- * Creates a queued job with its creation event and its dispatch. A concurrent or earlier job
- * with the same (user, idempotency key) wins: nothing is written and null is returned.
+ * Creates queued jobs, each with its creation event and its dispatch, in one statement (a batch
+ * of concurrent creates, or one). A job whose (user, idempotency key) already exists — from an
+ * earlier request or from this very batch — is skipped; only the inserted rows are returned.
  */
-export function insertJob(db: Queryable, job: NewJob, actor: string, subjects: OutboxSubjects): Promise<JobRow | null> {
-  return one(
-    db,
-    `WITH created AS (
-       INSERT INTO jobs.generation_jobs
-         (id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id, expects_output,
-          prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
-          model_version_snapshot, style_code_snapshot, status, max_attempts, idempotency_key, request_hash,
-          retry_of_job_id, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-               'queued', $21, $22, $23, $24, now())
-       ON CONFLICT (user_id, idempotency_key) DO NOTHING
-       RETURNING *),
-     event AS (
-       INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
-       SELECT id, NULL, 'queued', 0, $25 FROM created),
-     dispatch AS (${DISPATCH_OUTBOX('created', '$26', '$27')})
-     SELECT * FROM created`,
-    [
-      job.id,
-      job.userId,
-      job.petId,
-      job.jobType,
-      job.mediaKind,
-      job.queue,
-      job.priority,
-      job.modelId,
-      job.styleId,
-      job.inputAssetId,
-      job.expectsOutput,
-      job.prompt,
-      job.negativePrompt,
-      job.width,
-      job.height,
-      job.parameters,
-      job.providerCode,
-      job.providerModel,
-      job.modelVersion,
-      job.styleCode,
-      job.maxAttempts,
-      job.idempotencyKey,
-      job.requestHash,
-      job.retryOfJobId,
-      actor,
+export async function insertJobs(
+  db: Queryable,
+  jobs: readonly NewJob[],
+  actors: readonly string[],
+  subjects: OutboxSubjects,
+): Promise<JobRow[]> {
+  if (jobs.length === 0) return [];
+  const column = <K extends keyof NewJob>(key: K) => jobs.map((job) => job[key]);
+  const result = await db.query<JobRow>({
+    name: 'jobs.insert_jobs',
+    text: `WITH incoming AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::smallint[],
+                                  $8::uuid[], $9::uuid[], $10::uuid[], $11::boolean[], $12::text[], $13::text[], $14::int[],
+                                  $15::int[], $16::jsonb[], $17::text[], $18::text[], $19::text[], $20::text[], $21::smallint[],
+                                  $22::text[], $23::bytea[], $24::uuid[], $25::text[])
+               AS t(id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id,
+                    expects_output, prompt, negative_prompt, width, height, parameters, provider_code_snapshot,
+                    provider_model_snapshot, model_version_snapshot, style_code_snapshot, max_attempts, idempotency_key,
+                    request_hash, retry_of_job_id, actor)),
+           created AS (
+             INSERT INTO jobs.generation_jobs
+               (id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id, expects_output,
+                prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
+                model_version_snapshot, style_code_snapshot, status, max_attempts, idempotency_key, request_hash,
+                retry_of_job_id, next_attempt_at)
+             SELECT id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id, expects_output,
+                    prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
+                    model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
+                    retry_of_job_id, now()
+               FROM incoming
+             ON CONFLICT (user_id, idempotency_key) DO NOTHING
+             RETURNING *),
+           event AS (
+             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
+             SELECT c.id, NULL, 'queued', 0, i.actor FROM created c JOIN incoming i ON i.id = c.id),
+           dispatch AS (${DISPATCH_OUTBOX('created', '$26', '$27')})
+           SELECT * FROM created`,
+    values: [
+      column('id'),
+      column('userId'),
+      column('petId'),
+      column('jobType'),
+      column('mediaKind'),
+      column('queue'),
+      column('priority'),
+      column('modelId'),
+      column('styleId'),
+      column('inputAssetId'),
+      column('expectsOutput'),
+      column('prompt'),
+      column('negativePrompt'),
+      column('width'),
+      column('height'),
+      jobs.map((job) => JSON.stringify(job.parameters)),
+      column('providerCode'),
+      column('providerModel'),
+      column('modelVersion'),
+      column('styleCode'),
+      column('maxAttempts'),
+      column('idempotencyKey'),
+      column('requestHash'),
+      column('retryOfJobId'),
+      actors,
       subjects.dispatchInteractive,
       subjects.dispatchBackground,
     ],
-    'jobs.insert_job',
-  );
+  });
+  return result.rows;
+}
+
+/** One worker asking for one job. */
+export interface ClaimRequest {
+  jobId: string;
+  workerId: string;
 }
 
 /**
- * queued → running for one worker: the CAS on status makes concurrent claims of one job
- * produce exactly one lease. Counts the attempt; a job not yet due (backoff) is not claimed.
+ * queued → running, for a batch of claims in one statement: the CAS on status makes concurrent
+ * claims of one job produce exactly one lease (two claims of one job in the same batch match the
+ * same row, which is updated once, for one of them). Counts the attempt; a job not yet due
+ * (backoff) is not claimed. Answers the claimed rows; a caller whose job id is absent, or whose
+ * row carries another lease owner, did not get it.
  */
-export function claimJob(db: Queryable, jobId: string, workerId: string, leaseTtlMs: number): Promise<JobRow | null> {
-  return one(
-    db,
-    `WITH claimed AS (
-       UPDATE jobs.generation_jobs
-          SET status = 'running', attempt_count = attempt_count + 1, started_at = now(), progress = 0,
-              lease_owner = $2, lease_expires_at = now() + $3::int * interval '1 millisecond',
-              version = version + 1, updated_at = now()
-        WHERE id = $1 AND status = 'queued' AND next_attempt_at <= now() AND attempt_count < max_attempts
-       RETURNING *),
-     event AS (
-       INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
-       SELECT id, 'queued', 'running', attempt_count, 'worker:' || $2 FROM claimed)
-     SELECT * FROM claimed`,
-    [jobId, workerId, leaseTtlMs],
-    'jobs.claim_job',
-  );
+export async function claimJobs(db: Queryable, requests: readonly ClaimRequest[], leaseTtlMs: number): Promise<JobRow[]> {
+  const result = await db.query<JobRow>({
+    name: 'jobs.claim_jobs',
+    text: `WITH requested AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[]) AS r(job_id, worker_id)),
+           claimed AS (
+             UPDATE jobs.generation_jobs j
+                SET status = 'running', attempt_count = j.attempt_count + 1, started_at = now(), progress = 0,
+                    lease_owner = r.worker_id, lease_expires_at = now() + $3::int * interval '1 millisecond',
+                    version = j.version + 1, updated_at = now()
+               FROM requested r
+              WHERE j.id = r.job_id AND j.status = 'queued' AND j.next_attempt_at <= now() AND j.attempt_count < j.max_attempts
+             RETURNING j.*),
+           event AS (
+             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
+             SELECT id, 'queued', 'running', attempt_count, 'worker:' || lease_owner FROM claimed)
+           SELECT * FROM claimed`,
+    values: [requests.map((r) => r.jobId), requests.map((r) => r.workerId), leaseTtlMs],
+  });
+  return result.rows;
 }
 
 /**
@@ -172,30 +204,40 @@ export function recordProviderRequest(db: Queryable, jobId: string, workerId: st
   );
 }
 
-/** running → succeeded under the caller's lease, with the output, its event and announcement. */
-export function completeJob(
-  db: Queryable,
-  jobId: string,
-  workerId: string,
-  outputAssetId: string | null,
-  subjects: OutboxSubjects,
-): Promise<JobRow | null> {
-  return one(
-    db,
-    `WITH done AS (
-       UPDATE jobs.generation_jobs
-          SET status = 'succeeded', progress = 100, completed_at = now(), output_asset_id = $3,
-              lease_owner = NULL, lease_expires_at = NULL, version = version + 1, updated_at = now()
-        WHERE id = $1 AND status = 'running' AND lease_owner = $2
-       RETURNING *),
-     event AS (
-       INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
-       SELECT id, 'running', 'succeeded', attempt_count, 'worker:' || $2 FROM done),
-     announce AS (${LIFECYCLE_OUTBOX('done', `$4 || 'succeeded'`)})
-     SELECT * FROM done`,
-    [jobId, workerId, outputAssetId, subjects.eventPrefix],
-    'jobs.complete_job',
-  );
+/** One worker reporting one finished job. */
+export interface CompleteRequest {
+  jobId: string;
+  workerId: string;
+  outputAssetId: string | null;
+}
+
+/**
+ * running → succeeded under each caller's lease, with the output, the event and the
+ * announcement, for a batch of completions in one statement. Answers the rows that succeeded; a
+ * request whose job is absent did not hold its lease any more, or gave no output for a job type
+ * that must have one.
+ */
+export async function completeJobs(db: Queryable, requests: readonly CompleteRequest[], subjects: OutboxSubjects): Promise<JobRow[]> {
+  const result = await db.query<JobRow>({
+    name: 'jobs.complete_jobs',
+    text: `WITH requested AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[]) AS r(job_id, worker_id, output_asset_id)),
+           done AS (
+             UPDATE jobs.generation_jobs j
+                SET status = 'succeeded', progress = 100, completed_at = now(), output_asset_id = r.output_asset_id,
+                    lease_owner = NULL, lease_expires_at = NULL, version = j.version + 1, updated_at = now()
+               FROM requested r
+              WHERE j.id = r.job_id AND j.status = 'running' AND j.lease_owner = r.worker_id
+                AND (r.output_asset_id IS NOT NULL OR NOT j.expects_output)
+             RETURNING j.*, r.worker_id),
+           event AS (
+             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
+             SELECT id, 'running', 'succeeded', attempt_count, 'worker:' || worker_id FROM done),
+           announce AS (${LIFECYCLE_OUTBOX('done', `$4 || 'succeeded'`)})
+           SELECT * FROM done`,
+    values: [requests.map((r) => r.jobId), requests.map((r) => r.workerId), requests.map((r) => r.outputAssetId), subjects.eventPrefix],
+  });
+  return result.rows;
 }
 
 export interface FailureRecord {

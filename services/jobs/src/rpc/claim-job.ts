@@ -2,7 +2,6 @@ import { jobsExecutionV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import { findJob } from '../db/job-queries.js';
-import { claimJob as claimJobRow } from '../db/job-transitions.js';
 import { isTerminal } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
@@ -20,7 +19,7 @@ export function claimJob(context: JobsContext): ClaimJob {
   return async (request) => {
     const jobId = requireUuid(request.jobId, 'job_id');
     const workerId = requireWorkerId(request.workerId);
-    const row = await claimJobRow(context.pool, jobId, workerId, context.leaseTtlMs);
+    const row = await context.batches.claim({ jobId, workerId });
     if (row) {
       context.watchHub.changed(jobId);
       const definition = context.registry.find(row.job_type);

@@ -1,10 +1,8 @@
 import { mediaV1, type jobsExecutionV1 } from '@atelier/contracts';
-import { SqlState, sqlStateOf } from '@atelier/db';
 import { AppError, ErrorCode, FailedPreconditionError, InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import { findJob } from '../db/job-queries.js';
-import { completeJob as completeJobRow } from '../db/job-transitions.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
 import { leaseRefusal, requireWorkerId } from './lease-refusal.js';
@@ -48,17 +46,14 @@ export function completeJob(context: JobsContext): CompleteJob {
     const workerId = requireWorkerId(request.workerId);
     const outputAssetId = request.outputAssetId ? requireUuid(request.outputAssetId, 'output_asset_id') : null;
     if (outputAssetId) await verifyOutput(jobId, workerId, outputAssetId, request.outputSha256);
-    let row;
-    try {
-      row = await completeJobRow(context.pool, jobId, workerId, outputAssetId, context.subjects);
-    } catch (error) {
-      // The state CHECK: a job type that produces output cannot succeed without one.
-      if (sqlStateOf(error) === SqlState.CHECK_VIOLATION) {
+    const row = await context.batches.complete({ jobId, workerId, outputAssetId });
+    if (!row) {
+      const current = await findJob(context.pool, jobId);
+      if (current?.status === 'running' && current.lease_owner === workerId && current.expects_output && !outputAssetId) {
         throw new InvalidArgumentError('output_asset_id', 'is required: this job type produces an output');
       }
-      throw error;
+      throw await leaseRefusal(context.pool, jobId, workerId);
     }
-    if (!row) throw await leaseRefusal(context.pool, jobId, workerId);
     context.onOutboxWrite();
     context.watchHub.changed(jobId);
     return { job: toJobMessage(row) };

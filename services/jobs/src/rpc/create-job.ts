@@ -6,7 +6,7 @@ import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
 import type { JobDefinition } from '../definitions/index.js';
 import { findJobByIdempotencyKey, listEvents, lockUserForQuota, quotaUsage } from '../db/job-queries.js';
 import type { JobRow } from '../db/job-row.js';
-import { insertJob, type NewJob } from '../db/job-transitions.js';
+import { insertJobs, type NewJob } from '../db/job-transitions.js';
 import { normaliseCommand } from '../domain/job-command.js';
 import { decideQuota } from '../domain/quota.js';
 import { requestHash } from '../domain/request-hash.js';
@@ -99,9 +99,10 @@ export function createJob(context: JobsContext): CreateJob {
           if (!decision.allowed) {
             throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', decision.message, decision.retryAfterSeconds);
           }
-          return insertJob(client, job, actor, context.subjects);
+          const [row] = await insertJobs(client, [job], [actor], context.subjects);
+          return row ?? null;
         })
-      : await insertJob(context.pool, job, actor, context.subjects);
+      : await context.batches.insert(job, actor);
 
     // null: the unique key lost a race outside the lock (quota-exempt types); the winner stands.
     const row = inserted ?? (await findJobByIdempotencyKey(context.pool, userId, idempotencyKey))!;

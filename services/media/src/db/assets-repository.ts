@@ -1,7 +1,7 @@
 import type { EntityManager } from '@atelier/db';
 import { AssetEntity, type Asset } from './entities.js';
 import type { StoredPurpose } from '../domain/asset-rules.js';
-import type { ImageFacts } from '../domain/image-probe.js';
+import type { ImageFacts } from '@atelier/images';
 
 export interface NewAsset {
   id: string;

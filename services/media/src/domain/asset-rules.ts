@@ -1,6 +1,6 @@
 import { mediaV1 } from '@atelier/contracts';
 import { FailedPreconditionError, InvalidArgumentError } from '@atelier/errors';
-import { probeImage, type ImageFacts, type ImageType } from './image-probe.js';
+import { probeImage, type ImageFacts, type ImageType } from '@atelier/images';
 
 /** How purposes are stored (the `purpose` column). */
 export type StoredPurpose = 'post_image' | 'user_avatar' | 'pet_avatar' | 'ai_input' | 'ai_output';

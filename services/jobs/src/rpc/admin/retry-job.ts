@@ -4,7 +4,7 @@ import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import { findJob, listEvents } from '../../db/job-queries.js';
-import { insertJob } from '../../db/job-transitions.js';
+import { insertJobs } from '../../db/job-transitions.js';
 import type { JobsContext } from '../../jobs-context.js';
 import { toAdminJobMessage } from '../../job-mapper.js';
 
@@ -34,35 +34,37 @@ export function retryJob(context: JobsContext): RetryJob {
       }
     }
     const id = uuidv7();
-    const row = await insertJob(
+    const [row] = await insertJobs(
       context.pool,
-      {
-        id,
-        userId: original.user_id,
-        petId: original.pet_id,
-        jobType: original.job_type,
-        mediaKind: original.media_kind,
-        queue: definition.queue,
-        priority: definition.defaultPriority,
-        modelId: original.model_id,
-        styleId: original.style_id,
-        inputAssetId: original.input_asset_id,
-        expectsOutput: original.expects_output,
-        prompt: original.prompt,
-        negativePrompt: original.negative_prompt,
-        width: original.width,
-        height: original.height,
-        parameters: original.parameters,
-        providerCode: original.provider_code_snapshot,
-        providerModel: original.provider_model_snapshot,
-        modelVersion: original.model_version_snapshot,
-        styleCode: original.style_code_snapshot,
-        maxAttempts: definition.maxAttempts,
-        idempotencyKey: `operator-retry:${id}`,
-        requestHash: original.request_hash,
-        retryOfJobId: original.id,
-      },
-      `operator:${operatorId}`,
+      [
+        {
+          id,
+          userId: original.user_id,
+          petId: original.pet_id,
+          jobType: original.job_type,
+          mediaKind: original.media_kind,
+          queue: definition.queue,
+          priority: definition.defaultPriority,
+          modelId: original.model_id,
+          styleId: original.style_id,
+          inputAssetId: original.input_asset_id,
+          expectsOutput: original.expects_output,
+          prompt: original.prompt,
+          negativePrompt: original.negative_prompt,
+          width: original.width,
+          height: original.height,
+          parameters: original.parameters,
+          providerCode: original.provider_code_snapshot,
+          providerModel: original.provider_model_snapshot,
+          modelVersion: original.model_version_snapshot,
+          styleCode: original.style_code_snapshot,
+          maxAttempts: definition.maxAttempts,
+          idempotencyKey: `operator-retry:${id}`,
+          requestHash: original.request_hash,
+          retryOfJobId: original.id,
+        },
+      ],
+      [`operator:${operatorId}`],
       context.subjects,
     );
     context.onOutboxWrite();

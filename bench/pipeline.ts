@@ -1,0 +1,353 @@
+// Benchmark: the whole job pipeline against graphile-worker, side by side on the same Postgres.
+//
+//   npm run bench:pipeline
+//
+// Ours: system.canary jobs end to end — CreateJob over gRPC → outbox → JetStream → worker →
+// ClaimJob/CompleteJob → succeeded — with 1 and 2 worker processes, plus a drain of pre-created
+// jobs (the shape graphile-worker's own benchmark has: jobs queued first, then processed), plus
+// submit→start and submit→done latency at low load, plus image.stylize through provider-sim.
+// Peer: graphile-worker 0.17 (default settings, one process, concurrency 24) running no-op jobs.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import sharp from 'sharp';
+import { Logger, quickAddJob, run } from 'graphile-worker';
+import { catalogV1, commonV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import { createServiceClient } from '@atelier/grpc';
+import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
+import {
+  createTestDatabase,
+  freePort,
+  natsTestPrefix,
+  startGrpcServiceProcess,
+  startProcess,
+  testNatsUrl,
+  type ServiceProcess,
+} from '@atelier/testing';
+import { closedLoop, forEachConcurrently, ms, percentile, printTable } from './bench-kit.js';
+
+const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 10);
+const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 10_000);
+const GRAPHILE_JOBS = Number(process.env.BENCH_GRAPHILE_JOBS ?? 20_000);
+const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
+const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? '64';
+const CREATORS = Number(process.env.BENCH_CREATORS ?? 64);
+const sleep = (msValue: number) => new Promise((resolve) => setTimeout(resolve, msValue));
+
+// ---------------------------------------------------------------- the platform under test
+const database = await createTestDatabase();
+const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-bench-s3-'));
+const prefix = natsTestPrefix();
+const processes: ServiceProcess[] = [];
+const profile = process.env.BENCH_PROFILE
+  ? (name: string) => ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}/${name}`]
+  : () => [];
+const [catalog, media] = await Promise.all([
+  startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }),
+  startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }),
+]);
+processes.push(catalog, media);
+const jobs = await startGrpcServiceProcess(
+  'jobs',
+  {
+    DATABASE_URL: database.url,
+    NATS_STREAM_PREFIX: prefix,
+    CATALOG_ADDR: catalog.address,
+    MEDIA_ADDR: media.address,
+    QUOTA_DAILY_LIMIT: '1000000',
+    QUOTA_MAX_IN_FLIGHT: '10000',
+    LOG_LEVEL: 'warn',
+  },
+  profile('jobs'),
+);
+processes.push(jobs);
+const providerPort = await freePort();
+const provider = await startProcess({
+  name: 'provider-sim',
+  entry: 'services/provider-sim/src/main.ts',
+  port: providerPort,
+  env: { HTTP_PORT: String(providerPort), LOG_LEVEL: 'warn', PROVIDER_SIM_LATENCY_MS: process.env.BENCH_PROVIDER_LATENCY_MS ?? '300' },
+  ready: async (address) => (await fetch(`http://${address}/healthz`)).ok,
+});
+processes.push(provider);
+
+async function startWorkers(count: number, concurrency = WORKER_CONCURRENCY): Promise<ServiceProcess[]> {
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const port = await freePort();
+      const worker = await startProcess({
+        name: `worker-${i}`,
+        entry: 'services/worker/src/main.ts',
+        port,
+        env: {
+          HTTP_PORT: String(port),
+          JOBS_ADDR: jobs.address,
+          MEDIA_ADDR: media.address,
+          NATS_STREAM_PREFIX: prefix,
+          PROVIDER_URL: `http://${provider.address}`,
+          WORKER_CONCURRENCY_INTERACTIVE: concurrency,
+          WORKER_CONCURRENCY_BACKGROUND: '1',
+          WORKER_POLL_INTERVAL_MS: '50',
+          LOG_LEVEL: 'warn',
+        },
+        ready: async (address) => (await fetch(`http://${address}/readyz`)).ok,
+        nodeArgs: profile(`worker-${i}`),
+      });
+      processes.push(worker);
+      return worker;
+    }),
+  );
+}
+
+const jobsClient = createServiceClient(jobsV1.JobsServiceClient, jobs.address, { defaultDeadlineMs: 30_000 });
+const db = new pg.Client({ connectionString: database.url });
+await db.connect();
+
+async function waitAllDone(userPrefix: string, expected: number, timeoutMs = 300_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM jobs.generation_jobs WHERE user_id LIKE $1 AND status = 'succeeded'`, [
+      `${userPrefix}%`,
+    ]);
+    if (rows[0].n >= expected) return;
+    await sleep(100);
+  }
+  throw new Error(`only some of ${expected} jobs finished in time`);
+}
+
+async function timesOf(userPrefix: string): Promise<{ first: number; last: number }> {
+  const { rows } = await db.query(
+    `SELECT extract(epoch FROM min(created_at)) * 1000 AS first, extract(epoch FROM max(completed_at)) * 1000 AS last
+       FROM jobs.generation_jobs WHERE user_id LIKE $1`,
+    [`${userPrefix}%`],
+  );
+  return { first: Number(rows[0].first), last: Number(rows[0].last) };
+}
+
+const canary = (user: string, key: string) =>
+  jobsV1.CreateJobRequest.fromPartial({ userId: user, idempotencyKey: key, jobType: 'system.canary' });
+const results: Record<string, string | number>[] = [];
+const ours: Record<string, number> = {};
+
+try {
+  // ---------------------------------------------------------------- ours: end to end
+  for (const workerCount of [1, 2]) {
+    const workers = await startWorkers(workerCount);
+    const userPrefix = `e2e${workerCount}-`;
+    const created = await closedLoop(
+      async (i) => {
+        await jobsClient.createJob(canary(`${userPrefix}${i % 200}`, `k${i}`));
+      },
+      { concurrency: CREATORS, durationMs: E2E_SECONDS * 1000, warmupMs: 0 },
+    );
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM jobs.generation_jobs WHERE user_id LIKE $1`, [`${userPrefix}%`]);
+    await waitAllDone(userPrefix, rows[0].n);
+    const { first, last } = await timesOf(userPrefix);
+    const rate = rows[0].n / ((last - first) / 1000);
+    ours[`e2e${workerCount}`] = rate;
+    results.push({
+      system: 'atelier',
+      scenario: `system.canary end to end, ${workerCount} worker process(es) × ${WORKER_CONCURRENCY}`,
+      'jobs/s': Math.round(rate),
+      detail: `${rows[0].n} jobs; CreateJob ${Math.round(created.opsPerSecond)}/s, p99 ${ms(percentile(created.latenciesMs, 99))} ms`,
+    });
+    await Promise.all(workers.map((w) => w.stop()));
+  }
+
+  // ---------------------------------------------------------------- ours: drain of pre-created jobs
+  {
+    const userPrefix = 'drain-';
+    await forEachConcurrently(DRAIN_JOBS, CREATORS, async (i) => {
+      await jobsClient.createJob(canary(`${userPrefix}${i % 200}`, `d${i}`));
+    });
+    const probe = await connectNats({ servers: testNatsUrl(), name: 'bench-probe' });
+    const jsm = await jetstreamManager(probe);
+    while ((await jsm.streams.info(jobsTopology(prefix).jobsStream)).state.messages < DRAIN_JOBS) await sleep(100);
+    for (const workerCount of [1, 2]) {
+      if (workerCount === 2) {
+        // Re-queue the same jobs for the second round: fresh jobs, same shape.
+        await forEachConcurrently(DRAIN_JOBS, CREATORS, async (i) => {
+          await jobsClient.createJob(canary(`drain2-${i % 200}`, `e${i}`));
+        });
+        while ((await jsm.streams.info(jobsTopology(prefix).jobsStream)).state.messages < DRAIN_JOBS) await sleep(100);
+      }
+      const round = workerCount === 1 ? 'drain-' : 'drain2-';
+      const startedAt = Date.now();
+      const workers = await startWorkers(workerCount);
+      await waitAllDone(round, DRAIN_JOBS);
+      const { rows } = await db.query(
+        `SELECT extract(epoch FROM max(completed_at)) * 1000 AS last FROM jobs.generation_jobs WHERE user_id LIKE $1`,
+        [`${round}%`],
+      );
+      const rate = DRAIN_JOBS / ((Number(rows[0].last) - startedAt) / 1000);
+      ours[`drain${workerCount}`] = rate;
+      results.push({
+        system: 'atelier',
+        scenario: `system.canary drain of ${DRAIN_JOBS} queued jobs, ${workerCount} worker process(es) × ${WORKER_CONCURRENCY}`,
+        'jobs/s': Math.round(rate),
+        detail: 'includes worker start-up',
+      });
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+    await probe.close();
+  }
+
+  // ---------------------------------------------------------------- ours: latency at low load
+  {
+    const [worker] = await startWorkers(1, '8');
+    const ids: { id: string; submittedAt: number }[] = [];
+    for (let i = 0; i < LATENCY_SAMPLES; i += 1) {
+      const submittedAt = Date.now();
+      const { job } = await jobsClient.createJob(canary('latency', `l${i}`));
+      ids.push({ id: job!.id, submittedAt });
+      await sleep(20);
+    }
+    await waitAllDone('latency', LATENCY_SAMPLES);
+    const { rows } = await db.query(
+      `SELECT id::text, extract(epoch FROM started_at) * 1000 AS started, extract(epoch FROM completed_at) * 1000 AS completed
+         FROM jobs.generation_jobs WHERE user_id = 'latency'`,
+    );
+    const byId = new Map(rows.map((r: { id: string; started: string; completed: string }) => [r.id, r]));
+    // The first claim's started_at is the attempt's start; it is reset only on retries (none here).
+    const toStart = ids.map(({ id, submittedAt }) => Number(byId.get(id)!.started) - submittedAt);
+    const toDone = ids.map(({ id, submittedAt }) => Number(byId.get(id)!.completed) - submittedAt);
+    ours.startP50 = percentile(toStart, 50);
+    ours.startP99 = percentile(toStart, 99);
+    results.push({
+      system: 'atelier',
+      scenario: `system.canary one at a time (${LATENCY_SAMPLES} jobs)`,
+      'jobs/s': '-',
+      detail: `submit→start p50 ${ms(percentile(toStart, 50))} / p99 ${ms(percentile(toStart, 99))} ms; submit→done p50 ${ms(percentile(toDone, 50))} / p99 ${ms(percentile(toDone, 99))} ms`,
+    });
+    await worker!.stop();
+  }
+
+  // ---------------------------------------------------------------- ours: image.stylize through provider-sim
+  {
+    const catalogClient = createServiceClient(catalogV1.CatalogServiceClient, catalog.address);
+    const mediaClient = createServiceClient(mediaV1.MediaServiceClient, media.address);
+    const { models, styles } = await catalogClient.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
+    const png = await sharp({ create: { width: 256, height: 256, channels: 3, background: 'teal' } })
+      .png()
+      .toBuffer();
+    const upload = await mediaClient.createUpload({
+      ownerUserId: 'stylize-bench',
+      purpose: mediaV1.AssetPurpose.AI_INPUT,
+      contentType: 'image/png',
+      sizeBytes: png.length,
+    });
+    await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.uploadHeaders, body: png });
+    await mediaClient.completeUpload({ assetId: upload.asset!.id, ownerUserId: 'stylize-bench' });
+    const count = Number(process.env.BENCH_STYLIZE_JOBS ?? 200);
+    const workers = await startWorkers(2, '16');
+    const startedAt = Date.now();
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        jobsClient.createJob(
+          jobsV1.CreateJobRequest.fromPartial({
+            userId: 'stylize-bench',
+            idempotencyKey: `s${i}`,
+            jobType: 'image.stylize',
+            modelId: models.find((m) => m.jobType === 'image.stylize')!.id,
+            styleId: styles[i % styles.length]!.id,
+            inputAssetId: upload.asset!.id,
+            prompt: 'benchmark',
+          }),
+        ),
+      ),
+    );
+    await waitAllDone('stylize-bench', count);
+    const rate = count / ((Date.now() - startedAt) / 1000);
+    results.push({
+      system: 'atelier',
+      scenario: `image.stylize through provider-sim (${process.env.BENCH_PROVIDER_LATENCY_MS ?? 300} ms per prediction), 2 workers × 16`,
+      'jobs/s': Math.round(rate * 10) / 10,
+      detail: `${count} jobs, input 256×256 PNG`,
+    });
+    await Promise.all(workers.map((w) => w.stop()));
+    catalogClient.close();
+    mediaClient.close();
+  }
+
+  // ---------------------------------------------------------------- graphile-worker
+  {
+    const graphileDb = await createTestDatabase();
+    try {
+      let done = 0;
+      let target = Infinity;
+      let finished: () => void = () => {};
+      const latencies: number[] = [];
+      const options = {
+        connectionString: graphileDb.url,
+        concurrency: 24,
+        noHandleSignals: true,
+        logger: new Logger(() => () => {}),
+        taskList: {
+          noop: async () => {
+            done += 1;
+            if (done >= target) finished();
+          },
+          timed: async (payload: unknown) => {
+            latencies.push(Date.now() - (payload as { t: number }).t);
+          },
+        },
+      };
+      await (await run(options)).stop(); // installs graphile-worker's schema
+      const admin = new pg.Client({ connectionString: graphileDb.url });
+      await admin.connect();
+      await admin.query(`SELECT graphile_worker.add_job('noop', json_build_object('i', i)) FROM generate_series(1, $1) i`, [GRAPHILE_JOBS]);
+      const all = new Promise<void>((resolve) => (finished = resolve));
+      done = 0;
+      target = GRAPHILE_JOBS;
+      const startedAt = Date.now();
+      const worker = await run(options);
+      await all;
+      const rate = GRAPHILE_JOBS / ((Date.now() - startedAt) / 1000);
+      results.push({
+        system: 'graphile-worker',
+        scenario: `${GRAPHILE_JOBS} no-op jobs queued, then drained (concurrency 24)`,
+        'jobs/s': Math.round(rate),
+        detail: 'includes worker start-up',
+      });
+      for (let i = 0; i < LATENCY_SAMPLES; i += 1) {
+        await quickAddJob({ connectionString: graphileDb.url }, 'timed', { t: Date.now() });
+        await sleep(20);
+      }
+      while (latencies.length < LATENCY_SAMPLES) await sleep(50);
+      results.push({
+        system: 'graphile-worker',
+        scenario: `no-op one at a time (${LATENCY_SAMPLES} jobs)`,
+        'jobs/s': '-',
+        detail: `add→start p50 ${ms(percentile(latencies, 50))} / p99 ${ms(percentile(latencies, 99))} ms`,
+      });
+      ours.graphileRate = rate;
+      ours.graphileP50 = percentile(latencies, 50);
+      ours.graphileP99 = percentile(latencies, 99);
+      await worker.stop();
+      await admin.end();
+    } finally {
+      await graphileDb.drop();
+    }
+  }
+
+  printTable('pipeline: atelier system.canary vs graphile-worker no-op jobs (same Postgres, 2-core machine)', results);
+  console.log('\nratios (atelier / graphile-worker):');
+  console.table([
+    { measure: 'jobs/s, drain, 1 worker process', ratio: ms(ours.drain1! / ours.graphileRate!) },
+    { measure: 'jobs/s, drain, 2 worker processes', ratio: ms(ours.drain2! / ours.graphileRate!) },
+    { measure: 'jobs/s, end to end incl. CreateJob, 1 worker', ratio: ms(ours.e2e1! / ours.graphileRate!) },
+    { measure: 'jobs/s, end to end incl. CreateJob, 2 workers', ratio: ms(ours.e2e2! / ours.graphileRate!) },
+    { measure: 'start latency p50 (lower is better)', ratio: ms(ours.startP50! / ours.graphileP50!) },
+    { measure: 'start latency p99 (lower is better)', ratio: ms(ours.startP99! / ours.graphileP99!) },
+  ]);
+} finally {
+  jobsClient.close();
+  await db.end();
+  await Promise.all(processes.map((p) => p.stop()));
+  const nats = await connectNats({ servers: testNatsUrl(), name: 'bench-cleanup' });
+  await deleteJobStreams(await jetstreamManager(nats), jobsTopology(prefix));
+  await nats.close();
+  rmSync(s3Directory, { recursive: true, force: true });
+  await database.drop();
+}

@@ -1,0 +1,42 @@
+import { progressOf, type Prediction } from './prediction.js';
+
+/** A prediction as the API returns it (snake_case, nulls rather than missing fields). */
+export interface PredictionJson {
+  id: string;
+  model: string;
+  version: string | null;
+  status: Prediction['status'];
+  progress: number;
+  idempotency_key: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  output_url: string | null;
+  output_content_type: string | null;
+  error: { code: string; message: string } | null;
+  safety: { flagged: boolean } | null;
+  metrics: { predict_time_ms: number | null };
+}
+
+/** `publicUrl` is the base put into output_url (PUBLIC_URL or the bound loopback address). */
+export function toPredictionJson(prediction: Prediction, publicUrl: string, now: Date): PredictionJson {
+  const succeeded = prediction.status === 'succeeded';
+  const { startedAt, completedAt } = prediction;
+  return {
+    id: prediction.id,
+    model: prediction.model,
+    version: prediction.version,
+    status: prediction.status,
+    progress: progressOf(prediction, now),
+    idempotency_key: prediction.idempotencyKey,
+    created_at: prediction.createdAt.toISOString(),
+    started_at: prediction.startedAt?.toISOString() ?? null,
+    completed_at: prediction.completedAt?.toISOString() ?? null,
+    output_url: succeeded ? `${publicUrl}/v1/predictions/${prediction.id}/output` : null,
+    output_content_type: succeeded ? prediction.outputContentType : null,
+    error: prediction.status === 'failed' ? prediction.error : null,
+    safety: succeeded ? { flagged: prediction.flagged } : null,
+    // Time spent running, as vendors bill it: null until it ends, and for inputs never fetched.
+    metrics: { predict_time_ms: startedAt && completedAt ? completedAt.getTime() - startedAt.getTime() : null },
+  };
+}

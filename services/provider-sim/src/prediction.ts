@@ -1,0 +1,120 @@
+/**
+ * One prediction's state and the only code that changes it. Every transition refuses to leave
+ * a terminal status, so a cancel racing the runner can never be overwritten by a late success
+ * (or the other way round): whichever lands first wins, the other is a no-op.
+ */
+export type PredictionStatus = 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+
+export interface PredictionOutput {
+  bytes: Buffer;
+  contentType: string;
+}
+
+export interface PredictionError {
+  code: string;
+  message: string;
+}
+
+export interface Prediction {
+  readonly id: string;
+  readonly model: string;
+  readonly version: string | null;
+  readonly idempotencyKey: string | null;
+  readonly createdAt: Date;
+  /** How long `processing` lasts; progress is elapsed time over this. */
+  readonly latencyMs: number;
+  status: PredictionStatus;
+  startedAt: Date | null;
+  completedAt: Date | null;
+  /** Progress frozen when the prediction ended (a cancel or failure keeps where it was). */
+  finalProgress: number | null;
+  /** The output bytes; dropped when the prediction is evicted (its content type stays). */
+  output: PredictionOutput | null;
+  outputContentType: string | null;
+  error: PredictionError | null;
+  flagged: boolean;
+  /** Aborted on cancel (and on server close) so the runner's fetch and timers stop at once. */
+  readonly abort: AbortController;
+}
+
+export const TERMINAL_STATUSES: ReadonlySet<PredictionStatus> = new Set(['succeeded', 'failed', 'canceled']);
+
+export function isTerminal(prediction: Prediction): boolean {
+  return TERMINAL_STATUSES.has(prediction.status);
+}
+
+export function newPrediction(fields: {
+  id: string;
+  model: string;
+  version: string | null;
+  idempotencyKey: string | null;
+  latencyMs: number;
+  now: Date;
+}): Prediction {
+  return {
+    id: fields.id,
+    model: fields.model,
+    version: fields.version,
+    idempotencyKey: fields.idempotencyKey,
+    createdAt: fields.now,
+    latencyMs: fields.latencyMs,
+    status: 'starting',
+    startedAt: null,
+    completedAt: null,
+    finalProgress: null,
+    output: null,
+    outputContentType: null,
+    error: null,
+    flagged: false,
+    abort: new AbortController(),
+  };
+}
+
+/**
+ * Integer 0–100, computed on read: linear in the time spent processing, at most 99 until the
+ * prediction has succeeded (a vendor never says 100 before the output exists).
+ */
+export function progressOf(prediction: Prediction, now: Date): number {
+  if (prediction.finalProgress !== null) return prediction.finalProgress;
+  if (prediction.status !== 'processing' || !prediction.startedAt) return 0;
+  if (prediction.latencyMs <= 0) return 99;
+  const elapsed = now.getTime() - prediction.startedAt.getTime();
+  return Math.max(0, Math.min(99, Math.floor((elapsed / prediction.latencyMs) * 100)));
+}
+
+/** starting → processing; false when the prediction already ended (e.g. cancelled meanwhile). */
+export function markProcessing(prediction: Prediction, now: Date): boolean {
+  if (prediction.status !== 'starting') return false;
+  prediction.status = 'processing';
+  prediction.startedAt = now;
+  return true;
+}
+
+function finish(prediction: Prediction, status: PredictionStatus, now: Date): boolean {
+  if (isTerminal(prediction)) return false;
+  prediction.finalProgress = status === 'succeeded' ? 100 : progressOf(prediction, now);
+  prediction.status = status;
+  prediction.completedAt = now;
+  return true;
+}
+
+export function markSucceeded(prediction: Prediction, output: PredictionOutput, flagged: boolean, now: Date): boolean {
+  if (!finish(prediction, 'succeeded', now)) return false;
+  prediction.output = output;
+  prediction.outputContentType = output.contentType;
+  prediction.flagged = flagged;
+  return true;
+}
+
+export function markFailed(prediction: Prediction, error: PredictionError, now: Date): boolean {
+  if (!finish(prediction, 'failed', now)) return false;
+  prediction.error = error;
+  return true;
+}
+
+/** Cancelling stops the runner: its pending fetch, sleep or hang ends with the abort. */
+export function markCanceled(prediction: Prediction, now: Date): boolean {
+  if (!finish(prediction, 'canceled', now)) return false;
+  prediction.abort.abort();
+  return true;
+}

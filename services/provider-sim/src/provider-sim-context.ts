@@ -1,0 +1,21 @@
+import type { Logger } from '@atelier/logging';
+import type { PredictionStore } from './prediction-store.js';
+import type { SimulationKind } from './simulation-directives.js';
+import type { SubmissionMeter } from './submission-meter.js';
+
+/** What the route handlers depend on: the in-memory state and the simulator's settings. */
+export interface ProviderSimContext {
+  store: PredictionStore;
+  meter: SubmissionMeter;
+  logger: Logger;
+  /** Accepted bearer tokens; undefined accepts any non-empty one. */
+  apiKeys: readonly string[] | undefined;
+  latencyMs: number;
+  failureRate: number;
+  failureKind: SimulationKind;
+  inputTimeoutMs: number;
+  random: () => number;
+  now: () => Date;
+  /** The base of output_url, without a trailing slash (known only once the server is bound). */
+  publicUrl: () => string;
+}

@@ -1,0 +1,22 @@
+import type { FastifyReply } from 'fastify';
+import { ApiError, predictionNotFound } from '../api-error.js';
+import type { ProviderSimContext } from '../provider-sim-context.js';
+import type { PredictionRoute } from './get-prediction.js';
+
+/**
+ * `GET /v1/predictions/:id/output`: the output bytes. No auth, like a vendor's CDN URL: the
+ * unguessable prediction id is the capability.
+ */
+export function getOutput(context: ProviderSimContext) {
+  return async (request: PredictionRoute, reply: FastifyReply) => {
+    const prediction = context.store.get(request.params.id);
+    if (!prediction) throw predictionNotFound(request.params.id);
+    if (prediction.status !== 'succeeded' || !prediction.output) {
+      throw new ApiError(404, 'not_found', `prediction ${prediction.id} has no output: its status is ${prediction.status}`);
+    }
+    return reply
+      .header('content-type', prediction.output.contentType)
+      .header('cache-control', 'private, max-age=3600')
+      .send(prediction.output.bytes);
+  };
+}

@@ -1,0 +1,17 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { predictionNotFound } from '../api-error.js';
+import { requireApiKey } from '../auth.js';
+import { toPredictionJson } from '../prediction-view.js';
+import type { ProviderSimContext } from '../provider-sim-context.js';
+
+export type PredictionRoute = FastifyRequest<{ Params: { id: string } }>;
+
+/** `GET /v1/predictions/:id`: the poll. Progress is computed at the moment of the read. */
+export function getPrediction(context: ProviderSimContext) {
+  return async (request: PredictionRoute, reply: FastifyReply) => {
+    requireApiKey(request.headers.authorization, context.apiKeys);
+    const prediction = context.store.get(request.params.id);
+    if (!prediction) throw predictionNotFound(request.params.id);
+    return reply.send(toPredictionJson(prediction, context.publicUrl(), context.now()));
+  };
+}

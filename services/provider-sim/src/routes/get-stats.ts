@@ -1,0 +1,15 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ProviderSimContext } from '../provider-sim-context.js';
+
+/**
+ * `GET /v1/stats`: the double-charge meter. `submissions` per Idempotency-Key above 1 means a
+ * client paid twice for one job. No auth: tests and operators read it directly.
+ */
+export function getStats(context: ProviderSimContext) {
+  return async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.send({
+      predictions_total: context.store.predictionsTotal,
+      predictions_in_memory: context.store.size,
+      by_key: context.meter.byKey(),
+    });
+}

@@ -1,0 +1,99 @@
+import type { AddressInfo } from 'node:net';
+import Fastify, { LogController, type FastifyError } from 'fastify';
+import type { Logger } from '@atelier/logging';
+import { ApiError } from './api-error.js';
+import { INPUT_FETCH_TIMEOUT_MS } from './input-image.js';
+import { PredictionStore } from './prediction-store.js';
+import type { ProviderSimContext } from './provider-sim-context.js';
+import { cancelPrediction } from './routes/cancel-prediction.js';
+import { getOutput } from './routes/get-output.js';
+import { getPrediction } from './routes/get-prediction.js';
+import { getStats } from './routes/get-stats.js';
+import { submitPrediction } from './routes/submit-prediction.js';
+import type { SimulationKind } from './simulation-directives.js';
+import { SubmissionMeter } from './submission-meter.js';
+
+export interface ProviderSimOptions {
+  logger: Logger;
+  /** PROVIDER_SIM_API_KEYS; undefined accepts any non-empty bearer token. */
+  apiKeys?: readonly string[];
+  /** PROVIDER_SIM_LATENCY_MS (default 1500). */
+  latencyMs?: number;
+  /** PROVIDER_SIM_FAILURE_RATE, 0..1 (default 0). */
+  failureRate?: number;
+  /** PROVIDER_SIM_FAILURE_KIND (default prediction_failed). */
+  failureKind?: SimulationKind;
+  /** PROVIDER_SIM_MAX_PREDICTIONS (default 2000). */
+  maxPredictions?: number;
+  /** PUBLIC_URL; default `http://127.0.0.1:<bound port>`. */
+  publicUrl?: string;
+  /** For tests: a shorter input fetch timeout, a deterministic random source. */
+  inputTimeoutMs?: number;
+  random?: () => number;
+}
+
+// Fastify's own refusals (bad JSON, wrong content type, too large) in the API's error shape.
+const CLIENT_ERROR_CODES: Readonly<Record<number, string>> = {
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+/**
+ * The provider simulator as a Fastify app (not yet listening) with the state tests inspect.
+ * main.ts listens on HTTP_PORT; tests listen on port 0.
+ */
+export function buildProviderSim(options: ProviderSimOptions) {
+  // Request lines are off: a worker polls every few hundred ms, so per-request logs would drown
+  // the lines that matter (predictions created, ended, cancelled; failures).
+  const app = Fastify({ loggerInstance: options.logger, logController: new LogController({ disableRequestLogging: true }) });
+  const store = new PredictionStore(options.maxPredictions ?? 2_000);
+  const meter = new SubmissionMeter();
+  const configuredUrl = options.publicUrl?.replace(/\/+$/, '');
+  const context: ProviderSimContext = {
+    store,
+    meter,
+    logger: options.logger,
+    apiKeys: options.apiKeys,
+    latencyMs: options.latencyMs ?? 1_500,
+    failureRate: options.failureRate ?? 0,
+    failureKind: options.failureKind ?? 'prediction_failed',
+    inputTimeoutMs: options.inputTimeoutMs ?? INPUT_FETCH_TIMEOUT_MS,
+    random: options.random ?? Math.random,
+    now: () => new Date(),
+    publicUrl: () => configuredUrl ?? `http://127.0.0.1:${boundPort(app.server.address())}`,
+  };
+
+  app.post('/v1/predictions', submitPrediction(context));
+  app.get('/v1/predictions/:id', getPrediction(context));
+  app.post('/v1/predictions/:id/cancel', cancelPrediction(context));
+  app.get('/v1/predictions/:id/output', getOutput(context));
+  app.get('/v1/stats', getStats(context));
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` } }),
+  );
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) return reply.code(error.statusCode).headers(error.headers).send(error.toBody());
+    const statusCode = error.statusCode ?? 500;
+    if (statusCode < 500) {
+      const code = CLIENT_ERROR_CODES[statusCode] ?? 'invalid_request';
+      return reply.code(statusCode).send({ error: { code, message: `body: ${error.message}` } });
+    }
+    request.log.error({ err: error, route: request.routeOptions.url }, 'request failed');
+    return reply.code(500).send({ error: { code: 'internal', message: 'provider-sim failed to handle the request; see its log' } });
+  });
+
+  // Running predictions hold timers and fetches, not connections: stop them so close is prompt.
+  app.addHook('onClose', async () => {
+    for (const prediction of store.unfinished()) prediction.abort.abort();
+  });
+
+  return { app, store, meter };
+}
+
+export type ProviderSim = ReturnType<typeof buildProviderSim>;
+
+function boundPort(address: string | AddressInfo | null): number {
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}

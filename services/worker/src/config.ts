@@ -1,0 +1,32 @@
+import { hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { CRASH_POINTS } from './crash-points.js';
+
+/** Environment variables of the worker (README, "Configuration"). */
+export const workerConfigSpec = {
+  /** Metrics and health over HTTP. */
+  HTTP_PORT: port(9464),
+  JOBS_ADDR: hostPort('127.0.0.1:50053'),
+  MEDIA_ADDR: hostPort('127.0.0.1:50052'),
+  NATS_URL: str({ default: 'nats://127.0.0.1:4222' }),
+  NATS_STREAM_PREFIX: str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),
+  /** The AI vendor (provider-sim locally) serving provider code `sim`. */
+  PROVIDER_URL: url({ protocols: ['http:', 'https:'], default: 'http://127.0.0.1:8090' }),
+  PROVIDER_API_KEY: str({ default: 'local-development', secret: true }),
+  WORKER_CONCURRENCY_INTERACTIVE: int({ default: 2, min: 0, max: 1024 }),
+  WORKER_CONCURRENCY_BACKGROUND: int({ default: 1, min: 0, max: 1024 }),
+  /** A delivered message not acked nor marked working within this is redelivered. */
+  WORKER_ACK_WAIT_INTERACTIVE_MS: int({ default: 30_000, min: 1_000, max: 3_600_000 }),
+  WORKER_ACK_WAIT_BACKGROUND_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
+  WORKER_MAX_DELIVER: int({ default: 20, min: 1, max: 1_000 }),
+  /** How often a running prediction is polled. */
+  WORKER_POLL_INTERVAL_MS: int({ default: 500, min: 10, max: 60_000 }),
+  /** On SIGTERM, running jobs may finish within this; the rest are handed back. */
+  WORKER_DRAIN_TIMEOUT_MS: int({ default: 25_000, min: 0, max: 600_000 }),
+  /** Caps every attempt's time budget below its job definition's (a vendor SLA, an operator's choice). */
+  WORKER_TIMEOUT_CAP_MS: optional(int({ min: 1_000, max: 600_000 })),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  /** Tests only: SIGKILL this process at the named point of the first job that reaches it. */
+  WORKER_CRASH_POINT: optional(oneOf(CRASH_POINTS)),
+} as const;
+
+export type WorkerConfig = ConfigOf<typeof workerConfigSpec>;

@@ -1,0 +1,94 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { mediaV1 } from '@atelier/contracts';
+import type { PromiseClient } from '@atelier/grpc';
+import { probeImage } from '@atelier/images';
+import type { CrashPoint } from '../crash-points.js';
+import { JobFailure } from '../job-failure.js';
+import { predictionFailure, type Prediction, type ProviderClient } from '../provider/provider-client.js';
+import type { ExecutionContext, JobExecutor } from './job-executor.js';
+
+export interface ImageExecutorOptions {
+  providers: ReadonlyMap<string, ProviderClient>;
+  media: PromiseClient<mediaV1.MediaServiceClient>;
+  pollIntervalMs: number;
+  crashPoint: (point: CrashPoint) => void;
+}
+
+/**
+ * image.* jobs through an async vendor, in the order that never pays twice (L2):
+ * submit with the job's provider idempotency key → record the request id with the jobs service →
+ * only then poll. An attempt that finds a recorded request polls it and never submits again.
+ */
+export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
+  return {
+    async execute(context: ExecutionContext) {
+      const { claimed, signal } = context;
+      const job = claimed.job!;
+      const snapshot = job.snapshot;
+      const provider = snapshot ? options.providers.get(snapshot.providerCode) : undefined;
+      if (!snapshot || !provider) {
+        throw JobFailure.internal('INTERNAL_PROVIDER_UNKNOWN', `no provider client for "${snapshot?.providerCode ?? '(none)'}"`);
+      }
+
+      let predictionId = claimed.providerRequestId;
+      if (!predictionId) {
+        const { downloadUrl } = await options.media
+          .getAssetInternal({ assetId: job.inputAssetId!, includeDownloadUrl: true }, { signal })
+          .catch((error: unknown) => {
+            throw JobFailure.internal('INTERNAL_INPUT_UNAVAILABLE', `input asset lookup failed: ${(error as Error).message}`, error);
+          });
+        if (!downloadUrl) throw JobFailure.internal('INTERNAL_INPUT_UNAVAILABLE', 'the input asset is not ready');
+        const prediction = await provider.submit(
+          {
+            model: snapshot.providerModel,
+            version: snapshot.modelVersion,
+            // Only what the job has: vendors refuse empty strings and nulls.
+            input: {
+              image_url: downloadUrl,
+              ...(snapshot.styleCode ? { style: snapshot.styleCode } : {}),
+              ...(job.prompt ? { prompt: job.prompt } : {}),
+              ...(job.negativePrompt ? { negative_prompt: job.negativePrompt } : {}),
+              ...(job.width ? { width: job.width } : {}),
+              ...(job.height ? { height: job.height } : {}),
+              ...(job.parameters ?? {}),
+            },
+          },
+          claimed.providerIdempotencyKey,
+          signal,
+        );
+        options.crashPoint('after-provider-submit');
+        context.onProviderRequest(prediction.id);
+        await context.recordProviderRequest(prediction.id);
+        options.crashPoint('after-provider-record');
+        predictionId = prediction.id;
+      } else {
+        context.onProviderRequest(predictionId);
+      }
+
+      let prediction: Prediction;
+      for (let polls = 0; ; polls += 1) {
+        prediction = await provider.get(predictionId, signal);
+        context.reportProgress(Math.min(99, Math.max(0, Math.round(prediction.progress))));
+        const failure = predictionFailure(prediction);
+        if (failure) throw failure;
+        if (prediction.status === 'succeeded') break;
+        if (polls === 1) options.crashPoint('while-polling');
+        await sleep(options.pollIntervalMs, undefined, { signal });
+      }
+
+      if (!prediction.output_url)
+        throw JobFailure.validation('VALIDATION_OUTPUT_MISSING', `prediction ${predictionId} succeeded without an output`);
+      if (claimed.contentSafety && prediction.safety?.flagged) {
+        throw JobFailure.contentSafety('CONTENT_SAFETY_FLAGGED', `prediction ${predictionId} output was flagged by the safety check`);
+      }
+      const { bytes } = await provider.download(prediction.output_url, signal);
+      const facts = probeImage(bytes);
+      if (!facts)
+        throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is not a PNG, JPEG or WebP image`);
+      if (facts.width < 64 || facts.height < 64 || facts.width > 8192 || facts.height > 8192) {
+        throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is ${facts.width}x${facts.height} px`);
+      }
+      return { output: { bytes, contentType: facts.contentType } };
+    },
+  };
+}

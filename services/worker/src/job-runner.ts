@@ -1,0 +1,233 @@
+import { type jobsEventsV1, jobsExecutionV1, type mediaV1 } from '@atelier/contracts';
+import { AppError, ErrorCode } from '@atelier/errors';
+import type { PromiseClient } from '@atelier/grpc';
+import type { Logger } from '@atelier/logging';
+import type { CrashPoint } from './crash-points.js';
+import type { JobExecutor } from './executors/job-executor.js';
+import { classify, JobFailure } from './job-failure.js';
+import { startLeaseKeeper, type StopCause } from './lease-keeper.js';
+import { deleteOrphan, putOutput } from './output-store.js';
+import type { ProviderClient } from './provider/provider-client.js';
+import type { WorkerMetrics } from './worker-metrics.js';
+
+const { ClaimOutcome, FailOutcome } = jobsExecutionV1;
+
+/** What to do with the message that brought the job: the outcome is in the database by now. */
+export type Settlement = { kind: 'ack' } | { kind: 'term' } | { kind: 'nak'; delayMs: number };
+const ACK: Settlement = { kind: 'ack' };
+
+/** Why an attempt was aborted before it finished. */
+type AbortCause = StopCause | 'timeout' | 'shutdown';
+class AttemptAborted extends Error {
+  override name = 'AttemptAborted';
+  constructor(readonly abortCause: AbortCause) {
+    super(`attempt aborted: ${abortCause}`);
+  }
+}
+
+export interface JobRunnerDeps {
+  execution: PromiseClient<jobsExecutionV1.JobExecutionServiceClient>;
+  media: PromiseClient<mediaV1.MediaServiceClient>;
+  executors: ReadonlyMap<string, JobExecutor>;
+  providers: ReadonlyMap<string, ProviderClient>;
+  workerId: string;
+  logger: Logger;
+  metrics: WorkerMetrics;
+  crashPoint: (point: CrashPoint) => void;
+  /** Caps the definition's time budget of every attempt. */
+  timeoutCapMs?: number;
+}
+
+function isTransient(error: unknown): boolean {
+  return error instanceof AppError && (error.code === ErrorCode.UNAVAILABLE || error.code === ErrorCode.DEADLINE_EXCEEDED);
+}
+
+/** Outputs stay with the job when another attempt runs on or succeeded with them (same media key). */
+function outputIsOrphan(reason: string | undefined): boolean {
+  return reason === 'JOB_CANCELLED' || reason === 'JOB_FAILED';
+}
+
+/**
+ * The pipeline of one dispatch (SPEC §5): claim → resolve → execute → project → complete, with a
+ * lease keeper beside it. Every path ends with the outcome recorded in the jobs service before the
+ * message is settled, so a crash at any point leaves either a running job whose lease will expire
+ * (and be reaped) or a finished one.
+ */
+export class JobRunner {
+  constructor(private readonly deps: JobRunnerDeps) {}
+
+  async run(dispatch: jobsEventsV1.JobDispatch, drain: AbortSignal): Promise<Settlement> {
+    const { execution, workerId, logger } = this.deps;
+    let claim: jobsExecutionV1.ClaimJobResponse;
+    try {
+      claim = await execution.claimJob({ jobId: dispatch.jobId, workerId });
+    } catch (error) {
+      if (isTransient(error)) {
+        logger.warn({ jobId: dispatch.jobId, err: error }, 'jobs service unreachable at claim; the message comes back later');
+        return { kind: 'nak', delayMs: 2_000 };
+      }
+      logger.error({ jobId: dispatch.jobId, err: error }, 'claim refused; dropping the message');
+      return { kind: 'term' };
+    }
+    switch (claim.outcome) {
+      case ClaimOutcome.CLAIMED:
+        return this.runClaimed(claim.claimed!, drain);
+      case ClaimOutcome.NOT_DUE:
+        return { kind: 'nak', delayMs: Math.max(100, (claim.notBefore?.getTime() ?? Date.now()) - Date.now()) };
+      case ClaimOutcome.TERMINAL:
+      case ClaimOutcome.NOT_FOUND:
+        return { kind: 'term' };
+      default:
+        return ACK; // a duplicate of a dispatch another worker is running
+    }
+  }
+
+  private async runClaimed(claimed: jobsExecutionV1.ClaimedJob, drain: AbortSignal): Promise<Settlement> {
+    const { execution, media, logger, metrics, workerId } = this.deps;
+    const job = claimed.job!;
+    const startedAt = performance.now();
+    const executor = this.deps.executors.get(job.jobType);
+    const controller = new AbortController();
+    const abort = (cause: AbortCause) => !controller.signal.aborted && controller.abort(new AttemptAborted(cause));
+    const timeout = setTimeout(() => abort('timeout'), Math.min(claimed.timeoutMs, this.deps.timeoutCapMs ?? Infinity));
+    const onDrain = () => abort('shutdown');
+    drain.addEventListener('abort', onDrain, { once: true });
+    let progress = 0;
+    let predictionId: string | undefined;
+    let stored: mediaV1.Asset | undefined;
+    const keeper = startLeaseKeeper({
+      execution,
+      jobId: job.id,
+      workerId,
+      intervalMs: Math.max(250, claimed.heartbeatIntervalMs),
+      progress: () => progress,
+      onStop: (cause) => abort(cause),
+      logger,
+    });
+    const finish = (outcome: string) => {
+      metrics.outcomes.inc({ job_type: job.jobType, outcome });
+      metrics.duration.observe({ job_type: job.jobType }, (performance.now() - startedAt) / 1000);
+    };
+
+    try {
+      if (!executor) throw JobFailure.internal('INTERNAL_NO_EXECUTOR', `this worker cannot run ${job.jobType} jobs`);
+      const result = await executor.execute({
+        claimed,
+        signal: controller.signal,
+        reportProgress: (value) => {
+          progress = Math.max(progress, value);
+        },
+        recordProviderRequest: async (id) => {
+          await execution.recordProviderRequest({ jobId: job.id, workerId, providerRequestId: id });
+        },
+        onProviderRequest: (id) => {
+          predictionId = id;
+          metrics.providerSubmissions.inc({ provider: job.snapshot?.providerCode ?? 'none' });
+        },
+      });
+      if (controller.signal.aborted) throw controller.signal.reason;
+      if (result.output) {
+        const put = await putOutput(media, job, result.output).catch((error: unknown) => {
+          throw JobFailure.internal('INTERNAL_MEDIA_WRITE', `storing the output failed: ${(error as Error).message}`, error);
+        });
+        stored = put.asset;
+        this.deps.crashPoint('after-output-stored');
+        await execution.completeJob({ jobId: job.id, workerId, outputAssetId: stored.id, outputSha256: put.sha256 });
+      } else {
+        await execution.completeJob({ jobId: job.id, workerId, outputAssetId: '', outputSha256: '' });
+      }
+      finish('succeeded');
+      return ACK;
+    } catch (error) {
+      return await this.settleFailure(error, controller.signal, { job, stored, predictionId, finish });
+    } finally {
+      clearTimeout(timeout);
+      drain.removeEventListener('abort', onDrain);
+      keeper.stop();
+    }
+  }
+
+  private async settleFailure(
+    error: unknown,
+    signal: AbortSignal,
+    state: {
+      job: { id: string; userId: string; jobType: string; snapshot?: { providerCode: string } };
+      stored?: mediaV1.Asset;
+      predictionId?: string;
+      finish: (o: string) => void;
+    },
+  ): Promise<Settlement> {
+    const { execution, logger, workerId } = this.deps;
+    const { job } = state;
+    const cause = signal.aborted && signal.reason instanceof AttemptAborted ? signal.reason.abortCause : undefined;
+
+    // Refused by the jobs service: the lease is gone. The reason says whether our output is an orphan.
+    if (error instanceof AppError && error.code === ErrorCode.ABORTED) {
+      if (state.stored && outputIsOrphan(error.reason)) await this.removeOrphan(state.stored, job.userId);
+      if (error.reason === 'JOB_CANCELLED') await this.cancelAtProvider(job, state.predictionId);
+      state.finish(error.reason === 'JOB_CANCELLED' ? 'cancelled' : 'lease_lost');
+      return ACK;
+    }
+    if (cause === 'cancelled') {
+      await this.cancelAtProvider(job, state.predictionId);
+      if (state.stored) await this.removeOrphan(state.stored, job.userId);
+      state.finish('cancelled');
+      return ACK;
+    }
+    if (cause === 'lease-lost') {
+      state.finish('lease_lost');
+      return ACK;
+    }
+    if (cause === 'shutdown') {
+      // Handed back, not charged: the next attempt resumes the recorded provider request.
+      await execution.releaseJob({ jobId: job.id, workerId, reason: 'worker shutdown' }).catch((releaseError: unknown) => {
+        logger.warn({ jobId: job.id, err: releaseError }, 'release failed; the lease will expire instead');
+      });
+      state.finish('released');
+      return ACK;
+    }
+    if (isTransient(error)) {
+      logger.warn({ jobId: job.id, err: error }, 'jobs service unreachable; leaving the job to its lease');
+      return { kind: 'nak', delayMs: 5_000 };
+    }
+
+    const failure = cause === 'timeout' ? JobFailure.timeout(`the attempt exceeded its time budget`) : classify(error);
+    if (cause === 'timeout') await this.cancelAtProvider(job, state.predictionId);
+    if (failure.errorClass === jobsExecutionV1.ErrorClass.INTERNAL)
+      logger.error({ jobId: job.id, err: error }, 'attempt failed on our side');
+    try {
+      const answer = await execution.failJob({
+        jobId: job.id,
+        workerId,
+        errorClass: failure.errorClass,
+        errorCode: failure.code,
+        publicMessage: failure.publicMessage,
+        internalMessage: failure.message.slice(0, 4000),
+        retryable: failure.retryable,
+      });
+      if (answer.outcome === FailOutcome.FAILED && state.stored) await this.removeOrphan(state.stored, job.userId);
+      state.finish(answer.outcome === FailOutcome.REQUEUED ? 'requeued' : 'failed');
+      return ACK;
+    } catch (failError) {
+      if ((failError instanceof AppError && failError.code === ErrorCode.ABORTED) || isTransient(failError)) {
+        return this.settleFailure(failError, signal, state);
+      }
+      logger.error({ jobId: job.id, err: failError }, 'FailJob was refused; leaving the job to its lease');
+      return { kind: 'nak', delayMs: 5_000 };
+    }
+  }
+
+  private async cancelAtProvider(job: { snapshot?: { providerCode: string } }, predictionId: string | undefined): Promise<void> {
+    if (!predictionId || !job.snapshot) return;
+    await this.deps.providers
+      .get(job.snapshot.providerCode)
+      ?.cancel(predictionId)
+      .catch((error: unknown) => this.deps.logger.warn({ predictionId, err: error }, 'cancel at the provider failed'));
+  }
+
+  private async removeOrphan(asset: mediaV1.Asset, ownerUserId: string): Promise<void> {
+    await deleteOrphan(this.deps.media, asset.id, ownerUserId).catch((error: unknown) =>
+      this.deps.logger.warn({ assetId: asset.id, err: error }, 'orphan output could not be deleted'),
+    );
+  }
+}

@@ -1,0 +1,53 @@
+import { jobsExecutionV1 } from '@atelier/contracts';
+import type { PromiseClient } from '@atelier/grpc';
+import type { Logger } from '@atelier/logging';
+
+const { HeartbeatDirective, StopReason } = jobsExecutionV1;
+
+export type StopCause = 'cancelled' | 'lease-lost';
+
+/**
+ * Keeps one attempt's lease alive: a heartbeat every interval carrying the latest progress. When
+ * the jobs service answers STOP — the user cancelled, or the lease passed to another worker —
+ * onStop fires once and the keeper stops. A heartbeat that cannot reach the jobs service is
+ * retried at the next tick: the lease outlives a few missed beats (interval = TTL / 3).
+ */
+export function startLeaseKeeper(options: {
+  execution: PromiseClient<jobsExecutionV1.JobExecutionServiceClient>;
+  jobId: string;
+  workerId: string;
+  intervalMs: number;
+  progress: () => number;
+  onStop: (cause: StopCause) => void;
+  logger: Logger;
+}): { stop(): void } {
+  let stopped = false;
+  let beating = false;
+  const timer = setInterval(() => {
+    if (stopped || beating) return;
+    beating = true;
+    options.execution
+      .heartbeat(
+        { jobId: options.jobId, workerId: options.workerId, progress: options.progress() },
+        { deadlineMs: Math.max(1_000, options.intervalMs) },
+      )
+      .then(
+        (answer) => {
+          if (stopped || answer.directive !== HeartbeatDirective.STOP) return;
+          stopped = true;
+          clearInterval(timer);
+          options.onStop(answer.stopReason === StopReason.CANCELLED ? 'cancelled' : 'lease-lost');
+        },
+        (error: unknown) => options.logger.warn({ jobId: options.jobId, err: error }, 'heartbeat failed; retrying at the next tick'),
+      )
+      .finally(() => {
+        beating = false;
+      });
+  }, options.intervalMs);
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}

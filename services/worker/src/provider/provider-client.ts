@@ -1,0 +1,111 @@
+import { JobFailure } from '../job-failure.js';
+
+/** A prediction as the vendor reports it (provider-sim's API, modelled on async image vendors). */
+export interface Prediction {
+  id: string;
+  status: 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+  progress: number;
+  output_url: string | null;
+  output_content_type: string | null;
+  error: { code: string; message: string } | null;
+  safety: { flagged: boolean } | null;
+}
+
+export interface PredictionRequest {
+  model: string;
+  version: string;
+  input: Record<string, unknown> & { image_url: string };
+}
+
+/** What a provider client can do; one implementation per provider code. */
+export interface ProviderClient {
+  submit(request: PredictionRequest, idempotencyKey: string, signal: AbortSignal): Promise<Prediction>;
+  get(predictionId: string, signal: AbortSignal): Promise<Prediction>;
+  /** Best effort: a failed cancel is logged by the caller, never thrown at the user. */
+  cancel(predictionId: string): Promise<void>;
+  download(url: string, signal: AbortSignal): Promise<{ bytes: Buffer; contentType: string }>;
+}
+
+const REQUEST_TIMEOUT_MS = 15_000;
+
+/**
+ * HTTP client of provider-sim (and of vendors with the same submit / poll / cancel shape).
+ * Transport and status failures become classified JobFailures; an abort of the caller's signal
+ * (timeout, cancel, lost lease) is rethrown untouched for the pipeline to interpret.
+ */
+export class HttpProviderClient implements ProviderClient {
+  constructor(private readonly options: { baseUrl: string; apiKey: string }) {}
+
+  async submit(request: PredictionRequest, idempotencyKey: string, signal: AbortSignal): Promise<Prediction> {
+    return this.call('POST', '/v1/predictions', signal, { body: JSON.stringify(request), headers: { 'Idempotency-Key': idempotencyKey } });
+  }
+
+  async get(predictionId: string, signal: AbortSignal): Promise<Prediction> {
+    return this.call('GET', `/v1/predictions/${encodeURIComponent(predictionId)}`, signal);
+  }
+
+  async cancel(predictionId: string): Promise<void> {
+    await this.call('POST', `/v1/predictions/${encodeURIComponent(predictionId)}/cancel`, AbortSignal.timeout(5_000));
+  }
+
+  async download(url: string, signal: AbortSignal): Promise<{ bytes: Buffer; contentType: string }> {
+    const response = await this.fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }, signal);
+    if (!response.ok) throw JobFailure.provider('PROVIDER_OUTPUT_UNAVAILABLE', `output download answered ${response.status}`);
+    return {
+      bytes: Buffer.from(await response.arrayBuffer()),
+      contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+    };
+  }
+
+  private async call(
+    method: string,
+    path: string,
+    signal: AbortSignal,
+    extra: { body?: string; headers?: Record<string, string> } = {},
+  ): Promise<Prediction> {
+    const response = await this.fetch(
+      new URL(path, this.options.baseUrl),
+      {
+        method,
+        body: extra.body,
+        headers: {
+          authorization: `Bearer ${this.options.apiKey}`,
+          ...(extra.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...extra.headers,
+        },
+        signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]),
+      },
+      signal,
+    );
+    const text = await response.text();
+    if (response.ok) return JSON.parse(text) as Prediction;
+    const detail = `${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`;
+    if (response.status === 401 || response.status === 403) throw JobFailure.credential('CREDENTIAL_INVALID', detail);
+    if (response.status === 429) throw JobFailure.provider('PROVIDER_RATE_LIMITED', detail);
+    if (response.status === 404) throw JobFailure.provider('PROVIDER_PREDICTION_LOST', detail);
+    if (response.status >= 500) throw JobFailure.provider('PROVIDER_UNAVAILABLE', detail);
+    throw JobFailure.internal('INTERNAL_PROVIDER_REQUEST_REJECTED', detail);
+  }
+
+  private async fetch(url: string | URL, init: RequestInit, callerSignal: AbortSignal): Promise<Response> {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      if (callerSignal.aborted) throw callerSignal.reason;
+      throw JobFailure.provider('PROVIDER_UNAVAILABLE', `provider unreachable: ${(error as Error).message}`, true, error);
+    }
+  }
+}
+
+/** What a finished prediction means for the job. */
+export function predictionFailure(prediction: Prediction): JobFailure | undefined {
+  if (prediction.status === 'failed') {
+    const detail = `prediction ${prediction.id} failed: ${prediction.error?.code ?? 'unknown'} ${prediction.error?.message ?? ''}`.trim();
+    return prediction.error?.code === 'content_policy_violation'
+      ? JobFailure.contentSafety('CONTENT_SAFETY_REJECTED', detail)
+      : JobFailure.provider('PROVIDER_PREDICTION_FAILED', detail);
+  }
+  if (prediction.status === 'canceled')
+    return JobFailure.provider('PROVIDER_PREDICTION_CANCELED', `prediction ${prediction.id} was cancelled at the provider`);
+  return undefined;
+}

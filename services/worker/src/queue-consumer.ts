@@ -1,0 +1,98 @@
+import { jobsEventsV1 } from '@atelier/contracts';
+import type { Logger } from '@atelier/logging';
+import type { JetStreamClient, JobQueueName, JobsTopology, JsMsg } from '@atelier/nats';
+import type { Settlement } from './job-runner.js';
+import type { WorkerMetrics } from './worker-metrics.js';
+
+export interface QueueConsumerOptions {
+  js: JetStreamClient;
+  topology: JobsTopology;
+  queue: JobQueueName;
+  concurrency: number;
+  ackWaitMs: number;
+  handle: (dispatch: jobsEventsV1.JobDispatch, drain: AbortSignal) => Promise<Settlement>;
+  logger: Logger;
+  metrics: WorkerMetrics;
+}
+
+/**
+ * Pulls one dispatch queue's durable consumer and runs up to `concurrency` jobs at once. While a
+ * job runs its message is kept alive with `working()`, so the ack deadline never lapses mid-job;
+ * the message is settled only after the outcome is recorded (ack), or handed back (nak with a
+ * delay) or dropped (term, for finished or unknown jobs).
+ */
+export class QueueConsumer {
+  private running = 0;
+  private readonly idle: (() => void)[] = [];
+  private messages: { stop(): void; close(): Promise<void | Error> } | undefined;
+  private loop: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly drainController = new AbortController();
+
+  constructor(private readonly options: QueueConsumerOptions) {}
+
+  async start(): Promise<void> {
+    const { js, topology, queue, concurrency } = this.options;
+    if (concurrency === 0) return;
+    const consumer = await js.consumers.get(topology.jobsStream, topology.consumerName(queue));
+    const messages = await consumer.consume({ max_messages: concurrency });
+    this.messages = messages;
+    this.loop = (async () => {
+      for await (const message of messages) {
+        if (this.running >= concurrency) await new Promise<void>((resolve) => this.idle.push(resolve));
+        this.running += 1;
+        const task = this.process(message).finally(() => {
+          this.running -= 1;
+          this.inFlight.delete(task);
+          this.idle.shift()?.();
+        });
+        this.inFlight.add(task);
+      }
+    })();
+  }
+
+  /**
+   * Stops pulling, lets running jobs finish for up to timeoutMs, then asks the rest to hand their
+   * jobs back (release) and waits for them to settle their messages.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.messages?.stop();
+    const settled = Promise.all(this.inFlight);
+    const timedOut = await Promise.race([
+      settled.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), timeoutMs).unref()),
+    ]);
+    if (timedOut) {
+      this.options.logger.warn({ queue: this.options.queue, running: this.inFlight.size }, 'drain timeout: handing running jobs back');
+      this.drainController.abort();
+      await settled;
+    }
+    await this.loop;
+  }
+
+  private async process(message: JsMsg): Promise<void> {
+    const { queue, ackWaitMs, logger, metrics } = this.options;
+    metrics.inFlight.inc({ queue });
+    const keepAlive = setInterval(() => message.working(), Math.max(500, Math.floor(ackWaitMs / 3)));
+    try {
+      let dispatch: jobsEventsV1.JobDispatch;
+      try {
+        dispatch = jobsEventsV1.JobDispatch.fromJSON(message.json());
+      } catch (error) {
+        logger.error({ err: error, subject: message.subject }, 'undecodable dispatch message: terminating it');
+        message.term();
+        return;
+      }
+      const settlement = await this.options.handle(dispatch, this.drainController.signal);
+      if (settlement.kind === 'ack') message.ack();
+      else if (settlement.kind === 'term') message.term();
+      else message.nak(settlement.delayMs);
+    } catch (error) {
+      logger.error({ err: error }, 'job handling failed unexpectedly; the message comes back');
+      message.nak(5_000);
+    } finally {
+      clearInterval(keepAlive);
+      metrics.inFlight.dec({ queue });
+    }
+  }
+}

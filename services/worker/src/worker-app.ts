@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { hostname } from 'node:os';
+import { jobsExecutionV1, mediaV1 } from '@atelier/contracts';
+import { createServiceClient } from '@atelier/grpc';
+import type { Logger } from '@atelier/logging';
+import {
+  connectNats,
+  ensureWorkerConsumer,
+  jetstream,
+  jetstreamManager,
+  jobsTopology,
+  type JobQueueName,
+  type NatsConnection,
+} from '@atelier/nats';
+import type { WorkerConfig } from './config.js';
+import { crashPointsFor } from './crash-points.js';
+import { canaryExecutor } from './executors/canary-executor.js';
+import { imageExecutor } from './executors/image-executor.js';
+import type { JobExecutor } from './executors/job-executor.js';
+import { JobRunner } from './job-runner.js';
+import { HttpProviderClient, type ProviderClient } from './provider/provider-client.js';
+import { QueueConsumer } from './queue-consumer.js';
+import { WorkerMetrics } from './worker-metrics.js';
+
+export interface WorkerApp {
+  readonly workerId: string;
+  readonly metricsServer: Server;
+  readonly nats: NatsConnection;
+  /** Stops pulling, drains running jobs within the drain timeout, closes connections. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Wires a worker: clients for the jobs execution API and media, provider clients by provider code,
+ * executors by job type, and one consumer per dispatch queue (declared idempotently).
+ */
+export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, logger: Logger): Promise<WorkerApp> {
+  const workerId = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+  const metrics = new WorkerMetrics();
+  const topology = jobsTopology(config.NATS_STREAM_PREFIX);
+  const nats = await connectNats({ servers: config.NATS_URL, name: `worker ${workerId}` });
+  const jsm = await jetstreamManager(nats);
+  const ackWait: Record<JobQueueName, number> = {
+    interactive: config.WORKER_ACK_WAIT_INTERACTIVE_MS,
+    background: config.WORKER_ACK_WAIT_BACKGROUND_MS,
+  };
+  for (const queue of ['interactive', 'background'] as const) {
+    await ensureWorkerConsumer(jsm, topology, queue, { ackWaitMs: ackWait[queue], maxDeliver: config.WORKER_MAX_DELIVER });
+  }
+
+  const execution = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, config.JOBS_ADDR, { defaultDeadlineMs: 10_000 });
+  const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, { defaultDeadlineMs: 10_000 });
+  const providers = new Map<string, ProviderClient>([
+    ['sim', new HttpProviderClient({ baseUrl: config.PROVIDER_URL, apiKey: config.PROVIDER_API_KEY })],
+  ]);
+  const crashPoint = crashPointsFor(config.WORKER_CRASH_POINT);
+  const image = imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint });
+  const executors = new Map<string, JobExecutor>([
+    ['system.canary', canaryExecutor],
+    ['image.stylize', image],
+    ['image.upscale', image],
+  ]);
+  const runner = new JobRunner({
+    execution,
+    media,
+    executors,
+    providers,
+    workerId,
+    logger,
+    metrics,
+    crashPoint,
+    timeoutCapMs: config.WORKER_TIMEOUT_CAP_MS,
+  });
+
+  const js = jetstream(nats);
+  const consumers = (['interactive', 'background'] as const).map(
+    (queue) =>
+      new QueueConsumer({
+        js,
+        topology,
+        queue,
+        concurrency: queue === 'interactive' ? config.WORKER_CONCURRENCY_INTERACTIVE : config.WORKER_CONCURRENCY_BACKGROUND,
+        ackWaitMs: ackWait[queue],
+        handle: (dispatch, drain) => runner.run(dispatch, drain),
+        logger,
+        metrics,
+      }),
+  );
+  let consuming = false;
+  const metricsServer = await metrics.listen(config.HTTP_PORT, () => consuming && !nats.isClosed());
+  for (const consumer of consumers) await consumer.start();
+  consuming = true;
+
+  return {
+    workerId,
+    metricsServer,
+    nats,
+    async stop() {
+      consuming = false;
+      await Promise.all(consumers.map((consumer) => consumer.drain(config.WORKER_DRAIN_TIMEOUT_MS)));
+      execution.close();
+      media.close();
+      await nats.drain().catch(() => {});
+      await new Promise((resolve) => metricsServer.close(resolve));
+    },
+  };
+}
