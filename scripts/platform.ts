@@ -6,15 +6,20 @@ import { checkHealth } from '@atelier/testing';
 
 interface ServiceSpec {
   name: string;
-  /** The gRPC port the platform waits on for health SERVING. */
-  grpcPort: number;
+  /** gRPC services are ready when grpc.health.v1 says SERVING; HTTP ones when readyPath answers 200. */
+  kind: 'grpc' | 'http';
+  port: number;
+  readyPath?: string;
   migrates: boolean;
 }
 
+/** In start order: each service's peers come before it. */
 const SERVICES: readonly ServiceSpec[] = [
-  { name: 'catalog', grpcPort: 50051, migrates: true },
-  { name: 'media', grpcPort: 50052, migrates: true },
-  { name: 'jobs', grpcPort: 50053, migrates: true },
+  { name: 'catalog', kind: 'grpc', port: 50051, migrates: true },
+  { name: 'media', kind: 'grpc', port: 50052, migrates: true },
+  { name: 'jobs', kind: 'grpc', port: 50053, migrates: true },
+  { name: 'provider-sim', kind: 'http', port: 8090, readyPath: '/healthz', migrates: false },
+  { name: 'worker', kind: 'http', port: 9464, readyPath: '/readyz', migrates: false },
 ];
 
 const env = {
@@ -49,7 +54,8 @@ async function waitHealthy(service: ServiceSpec, child: ChildProcess): Promise<v
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${service.name} exited with code ${child.exitCode}`);
     try {
-      if ((await checkHealth(`127.0.0.1:${service.grpcPort}`)) === 'SERVING') return;
+      if (service.kind === 'grpc' && (await checkHealth(`127.0.0.1:${service.port}`)) === 'SERVING') return;
+      if (service.kind === 'http' && (await fetch(`http://127.0.0.1:${service.port}${service.readyPath}`)).ok) return;
     } catch {
       // not listening yet
     }
@@ -89,17 +95,19 @@ try {
     if (code !== 0) throw new Error(`migrations of ${service.name} failed`);
   }
   for (const [i, service] of SERVICES.entries()) {
+    const portVariable = service.kind === 'grpc' ? 'GRPC_PORT' : 'HTTP_PORT';
     const child = run(
       service.name,
       `services/${service.name}/src/main.ts`,
-      { GRPC_PORT: String(service.grpcPort) },
+      { [portVariable]: String(service.port) },
       colours[i % colours.length]!,
     );
     children.push(child);
     await waitHealthy(service, child);
   }
   console.log('\nplatform: up');
-  for (const service of SERVICES) console.log(`  ${service.name.padEnd(10)} gRPC 127.0.0.1:${service.grpcPort}`);
+  for (const service of SERVICES)
+    console.log(`  ${service.name.padEnd(13)} ${service.kind === 'grpc' ? 'gRPC' : 'HTTP'} 127.0.0.1:${service.port}`);
   console.log('  Ctrl-C stops everything.\n');
 } catch (error) {
   console.error(`platform: ${(error as Error).message}`);

@@ -1,8 +1,11 @@
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
-/** Prints one plain summary line CI can read: `N passed, N failed, N skipped`. */
+/**
+ * Prints one plain summary line CI can read: `N passed, N failed, N skipped`, plus the count of
+ * unhandled errors when there are any (they fail the run too).
+ */
 export default class PassFailReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -15,6 +18,7 @@ export default class PassFailReporter implements Reporter {
       }
       if (module.state() === 'failed' && !module.children.size) failed += 1; // a file that failed to load
     }
-    process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    const errors = unhandledErrors.length ? `, ${unhandledErrors.length} unhandled errors` : '';
+    process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped${errors}\n`);
   }
 }

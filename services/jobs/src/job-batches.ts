@@ -1,5 +1,5 @@
 import type { SqlPool } from '@atelier/db';
-import { MicroBatcher } from './batching/micro-batcher.js';
+import { MicroBatcher } from '@atelier/batching';
 import type { JobRow, OutboxSubjects } from './db/job-row.js';
 import { claimJobs, completeJobs, insertJobs, type ClaimRequest, type CompleteRequest, type NewJob } from './db/job-transitions.js';
 

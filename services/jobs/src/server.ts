@@ -7,8 +7,8 @@ import { listAllJobs } from './rpc/admin/list-all-jobs.js';
 import { listDeadOutboxEvents, replayOutboxEvent } from './rpc/admin/outbox-admin.js';
 import { retryJob } from './rpc/admin/retry-job.js';
 import { cancelJob } from './rpc/cancel-job.js';
-import { claimJob } from './rpc/claim-job.js';
-import { completeJob } from './rpc/complete-job.js';
+import { claimJob, claimJobs } from './rpc/claim-job.js';
+import { completeJob, completeJobs } from './rpc/complete-job.js';
 import { createJob } from './rpc/create-job.js';
 import { failJob } from './rpc/fail-job.js';
 import { getJob } from './rpc/get-job.js';
@@ -55,6 +55,8 @@ export function startJobsServer(context: JobsContext, options: { port: number; h
           completeJob: completeJob(context),
           failJob: failJob(context),
           releaseJob: releaseJob(context),
+          claimJobs: claimJobs(context),
+          completeJobs: completeJobs(context),
         },
         logger,
       ),

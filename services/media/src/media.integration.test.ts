@@ -256,11 +256,11 @@ describe("media - another user's asset does not exist", () => {
     await put(upload, bytes);
     const id = upload.asset!.id;
     for (const call of [
-      client.completeUpload({ assetId: id, ownerUserId: BOB }),
-      client.getAsset({ assetId: id, callerUserId: BOB }),
-      client.deleteAsset({ assetId: id, ownerUserId: BOB }),
+      () => client.completeUpload({ assetId: id, ownerUserId: BOB }),
+      () => client.getAsset({ assetId: id, callerUserId: BOB }),
+      () => client.deleteAsset({ assetId: id, ownerUserId: BOB }),
     ]) {
-      expect(await refusal(call)).toMatchObject({ code: ErrorCode.NOT_FOUND, reason: 'ASSET_NOT_FOUND', message: 'asset not found' });
+      expect(await refusal(call())).toMatchObject({ code: ErrorCode.NOT_FOUND, reason: 'ASSET_NOT_FOUND', message: 'asset not found' });
     }
     const unknown = await refusal(client.getAsset({ assetId: '019a0000-0000-7000-8000-0000000000aa', callerUserId: BOB }));
     expect(unknown).toMatchObject({ code: ErrorCode.NOT_FOUND, message: 'asset not found' });

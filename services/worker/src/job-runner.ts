@@ -3,6 +3,7 @@ import { AppError, ErrorCode } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { CrashPoint } from './crash-points.js';
+import type { ExecutionBatches } from './execution-batches.js';
 import type { JobExecutor } from './executors/job-executor.js';
 import { classify, JobFailure } from './job-failure.js';
 import { startLeaseKeeper, type StopCause } from './lease-keeper.js';
@@ -27,6 +28,8 @@ class AttemptAborted extends Error {
 
 export interface JobRunnerDeps {
   execution: PromiseClient<jobsExecutionV1.JobExecutionServiceClient>;
+  /** Claims and completions, coalesced across the jobs this worker runs at once. */
+  batches: ExecutionBatches;
   media: PromiseClient<mediaV1.MediaServiceClient>;
   executors: ReadonlyMap<string, JobExecutor>;
   providers: ReadonlyMap<string, ProviderClient>;
@@ -57,10 +60,10 @@ export class JobRunner {
   constructor(private readonly deps: JobRunnerDeps) {}
 
   async run(dispatch: jobsEventsV1.JobDispatch, drain: AbortSignal): Promise<Settlement> {
-    const { execution, workerId, logger } = this.deps;
+    const { workerId, logger } = this.deps;
     let claim: jobsExecutionV1.ClaimJobResponse;
     try {
-      claim = await execution.claimJob({ jobId: dispatch.jobId, workerId });
+      claim = await this.deps.batches.claim({ jobId: dispatch.jobId, workerId });
     } catch (error) {
       if (isTransient(error)) {
         logger.warn({ jobId: dispatch.jobId, err: error }, 'jobs service unreachable at claim; the message comes back later');
@@ -132,9 +135,9 @@ export class JobRunner {
         });
         stored = put.asset;
         this.deps.crashPoint('after-output-stored');
-        await execution.completeJob({ jobId: job.id, workerId, outputAssetId: stored.id, outputSha256: put.sha256 });
+        await this.deps.batches.complete({ jobId: job.id, workerId, outputAssetId: stored.id, outputSha256: put.sha256 });
       } else {
-        await execution.completeJob({ jobId: job.id, workerId, outputAssetId: '', outputSha256: '' });
+        await this.deps.batches.complete({ jobId: job.id, workerId, outputAssetId: '', outputSha256: '' });
       }
       finish('succeeded');
       return ACK;

@@ -18,6 +18,7 @@ import { crashPointsFor } from './crash-points.js';
 import { canaryExecutor } from './executors/canary-executor.js';
 import { imageExecutor } from './executors/image-executor.js';
 import type { JobExecutor } from './executors/job-executor.js';
+import { createExecutionBatches } from './execution-batches.js';
 import { JobRunner } from './job-runner.js';
 import { HttpProviderClient, type ProviderClient } from './provider/provider-client.js';
 import { QueueConsumer } from './queue-consumer.js';
@@ -63,6 +64,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   ]);
   const runner = new JobRunner({
     execution,
+    batches: createExecutionBatches(execution),
     media,
     executors,
     providers,

@@ -1,4 +1,5 @@
 import { jobsExecutionV1 } from '@atelier/contracts';
+import { InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import { findJob } from '../db/job-queries.js';
@@ -8,6 +9,7 @@ import { toJobMessage } from '../job-mapper.js';
 import { requireWorkerId } from './lease-refusal.js';
 
 type ClaimJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.claimJob>;
+type ClaimJobs = Handler<typeof jobsExecutionV1.JobExecutionServiceService.claimJobs>;
 const { ClaimOutcome } = jobsExecutionV1;
 
 /**
@@ -16,9 +18,23 @@ const { ClaimOutcome } = jobsExecutionV1;
  * terminate a finished or unknown job, nak one that is not due yet).
  */
 export function claimJob(context: JobsContext): ClaimJob {
+  return async (request) => claimOne(context, requireUuid(request.jobId, 'job_id'), requireWorkerId(request.workerId));
+}
+
+/** ClaimJob for many dispatches at once; the entries still share one statement per batch. */
+export function claimJobs(context: JobsContext): ClaimJobs {
   return async (request) => {
-    const jobId = requireUuid(request.jobId, 'job_id');
-    const workerId = requireWorkerId(request.workerId);
+    if (request.claims.length > 500) throw new InvalidArgumentError('claims', 'at most 500 entries per call');
+    const entries = request.claims.map((claim, i) => ({
+      jobId: requireUuid(claim.jobId, `claims[${i}].job_id`),
+      workerId: requireWorkerId(claim.workerId),
+    }));
+    return { results: await Promise.all(entries.map((entry) => claimOne(context, entry.jobId, entry.workerId))) };
+  };
+}
+
+async function claimOne(context: JobsContext, jobId: string, workerId: string): Promise<jobsExecutionV1.ClaimJobResponse> {
+  {
     const row = await context.batches.claim({ jobId, workerId });
     if (row) {
       context.watchHub.changed(jobId);
@@ -44,5 +60,5 @@ export function claimJob(context: JobsContext): ClaimJob {
       return { outcome: ClaimOutcome.NOT_DUE, notBefore: current.next_attempt_at };
     }
     return { outcome: ClaimOutcome.ALREADY_RUNNING };
-  };
+  }
 }

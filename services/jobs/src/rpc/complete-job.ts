@@ -1,6 +1,6 @@
 import { mediaV1, type jobsExecutionV1 } from '@atelier/contracts';
-import { AppError, ErrorCode, FailedPreconditionError, InvalidArgumentError } from '@atelier/errors';
-import type { Handler } from '@atelier/grpc';
+import { AppError, ErrorCode, FailedPreconditionError, InvalidArgumentError, isAppError } from '@atelier/errors';
+import { GRPC_STATUS_BY_ERROR_CODE, type Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import { findJob } from '../db/job-queries.js';
 import type { JobsContext } from '../jobs-context.js';
@@ -8,6 +8,7 @@ import { toJobMessage } from '../job-mapper.js';
 import { leaseRefusal, requireWorkerId } from './lease-refusal.js';
 
 type CompleteJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.completeJob>;
+type CompleteJobs = Handler<typeof jobsExecutionV1.JobExecutionServiceService.completeJobs>;
 
 /**
  * running → succeeded. An output must be a ready ai_output asset of the job's user whose hash is
@@ -15,6 +16,38 @@ type CompleteJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.com
  * its output is an orphan to delete.
  */
 export function completeJob(context: JobsContext): CompleteJob {
+  return completer(context);
+}
+
+/**
+ * CompleteJob for many jobs at once. Each entry answers what the single call would have, a
+ * refusal included (as an EntryError), so one lost lease does not fail the others.
+ */
+export function completeJobs(context: JobsContext): CompleteJobs {
+  const completeOne = completer(context);
+  return async (request, call) => {
+    if (request.completions.length > 500) throw new InvalidArgumentError('completions', 'at most 500 entries per call');
+    const results = await Promise.all(
+      request.completions.map((completion) =>
+        completeOne(completion, call).then(
+          (completed): jobsExecutionV1.CompleteJobsResult => ({ result: { $case: 'completed', completed } }),
+          (error: unknown): jobsExecutionV1.CompleteJobsResult => {
+            if (!isAppError(error)) throw error;
+            return {
+              result: {
+                $case: 'error',
+                error: { code: GRPC_STATUS_BY_ERROR_CODE[error.code], reason: error.reason ?? '', message: error.message },
+              },
+            };
+          },
+        ),
+      ),
+    );
+    return { results };
+  };
+}
+
+function completer(context: JobsContext): CompleteJob {
   async function verifyOutput(jobId: string, workerId: string, outputAssetId: string, sha256: string): Promise<void> {
     const row = await findJob(context.pool, jobId);
     if (!row || row.status !== 'running' || row.lease_owner !== workerId) throw await leaseRefusal(context.pool, jobId, workerId);

@@ -407,6 +407,37 @@ export interface ReleaseJobResponse {
   job: Job | undefined;
 }
 
+export interface ClaimJobsRequest {
+  /** At most 500 entries. */
+  claims: ClaimJobRequest[];
+}
+
+export interface ClaimJobsResponse {
+  /** One per request entry, in request order. */
+  results: ClaimJobResponse[];
+}
+
+export interface CompleteJobsRequest {
+  /** At most 500 entries. */
+  completions: CompleteJobRequest[];
+}
+
+/** The refusal of one entry of a batch, as the single call would have failed. */
+export interface EntryError {
+  /** The canonical gRPC status code (e.g. 10 for ABORTED). */
+  code: number;
+  reason: string;
+  message: string;
+}
+
+export interface CompleteJobsResult {
+  result: { $case: "completed"; completed: CompleteJobResponse } | { $case: "error"; error: EntryError } | undefined;
+}
+
+export interface CompleteJobsResponse {
+  results: CompleteJobsResult[];
+}
+
 function createBaseClaimedJob(): ClaimedJob {
   return {
     job: undefined,
@@ -1882,6 +1913,492 @@ export const ReleaseJobResponse: MessageFns<ReleaseJobResponse> = {
   },
 };
 
+function createBaseClaimJobsRequest(): ClaimJobsRequest {
+  return { claims: [] };
+}
+
+export const ClaimJobsRequest: MessageFns<ClaimJobsRequest> = {
+  encode(message: ClaimJobsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.claims) {
+      ClaimJobRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimJobsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimJobsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.claims.push(ClaimJobRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClaimJobsRequest {
+    return {
+      claims: globalThis.Array.isArray(object?.claims)
+        ? object.claims.map((e: any) => ClaimJobRequest.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ClaimJobsRequest): unknown {
+    const obj: any = {};
+    if (message.claims?.length) {
+      obj.claims = message.claims.map((e) => ClaimJobRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ClaimJobsRequest>): ClaimJobsRequest {
+    return ClaimJobsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClaimJobsRequest>): ClaimJobsRequest {
+    const message = createBaseClaimJobsRequest();
+    message.claims = object.claims?.map((e) => ClaimJobRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseClaimJobsResponse(): ClaimJobsResponse {
+  return { results: [] };
+}
+
+export const ClaimJobsResponse: MessageFns<ClaimJobsResponse> = {
+  encode(message: ClaimJobsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      ClaimJobResponse.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClaimJobsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClaimJobsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(ClaimJobResponse.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ClaimJobsResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => ClaimJobResponse.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ClaimJobsResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => ClaimJobResponse.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ClaimJobsResponse>): ClaimJobsResponse {
+    return ClaimJobsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ClaimJobsResponse>): ClaimJobsResponse {
+    const message = createBaseClaimJobsResponse();
+    message.results = object.results?.map((e) => ClaimJobResponse.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCompleteJobsRequest(): CompleteJobsRequest {
+  return { completions: [] };
+}
+
+export const CompleteJobsRequest: MessageFns<CompleteJobsRequest> = {
+  encode(message: CompleteJobsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.completions) {
+      CompleteJobRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteJobsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteJobsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.completions.push(CompleteJobRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteJobsRequest {
+    return {
+      completions: globalThis.Array.isArray(object?.completions)
+        ? object.completions.map((e: any) => CompleteJobRequest.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CompleteJobsRequest): unknown {
+    const obj: any = {};
+    if (message.completions?.length) {
+      obj.completions = message.completions.map((e) => CompleteJobRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CompleteJobsRequest>): CompleteJobsRequest {
+    return CompleteJobsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CompleteJobsRequest>): CompleteJobsRequest {
+    const message = createBaseCompleteJobsRequest();
+    message.completions = object.completions?.map((e) => CompleteJobRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseEntryError(): EntryError {
+  return { code: 0, reason: "", message: "" };
+}
+
+export const EntryError: MessageFns<EntryError> = {
+  encode(message: EntryError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== 0) {
+      writer.uint32(8).int32(message.code);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.message !== "") {
+      writer.uint32(26).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EntryError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEntryError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.code = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EntryError {
+    return {
+      code: isSet(object.code) ? globalThis.Number(object.code) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
+  },
+
+  toJSON(message: EntryError): unknown {
+    const obj: any = {};
+    if (message.code !== 0) {
+      obj.code = Math.round(message.code);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<EntryError>): EntryError {
+    return EntryError.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<EntryError>): EntryError {
+    const message = createBaseEntryError();
+    message.code = object.code ?? 0;
+    message.reason = object.reason ?? "";
+    message.message = object.message ?? "";
+    return message;
+  },
+};
+
+function createBaseCompleteJobsResult(): CompleteJobsResult {
+  return { result: undefined };
+}
+
+export const CompleteJobsResult: MessageFns<CompleteJobsResult> = {
+  encode(message: CompleteJobsResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.result?.$case) {
+      case "completed":
+        CompleteJobResponse.encode(message.result.completed, writer.uint32(10).fork()).join();
+        break;
+      case "error":
+        EntryError.encode(message.result.error, writer.uint32(18).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteJobsResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteJobsResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = { $case: "completed", completed: CompleteJobResponse.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.result = { $case: "error", error: EntryError.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteJobsResult {
+    return {
+      result: isSet(object.completed)
+        ? { $case: "completed", completed: CompleteJobResponse.fromJSON(object.completed) }
+        : isSet(object.error)
+        ? { $case: "error", error: EntryError.fromJSON(object.error) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: CompleteJobsResult): unknown {
+    const obj: any = {};
+    if (message.result?.$case === "completed") {
+      obj.completed = CompleteJobResponse.toJSON(message.result.completed);
+    } else if (message.result?.$case === "error") {
+      obj.error = EntryError.toJSON(message.result.error);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CompleteJobsResult>): CompleteJobsResult {
+    return CompleteJobsResult.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CompleteJobsResult>): CompleteJobsResult {
+    const message = createBaseCompleteJobsResult();
+    switch (object.result?.$case) {
+      case "completed": {
+        if (object.result?.completed !== undefined && object.result?.completed !== null) {
+          message.result = { $case: "completed", completed: CompleteJobResponse.fromPartial(object.result.completed) };
+        }
+        break;
+      }
+      case "error": {
+        if (object.result?.error !== undefined && object.result?.error !== null) {
+          message.result = { $case: "error", error: EntryError.fromPartial(object.result.error) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseCompleteJobsResponse(): CompleteJobsResponse {
+  return { results: [] };
+}
+
+export const CompleteJobsResponse: MessageFns<CompleteJobsResponse> = {
+  encode(message: CompleteJobsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      CompleteJobsResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteJobsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteJobsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(CompleteJobsResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteJobsResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => CompleteJobsResult.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CompleteJobsResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => CompleteJobsResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CompleteJobsResponse>): CompleteJobsResponse {
+    return CompleteJobsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CompleteJobsResponse>): CompleteJobsResponse {
+    const message = createBaseCompleteJobsResponse();
+    message.results = object.results?.map((e) => CompleteJobsResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type JobExecutionServiceService = typeof JobExecutionServiceService;
 export const JobExecutionServiceService = {
   /**
@@ -1963,6 +2480,33 @@ export const JobExecutionServiceService = {
     responseSerialize: (value: ReleaseJobResponse): Buffer => Buffer.from(ReleaseJobResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReleaseJobResponse => ReleaseJobResponse.decode(value),
   },
+  /**
+   * ClaimJob for many jobs in one call (a worker with many dispatches in hand). Each entry gets
+   * its own outcome, exactly as ClaimJob would answer it; a bad entry fails the whole call.
+   */
+  claimJobs: {
+    path: "/atelier.jobs.v1.JobExecutionService/ClaimJobs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ClaimJobsRequest): Buffer => Buffer.from(ClaimJobsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ClaimJobsRequest => ClaimJobsRequest.decode(value),
+    responseSerialize: (value: ClaimJobsResponse): Buffer => Buffer.from(ClaimJobsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ClaimJobsResponse => ClaimJobsResponse.decode(value),
+  },
+  /**
+   * CompleteJob for many jobs in one call. Each entry gets its own result: the succeeded job, or
+   * the refusal CompleteJob would have raised (status code and reason), in request order.
+   */
+  completeJobs: {
+    path: "/atelier.jobs.v1.JobExecutionService/CompleteJobs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CompleteJobsRequest): Buffer => Buffer.from(CompleteJobsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompleteJobsRequest => CompleteJobsRequest.decode(value),
+    responseSerialize: (value: CompleteJobsResponse): Buffer =>
+      Buffer.from(CompleteJobsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CompleteJobsResponse => CompleteJobsResponse.decode(value),
+  },
 } as const;
 
 export interface JobExecutionServiceServer extends UntypedServiceImplementation {
@@ -1995,6 +2539,16 @@ export interface JobExecutionServiceServer extends UntypedServiceImplementation 
   failJob: handleUnaryCall<FailJobRequest, FailJobResponse>;
   /** running → queued without charging the attempt: a worker shutting down hands the job back. */
   releaseJob: handleUnaryCall<ReleaseJobRequest, ReleaseJobResponse>;
+  /**
+   * ClaimJob for many jobs in one call (a worker with many dispatches in hand). Each entry gets
+   * its own outcome, exactly as ClaimJob would answer it; a bad entry fails the whole call.
+   */
+  claimJobs: handleUnaryCall<ClaimJobsRequest, ClaimJobsResponse>;
+  /**
+   * CompleteJob for many jobs in one call. Each entry gets its own result: the succeeded job, or
+   * the refusal CompleteJob would have raised (status code and reason), in request order.
+   */
+  completeJobs: handleUnaryCall<CompleteJobsRequest, CompleteJobsResponse>;
 }
 
 export interface JobExecutionServiceClient extends Client {
@@ -2110,6 +2664,44 @@ export interface JobExecutionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReleaseJobResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ClaimJob for many jobs in one call (a worker with many dispatches in hand). Each entry gets
+   * its own outcome, exactly as ClaimJob would answer it; a bad entry fails the whole call.
+   */
+  claimJobs(
+    request: ClaimJobsRequest,
+    callback: (error: ServiceError | null, response: ClaimJobsResponse) => void,
+  ): ClientUnaryCall;
+  claimJobs(
+    request: ClaimJobsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ClaimJobsResponse) => void,
+  ): ClientUnaryCall;
+  claimJobs(
+    request: ClaimJobsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ClaimJobsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CompleteJob for many jobs in one call. Each entry gets its own result: the succeeded job, or
+   * the refusal CompleteJob would have raised (status code and reason), in request order.
+   */
+  completeJobs(
+    request: CompleteJobsRequest,
+    callback: (error: ServiceError | null, response: CompleteJobsResponse) => void,
+  ): ClientUnaryCall;
+  completeJobs(
+    request: CompleteJobsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CompleteJobsResponse) => void,
+  ): ClientUnaryCall;
+  completeJobs(
+    request: CompleteJobsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CompleteJobsResponse) => void,
   ): ClientUnaryCall;
 }
 

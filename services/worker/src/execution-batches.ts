@@ -1,0 +1,35 @@
+import { type jobsExecutionV1 } from '@atelier/contracts';
+import { AppError } from '@atelier/errors';
+import { MicroBatcher } from '@atelier/batching';
+import { errorCodeForGrpcStatus, type PromiseClient } from '@atelier/grpc';
+
+/**
+ * The worker's claims and completions, coalesced into ClaimJobs / CompleteJobs calls: with many
+ * jobs in hand one call carries many of them, and a lone one still goes out at once.
+ */
+export interface ExecutionBatches {
+  claim(request: jobsExecutionV1.ClaimJobRequest): Promise<jobsExecutionV1.ClaimJobResponse>;
+  /** Rejects with the entry's refusal as an AppError, like CompleteJob would. */
+  complete(request: jobsExecutionV1.CompleteJobRequest): Promise<jobsExecutionV1.CompleteJobResponse>;
+}
+
+export function createExecutionBatches(execution: PromiseClient<jobsExecutionV1.JobExecutionServiceClient>): ExecutionBatches {
+  const options = { maxBatch: 200, maxConcurrent: 2 };
+  const claims = new MicroBatcher<jobsExecutionV1.ClaimJobRequest, jobsExecutionV1.ClaimJobResponse>(
+    async (requests) => (await execution.claimJobs({ claims: requests })).results,
+    options,
+  );
+  const completions = new MicroBatcher<jobsExecutionV1.CompleteJobRequest, jobsExecutionV1.CompleteJobsResult>(
+    async (requests) => (await execution.completeJobs({ completions: requests })).results,
+    options,
+  );
+  return {
+    claim: (request) => claims.submit(request),
+    async complete(request) {
+      const { result } = await completions.submit(request);
+      if (result?.$case === 'completed') return result.completed;
+      const error = result?.$case === 'error' ? result.error : { code: 13, reason: 'INTERNAL', message: 'empty batch result' };
+      throw new AppError(errorCodeForGrpcStatus(error.code), error.message, { reason: error.reason || undefined });
+    },
+  };
+}
