@@ -52,7 +52,8 @@ async function createStylize(userId: string, prompt: string, input?: { assetId: 
 
 describe('worker - end to end', () => {
   beforeAll(async () => {
-    await p.startWorker();
+    // The cap makes a hanging prediction time out in seconds instead of the definition's 120 s.
+    await p.startWorker({ WORKER_TIMEOUT_CAP_MS: '4000' });
   }, 60_000);
 
   it('runs an image.stylize job to succeeded with a new PNG owned by the user, and announces it', async () => {
@@ -117,6 +118,9 @@ describe('worker - end to end', () => {
       ['#sim:content_safety', jobsV1.JobStatus.FAILED, 'CONTENT_SAFETY_REJECTED', 1],
       ['#sim:flagged', jobsV1.JobStatus.FAILED, 'CONTENT_SAFETY_FLAGGED', 1],
       ['#sim:credentials', jobsV1.JobStatus.FAILED, 'CREDENTIAL_INVALID', 1],
+      ['#sim:hang', jobsV1.JobStatus.FAILED, 'TIMEOUT', 3],
+      // The provider refuses our request as malformed: our bug, retried once.
+      ['#sim:no-such-kind', jobsV1.JobStatus.FAILED, 'INTERNAL_PROVIDER_REQUEST_REJECTED', 2],
       ['#sim-once:prediction_failed', jobsV1.JobStatus.SUCCEEDED, undefined, 2],
     ];
     const created = await Promise.all(
