@@ -19,5 +19,6 @@ export {
   type ClientConstructor,
 } from './client.js';
 export { toStatusObject, fromServiceError } from './service-errors.js';
+export { checkHealth } from './health-client.js';
 export { GRPC_STATUS_BY_ERROR_CODE, errorCodeForGrpcStatus, ErrorMetadataKey } from './status-map.js';
 export { Metadata, status as GrpcStatus } from '@grpc/grpc-js';

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { credentials, loadPackageDefinition, type Client, type ServiceError } from '@grpc/grpc-js';
+import { credentials, loadPackageDefinition, type Client } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 
 const require = createRequire(import.meta.url);
@@ -11,22 +11,6 @@ function loadService(protoFile: string, path: string[]): GrpcClientCtor {
   let node: unknown = loadPackageDefinition(definition);
   for (const part of path) node = (node as Record<string, unknown>)[part];
   return node as GrpcClientCtor;
-}
-
-/** Asks a server's standard `grpc.health.v1.Health/Check` for a service ("" = the server). */
-export async function checkHealth(address: string, service = ''): Promise<string> {
-  const protoFile = require.resolve('grpc-health-check/proto/health/v1/health.proto');
-  const Health = loadService(protoFile, ['grpc', 'health', 'v1', 'Health']);
-  const client = new Health(address, credentials.createInsecure()) as Client & {
-    check(req: { service: string }, opts: object, cb: (e: ServiceError | null, r: { status: string }) => void): void;
-  };
-  try {
-    return await new Promise<string>((resolve, reject) =>
-      client.check({ service }, { deadline: Date.now() + 3000 }, (error, response) => (error ? reject(error) : resolve(response.status))),
-    );
-  } finally {
-    client.close();
-  }
 }
 
 /** Lists the services a server exposes through gRPC server reflection (v1). */
@@ -50,3 +34,5 @@ export async function listReflectedServices(address: string): Promise<string[]> 
     client.close();
   }
 }
+
+export { checkHealth } from '@atelier/grpc';

@@ -8,3 +8,4 @@ export { uniqueName } from './unique-name.js';
 export { checkHealth, listReflectedServices } from './grpc-probes.js';
 export { natsTestPrefix, dropStaleTestStreams, testNatsUrl } from './nats-test-prefix.js';
 export { startProcess, startGrpcServiceProcess, freePort, type ServiceProcess } from './service-process.js';
+export { startTestPlatform, type TestPlatform, type PlatformOptions } from './platform.js';

@@ -1,155 +1,56 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import sharp from 'sharp';
 import { catalogV1, commonV1, jobsAdminV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { createServiceClient, type PromiseClient } from '@atelier/grpc';
-import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology, type JobsTopology, type NatsConnection } from '@atelier/nats';
-import {
-  createTestDatabase,
-  freePort,
-  natsTestPrefix,
-  startGrpcServiceProcess,
-  startProcess,
-  testNatsUrl,
-  type ServiceProcess,
-  type TestDatabase,
-} from '@atelier/testing';
+import { connectNats, jobsTopology, type JobsTopology, type NatsConnection } from '@atelier/nats';
+import { startTestPlatform, testNatsUrl, type PlatformOptions, type TestPlatform } from '@atelier/testing';
 
 /**
- * The whole pipeline as real processes on loopback: catalog, media (with its own S3-protocol
- * store), jobs, provider-sim and any number of workers, on a database and NATS prefix of their
- * own. Tests drive it through the services' own gRPC and HTTP APIs.
+ * The whole pipeline as real processes (see @atelier/testing startTestPlatform) plus the clients
+ * and the database connection worker tests drive it with.
  */
 export interface Platform {
-  database: TestDatabase;
+  processes: TestPlatform;
+  startWorker: TestPlatform['startWorker'];
+  stopWorkers: TestPlatform['stopWorkers'];
+  stop(): Promise<void>;
   db: pg.Client;
   topology: JobsTopology;
   nats: NatsConnection;
-  jobsProcess: ServiceProcess;
-  provider: ServiceProcess;
   providerUrl: string;
   jobs: PromiseClient<jobsV1.JobsServiceClient>;
   admin: PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
   media: PromiseClient<mediaV1.MediaServiceClient>;
   catalog: PromiseClient<catalogV1.CatalogServiceClient>;
-  workers: ServiceProcess[];
-  /** Starts one more worker process; resolves once it consumes. */
-  startWorker(env?: Record<string, string>): Promise<ServiceProcess>;
-  /** SIGTERMs every worker started so far and waits for them to exit. */
-  stopWorkers(): Promise<void>;
-  stop(): Promise<void>;
 }
 
-export interface PlatformOptions {
-  jobsEnv?: Record<string, string>;
-  providerEnv?: Record<string, string>;
-  workerEnv?: Record<string, string>;
-}
-
-export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
-  const database = await createTestDatabase();
-  const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-platform-s3-'));
-  const prefix = natsTestPrefix();
-  const processes: ServiceProcess[] = [];
-  try {
-    const [catalogProcess, mediaProcess] = await Promise.all([
-      startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }),
-      startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }),
-    ]);
-    processes.push(catalogProcess, mediaProcess);
-    const providerPort = await freePort();
-    const provider = await startProcess({
-      name: 'provider-sim',
-      entry: 'services/provider-sim/src/main.ts',
-      port: providerPort,
-      env: { HTTP_PORT: String(providerPort), LOG_LEVEL: 'warn', PROVIDER_SIM_LATENCY_MS: '400', ...options.providerEnv },
-      ready: async (address) => (await fetch(`http://${address}/healthz`)).ok,
-    });
-    processes.push(provider);
-    const jobsProcess = await startGrpcServiceProcess('jobs', {
-      DATABASE_URL: database.url,
-      NATS_STREAM_PREFIX: prefix,
-      CATALOG_ADDR: catalogProcess.address,
-      MEDIA_ADDR: mediaProcess.address,
-      LEASE_TTL_MS: '3000',
-      REAPER_INTERVAL_MS: '300',
-      OUTBOX_POLL_INTERVAL_MS: '100',
-      QUOTA_DAILY_LIMIT: '100000',
-      QUOTA_MAX_IN_FLIGHT: '10000',
-      DB_POOL_MAX: '10',
-      ...options.jobsEnv,
-    });
-    processes.push(jobsProcess);
-
-    const nats = await connectNats({ servers: testNatsUrl(), name: 'platform-test' });
-    const db = new pg.Client({ connectionString: database.url });
-    await db.connect();
-    const workers: ServiceProcess[] = [];
-    const providerUrl = `http://${provider.address}`;
-
-    const platform: Platform = {
-      database,
-      db,
-      topology: jobsTopology(prefix),
-      nats,
-      jobsProcess,
-      provider,
-      providerUrl,
-      jobs: createServiceClient(jobsV1.JobsServiceClient, jobsProcess.address, { defaultDeadlineMs: 15_000 }),
-      admin: createServiceClient(jobsAdminV1.JobsAdminServiceClient, jobsProcess.address, { defaultDeadlineMs: 15_000 }),
-      media: createServiceClient(mediaV1.MediaServiceClient, mediaProcess.address),
-      catalog: createServiceClient(catalogV1.CatalogServiceClient, catalogProcess.address),
-      workers,
-      async startWorker(env = {}) {
-        const port = await freePort();
-        const worker = await startProcess({
-          name: 'worker',
-          entry: 'services/worker/src/main.ts',
-          port,
-          env: {
-            HTTP_PORT: String(port),
-            JOBS_ADDR: jobsProcess.address,
-            MEDIA_ADDR: mediaProcess.address,
-            NATS_STREAM_PREFIX: prefix,
-            PROVIDER_URL: providerUrl,
-            WORKER_ACK_WAIT_INTERACTIVE_MS: '2000',
-            WORKER_ACK_WAIT_BACKGROUND_MS: '2000',
-            WORKER_POLL_INTERVAL_MS: '100',
-            LOG_LEVEL: 'warn',
-            ...options.workerEnv,
-            ...env,
-          },
-          ready: async (address) => (await fetch(`http://${address}/readyz`)).ok,
-        });
-        workers.push(worker);
-        processes.push(worker);
-        return worker;
-      },
-      async stopWorkers() {
-        await Promise.all(workers.splice(0).map((worker) => worker.stop()));
-      },
-      async stop() {
-        platform.jobs.close();
-        platform.admin.close();
-        platform.media.close();
-        platform.catalog.close();
-        await Promise.all(processes.map((p) => p.kill()));
-        await deleteJobStreams(await jetstreamManager(nats), jobsTopology(prefix));
-        await nats.close();
-        await db.end();
-        rmSync(s3Directory, { recursive: true, force: true });
-        await database.drop();
-      },
-    };
-    return platform;
-  } catch (error) {
-    await Promise.all(processes.map((p) => p.kill()));
-    rmSync(s3Directory, { recursive: true, force: true });
-    await database.drop();
-    throw error;
-  }
+export async function startPlatform(options: Pick<PlatformOptions, 'jobsEnv' | 'providerEnv' | 'workerEnv'> = {}): Promise<Platform> {
+  const platform = await startTestPlatform({ ...options, provider: true });
+  const nats = await connectNats({ servers: testNatsUrl(), name: 'platform-test' });
+  const db = new pg.Client({ connectionString: platform.database.url });
+  await db.connect();
+  const clients = {
+    jobs: createServiceClient(jobsV1.JobsServiceClient, platform.jobs.address, { defaultDeadlineMs: 15_000 }),
+    admin: createServiceClient(jobsAdminV1.JobsAdminServiceClient, platform.jobs.address, { defaultDeadlineMs: 15_000 }),
+    media: createServiceClient(mediaV1.MediaServiceClient, platform.media.address),
+    catalog: createServiceClient(catalogV1.CatalogServiceClient, platform.catalog.address),
+  };
+  return {
+    processes: platform,
+    ...clients,
+    db,
+    nats,
+    topology: jobsTopology(platform.natsPrefix),
+    providerUrl: platform.providerUrl!,
+    startWorker: platform.startWorker,
+    stopWorkers: platform.stopWorkers,
+    async stop() {
+      for (const client of Object.values(clients)) client.close();
+      await nats.close();
+      await db.end();
+      await platform.stop();
+    },
+  };
 }
 
 /** A real PNG uploaded through media's two-step flow as the user's ai_input; answers its id and bytes. */

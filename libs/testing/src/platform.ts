@@ -1,0 +1,175 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { natsTestPrefix, testNatsUrl } from './nats-test-prefix.js';
+import { freePort, startGrpcServiceProcess, startProcess, type ServiceProcess } from './service-process.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export interface PlatformOptions {
+  /** Start community (needed by the gateway). */
+  community?: boolean;
+  /** Start provider-sim. */
+  provider?: boolean;
+  /** Worker processes to start now (more with startWorker). */
+  workers?: number;
+  /** Start the gateway with these extra variables (JWT_PUBLIC_KEY at least). */
+  gateway?: Record<string, string>;
+  jobsEnv?: Record<string, string>;
+  providerEnv?: Record<string, string>;
+  workerEnv?: Record<string, string>;
+}
+
+/**
+ * Atelier's services as real processes on loopback — catalog, media (with its own S3-protocol
+ * store), jobs, and on request community, provider-sim, workers and the gateway — on a database
+ * and a NATS stream prefix of their own, removed by stop().
+ */
+export interface TestPlatform {
+  database: TestDatabase;
+  natsPrefix: string;
+  catalog: ServiceProcess;
+  media: ServiceProcess;
+  jobs: ServiceProcess;
+  community?: ServiceProcess;
+  provider?: ServiceProcess;
+  gateway?: ServiceProcess;
+  workers: ServiceProcess[];
+  /** `http://127.0.0.1:<port>` of provider-sim / the gateway, when started. */
+  providerUrl?: string;
+  gatewayUrl?: string;
+  startWorker(env?: Record<string, string>): Promise<ServiceProcess>;
+  /** SIGTERMs every worker started so far and waits for them to exit. */
+  stopWorkers(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const httpReady = (pathname: string) => async (address: string) => (await fetch(`http://${address}${pathname}`)).ok;
+
+export async function startTestPlatform(options: PlatformOptions = {}): Promise<TestPlatform> {
+  const database = await createTestDatabase();
+  const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-platform-s3-'));
+  const natsPrefix = natsTestPrefix();
+  const processes: ServiceProcess[] = [];
+  const cleanup = async () => {
+    await Promise.all(processes.map((p) => p.kill()));
+    const nc = await connect({ servers: testNatsUrl().replace(/^nats:\/\//, '') });
+    const jsm = await jetstreamManager(nc);
+    for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`]) await jsm.streams.delete(stream).catch(() => false);
+    await nc.close();
+    rmSync(s3Directory, { recursive: true, force: true });
+    await database.drop();
+  };
+  try {
+    const [catalog, media] = await Promise.all([
+      startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }),
+      startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }),
+    ]);
+    processes.push(catalog, media);
+    const jobs = await startGrpcServiceProcess('jobs', {
+      DATABASE_URL: database.url,
+      NATS_STREAM_PREFIX: natsPrefix,
+      CATALOG_ADDR: catalog.address,
+      MEDIA_ADDR: media.address,
+      LEASE_TTL_MS: '3000',
+      REAPER_INTERVAL_MS: '300',
+      OUTBOX_POLL_INTERVAL_MS: '100',
+      QUOTA_DAILY_LIMIT: '100000',
+      QUOTA_MAX_IN_FLIGHT: '10000',
+      DB_POOL_MAX: '10',
+      ...options.jobsEnv,
+    });
+    processes.push(jobs);
+    const community =
+      options.community || options.gateway
+        ? await startGrpcServiceProcess('community', { DATABASE_URL: database.url, MEDIA_ADDR: media.address, JOBS_ADDR: jobs.address })
+        : undefined;
+    if (community) processes.push(community);
+
+    let provider: ServiceProcess | undefined;
+    if (options.provider || (options.workers ?? 0) > 0) {
+      const port = await freePort();
+      provider = await startProcess({
+        name: 'provider-sim',
+        entry: 'services/provider-sim/src/main.ts',
+        port,
+        env: { HTTP_PORT: String(port), LOG_LEVEL: 'warn', PROVIDER_SIM_LATENCY_MS: '400', ...options.providerEnv },
+        ready: httpReady('/healthz'),
+      });
+      processes.push(provider);
+    }
+    const providerUrl = provider ? `http://${provider.address}` : undefined;
+
+    const workers: ServiceProcess[] = [];
+    const startWorker = async (env: Record<string, string> = {}) => {
+      const port = await freePort();
+      const worker = await startProcess({
+        name: 'worker',
+        entry: 'services/worker/src/main.ts',
+        port,
+        env: {
+          HTTP_PORT: String(port),
+          JOBS_ADDR: jobs.address,
+          MEDIA_ADDR: media.address,
+          NATS_STREAM_PREFIX: natsPrefix,
+          PROVIDER_URL: providerUrl ?? 'http://127.0.0.1:1',
+          WORKER_ACK_WAIT_INTERACTIVE_MS: '2000',
+          WORKER_ACK_WAIT_BACKGROUND_MS: '2000',
+          WORKER_POLL_INTERVAL_MS: '100',
+          LOG_LEVEL: 'warn',
+          ...options.workerEnv,
+          ...env,
+        },
+        ready: httpReady('/readyz'),
+      });
+      workers.push(worker);
+      processes.push(worker);
+      return worker;
+    };
+    for (let i = 0; i < (options.workers ?? 0); i += 1) await startWorker();
+
+    let gateway: ServiceProcess | undefined;
+    if (options.gateway) {
+      const port = await freePort();
+      gateway = await startProcess({
+        name: 'gateway',
+        entry: 'services/gateway/src/main.ts',
+        port,
+        env: {
+          HTTP_PORT: String(port),
+          CATALOG_ADDR: catalog.address,
+          MEDIA_ADDR: media.address,
+          JOBS_ADDR: jobs.address,
+          COMMUNITY_ADDR: community!.address,
+          LOG_LEVEL: 'warn',
+          ...options.gateway,
+        },
+        ready: httpReady('/readyz'),
+      });
+      processes.push(gateway);
+    }
+
+    return {
+      database,
+      natsPrefix,
+      catalog,
+      media,
+      jobs,
+      community,
+      provider,
+      gateway,
+      workers,
+      providerUrl,
+      gatewayUrl: gateway ? `http://${gateway.address}` : undefined,
+      startWorker,
+      async stopWorkers() {
+        await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+      },
+      stop: cleanup,
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

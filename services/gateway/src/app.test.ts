@@ -1,0 +1,286 @@
+import { generateKeyPair, exportSPKI, SignJWT } from 'jose';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogV1, commonV1, jobsV1 } from '@atelier/contracts';
+import { NotFoundError, ResourceExhaustedError } from '@atelier/errors';
+import { createLogger } from '@atelier/logging';
+import type { FastifyInstance } from 'fastify';
+import { buildGateway } from './app.js';
+import { createTokenVerifier } from './auth/token-verifier.js';
+import type { GatewayPeers } from './gateway-context.js';
+
+// Unit tests of the HTTP layer with fakes of the peer services; the real services are exercised
+// end to end in gateway.e2e.test.ts.
+let app: FastifyInstance;
+let userToken: string;
+let adminToken: string;
+let foreignToken: string;
+const created: jobsV1.CreateJobRequest[] = [];
+
+const job = jobsV1.Job.fromPartial({
+  id: '019a0000-0000-7000-8000-0000000000aa',
+  userId: 'alice',
+  jobType: 'image.stylize',
+  status: jobsV1.JobStatus.QUEUED,
+  queue: jobsV1.JobQueue.INTERACTIVE,
+  queuePosition: 3,
+  attemptCount: 0,
+  maxAttempts: 3,
+  createdAt: new Date('2026-11-30T00:00:00Z'),
+  updatedAt: new Date('2026-11-30T00:00:00Z'),
+  nextAttemptAt: new Date('2026-11-30T00:00:00Z'),
+  parameters: { strength: 0.5 },
+  timings: { queuedMs: 5, runningMs: 0, totalMs: 5, attempts: [] },
+  version: 1,
+});
+
+const peers = {
+  catalog: {
+    getCatalog: async () => ({
+      models: [
+        catalogV1.Model.fromPartial({
+          id: '019a0000-0000-7000-8000-000000000001',
+          code: 'm',
+          displayName: 'M',
+          mediaKind: commonV1.MediaKind.IMAGE,
+          jobType: 'image.stylize',
+          defaultParameters: {},
+        }),
+      ],
+      styles: [],
+    }),
+  },
+  jobs: {
+    createJob: async (request: jobsV1.CreateJobRequest) => {
+      created.push(request);
+      if (request.idempotencyKey === 'over-quota')
+        throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', 'daily limit of 20 generations reached', 3600);
+      return { job, created: request.idempotencyKey !== 'replay' };
+    },
+    getJob: async (request: jobsV1.GetJobRequest) => {
+      if (request.userId !== 'alice') throw new NotFoundError('job');
+      return { job };
+    },
+  },
+} as unknown as GatewayPeers;
+
+beforeAll(async () => {
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+  const sign = (sub: string, roles: string[] = [], audience = 'atelier-app') =>
+    new SignJWT({ roles })
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setSubject(sub)
+      .setIssuer('test-issuer')
+      .setAudience(audience)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(privateKey);
+  userToken = await sign('alice');
+  adminToken = await sign('ops', ['admin']);
+  foreignToken = await sign('alice', [], 'someone-else');
+  const tokens = await createTokenVerifier({ publicKeyPem: await exportSPKI(publicKey), issuer: 'test-issuer', audience: 'atelier-app' });
+  app = await buildGateway({
+    peers,
+    tokens,
+    logger: createLogger({ service: 'gateway-test', level: 'silent' }),
+    upstreamDeadlineMs: 1000,
+    sseKeepAliveMs: 1000,
+    peersReady: async () => true,
+  });
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+const auth = (token = userToken) => ({ authorization: `Bearer ${token}` });
+const jobBody = {
+  jobType: 'image.stylize',
+  modelId: '019a0000-0000-7000-8000-000000000001',
+  inputAssetId: '019a0000-0000-7000-8000-000000000002',
+  prompt: 'a cat',
+};
+
+describe('gateway http - authentication', () => {
+  it('answers 401/40101 without a token, with a malformed one, and with a token for another audience', async () => {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }, auth(foreignToken)]) {
+      const response = await app.inject({ method: 'GET', url: '/api/v1/creation/catalog', headers });
+      expect(response.statusCode).toBe(401);
+      expect(response.json().error).toMatchObject({ code: 40101, name: 'UNAUTHENTICATED' });
+    }
+  });
+
+  it('answers 403/40301 on operator routes without the admin role, and lets admins through the auth layer', async () => {
+    const refused = await app.inject({ method: 'GET', url: '/admin-api/outbox/dead', headers: auth() });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toMatchObject({ code: 40301, name: 'FORBIDDEN' });
+    const canary = await app.inject({
+      method: 'POST',
+      url: '/api/v1/creation/jobs',
+      headers: { ...auth(), 'idempotency-key': 'c' },
+      payload: { jobType: 'system.canary' },
+    });
+    expect(canary.statusCode).toBe(403);
+  });
+});
+
+describe('gateway http - request validation', () => {
+  it.each([
+    ['an unknown field', { ...jobBody, colour: 'red' }, 'body has an unknown field "colour"'],
+    ['a wrong type', { ...jobBody, width: 'wide' }, 'body.width must be integer'],
+    ['an oversize string', { ...jobBody, prompt: 'x'.repeat(10_001) }, 'body.prompt must NOT have more than 10000 characters'],
+    ['a malformed UUID', { ...jobBody, modelId: 'not-a-uuid' }, 'body.modelId must match format "uuid"'],
+    ['a missing field', { prompt: 'x' }, 'body.jobType is required'],
+  ])('answers 400/40000 naming the field for %s, and calls no service', async (_case, payload, message) => {
+    const before = created.length;
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/creation/jobs',
+      headers: { ...auth(), 'idempotency-key': 'k1' },
+      payload,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ code: 40000, name: 'BAD_REQUEST', message });
+    expect(created.length).toBe(before);
+  });
+
+  it('requires an Idempotency-Key on creates', async () => {
+    const response = await app.inject({ method: 'POST', url: '/api/v1/creation/jobs', headers: auth(), payload: jobBody });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.message).toContain('idempotency-key');
+  });
+
+  it('refuses a malformed id in the path and a bad query parameter', async () => {
+    expect((await app.inject({ method: 'GET', url: '/api/v1/creation/jobs/123', headers: auth() })).json().error).toMatchObject({
+      code: 40000,
+      message: 'params.jobId must match format "uuid"',
+    });
+    expect((await app.inject({ method: 'GET', url: '/api/v1/creation/catalog?mediaKind=video', headers: auth() })).statusCode).toBe(400);
+    expect((await app.inject({ method: 'GET', url: '/api/v1/creation/jobs?limit=1000', headers: auth() })).json().error.message).toBe(
+      'querystring.limit must be <= 100',
+    );
+  });
+
+  it('refuses malformed JSON as 400, not 500', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/creation/jobs',
+      headers: { ...auth(), 'idempotency-key': 'k', 'content-type': 'application/json' },
+      payload: '{"jobType":',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.code).toBe(40000);
+  });
+});
+
+describe('gateway http - answers', () => {
+  it('answers 201 for a new job and 200 for a replay, translating the body', async () => {
+    const first = await app.inject({
+      method: 'POST',
+      url: '/api/v1/creation/jobs',
+      headers: { ...auth(), 'idempotency-key': 'new' },
+      payload: jobBody,
+    });
+    expect(first.statusCode).toBe(201);
+    expect(first.json().job).toMatchObject({
+      id: job.id,
+      status: 'queued',
+      queuePosition: 3,
+      attempts: { count: 0, max: 3 },
+      outputUrl: null,
+    });
+    expect(created.at(-1)).toMatchObject({ userId: 'alice', idempotencyKey: 'new', jobType: 'image.stylize', prompt: 'a cat' });
+    const replay = await app.inject({
+      method: 'POST',
+      url: '/api/v1/creation/jobs',
+      headers: { ...auth(), 'idempotency-key': 'replay' },
+      payload: jobBody,
+    });
+    expect(replay.statusCode).toBe(200);
+  });
+
+  it('answers 429/42900 with Retry-After over quota', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/creation/jobs',
+      headers: { ...auth(), 'idempotency-key': 'over-quota' },
+      payload: jobBody,
+    });
+    expect(response.statusCode).toBe(429);
+    expect(response.headers['retry-after']).toBe('3600');
+    expect(response.json().error).toMatchObject({
+      code: 42900,
+      name: 'GENERATION_QUOTA_EXCEEDED',
+      message: 'daily limit of 20 generations reached',
+    });
+  });
+
+  it('puts a request id on every answer and in error bodies, keeping a well-formed one from the client', async () => {
+    const generated = await app.inject({ method: 'GET', url: '/api/v1/creation/catalog', headers: auth() });
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const given = await app.inject({
+      method: 'GET',
+      url: '/api/v1/creation/jobs/019a0000-0000-7000-8000-0000000000bb',
+      headers: { ...auth(adminToken), 'x-request-id': 'req-123' },
+    });
+    expect(given.headers['x-request-id']).toBe('req-123');
+    expect(given.json().error).toMatchObject({ code: 40407, name: 'JOB_NOT_FOUND', requestId: 'req-123' });
+    const unknown = await app.inject({ method: 'GET', url: '/api/v1/nothing-here', headers: auth() });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error.requestId).toBe(unknown.headers['x-request-id']);
+  });
+});
+
+describe('gateway http - OpenAPI', () => {
+  const routes = [
+    ['get', '/api/v1/creation/catalog'],
+    ['post', '/api/v1/media/uploads'],
+    ['post', '/api/v1/media/uploads/{assetId}/complete'],
+    ['get', '/api/v1/media/assets/{assetId}'],
+    ['post', '/api/v1/creation/jobs'],
+    ['get', '/api/v1/creation/jobs'],
+    ['get', '/api/v1/creation/jobs/{jobId}'],
+    ['post', '/api/v1/creation/jobs/{jobId}/cancel'],
+    ['get', '/api/v1/creation/jobs/{jobId}/events'],
+    ['post', '/api/v1/creation/jobs/{jobId}/draft'],
+    ['post', '/api/v1/posts'],
+    ['patch', '/api/v1/posts/{postId}'],
+    ['get', '/api/v1/posts/{postId}'],
+    ['get', '/api/v1/feed'],
+    ['get', '/admin-api/jobs'],
+    ['post', '/admin-api/jobs/{jobId}/retry'],
+    ['get', '/admin-api/outbox/dead'],
+    ['post', '/admin-api/outbox/{id}/replay'],
+  ] as const;
+
+  it('documents every route of SPEC §8 as OpenAPI 3.1, browsable at /docs', async () => {
+    const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(spec.openapi).toBe('3.1.0');
+    for (const [method, path] of routes) expect(spec.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    expect((await app.inject({ method: 'GET', url: '/docs/' })).statusCode).toBe(200);
+  });
+
+  it('answers with bodies that match their documented schemas', async () => {
+    const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const ajv = new Ajv2020.default({ strict: false });
+    addFormats.default(ajv as never);
+    for (const [name, schema] of Object.entries(spec.components.schemas)) ajv.addSchema(schema as object, `#/components/schemas/${name}`);
+    const check = async (method: 'get' | 'post', path: string, url: string, status: number, extra: object = {}) => {
+      const response = await app.inject({
+        method: method.toUpperCase() as 'GET' | 'POST',
+        url,
+        headers: { ...auth(), 'idempotency-key': 'schema' },
+        ...extra,
+      });
+      expect(response.statusCode).toBe(status);
+      const schema = spec.paths[path][method].responses[String(status)].content['application/json'].schema;
+      const validate = ajv.compile(schema);
+      expect(validate(response.json()), JSON.stringify(validate.errors)).toBe(true);
+    };
+    await check('get', '/api/v1/creation/catalog', '/api/v1/creation/catalog', 200);
+    await check('post', '/api/v1/creation/jobs', '/api/v1/creation/jobs', 201, { payload: jobBody });
+    await check('get', '/api/v1/creation/jobs/{jobId}', `/api/v1/creation/jobs/${job.id}`, 200);
+    await check('get', '/api/v1/creation/jobs/{jobId}', '/api/v1/creation/jobs/019a0000-0000-7000-8000-0000000000cc', 200);
+  });
+});

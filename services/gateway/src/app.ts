@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import { isAppError } from '@atelier/errors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { authenticate, requireAdmin } from './auth/authenticate.js';
+import type { GatewayContext } from './gateway-context.js';
+import { ApiError } from './http/error-codes.js';
+import { HttpMetrics } from './http/http-metrics.js';
+import { HttpError, toHttpError } from './http/http-error.js';
+import { sharedSchemas } from './http/schemas.js';
+import { registerAdminRoutes } from './routes/admin-routes.js';
+import { registerCatalogRoutes } from './routes/catalog-routes.js';
+import { registerJobEventsRoute } from './routes/job-events-route.js';
+import { registerJobRoutes } from './routes/job-routes.js';
+import { registerMediaRoutes } from './routes/media-routes.js';
+import { registerOpsRoutes } from './routes/ops-routes.js';
+import { registerPostRoutes } from './routes/post-routes.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+/** "body.prompt must NOT have more than 10000 characters", or the unknown field by name. */
+function validationMessage(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const where = `${error.validationContext ?? 'request'}${first.instancePath.replaceAll('/', '.')}`;
+  if (first.keyword === 'additionalProperties') return `${where} has an unknown field "${String(first.params.additionalProperty)}"`;
+  if (first.keyword === 'required') return `${where}.${String(first.params.missingProperty)} is required`;
+  return `${where} ${first.message ?? 'is invalid'}`;
+}
+
+function classifyError(error: FastifyError): { http: HttpError; unexpected: boolean } {
+  if (error.validation !== undefined) return { http: new HttpError('BAD_REQUEST', validationMessage(error)), unexpected: false };
+  if (error instanceof HttpError || isAppError(error)) return toHttpError(error);
+  // Fastify's own refusals of what the client sent: malformed JSON, unsupported media type, too large.
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return { http: new HttpError('BAD_REQUEST', error.message), unexpected: false };
+  }
+  return toHttpError(error);
+}
+
+/**
+ * The mobile API: Fastify with schema-validated requests, bearer-JWT auth on /api/v1 and the
+ * admin role on /admin-api, one error shape with a request id, OpenAPI at /openapi.json and /docs.
+ */
+export async function buildGateway(context: GatewayContext): Promise<FastifyInstance> {
+  const metrics = new HttpMetrics();
+  const app = Fastify({
+    loggerInstance: context.logger as unknown as FastifyBaseLogger,
+    disableRequestLogging: true,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    bodyLimit: 1024 * 1024,
+  });
+
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Atelier API',
+        version: '1.0.0',
+        description:
+          'The mobile API of Atelier. Errors are {"error":{"code","name","message","requestId"}}; code = HTTP status × 100 + a sequence, never renumbered.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json) => String(json.$id) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.requestDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const { http, unexpected } = classifyError(error);
+    if (unexpected) request.log.error({ err: error, url: request.url }, 'request failed unexpectedly');
+    const { status, code } = ApiError[http.apiError];
+    void reply
+      .code(status)
+      .headers(http.headers)
+      .send({ error: { code, name: http.apiError, message: http.message, requestId: String(request.id) } });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply
+      .code(404)
+      .send({
+        error: {
+          code: ApiError.NOT_FOUND.code,
+          name: 'NOT_FOUND',
+          message: `no route ${request.method} ${request.url.split('?')[0]}`,
+          requestId: String(request.id),
+        },
+      });
+  });
+
+  registerOpsRoutes(app, context, metrics);
+  await app.register(async (api) => {
+    api.addHook('onRequest', authenticate(context.tokens));
+    registerCatalogRoutes(api, context);
+    registerMediaRoutes(api, context);
+    registerJobRoutes(api, context);
+    registerJobEventsRoute(api, context);
+    registerPostRoutes(api, context);
+  });
+  await app.register(async (admin) => {
+    admin.addHook('onRequest', authenticate(context.tokens));
+    admin.addHook('onRequest', requireAdmin);
+    registerAdminRoutes(admin, context);
+  });
+  return app;
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import { catalogV1, communityV1, jobsAdminV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import { checkHealth, createServiceClient } from '@atelier/grpc';
+import type { Logger } from '@atelier/logging';
+import { buildGateway } from './app.js';
+import { createTokenVerifier } from './auth/token-verifier.js';
+import type { GatewayConfig } from './config.js';
+import type { GatewayPeers } from './gateway-context.js';
+
+/** Wires the gateway: token verification, one client per peer, the Fastify app. */
+export async function startGatewayApp(
+  config: Omit<GatewayConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS'>,
+  logger: Logger,
+): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
+  const tokens = await createTokenVerifier({
+    publicKeyPem: config.JWT_PUBLIC_KEY,
+    jwksUrl: config.JWKS_URL,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+  });
+  const deadline = { defaultDeadlineMs: config.UPSTREAM_DEADLINE_MS };
+  const peers: GatewayPeers = {
+    catalog: createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, deadline),
+    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, deadline),
+    jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, deadline),
+    jobsAdmin: createServiceClient(jobsAdminV1.JobsAdminServiceClient, config.JOBS_ADDR, deadline),
+    community: createServiceClient(communityV1.CommunityServiceClient, config.COMMUNITY_ADDR, deadline),
+  };
+  const addresses = [config.CATALOG_ADDR, config.MEDIA_ADDR, config.JOBS_ADDR, config.COMMUNITY_ADDR];
+  const app = await buildGateway({
+    peers,
+    tokens,
+    logger,
+    upstreamDeadlineMs: config.UPSTREAM_DEADLINE_MS,
+    sseKeepAliveMs: config.SSE_KEEPALIVE_MS,
+    peersReady: async () =>
+      (await Promise.all(addresses.map((address) => checkHealth(address, '', 1_000).catch(() => 'UNREACHABLE')))).every(
+        (status) => status === 'SERVING',
+      ),
+  });
+  await app.listen({ port: config.HTTP_PORT, host: '0.0.0.0' });
+  return {
+    app,
+    async close() {
+      await app.close();
+      for (const client of Object.values(peers)) client.close();
+    },
+  };
+}

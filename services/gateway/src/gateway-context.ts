@@ -1,0 +1,25 @@
+// @fastify/swagger adds tags, summary and description to route schemas.
+import type {} from '@fastify/swagger';
+import type { catalogV1, communityV1, jobsAdminV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import type { PromiseClient } from '@atelier/grpc';
+import type { Logger } from '@atelier/logging';
+import type { TokenVerifier } from './auth/token-verifier.js';
+
+/** The gRPC peers the API translates to. */
+export interface GatewayPeers {
+  catalog: PromiseClient<catalogV1.CatalogServiceClient>;
+  media: PromiseClient<mediaV1.MediaServiceClient>;
+  jobs: PromiseClient<jobsV1.JobsServiceClient>;
+  jobsAdmin: PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
+  community: PromiseClient<communityV1.CommunityServiceClient>;
+}
+
+export interface GatewayContext {
+  peers: GatewayPeers;
+  tokens: TokenVerifier;
+  logger: Logger;
+  upstreamDeadlineMs: number;
+  sseKeepAliveMs: number;
+  /** Every peer answers grpc.health.v1 SERVING (for /readyz). */
+  peersReady(): Promise<boolean>;
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ErrorCode,
+  ResourceExhaustedError,
+  NotFoundError,
+  FailedPreconditionError,
+  AbortedError,
+  InvalidArgumentError,
+} from '@atelier/errors';
+import { ApiError, apiErrorFor } from './error-codes.js';
+import { toHttpError } from './http-error.js';
+
+describe('gateway errors - one table from service answers to API codes', () => {
+  it.each([
+    [ErrorCode.INVALID_ARGUMENT, 'INVALID_ARGUMENT', 40000],
+    [ErrorCode.NOT_FOUND, 'ASSET_NOT_FOUND', 40405],
+    [ErrorCode.NOT_FOUND, 'INPUT_ASSET_NOT_FOUND', 40405],
+    [ErrorCode.NOT_FOUND, 'JOB_NOT_FOUND', 40407],
+    [ErrorCode.NOT_FOUND, 'POST_NOT_FOUND', 40406],
+    [ErrorCode.ALREADY_EXISTS, 'IDEMPOTENCY_PAYLOAD_MISMATCH', 40905],
+    [ErrorCode.ABORTED, 'VERSION_CONFLICT', 40902],
+    [ErrorCode.FAILED_PRECONDITION, 'MEDIA_NOT_READY', 42203],
+    [ErrorCode.FAILED_PRECONDITION, 'GENERATION_JOB_NOT_SUCCEEDED', 42206],
+    [ErrorCode.FAILED_PRECONDITION, 'MODEL_DISABLED', 42206],
+    [ErrorCode.FAILED_PRECONDITION, 'UPLOAD_NOT_AN_IMAGE', 42200],
+    [ErrorCode.FAILED_PRECONDITION, 'JOB_ALREADY_FINISHED', 40903],
+    [ErrorCode.RESOURCE_EXHAUSTED, 'GENERATION_QUOTA_EXCEEDED', 42900],
+    [ErrorCode.UNAVAILABLE, 'UNAVAILABLE', 50300],
+    [ErrorCode.DEADLINE_EXCEEDED, undefined, 50300],
+    [ErrorCode.INTERNAL, 'INTERNAL', 50000],
+  ] as const)('maps %s / %s to %i', (code, reason, expected) => {
+    expect(ApiError[apiErrorFor(code, reason)].code).toBe(expected);
+  });
+
+  it('keeps codes unique: a code names one meaning', () => {
+    const codes = Object.values(ApiError).map((e) => e.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    for (const { status, code } of Object.values(ApiError)) expect(Math.floor(code / 100)).toBe(status);
+  });
+
+  it('carries Retry-After on quota refusals and hides unexpected errors', () => {
+    const quota = toHttpError(new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', 'daily limit', 3600));
+    expect(quota.http.status).toBe(429);
+    expect(quota.http.headers).toEqual({ 'retry-after': '3600' });
+    const bug = toHttpError(new TypeError('x is undefined at secret.ts:12'));
+    expect(bug).toMatchObject({ unexpected: true, http: { status: 500, message: 'internal error' } });
+    expect(toHttpError(new NotFoundError('job')).http.apiError).toBe('JOB_NOT_FOUND');
+    expect(toHttpError(new FailedPreconditionError('STYLE_DISABLED', 'x')).http.status).toBe(422);
+    expect(toHttpError(new AbortedError('VERSION_CONFLICT', 'stale')).http.status).toBe(409);
+    expect(toHttpError(new InvalidArgumentError('prompt', 'too long')).http.message).toBe('prompt: too long');
+  });
+});

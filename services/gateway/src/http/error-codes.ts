@@ -1,0 +1,68 @@
+import { ErrorCode } from '@atelier/errors';
+
+/**
+ * The business error codes of the mobile API: HTTP status × 100 + a sequence. They are a
+ * contract with the app: never renumber one, only add.
+ */
+export const ApiError = {
+  BAD_REQUEST: { status: 400, code: 40000 },
+  UNAUTHENTICATED: { status: 401, code: 40101 },
+  FORBIDDEN: { status: 403, code: 40301 },
+  NOT_FOUND: { status: 404, code: 40400 },
+  MEDIA_NOT_FOUND: { status: 404, code: 40405 },
+  POST_NOT_FOUND: { status: 404, code: 40406 },
+  JOB_NOT_FOUND: { status: 404, code: 40407 },
+  OUTBOX_EVENT_NOT_FOUND: { status: 404, code: 40408 },
+  CONFLICT: { status: 409, code: 40900 },
+  VERSION_CONFLICT: { status: 409, code: 40902 },
+  JOB_ALREADY_FINISHED: { status: 409, code: 40903 },
+  IDEMPOTENCY_PAYLOAD_MISMATCH: { status: 409, code: 40905 },
+  UNPROCESSABLE: { status: 422, code: 42200 },
+  MEDIA_NOT_READY: { status: 422, code: 42203 },
+  GENERATION_RULE_VIOLATION: { status: 422, code: 42206 },
+  GENERATION_QUOTA_EXCEEDED: { status: 429, code: 42900 },
+  INTERNAL: { status: 500, code: 50000 },
+  UNAVAILABLE: { status: 503, code: 50300 },
+} as const;
+export type ApiErrorName = keyof typeof ApiError;
+
+/** Reasons (atelier-error-reason) that have a code of their own. */
+const BY_REASON: Readonly<Record<string, ApiErrorName>> = {
+  ASSET_NOT_FOUND: 'MEDIA_NOT_FOUND',
+  INPUT_ASSET_NOT_FOUND: 'MEDIA_NOT_FOUND',
+  MEDIA_NOT_FOUND: 'MEDIA_NOT_FOUND',
+  JOB_NOT_FOUND: 'JOB_NOT_FOUND',
+  POST_NOT_FOUND: 'POST_NOT_FOUND',
+  OUTBOX_EVENT_NOT_FOUND: 'OUTBOX_EVENT_NOT_FOUND',
+  IDEMPOTENCY_PAYLOAD_MISMATCH: 'IDEMPOTENCY_PAYLOAD_MISMATCH',
+  VERSION_CONFLICT: 'VERSION_CONFLICT',
+  JOB_ALREADY_FINISHED: 'JOB_ALREADY_FINISHED',
+  MEDIA_NOT_READY: 'MEDIA_NOT_READY',
+  GENERATION_QUOTA_EXCEEDED: 'GENERATION_QUOTA_EXCEEDED',
+};
+
+/** Everything else, by canonical code. FAILED_PRECONDITION is a broken generation rule. */
+const BY_CODE: Readonly<Record<ErrorCode, ApiErrorName>> = {
+  [ErrorCode.INVALID_ARGUMENT]: 'BAD_REQUEST',
+  [ErrorCode.NOT_FOUND]: 'NOT_FOUND',
+  [ErrorCode.ALREADY_EXISTS]: 'CONFLICT',
+  [ErrorCode.FAILED_PRECONDITION]: 'GENERATION_RULE_VIOLATION',
+  [ErrorCode.RESOURCE_EXHAUSTED]: 'GENERATION_QUOTA_EXCEEDED',
+  [ErrorCode.ABORTED]: 'CONFLICT',
+  [ErrorCode.PERMISSION_DENIED]: 'FORBIDDEN',
+  [ErrorCode.UNAUTHENTICATED]: 'UNAUTHENTICATED',
+  [ErrorCode.UNAVAILABLE]: 'UNAVAILABLE',
+  [ErrorCode.DEADLINE_EXCEEDED]: 'UNAVAILABLE',
+  [ErrorCode.CANCELLED]: 'UNAVAILABLE',
+  [ErrorCode.INTERNAL]: 'INTERNAL',
+};
+
+/**
+ * The one table from a service's answer (canonical code + reason) to the API's. Upload
+ * verification refusals (UPLOAD_*) and other rule refusals stay 422.
+ */
+export function apiErrorFor(code: ErrorCode, reason: string | undefined): ApiErrorName {
+  if (reason && BY_REASON[reason]) return BY_REASON[reason];
+  if (code === ErrorCode.FAILED_PRECONDITION && reason?.startsWith('UPLOAD_')) return 'UNPROCESSABLE';
+  return BY_CODE[code];
+}

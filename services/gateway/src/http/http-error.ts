@@ -1,0 +1,38 @@
+import { AppError, isAppError } from '@atelier/errors';
+import { ApiError, apiErrorFor, type ApiErrorName } from './error-codes.js';
+
+/** An error answered to the client: HTTP status, business code, a message it can act on. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(
+    readonly apiError: ApiErrorName,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return ApiError[this.apiError].status;
+  }
+}
+
+export function badRequest(message: string): HttpError {
+  return new HttpError('BAD_REQUEST', message);
+}
+
+/** Any failure of a request handler, as what the client sees. Unexpected errors never leak. */
+export function toHttpError(error: unknown): { http: HttpError; unexpected: boolean } {
+  if (error instanceof HttpError) return { http: error, unexpected: false };
+  if (isAppError(error)) {
+    const name = apiErrorFor(error.code, error.reason);
+    const headers: Record<string, string> = {};
+    if (name === 'GENERATION_QUOTA_EXCEEDED' && error.retryAfterSeconds !== undefined)
+      headers['retry-after'] = String(error.retryAfterSeconds);
+    const unexpected = name === 'INTERNAL';
+    return { http: new HttpError(name, unexpected ? 'internal error' : error.message, headers), unexpected };
+  }
+  return { http: new HttpError('INTERNAL', 'internal error'), unexpected: true };
+}
+
+export { AppError };

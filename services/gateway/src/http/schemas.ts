@@ -1,0 +1,220 @@
+import { assetPurposes, assetStatuses, jobQueues, jobStatuses, outboxStatuses, postCategories, postStatuses } from '../mappers/enums.js';
+
+/**
+ * JSON Schemas of the API: requests are validated against them (unknown fields, wrong types and
+ * oversize strings are refused with the field named) and responses serialised by them; the
+ * OpenAPI document is generated from them. Shared shapes are registered once by $id.
+ */
+
+const uuid = { type: 'string', format: 'uuid' } as const;
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const nullable = <T extends object>(schema: T) => ({ anyOf: [schema, { type: 'null' }] });
+const nullableString = { type: ['string', 'null'] } as const;
+const nullableInteger = { type: ['integer', 'null'] } as const;
+const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const object = (properties: Record<string, object>, required: string[] = Object.keys(properties)) => ({
+  type: 'object',
+  additionalProperties: false,
+  required,
+  properties,
+});
+
+export const USER_PURPOSES = assetPurposes.words.filter((word) => word !== 'ai_output');
+
+export const sharedSchemas = [
+  {
+    $id: 'Error',
+    ...object({
+      error: object({
+        code: { type: 'integer', description: 'HTTP status × 100 + a sequence; a contract, never renumbered' },
+        name: { type: 'string' },
+        message: { type: 'string' },
+        requestId: { type: 'string' },
+      }),
+    }),
+  },
+  {
+    $id: 'Model',
+    ...object({
+      id: uuid,
+      code: { type: 'string' },
+      displayName: { type: 'string' },
+      modelVersion: { type: 'string' },
+      mediaKind: { type: 'string', enum: ['image', 'video'] },
+      jobType: { type: 'string' },
+      sortOrder: { type: 'integer' },
+      defaultParameters: { type: 'object', additionalProperties: true },
+    }),
+  },
+  {
+    $id: 'Style',
+    ...object({
+      id: uuid,
+      code: { type: 'string' },
+      title: { type: 'string' },
+      subtitle: { type: 'string' },
+      mediaKind: { type: 'string', enum: ['image', 'video'] },
+      previewAssetId: nullableString,
+      sortOrder: { type: 'integer' },
+    }),
+  },
+  {
+    $id: 'Asset',
+    ...object({
+      id: uuid,
+      purpose: { type: 'string', enum: assetPurposes.words },
+      contentType: { type: 'string' },
+      sizeBytes: { type: 'integer' },
+      sha256: nullableString,
+      width: nullableInteger,
+      height: nullableInteger,
+      status: { type: 'string', enum: assetStatuses.words },
+      createdAt: dateTime,
+      readyAt: nullableDateTime,
+    }),
+  },
+  {
+    $id: 'Job',
+    ...object({
+      id: uuid,
+      jobType: { type: 'string' },
+      status: { type: 'string', enum: jobStatuses.words },
+      progress: { type: 'integer', minimum: 0, maximum: 100 },
+      queue: { type: 'string', enum: jobQueues.words },
+      queuePosition: { ...nullableInteger, description: 'jobs ahead in the queue, while queued' },
+      attempts: object({ count: { type: 'integer' }, max: { type: 'integer' } }),
+      modelId: nullableString,
+      styleId: nullableString,
+      petId: nullableString,
+      inputAssetId: nullableString,
+      outputAssetId: nullableString,
+      outputUrl: { ...nullableString, description: 'short-lived download URL of the output, when succeeded; do not store it' },
+      outputUrlExpiresAt: nullableDateTime,
+      prompt: { type: 'string' },
+      negativePrompt: { type: 'string' },
+      width: nullableInteger,
+      height: nullableInteger,
+      parameters: { type: 'object', additionalProperties: true },
+      snapshot: nullable(
+        object({
+          providerCode: { type: 'string' },
+          providerModel: { type: 'string' },
+          modelVersion: { type: 'string' },
+          styleCode: nullableString,
+        }),
+      ),
+      error: nullable(object({ code: { type: 'string' }, message: { type: 'string' } })),
+      retryOfJobId: nullableString,
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      startedAt: nullableDateTime,
+      completedAt: nullableDateTime,
+      timings: nullable(
+        object({
+          queuedMs: { type: 'integer' },
+          runningMs: { type: 'integer' },
+          totalMs: { type: 'integer' },
+          attempts: {
+            type: 'array',
+            items: object({
+              attempt: { type: 'integer' },
+              startedAt: nullableDateTime,
+              endedAt: nullableDateTime,
+              durationMs: { type: 'integer' },
+              outcome: { type: 'string' },
+              errorCode: nullableString,
+            }),
+          },
+        }),
+      ),
+      version: { type: 'integer', description: 'grows with every change; SSE event ids' },
+    }),
+  },
+  {
+    $id: 'AdminJob',
+    type: 'object',
+    additionalProperties: false,
+    required: ['job', 'userId', 'internalErrorMessage', 'providerRequestId', 'leaseOwner', 'leaseExpiresAt'],
+    properties: {
+      job: { $ref: 'Job#' },
+      userId: { type: 'string' },
+      internalErrorMessage: nullableString,
+      providerRequestId: nullableString,
+      leaseOwner: nullableString,
+      leaseExpiresAt: nullableDateTime,
+    },
+  },
+  {
+    $id: 'Post',
+    ...object({
+      id: uuid,
+      authorUserId: { type: 'string' },
+      petId: nullableString,
+      category: { type: 'string', enum: postCategories.words },
+      title: { type: 'string' },
+      content: { type: 'string' },
+      status: { type: 'string', enum: postStatuses.words },
+      generationJobId: nullableString,
+      media: { type: 'array', items: object({ assetId: uuid, ordinal: { type: 'integer' } }) },
+      version: { type: 'integer' },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      publishedAt: nullableDateTime,
+    }),
+  },
+  {
+    $id: 'OutboxEvent',
+    ...object({
+      id: { type: 'string' },
+      aggregateId: uuid,
+      eventType: { type: 'string' },
+      subject: { type: 'string' },
+      dedupeKey: { type: 'string' },
+      status: { type: 'string', enum: outboxStatuses.words },
+      attemptCount: { type: 'integer' },
+      lastError: nullableString,
+      createdAt: dateTime,
+      availableAt: dateTime,
+      publishedAt: nullableDateTime,
+    }),
+  },
+] as const;
+
+const ref = (id: string) => ({ $ref: `${id}#` });
+const errorResponses = {
+  400: ref('Error'),
+  401: ref('Error'),
+  403: ref('Error'),
+  404: ref('Error'),
+  409: ref('Error'),
+  422: ref('Error'),
+  429: ref('Error'),
+  500: ref('Error'),
+  503: ref('Error'),
+};
+
+export const page = (item: string) => object({ items: { type: 'array', items: ref(item) }, nextCursor: nullableString });
+export const responses = (ok: Record<number, object>) => ({ ...errorResponses, ...ok });
+export const idParam = (name: string) => object({ [name]: uuid });
+export const idempotencyHeaders = {
+  type: 'object',
+  required: ['idempotency-key'],
+  properties: {
+    'idempotency-key': {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      description: '1–128 characters; the same key replays the same request',
+    },
+  },
+};
+export const pageQuery = (extra: Record<string, object> = {}) => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    cursor: { type: 'string', maxLength: 1000, description: 'nextCursor of the previous page' },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    ...extra,
+  },
+});
+export { ref, object, uuid, nullableString };

@@ -1,0 +1,147 @@
+import type { catalogV1, communityV1, jobsAdminV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import { assetPurposes, assetStatuses, jobQueues, jobStatuses, mediaKinds, outboxStatuses, postCategories, postStatuses } from './enums.js';
+
+/** Contract messages as the mobile API's JSON (camelCase, lower-case enum words, null for absent). */
+
+const iso = (date: Date | undefined): string | null => (date ? date.toISOString() : null);
+const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
+
+export function modelDto(model: catalogV1.Model) {
+  return {
+    id: model.id,
+    code: model.code,
+    displayName: model.displayName,
+    modelVersion: model.modelVersion,
+    mediaKind: mediaKinds.toApi(model.mediaKind),
+    jobType: model.jobType,
+    sortOrder: model.sortOrder,
+    defaultParameters: model.defaultParameters ?? {},
+  };
+}
+
+export function styleDto(style: catalogV1.Style) {
+  return {
+    id: style.id,
+    code: style.code,
+    title: style.title,
+    subtitle: style.subtitle,
+    mediaKind: mediaKinds.toApi(style.mediaKind),
+    previewAssetId: orNull(style.previewAssetId),
+    sortOrder: style.sortOrder,
+  };
+}
+
+export function assetDto(asset: mediaV1.Asset) {
+  return {
+    id: asset.id,
+    purpose: assetPurposes.toApi(asset.purpose),
+    contentType: asset.contentType,
+    sizeBytes: asset.sizeBytes,
+    sha256: orNull(asset.sha256),
+    width: orNull(asset.width),
+    height: orNull(asset.height),
+    status: assetStatuses.toApi(asset.status),
+    createdAt: iso(asset.createdAt),
+    readyAt: iso(asset.readyAt),
+  };
+}
+
+export function jobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Date | undefined }) {
+  const timings = job.timings;
+  return {
+    id: job.id,
+    jobType: job.jobType,
+    status: jobStatuses.toApi(job.status),
+    progress: job.progress,
+    queue: jobQueues.toApi(job.queue),
+    queuePosition: orNull(job.queuePosition),
+    attempts: { count: job.attemptCount, max: job.maxAttempts },
+    modelId: orNull(job.modelId),
+    styleId: orNull(job.styleId),
+    petId: orNull(job.petId),
+    inputAssetId: orNull(job.inputAssetId),
+    outputAssetId: orNull(job.outputAssetId),
+    outputUrl: output?.url ?? null,
+    outputUrlExpiresAt: iso(output?.expiresAt),
+    prompt: job.prompt,
+    negativePrompt: job.negativePrompt,
+    width: orNull(job.width),
+    height: orNull(job.height),
+    parameters: job.parameters ?? {},
+    snapshot: job.snapshot
+      ? {
+          providerCode: job.snapshot.providerCode,
+          providerModel: job.snapshot.providerModel,
+          modelVersion: job.snapshot.modelVersion,
+          styleCode: orNull(job.snapshot.styleCode),
+        }
+      : null,
+    error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
+    retryOfJobId: orNull(job.retryOfJobId),
+    createdAt: iso(job.createdAt),
+    updatedAt: iso(job.updatedAt),
+    startedAt: iso(job.startedAt),
+    completedAt: iso(job.completedAt),
+    timings: timings
+      ? {
+          queuedMs: timings.queuedMs,
+          runningMs: timings.runningMs,
+          totalMs: timings.totalMs,
+          attempts: timings.attempts.map((a) => ({
+            attempt: a.attempt,
+            startedAt: iso(a.startedAt),
+            endedAt: iso(a.endedAt),
+            durationMs: a.durationMs,
+            outcome: jobStatuses.toApi(a.outcome),
+            errorCode: orNull(a.errorCode),
+          })),
+        }
+      : null,
+    version: job.version,
+  };
+}
+
+export function adminJobDto(admin: jobsAdminV1.AdminJob) {
+  return {
+    job: jobDto(admin.job!),
+    userId: admin.job!.userId,
+    internalErrorMessage: orNull(admin.internalErrorMessage),
+    providerRequestId: orNull(admin.providerRequestId),
+    leaseOwner: orNull(admin.leaseOwner),
+    leaseExpiresAt: iso(admin.leaseExpiresAt),
+  };
+}
+
+export function postDto(post: communityV1.Post) {
+  return {
+    id: post.id,
+    authorUserId: post.authorUserId,
+    petId: orNull(post.petId),
+    category: postCategories.toApi(post.category),
+    title: post.title,
+    content: post.content,
+    status: postStatuses.toApi(post.status),
+    generationJobId: orNull(post.generationJobId),
+    media: [...post.media].sort((a, b) => a.ordinal - b.ordinal).map((m) => ({ assetId: m.assetId, ordinal: m.ordinal })),
+    version: post.version,
+    createdAt: iso(post.createdAt),
+    updatedAt: iso(post.updatedAt),
+    publishedAt: iso(post.publishedAt),
+  };
+}
+
+export function outboxEventDto(event: jobsAdminV1.OutboxEvent) {
+  return {
+    id: event.id,
+    aggregateId: event.aggregateId,
+    eventType: event.eventType,
+    subject: event.subject,
+    dedupeKey: event.dedupeKey,
+    status: outboxStatuses.toApi(event.status),
+    attemptCount: event.attemptCount,
+    lastError: orNull(event.lastError),
+    createdAt: iso(event.createdAt),
+    availableAt: iso(event.availableAt),
+    publishedAt: iso(event.publishedAt),
+  };
+}

@@ -1,0 +1,103 @@
+import type { FastifyInstance } from 'fastify';
+import { jobsV1 } from '@atelier/contracts';
+import { callerOf } from '../auth/authenticate.js';
+import type { GatewayContext } from '../gateway-context.js';
+import { object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
+import { adminJobDto, outboxEventDto } from '../mappers/dtos.js';
+import { jobQueues, jobStatuses } from '../mappers/enums.js';
+
+interface AdminJobsQuery {
+  jobType?: string;
+  status?: string;
+  queue?: string;
+  userId?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  cursor?: string;
+  limit: number;
+}
+
+/** Operator routes (role admin, checked by the admin hook). Internal error messages are shown here only. */
+export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayContext): void {
+  app.get<{ Querystring: AdminJobsQuery }>(
+    '/admin-api/jobs',
+    {
+      schema: {
+        tags: ['operators'],
+        summary: "Every user's jobs, filtered, with internal error messages",
+        querystring: pageQuery({
+          jobType: { type: 'string', maxLength: 64 },
+          status: { type: 'string', enum: jobStatuses.words },
+          queue: { type: 'string', enum: jobQueues.words },
+          userId: { type: 'string', maxLength: 128 },
+          createdAfter: { type: 'string', format: 'date-time' },
+          createdBefore: { type: 'string', format: 'date-time' },
+        }),
+        response: responses({ 200: page('AdminJob') }),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const result = await peers.jobsAdmin.listAllJobs({
+        jobType: q.jobType,
+        status: q.status ? jobStatuses.fromApi(q.status)! : jobsV1.JobStatus.UNSPECIFIED,
+        queue: q.queue ? jobQueues.fromApi(q.queue)! : jobsV1.JobQueue.UNSPECIFIED,
+        userId: q.userId,
+        createdAfter: q.createdAfter ? new Date(q.createdAfter) : undefined,
+        createdBefore: q.createdBefore ? new Date(q.createdBefore) : undefined,
+        pageSize: q.limit,
+        pageToken: q.cursor ?? '',
+      });
+      return { items: result.jobs.map(adminJobDto), nextCursor: result.nextPageToken || null };
+    },
+  );
+
+  app.post<{ Params: { jobId: string } }>(
+    '/admin-api/jobs/:jobId/retry',
+    {
+      schema: {
+        tags: ['operators'],
+        summary: 'Retry a failed or cancelled job as a new job linked to it',
+        params: object({ jobId: uuid }),
+        response: responses({ 201: object({ job: ref('AdminJob') }) }),
+      },
+    },
+    async (request, reply) => {
+      const { job } = await peers.jobsAdmin.retryJob({ jobId: request.params.jobId, operatorId: callerOf(request).userId });
+      reply.code(201);
+      return { job: adminJobDto(job!) };
+    },
+  );
+
+  app.get<{ Querystring: { cursor?: string; limit: number } }>(
+    '/admin-api/outbox/dead',
+    {
+      schema: {
+        tags: ['operators'],
+        summary: 'Outbox events that used up their publish attempts',
+        querystring: pageQuery(),
+        response: responses({ 200: page('OutboxEvent') }),
+      },
+    },
+    async (request) => {
+      const result = await peers.jobsAdmin.listDeadOutboxEvents({ pageSize: request.query.limit, pageToken: request.query.cursor ?? '' });
+      return { items: result.events.map(outboxEventDto), nextCursor: result.nextPageToken || null };
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/admin-api/outbox/:id/replay',
+    {
+      schema: {
+        tags: ['operators'],
+        summary: 'Put a dead outbox event back to pending with a fresh attempt budget',
+        params: object({ id: { type: 'string', pattern: '^[1-9][0-9]{0,18}$' } }),
+        response: responses({ 200: object({ event: ref('OutboxEvent') }) }),
+      },
+    },
+    async (request) => {
+      const { event } = await peers.jobsAdmin.replayOutboxEvent({ eventId: request.params.id, operatorId: callerOf(request).userId });
+      return { event: outboxEventDto(event!) };
+    },
+  );
+}

@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import type { jobsV1 } from '@atelier/contracts';
+import { callerOf } from '../auth/authenticate.js';
+import type { GatewayContext } from '../gateway-context.js';
+import { idParam, responses } from '../http/schemas.js';
+import { jobView } from './job-view.js';
+
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+
+/**
+ * `GET /api/v1/creation/jobs/{jobId}/events`: Server-Sent Events of the job's state from WatchJob
+ * until it is terminal. Each event is `event: job`, `id: <job version>`, `data: <Job JSON>`; a
+ * reconnect with `Last-Event-ID` resumes after that version. A comment every SSE_KEEPALIVE_MS
+ * keeps proxies from closing a quiet stream.
+ */
+export function registerJobEventsRoute(app: FastifyInstance, context: GatewayContext): void {
+  const { peers } = context;
+  app.get<{ Params: { jobId: string }; Headers: { 'last-event-id'?: string } }>(
+    '/api/v1/creation/jobs/:jobId/events',
+    {
+      schema: {
+        tags: ['creation'],
+        summary: 'Server-Sent Events of the job until it is terminal (resumable with Last-Event-ID)',
+        params: idParam('jobId'),
+        headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^[0-9]{1,15}$' } } },
+        response: responses({ 200: { type: 'string', description: 'text/event-stream of `job` events carrying Job JSON' } }),
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      // Ownership and existence are answered as JSON errors before the stream starts.
+      await peers.jobs.getJob({ jobId: request.params.jobId, userId: caller.userId });
+      const afterVersion = Number(request.headers['last-event-id'] ?? 0);
+
+      reply.hijack();
+      const out = reply.raw;
+      out.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-request-id': String(request.id),
+      });
+      out.write(': stream open\n\n');
+      const keepAlive = setInterval(() => out.write(': keepalive\n\n'), context.sseKeepAliveMs);
+      const call = peers.jobs.raw.watchJob({ jobId: request.params.jobId, userId: caller.userId, afterVersion });
+      request.raw.on('close', () => call.cancel());
+      try {
+        for await (const update of call as AsyncIterable<jobsV1.WatchJobResponse>) {
+          const job = await jobView(peers, update.job!, caller.userId);
+          out.write(`event: job\nid: ${job.version}\ndata: ${JSON.stringify(job)}\n\n`);
+          if (TERMINAL.has(job.status)) break;
+        }
+      } catch (error) {
+        if (!out.destroyed)
+          out.write(
+            `event: error\ndata: ${JSON.stringify({ message: 'the job stream was interrupted; reconnect with Last-Event-ID' })}\n\n`,
+          );
+        request.log.debug({ err: error }, 'job event stream ended early');
+      } finally {
+        clearInterval(keepAlive);
+        call.cancel();
+        out.end();
+      }
+    },
+  );
+}

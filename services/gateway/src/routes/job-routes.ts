@@ -1,0 +1,166 @@
+import type { FastifyInstance } from 'fastify';
+import { jobsV1 } from '@atelier/contracts';
+import { callerOf } from '../auth/authenticate.js';
+import type { GatewayContext } from '../gateway-context.js';
+import { HttpError } from '../http/http-error.js';
+import { idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
+import { postDto } from '../mappers/dtos.js';
+import { jobStatuses } from '../mappers/enums.js';
+import { jobView } from './job-view.js';
+
+interface CreateJobBody {
+  jobType: string;
+  modelId?: string;
+  styleId?: string;
+  inputAssetId?: string;
+  petId?: string;
+  prompt?: string;
+  negativePrompt?: string;
+  width?: number;
+  height?: number;
+  parameters?: Record<string, unknown>;
+}
+
+/** Job types under `system.` are operator probes: only admins may create them. */
+const OPERATOR_JOB_TYPE = /^system\./;
+
+export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContext): void {
+  app.post<{ Body: CreateJobBody; Headers: { 'idempotency-key': string } }>(
+    '/api/v1/creation/jobs',
+    {
+      schema: {
+        tags: ['creation'],
+        summary: 'Submit a generation job (201 new, 200 replay of the same Idempotency-Key)',
+        headers: idempotencyHeaders,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['jobType'],
+          properties: {
+            jobType: { type: 'string', pattern: '^[a-z][a-z0-9_.]{1,63}$', examples: ['image.stylize'] },
+            modelId: uuid,
+            styleId: uuid,
+            inputAssetId: uuid,
+            petId: uuid,
+            prompt: { type: 'string', maxLength: 10000 },
+            negativePrompt: { type: 'string', maxLength: 3000 },
+            width: { type: 'integer', minimum: 64, maximum: 8192 },
+            height: { type: 'integer', minimum: 64, maximum: 8192 },
+            parameters: { type: 'object', additionalProperties: true, maxProperties: 32 },
+          },
+        },
+        response: responses({ 200: object({ job: ref('Job') }), 201: object({ job: ref('Job') }) }),
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const body = request.body;
+      if (OPERATOR_JOB_TYPE.test(body.jobType) && !caller.isAdmin)
+        throw new HttpError('FORBIDDEN', `${body.jobType} jobs are for operators`);
+      const { job, created } = await peers.jobs.createJob(
+        jobsV1.CreateJobRequest.fromPartial({
+          userId: caller.userId,
+          idempotencyKey: request.headers['idempotency-key'],
+          jobType: body.jobType,
+          modelId: body.modelId,
+          styleId: body.styleId,
+          inputAssetId: body.inputAssetId,
+          petId: body.petId,
+          prompt: body.prompt ?? '',
+          negativePrompt: body.negativePrompt ?? '',
+          width: body.width,
+          height: body.height,
+          parameters: body.parameters ?? {},
+        }),
+      );
+      reply.code(created ? 201 : 200);
+      return { job: await jobView(peers, job!, caller.userId) };
+    },
+  );
+
+  app.get<{ Querystring: { status?: string; cursor?: string; limit: number } }>(
+    '/api/v1/creation/jobs',
+    {
+      schema: {
+        tags: ['creation'],
+        summary: "The caller's jobs, newest first",
+        querystring: pageQuery({ status: { type: 'string', enum: jobStatuses.words } }),
+        response: responses({ 200: page('Job') }),
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const result = await peers.jobs.listJobs({
+        userId: caller.userId,
+        status: request.query.status ? jobStatuses.fromApi(request.query.status)! : jobsV1.JobStatus.UNSPECIFIED,
+        pageSize: request.query.limit,
+        pageToken: request.query.cursor ?? '',
+      });
+      return {
+        items: await Promise.all(result.jobs.map((job) => jobView(peers, job, caller.userId))),
+        nextCursor: result.nextPageToken || null,
+      };
+    },
+  );
+
+  app.get<{ Params: { jobId: string } }>(
+    '/api/v1/creation/jobs/:jobId',
+    {
+      schema: {
+        tags: ['creation'],
+        summary: 'A job: status, progress, queue position, attempts, error, timings and output URL',
+        params: idParam('jobId'),
+        response: responses({ 200: object({ job: ref('Job') }) }),
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { job } = await peers.jobs.getJob({ jobId: request.params.jobId, userId: caller.userId });
+      return { job: await jobView(peers, job!, caller.userId) };
+    },
+  );
+
+  app.post<{ Params: { jobId: string } }>(
+    '/api/v1/creation/jobs/:jobId/cancel',
+    {
+      schema: {
+        tags: ['creation'],
+        summary: 'Cancel a queued or running job (a finished one is 409)',
+        params: idParam('jobId'),
+        response: responses({ 200: object({ job: ref('Job') }) }),
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { job } = await peers.jobs.cancelJob({ jobId: request.params.jobId, userId: caller.userId });
+      return { job: await jobView(peers, job!, caller.userId) };
+    },
+  );
+
+  app.post<{ Params: { jobId: string }; Body: { title?: string; content?: string } | undefined }>(
+    '/api/v1/creation/jobs/:jobId/draft',
+    {
+      schema: {
+        tags: ['creation', 'community'],
+        summary: "One tap: an ai_creation draft post with the job's output (201 new, 200 the existing draft)",
+        params: idParam('jobId'),
+        body: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: { title: { type: 'string', minLength: 1, maxLength: 120 }, content: { type: 'string', maxLength: 10000 } },
+        },
+        response: responses({ 200: object({ post: ref('Post') }), 201: object({ post: ref('Post') }) }),
+      },
+    },
+    async (request, reply) => {
+      const { post, created } = await peers.community.createDraftFromJob({
+        authorUserId: callerOf(request).userId,
+        jobId: request.params.jobId,
+        title: request.body?.title,
+        content: request.body?.content,
+      });
+      reply.code(created ? 201 : 200);
+      return { post: postDto(post!) };
+    },
+  );
+}
