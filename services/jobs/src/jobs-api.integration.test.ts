@@ -255,6 +255,21 @@ describe('jobs - GetJob, ListJobs, CancelJob', () => {
     });
   });
 
+  it('pages exactly through jobs created within the same millisecond', async () => {
+    const user = newUser();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push((await h.jobs.createJob(canaryRequest(user, `same-ms-${i}`))).job!.id);
+    await h.db.query(`UPDATE jobs.generation_jobs SET created_at = '2026-11-30T10:00:00.123456Z' WHERE id = ANY($1)`, [ids]);
+    const seen: string[] = [];
+    let token = '';
+    do {
+      const page = await h.jobs.listJobs({ userId: user, status: jobsV1.JobStatus.UNSPECIFIED, pageSize: 2, pageToken: token });
+      seen.push(...page.jobs.map((j) => j.id));
+      token = page.nextPageToken;
+    } while (token);
+    expect(seen).toEqual([...ids].sort().reverse());
+  });
+
   it('cancels a queued job once, announces it, and refuses a second cancel', async () => {
     const user = newUser();
     const job = (await h.jobs.createJob(canaryRequest(user, 'cancel-me'))).job!;

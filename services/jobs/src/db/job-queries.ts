@@ -26,11 +26,12 @@ export async function findJobByIdempotencyKey(db: Queryable, userId: string, ide
 export async function queuePosition(db: Queryable, job: JobRow): Promise<number> {
   const result = await db.query<{ ahead: string }>({
     name: 'jobs.queue_position',
-    text: `SELECT count(*) AS ahead FROM jobs.generation_jobs q
-            WHERE q.status = 'queued' AND q.queue = $1
-              AND (q.priority > $2
-                   OR (q.priority = $2 AND (q.next_attempt_at, q.created_at, q.id) < ($3, $4, $5::uuid)))`,
-    values: [job.queue, job.priority, job.next_attempt_at, job.created_at, job.id],
+    text: `SELECT count(*) AS ahead
+             FROM jobs.generation_jobs q, jobs.generation_jobs me
+            WHERE me.id = $1 AND q.status = 'queued' AND q.queue = me.queue
+              AND (q.priority > me.priority
+                   OR (q.priority = me.priority AND (q.next_attempt_at, q.created_at, q.id) < (me.next_attempt_at, me.created_at, me.id)))`,
+    values: [job.id],
   });
   return Number(result.rows[0]!.ahead);
 }
@@ -60,7 +61,12 @@ export interface JobFilter {
  * without one on generation_jobs_created_idx; the cursor is a keyset, so pages stay stable
  * while new jobs arrive.
  */
-export async function listJobs(db: Queryable, filter: JobFilter, cursor: PageCursor | undefined, limit: number): Promise<JobRow[]> {
+export async function listJobs(
+  db: Queryable,
+  filter: JobFilter,
+  cursor: PageCursor | undefined,
+  limit: number,
+): Promise<(JobRow & { created_micros: string })[]> {
   const conditions: string[] = [];
   const values: unknown[] = [];
   const add = (sql: string, value: unknown) => {
@@ -74,13 +80,16 @@ export async function listJobs(db: Queryable, filter: JobFilter, cursor: PageCur
   if (filter.createdAfter !== undefined) add('created_at >= ?', filter.createdAfter);
   if (filter.createdBefore !== undefined) add('created_at < ?', filter.createdBefore);
   if (cursor) {
-    values.push(cursor.createdAt, cursor.id);
-    conditions.push(`(created_at, id) < ($${values.length - 1}, $${values.length}::uuid)`);
+    values.push(cursor.createdMicros, cursor.id);
+    conditions.push(
+      `(created_at, id) < ('epoch'::timestamptz + $${values.length - 1}::bigint * interval '1 microsecond', $${values.length}::uuid)`,
+    );
   }
   values.push(limit + 1);
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-  const result = await db.query<JobRow>(
-    `SELECT * FROM jobs.generation_jobs ${where} ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+  const result = await db.query<JobRow & { created_micros: string }>(
+    `SELECT *, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_micros
+       FROM jobs.generation_jobs ${where} ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
     values,
   );
   return result.rows;

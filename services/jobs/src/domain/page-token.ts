@@ -1,13 +1,17 @@
 import { InvalidArgumentError } from '@atelier/errors';
 
-/** Where the previous page ended in (created_at DESC, id DESC) order. */
+/**
+ * Where the previous page ended in (created_at DESC, id DESC) order. The time is kept in whole
+ * microseconds since the epoch — Postgres' own precision — because a JavaScript Date would
+ * round it to milliseconds and make rows of the same millisecond skip a page.
+ */
 export interface PageCursor {
-  createdAt: Date;
+  createdMicros: string;
   id: string;
 }
 
 export function encodePageToken(cursor: PageCursor): string {
-  return Buffer.from(JSON.stringify({ c: cursor.createdAt.toISOString(), i: cursor.id })).toString('base64url');
+  return Buffer.from(JSON.stringify({ c: cursor.createdMicros, i: cursor.id })).toString('base64url');
 }
 
 /** An opaque token from a previous page; anything else is the client's mistake. */
@@ -15,9 +19,10 @@ export function decodePageToken(token: string, field = 'page_token'): PageCursor
   if (!token) return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
-    const createdAt = new Date(String(parsed.c));
-    if (typeof parsed.i !== 'string' || !/^[0-9a-f-]{36}$/.test(parsed.i) || Number.isNaN(createdAt.getTime())) throw new Error('shape');
-    return { createdAt, id: parsed.i };
+    if (typeof parsed.i !== 'string' || !/^[0-9a-f-]{36}$/.test(parsed.i) || typeof parsed.c !== 'string' || !/^\d{1,18}$/.test(parsed.c)) {
+      throw new Error('shape');
+    }
+    return { createdMicros: parsed.c, id: parsed.i };
   } catch {
     throw new InvalidArgumentError(field, 'is not a token returned by a previous page');
   }

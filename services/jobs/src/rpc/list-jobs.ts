@@ -24,7 +24,7 @@ export function listJobs({ pool }: JobsContext): ListJobs {
     const last = page.at(-1);
     return {
       jobs: page.map((row) => toJobMessage(row, { events: events.filter((e) => e.job_id === row.id) })),
-      nextPageToken: rows.length > limit && last ? encodePageToken({ createdAt: last.created_at, id: last.id }) : '',
+      nextPageToken: rows.length > limit && last ? encodePageToken({ createdMicros: last.created_micros, id: last.id }) : '',
     };
   };
 }

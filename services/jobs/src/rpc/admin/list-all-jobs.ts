@@ -40,7 +40,7 @@ export function listAllJobs(context: JobsContext): ListAllJobs {
           events.filter((e) => e.job_id === row.id),
         ),
       ),
-      nextPageToken: rows.length > limit && last ? encodePageToken({ createdAt: last.created_at, id: last.id }) : '',
+      nextPageToken: rows.length > limit && last ? encodePageToken({ createdMicros: last.created_micros, id: last.id }) : '',
     };
   };
 }

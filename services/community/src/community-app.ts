@@ -1,0 +1,46 @@
+import { jobsV1, mediaV1 } from '@atelier/contracts';
+import { createSqlPool } from '@atelier/db';
+import { createServiceClient, type GrpcServerHandle } from '@atelier/grpc';
+import type { Logger } from '@atelier/logging';
+import type { CommunityConfig } from './config.js';
+import type { CommunityContext } from './community-context.js';
+import { startCommunityServer } from './server.js';
+
+export type CommunityAppConfig = Pick<CommunityConfig, 'GRPC_PORT' | 'DATABASE_URL' | 'MEDIA_ADDR' | 'JOBS_ADDR'>;
+
+export interface CommunityApp {
+  readonly server: GrpcServerHandle;
+  readonly context: CommunityContext;
+  /** Stops serving (graceful for graceMs), then closes the peers and the pool. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/** Wires the community service: the pg pool, the media and jobs clients, the gRPC server. */
+export async function startCommunityApp(
+  config: CommunityAppConfig,
+  logger: Logger,
+  options: { host?: string } = {},
+): Promise<CommunityApp> {
+  const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, applicationName: 'community' });
+  const peers = {
+    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, { defaultDeadlineMs: 3_000 }),
+    jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, { defaultDeadlineMs: 3_000 }),
+  };
+  const context: CommunityContext = { pool, peers, logger };
+  const server = await startCommunityServer(context, { port: config.GRPC_PORT, host: options.host }).catch(async (error: unknown) => {
+    peers.media.close();
+    peers.jobs.close();
+    await pool.end();
+    throw error;
+  });
+  return {
+    server,
+    context,
+    async stop(graceMs) {
+      await server.shutdown(graceMs);
+      peers.media.close();
+      peers.jobs.close();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import { hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
+
+/** Environment variables of the community service (README, "Configuration"). */
+export const communityConfigSpec = {
+  GRPC_PORT: port(50054),
+  DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
+  /** Media answers whether attached assets are the author's, ready and of a postable purpose. */
+  MEDIA_ADDR: hostPort('127.0.0.1:50052'),
+  /** Jobs answers whether a referenced generation job is the author's and succeeded, and its output. */
+  JOBS_ADDR: hostPort('127.0.0.1:50053'),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
+} as const;
+
+export type CommunityConfig = ConfigOf<typeof communityConfigSpec>;

@@ -1,0 +1,17 @@
+import { createOrm, migrate, type MikroORM } from '@atelier/db';
+import { communityMigrations } from './migrations/index.js';
+
+export const COMMUNITY_SCHEMA = 'community';
+
+/**
+ * MikroORM owns the community schema's configuration and migrations. The service's own SQL runs
+ * on a plain pg pool (see @atelier/db createSqlPool), as in jobs: it binds the media id arrays
+ * natively and a post, its media and its version check fit in single statements.
+ */
+export function createCommunityOrm(databaseUrl: string): Promise<MikroORM> {
+  return createOrm({ databaseUrl, schema: COMMUNITY_SCHEMA, entities: [], migrations: communityMigrations, poolMax: 2 });
+}
+
+export function migrateCommunity(orm: MikroORM, databaseUrl: string): Promise<string[]> {
+  return migrate(orm, databaseUrl, COMMUNITY_SCHEMA);
+}

@@ -1,0 +1,147 @@
+import { inTransaction, type Queryable, type SqlPool } from '@atelier/db';
+import type { StoredCategory, WritableStatus } from '../domain/post-rules.js';
+import { POST_COLUMNS, type PostRow } from './post-row.js';
+
+/**
+ * The one module that writes posts. Each write is one statement, or one transaction whose first
+ * statement is the conditional UPDATE that decides it, so two writers can never both act on the
+ * same version of a post. A function returns null when its condition did not hold; the caller
+ * reads the row to explain why. The database refuses an illegal row a second time (CHECKs).
+ */
+
+export interface NewPost {
+  id: string;
+  authorUserId: string;
+  petId: string | null;
+  category: StoredCategory;
+  title: string;
+  content: string;
+  status: WritableStatus;
+  generationJobId: string | null;
+  idempotencyKey: string;
+  requestHash: Buffer;
+  /** In display order; ordinals are the positions. */
+  mediaAssetIds: readonly string[];
+}
+
+/**
+ * Inserts a post with its media in one statement. When the author already has a post with this
+ * idempotency key — an earlier request, or a concurrent one that committed first (the insert
+ * waits for it) — nothing is inserted, its media included, and null is returned: the caller
+ * reads the winner. The media CTE joins on `inserted`, so it inserts only what the post insert
+ * did; the foreign key is checked at the end of the statement, when the post exists.
+ */
+export async function insertPost(db: Queryable, post: NewPost): Promise<PostRow | null> {
+  const result = await db.query<PostRow>({
+    name: 'community.insert_post',
+    text: `WITH inserted AS (
+             INSERT INTO community.posts
+               (id, author_user_id, pet_id, category, title, content, status, generation_job_id, idempotency_key, request_hash,
+                published_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7::varchar, $8, $9, $10, CASE WHEN $7::varchar = 'published' THEN now() END)
+             ON CONFLICT (author_user_id, idempotency_key) DO NOTHING
+             RETURNING *
+           ), media AS (
+             INSERT INTO community.post_media (post_id, asset_id, ordinal)
+             SELECT inserted.id, m.asset_id, (m.ordinal - 1)::int
+               FROM inserted, unnest($11::uuid[]) WITH ORDINALITY AS m(asset_id, ordinal)
+           )
+           SELECT inserted.*, $11::uuid[] AS media_asset_ids FROM inserted`,
+    values: [
+      post.id,
+      post.authorUserId,
+      post.petId,
+      post.category,
+      post.title,
+      post.content,
+      post.status,
+      post.generationJobId,
+      post.idempotencyKey,
+      post.requestHash,
+      post.mediaAssetIds,
+    ],
+  });
+  return result.rows[0] ?? null;
+}
+
+/** A post's next state, planned from the version the author named. */
+export interface PostUpdate {
+  id: string;
+  authorUserId: string;
+  expectedVersion: number;
+  title: string;
+  content: string;
+  category: StoredCategory;
+  petId: string | null;
+  status: WritableStatus;
+  /** The new media list in display order; null keeps the current one. */
+  mediaAssetIds: readonly string[] | null;
+}
+
+/**
+ * Applies a planned update if, and only if, the post is still the author's, live, and at the
+ * expected version. Writing every planned column is safe because of that condition: the plan was
+ * made from exactly this version, and any other change since would have raised the version. Of
+ * concurrent updaters of one version the first takes the row lock and wins; the others, once it
+ * commits, re-check the condition against the new version and update nothing.
+ *
+ * published_at is kept once set and set on the first publication. The media list, when
+ * replaced, is rewritten in the same transaction, after the row lock is taken: every media
+ * writer updates the post first, so they are serialised by it.
+ */
+export async function updatePost(pool: SqlPool, update: PostUpdate): Promise<PostRow | null> {
+  return inTransaction(pool, async (client) => {
+    const result = await client.query<PostRow>({
+      name: 'community.update_post',
+      text: `UPDATE community.posts p
+                SET title = $4, content = $5, category = $6, pet_id = $7, status = $8::varchar,
+                    published_at = CASE WHEN $8::varchar = 'published' THEN COALESCE(p.published_at, now()) END,
+                    version = p.version + 1,
+                    updated_at = now()
+              WHERE p.id = $1 AND p.author_user_id = $2 AND p.version = $3 AND p.status <> 'deleted'
+              RETURNING ${POST_COLUMNS}`,
+      values: [
+        update.id,
+        update.authorUserId,
+        update.expectedVersion,
+        update.title,
+        update.content,
+        update.category,
+        update.petId,
+        update.status,
+      ],
+    });
+    const row = result.rows[0];
+    if (!row) return null;
+    if (update.mediaAssetIds === null) return row;
+    await client.query({
+      name: 'community.clear_post_media',
+      text: 'DELETE FROM community.post_media WHERE post_id = $1',
+      values: [row.id],
+    });
+    await client.query({
+      name: 'community.insert_post_media',
+      text: `INSERT INTO community.post_media (post_id, asset_id, ordinal)
+             SELECT $1, m.asset_id, (m.ordinal - 1)::int FROM unnest($2::uuid[]) WITH ORDINALITY AS m(asset_id, ordinal)`,
+      values: [row.id, update.mediaAssetIds],
+    });
+    return { ...row, media_asset_ids: [...update.mediaAssetIds] };
+  });
+}
+
+/**
+ * Live → deleted, once, for the author only. A second delete updates nothing and returns null;
+ * the caller reads the row to tell "already deleted" (answered with the post) from "not yours".
+ * The version rises like for any other change, so a stale update cannot revive anything.
+ */
+export async function softDeletePost(db: Queryable, postId: string, authorUserId: string): Promise<PostRow | null> {
+  const result = await db.query<PostRow>({
+    name: 'community.soft_delete_post',
+    text: `UPDATE community.posts p
+              SET status = 'deleted', deleted_at = now(), updated_at = now(), version = p.version + 1
+            WHERE p.id = $1 AND p.author_user_id = $2 AND p.status <> 'deleted'
+            RETURNING ${POST_COLUMNS}`,
+    values: [postId, authorUserId],
+  });
+  return result.rows[0] ?? null;
+}

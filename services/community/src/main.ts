@@ -1,0 +1,35 @@
+// The community service: telemetry first (it must patch gRPC and pg before they load), then
+// configuration, the schema check, wiring and serving; shutdown in reverse.
+import { startTelemetry } from '@atelier/telemetry';
+
+const telemetry = startTelemetry({ serviceName: 'community' });
+
+const { loadConfigOrExit } = await import('@atelier/config');
+const { pendingMigrations } = await import('@atelier/db');
+const { createLogger } = await import('@atelier/logging');
+const { installShutdownHandlers } = await import('@atelier/lifecycle');
+const { communityConfigSpec } = await import('./config.js');
+const { createCommunityOrm } = await import('./db/community-orm.js');
+const { startCommunityApp } = await import('./community-app.js');
+
+const config = loadConfigOrExit('community', communityConfigSpec);
+const logger = createLogger({ service: 'community', level: config.LOG_LEVEL });
+
+const orm = await createCommunityOrm(config.DATABASE_URL);
+const pending = await pendingMigrations(orm);
+await orm.close();
+if (pending.length > 0) {
+  logger.fatal({ pending }, 'schema community is behind: run `npm run migrate -w @atelier/community`');
+  process.exit(1);
+}
+
+const app = await startCommunityApp(config, logger);
+logger.info({ port: app.server.port, mediaAddr: config.MEDIA_ADDR, jobsAddr: config.JOBS_ADDR }, 'community serving gRPC');
+
+installShutdownHandlers(
+  async () => {
+    await app.stop(config.SHUTDOWN_GRACE_MS);
+    await telemetry.shutdown();
+  },
+  { logger, graceMs: config.SHUTDOWN_GRACE_MS + 5_000 },
+);

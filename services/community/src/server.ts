@@ -1,0 +1,32 @@
+import { communityV1, loadDescriptorSet } from '@atelier/contracts';
+import { registerService, startGrpcServer, type GrpcServerHandle } from '@atelier/grpc';
+import type { CommunityContext } from './community-context.js';
+import { createDraftFromJob } from './rpc/create-draft-from-job.js';
+import { createPost } from './rpc/create-post.js';
+import { deletePost } from './rpc/delete-post.js';
+import { getPost } from './rpc/get-post.js';
+import { listFeed } from './rpc/list-feed.js';
+import { listMyPosts } from './rpc/list-my-posts.js';
+import { updatePost } from './rpc/update-post.js';
+
+export const COMMUNITY_SERVICE_NAME = 'atelier.community.v1.CommunityService';
+
+/** Serves atelier.community.v1.CommunityService with health and reflection. */
+export function startCommunityServer(context: CommunityContext, options: { port: number; host?: string }): Promise<GrpcServerHandle> {
+  const handlers = {
+    createPost: createPost(context),
+    createDraftFromJob: createDraftFromJob(context),
+    updatePost: updatePost(context),
+    deletePost: deletePost(context),
+    getPost: getPost(context),
+    listFeed: listFeed(context),
+    listMyPosts: listMyPosts(context),
+  };
+  return startGrpcServer({
+    host: options.host,
+    port: options.port,
+    logger: context.logger,
+    descriptorSet: loadDescriptorSet(),
+    services: [registerService(COMMUNITY_SERVICE_NAME, communityV1.CommunityServiceService, handlers, context.logger)],
+  });
+}
