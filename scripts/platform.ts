@@ -1,8 +1,12 @@
-// The local platform: every service on loopback against Postgres (and later NATS and S3), with
-// migrations applied first, prefixed logs, and a clean stop on Ctrl-C.
+// The local platform (`npm start`): every service on loopback with migrations applied first,
+// prefixed readable logs, a development JWT, and a clean stop on Ctrl-C.
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ensureDatabaseExists } from '@atelier/db';
 import { checkHealth } from '@atelier/testing';
+import { DEV_AUDIENCE, DEV_ISSUER, devKeys } from './dev-keys.js';
+import { localInfrastructure } from './local-infrastructure.js';
 
 interface ServiceSpec {
   name: string;
@@ -18,21 +22,26 @@ const SERVICES: readonly ServiceSpec[] = [
   { name: 'catalog', kind: 'grpc', port: 50051, migrates: true },
   { name: 'media', kind: 'grpc', port: 50052, migrates: true },
   { name: 'jobs', kind: 'grpc', port: 50053, migrates: true },
+  { name: 'community', kind: 'grpc', port: 50054, migrates: true },
   { name: 'provider-sim', kind: 'http', port: 8090, readyPath: '/healthz', migrates: false },
   { name: 'worker', kind: 'http', port: 9464, readyPath: '/readyz', migrates: false },
+  { name: 'gateway', kind: 'http', port: 8080, readyPath: '/readyz', migrates: false },
 ];
 
-const env = {
-  ...process.env,
-  DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/atelier',
-};
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dataDir = path.join(root, '.data');
 const colours = [36, 35, 33, 32, 34, 31, 90];
 const children: ChildProcess[] = [];
+let env: NodeJS.ProcessEnv = process.env;
 
 /** Runs a service's TypeScript entry point directly (no npm/sh in between, so signals arrive). */
 function run(name: string, entry: string, extraEnv: Record<string, string>, colour: number): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const prefix = `\x1b[${colour}m${name.padEnd(12)}\x1b[0m| `;
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: root,
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const prefix = `\x1b[${colour}m${name.padEnd(13)}\x1b[0m| `;
   for (const stream of [child.stdout, child.stderr]) {
     let buffered = '';
     stream.on('data', (chunk: Buffer) => {
@@ -46,11 +55,14 @@ function run(name: string, entry: string, extraEnv: Record<string, string>, colo
 }
 
 function exited(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.on('exit', (code) => resolve(code ?? 1));
+  });
 }
 
-async function waitHealthy(service: ServiceSpec, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
+async function waitReady(service: ServiceSpec, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${service.name} exited with code ${child.exitCode}`);
     try {
@@ -61,18 +73,19 @@ async function waitHealthy(service: ServiceSpec, child: ChildProcess): Promise<v
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
-  throw new Error(`${service.name} did not become healthy within 60 s`);
+  throw new Error(`${service.name} was not ready within 90 s`);
 }
 
+let infrastructure: Awaited<ReturnType<typeof localInfrastructure>> | undefined;
 async function stopAll(): Promise<void> {
-  await Promise.all(
-    children
-      .filter((child) => child.exitCode === null)
-      .map((child) => {
-        child.kill('SIGTERM');
-        return exited(child);
-      }),
-  );
+  // The gateway and workers first, the services they call last.
+  for (const child of [...children].reverse()) {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  }
+  await infrastructure?.stop();
 }
 
 let stopping = false;
@@ -86,7 +99,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 try {
-  if (await ensureDatabaseExists(env.DATABASE_URL)) console.log('platform: created the database');
+  infrastructure = await localInfrastructure(dataDir);
+  for (const line of infrastructure.describe) console.log(`platform: ${line}`);
+  const keys = process.env.JWT_PUBLIC_KEY || process.env.JWKS_URL ? undefined : await devKeys(dataDir);
+  env = {
+    ...process.env,
+    DATABASE_URL: infrastructure.databaseUrl,
+    NATS_URL: infrastructure.natsUrl,
+    S3_EMBEDDED_DIR: process.env.S3_EMBEDDED_DIR ?? path.join(dataDir, 's3'),
+    ...(keys ? { JWT_PUBLIC_KEY: keys.publicKeyPem, JWT_ISSUER: DEV_ISSUER, JWT_AUDIENCE: DEV_AUDIENCE } : {}),
+  };
+  if (await ensureDatabaseExists(infrastructure.databaseUrl)) console.log('platform: created the database');
   for (const [i, service] of SERVICES.entries()) {
     if (!service.migrates) continue;
     const code = await exited(
@@ -103,12 +126,21 @@ try {
       colours[i % colours.length]!,
     );
     children.push(child);
-    await waitHealthy(service, child);
+    await waitReady(service, child);
   }
-  console.log('\nplatform: up');
+  console.log('\nAtelier is up.');
+  console.log('  API             http://127.0.0.1:8080/api/v1');
+  console.log('  Docs (OpenAPI)  http://127.0.0.1:8080/docs');
   for (const service of SERVICES)
-    console.log(`  ${service.name.padEnd(13)} ${service.kind === 'grpc' ? 'gRPC' : 'HTTP'} 127.0.0.1:${service.port}`);
-  console.log('  Ctrl-C stops everything.\n');
+    console.log(`  ${service.name.padEnd(15)} ${service.kind === 'grpc' ? 'gRPC' : 'HTTP'} 127.0.0.1:${service.port}`);
+  if (keys) {
+    console.log('\n  Development tokens (12 h; also in .data/dev-tokens.json):');
+    console.log(`  user dev-user:   ${keys.userToken}`);
+    console.log(`  admin dev-admin: ${keys.adminToken}`);
+    console.log('\n  Try: curl -H "Authorization: Bearer <user token>" http://127.0.0.1:8080/api/v1/creation/catalog');
+    console.log('  Or, in another shell: npm run demo');
+  }
+  console.log('\n  Ctrl-C stops everything.\n');
 } catch (error) {
   console.error(`platform: ${(error as Error).message}`);
   await stopAll();

@@ -19,6 +19,8 @@ export interface PlatformOptions {
   jobsEnv?: Record<string, string>;
   providerEnv?: Record<string, string>;
   workerEnv?: Record<string, string>;
+  /** Extra node flags per service name, e.g. `{ gateway: ['--cpu-prof'] }` to profile one. */
+  nodeArgs?: Record<string, string[]>;
 }
 
 /**
@@ -53,7 +55,14 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
   const natsPrefix = natsTestPrefix();
   const processes: ServiceProcess[] = [];
   const cleanup = async () => {
-    await Promise.all(processes.map((p) => p.kill()));
+    // SIGTERM first (a clean exit writes CPU profiles, closes connections), SIGKILL after 5 s.
+    await Promise.all(
+      processes.map(async (p) => {
+        const forced = setTimeout(() => void p.kill(), 5_000);
+        await p.stop();
+        clearTimeout(forced);
+      }),
+    );
     const nc = await connect({ servers: testNatsUrl().replace(/^nats:\/\//, '') });
     const jsm = await jetstreamManager(nc);
     for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`]) await jsm.streams.delete(stream).catch(() => false);
@@ -63,27 +72,39 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
   };
   try {
     const [catalog, media] = await Promise.all([
-      startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }),
-      startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }),
+      startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }, options.nodeArgs?.catalog),
+      startGrpcServiceProcess(
+        'media',
+        { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory },
+        options.nodeArgs?.media,
+      ),
     ]);
     processes.push(catalog, media);
-    const jobs = await startGrpcServiceProcess('jobs', {
-      DATABASE_URL: database.url,
-      NATS_STREAM_PREFIX: natsPrefix,
-      CATALOG_ADDR: catalog.address,
-      MEDIA_ADDR: media.address,
-      LEASE_TTL_MS: '3000',
-      REAPER_INTERVAL_MS: '300',
-      OUTBOX_POLL_INTERVAL_MS: '100',
-      QUOTA_DAILY_LIMIT: '100000',
-      QUOTA_MAX_IN_FLIGHT: '10000',
-      DB_POOL_MAX: '10',
-      ...options.jobsEnv,
-    });
+    const jobs = await startGrpcServiceProcess(
+      'jobs',
+      {
+        DATABASE_URL: database.url,
+        NATS_STREAM_PREFIX: natsPrefix,
+        CATALOG_ADDR: catalog.address,
+        MEDIA_ADDR: media.address,
+        LEASE_TTL_MS: '3000',
+        REAPER_INTERVAL_MS: '300',
+        OUTBOX_POLL_INTERVAL_MS: '100',
+        QUOTA_DAILY_LIMIT: '100000',
+        QUOTA_MAX_IN_FLIGHT: '10000',
+        DB_POOL_MAX: '10',
+        ...options.jobsEnv,
+      },
+      options.nodeArgs?.jobs,
+    );
     processes.push(jobs);
     const community =
       options.community || options.gateway
-        ? await startGrpcServiceProcess('community', { DATABASE_URL: database.url, MEDIA_ADDR: media.address, JOBS_ADDR: jobs.address })
+        ? await startGrpcServiceProcess(
+            'community',
+            { DATABASE_URL: database.url, MEDIA_ADDR: media.address, JOBS_ADDR: jobs.address },
+            options.nodeArgs?.community,
+          )
         : undefined;
     if (community) processes.push(community);
 
@@ -146,6 +167,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           ...options.gateway,
         },
         ready: httpReady('/readyz'),
+        nodeArgs: options.nodeArgs?.gateway,
       });
       processes.push(gateway);
     }

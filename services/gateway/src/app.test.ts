@@ -162,6 +162,16 @@ describe('gateway http - request validation', () => {
     );
   });
 
+  it('takes an empty body sent as JSON as no body', async () => {
+    const response = await app.inject({
+      method: 'GET',
+      url: `/api/v1/creation/jobs/${job.id}`,
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(response.statusCode).toBe(200);
+  });
+
   it('refuses malformed JSON as 400, not 500', async () => {
     const response = await app.inject({
       method: 'POST',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { isAppError } from '@atelier/errors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -47,13 +47,22 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
   const metrics = new HttpMetrics();
   const app = Fastify({
     loggerInstance: context.logger as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     bodyLimit: 1024 * 1024,
+  });
+
+  // Many clients send `Content-Type: application/json` on every POST, even without a body (cancel,
+  // complete, draft): an empty body is no body, not a 400. Anything else goes through Fastify's
+  // own parser (which refuses prototype poisoning).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    return parseJson(request, body as string, done);
   });
 
   for (const schema of sharedSchemas) app.addSchema(schema);
@@ -93,16 +102,14 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
       .send({ error: { code, name: http.apiError, message: http.message, requestId: String(request.id) } });
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply
-      .code(404)
-      .send({
-        error: {
-          code: ApiError.NOT_FOUND.code,
-          name: 'NOT_FOUND',
-          message: `no route ${request.method} ${request.url.split('?')[0]}`,
-          requestId: String(request.id),
-        },
-      });
+    void reply.code(404).send({
+      error: {
+        code: ApiError.NOT_FOUND.code,
+        name: 'NOT_FOUND',
+        message: `no route ${request.method} ${request.url.split('?')[0]}`,
+        requestId: String(request.id),
+      },
+    });
   });
 
   registerOpsRoutes(app, context, metrics);

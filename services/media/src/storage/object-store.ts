@@ -54,10 +54,14 @@ function isNotFound(error: unknown): boolean {
   );
 }
 
+/** Presigned GETs kept for reuse: polling clients ask for the same asset again and again. */
+const DOWNLOAD_URL_CACHE_SIZE = 10_000;
+
 /** The media bucket: the only place image bytes live. */
 export class ObjectStore {
   private readonly client: S3Client;
   private readonly presignClient: S3Client;
+  private readonly downloadUrls = new Map<string, PresignedRequest>();
   readonly bucket: string;
 
   constructor(options: ObjectStoreOptions) {
@@ -91,9 +95,24 @@ export class ObjectStore {
     return { url, headers: { 'Content-Type': contentType }, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
   }
 
+  /**
+   * A presigned GET. Signing costs milliseconds of CPU, so a URL is reused while more than half of
+   * its lifetime is left: a client gets a URL valid for at least ttlSeconds / 2.
+   */
   async presignGet(key: string, ttlSeconds: number): Promise<PresignedRequest> {
+    const cached = this.downloadUrls.get(key);
+    if (cached && cached.expiresAt.getTime() - Date.now() > (ttlSeconds * 1000) / 2) return cached;
     const url = await getSignedUrl(this.presignClient, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: ttlSeconds });
-    return { url, headers: {}, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
+    const presigned = { url, headers: {}, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
+    this.downloadUrls.delete(key);
+    this.downloadUrls.set(key, presigned);
+    if (this.downloadUrls.size > DOWNLOAD_URL_CACHE_SIZE) this.downloadUrls.delete(this.downloadUrls.keys().next().value!);
+    return presigned;
+  }
+
+  /** Forgets the cached URL of a deleted object. */
+  forget(key: string): void {
+    this.downloadUrls.delete(key);
   }
 
   /** Size and type of a stored object, or undefined when there is none. */
@@ -126,6 +145,7 @@ export class ObjectStore {
 
   /** Deleting a missing object succeeds (S3 semantics). */
   async delete(key: string): Promise<void> {
+    this.forget(key);
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 

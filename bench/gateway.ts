@@ -1,0 +1,153 @@
+// Benchmark: the gateway's GET /api/v1/creation/jobs/{id} against a bare Fastify route doing one
+// primary-key query on the same Postgres, and every service's resident memory idle and under load.
+//
+//   npm run bench:gateway
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import sharp from 'sharp';
+import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
+import { freePort, startProcess, startTestPlatform, type ServiceProcess } from '@atelier/testing';
+import { ms, printTable } from './bench-kit.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
+}
+
+async function load(url: string, headers: Record<string, string>, during?: () => void) {
+  const sampler = during ? setInterval(during, 500) : undefined;
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
+  clearInterval(sampler);
+  return result;
+}
+
+const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+const token = await new SignJWT({ roles: [] })
+  .setProtectedHeader({ alg: 'EdDSA' })
+  .setSubject('bench-user')
+  .setIssuedAt()
+  .setExpirationTime('1h')
+  .sign(privateKey);
+const profile = process.env.BENCH_PROFILE;
+const platform = await startTestPlatform({
+  workers: 1,
+  providerEnv: { PROVIDER_SIM_LATENCY_MS: '200' },
+  gateway: { JWT_PUBLIC_KEY: await exportSPKI(publicKey) },
+  // BENCH_PROFILE=<dir> writes CPU profiles of the gateway, jobs and media.
+  nodeArgs: profile
+    ? Object.fromEntries(['gateway', 'jobs', 'media'].map((name) => [name, ['--cpu-prof', `--cpu-prof-dir=${profile}/${name}`]]))
+    : undefined,
+});
+let bare: ServiceProcess | undefined;
+try {
+  const base = platform.gatewayUrl!;
+  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  // A succeeded image job: the answer carries timings and a fresh presigned output URL.
+  const catalog = (await (await fetch(`${base}/api/v1/creation/catalog`, { headers: auth })).json()) as {
+    models: { id: string; jobType: string }[];
+    styles: { id: string }[];
+  };
+  const photo = await sharp({ create: { width: 128, height: 128, channels: 3, background: 'teal' } })
+    .png()
+    .toBuffer();
+  const upload = (await (
+    await fetch(`${base}/api/v1/media/uploads`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ purpose: 'ai_input', contentType: 'image/png', sizeBytes: photo.length }),
+    })
+  ).json()) as {
+    asset: { id: string };
+    upload: { url: string; headers: Record<string, string> };
+  };
+  await fetch(upload.upload.url, { method: 'PUT', headers: upload.upload.headers, body: photo });
+  await fetch(`${base}/api/v1/media/uploads/${upload.asset.id}/complete`, { method: 'POST', headers: auth });
+  const created = (await (
+    await fetch(`${base}/api/v1/creation/jobs`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': 'bench' },
+      body: JSON.stringify({
+        jobType: 'image.stylize',
+        modelId: catalog.models.find((m) => m.jobType === 'image.stylize')!.id,
+        styleId: catalog.styles[0]!.id,
+        inputAssetId: upload.asset.id,
+      }),
+    })
+  ).json()) as { job: { id: string } };
+  if (!created.job) throw new Error(`creating the job failed: ${JSON.stringify(created)}`);
+  const jobId = created.job.id;
+  for (;;) {
+    const { job } = (await (await fetch(`${base}/api/v1/creation/jobs/${jobId}`, { headers: auth })).json()) as { job: { status: string } };
+    if (job.status === 'succeeded') break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
+  const services: [string, ServiceProcess][] = [
+    ['gateway', platform.gateway!],
+    ['catalog', platform.catalog],
+    ['media', platform.media],
+    ['jobs', platform.jobs],
+    ['community', platform.community!],
+    ['worker', platform.workers[0]!],
+    ['provider-sim', platform.provider!],
+  ];
+  await new Promise((resolve) => setTimeout(resolve, 5_000)); // settle: idle means idle
+  const idle = Object.fromEntries(services.map(([name, p]) => [name, rssMb(p.child.pid!)]));
+  const peak: Record<string, number> = { ...idle };
+  const sample = () => {
+    for (const [name, p] of services) peak[name] = Math.max(peak[name]!, rssMb(p.child.pid!));
+  };
+
+  const cpuBefore = Object.fromEntries(services.map(([name, p]) => [name, cpuSeconds(p.child.pid!)]));
+  const gateway = await load(`${base}/api/v1/creation/jobs/${jobId}`, { authorization: `Bearer ${token}` }, sample);
+  const cpuUsed = Object.fromEntries(services.map(([name, p]) => [name, cpuSeconds(p.child.pid!) - cpuBefore[name]!]));
+
+  const port = await freePort();
+  bare = await startProcess({
+    name: 'bare-fastify',
+    entry: 'bench/bare-fastify-server.ts',
+    port,
+    env: { HTTP_PORT: String(port), DATABASE_URL: platform.database.url },
+    ready: async (address) => (await fetch(`http://${address}/healthz`)).ok,
+  });
+  const baseline = await load(`http://${bare.address}/jobs/${jobId}`, {});
+
+  printTable(
+    `gateway: GET /api/v1/creation/jobs/{id} vs a bare Fastify PK-query route (${CONNECTIONS} connections, ${DURATION_S} s, 2-core machine)`,
+    [
+      {
+        server: 'gateway (JWT, validation, jobs.GetJob + media.GetAsset over gRPC)',
+        'req/s': Math.round(gateway.requests.average),
+        'p50 ms': ms(gateway.latency.p50),
+        'p99 ms': ms(gateway.latency.p99),
+        errors: gateway.errors + gateway.non2xx,
+      },
+      {
+        server: 'bare Fastify + one pg query',
+        'req/s': Math.round(baseline.requests.average),
+        'p50 ms': ms(baseline.latency.p50),
+        'p99 ms': ms(baseline.latency.p99),
+        errors: baseline.errors + baseline.non2xx,
+      },
+    ],
+  );
+  console.log(
+    `ratio gateway / bare: throughput ${ms(gateway.requests.average / baseline.requests.average)}, p99 ${ms(gateway.latency.p99 / baseline.latency.p99)}`,
+  );
+  printTable(
+    `resident memory (MB), idle and peak under the gateway load, and CPU seconds used in the ${DURATION_S} s of load`,
+    services.map(([name]) => ({ service: name, idle: idle[name]!, 'under load': peak[name]!, 'CPU s during load': ms(cpuUsed[name]!) })),
+  );
+} finally {
+  await bare?.stop();
+  await platform.stop();
+}

@@ -1,0 +1,163 @@
+// `npm run demo`: a real user journey through the running platform's gateway (start it with
+// `npm start` in another shell). Prints every step; saves the generated image to demo-output/.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const baseUrl = process.env.ATELIER_URL ?? 'http://127.0.0.1:8080';
+const token = process.env.ATELIER_TOKEN ?? readTokenFile();
+
+function readTokenFile(): string {
+  try {
+    return (JSON.parse(readFileSync(path.join(root, '.data', 'dev-tokens.json'), 'utf8')) as { user: string }).user;
+  } catch {
+    console.error('demo: no token. Start the platform with `npm start` first (it writes .data/dev-tokens.json), or set ATELIER_TOKEN.');
+    process.exit(1);
+  }
+}
+
+const step = (n: number, text: string) => console.log(`\n${n}. ${text}`);
+const show = (text: string) => console.log(`   ${text}`);
+
+async function api<T>(
+  method: string,
+  route: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const parsed = text ? (JSON.parse(text) as T) : (undefined as T);
+  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${text}`);
+  return { status: response.status, body: parsed };
+}
+
+/** A little cartoon pet, drawn on the spot: the photo the user "uploads". */
+async function petPhoto(): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="512" height="512">
+    <rect width="512" height="512" fill="#bde0fe"/>
+    <circle cx="256" cy="290" r="150" fill="#f4a261"/>
+    <polygon points="140,190 170,60 240,160" fill="#e76f51"/><polygon points="372,190 342,60 272,160" fill="#e76f51"/>
+    <circle cx="205" cy="270" r="22" fill="#264653"/><circle cx="307" cy="270" r="22" fill="#264653"/>
+    <ellipse cx="256" cy="330" rx="26" ry="18" fill="#6d4c41"/>
+    <path d="M216 370 Q256 400 296 370" stroke="#264653" stroke-width="8" fill="none"/>
+  </svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
+interface Job {
+  id: string;
+  status: string;
+  progress: number;
+  outputUrl: string | null;
+  error: { code: string; message: string } | null;
+  attempts: { count: number };
+  timings: { queuedMs: number; runningMs: number } | null;
+}
+
+async function followEvents(jobId: string): Promise<void> {
+  const response = await fetch(`${baseUrl}/api/v1/creation/jobs/${jobId}/events`, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok || !response.body) throw new Error(`events answered ${response.status}`);
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of response.body) {
+    buffered += decoder.decode(chunk, { stream: true });
+    const events = buffered.split('\n\n');
+    buffered = events.pop() ?? '';
+    for (const event of events) {
+      const data = event.split('\n').find((line) => line.startsWith('data: '));
+      if (!data) continue;
+      const job = JSON.parse(data.slice(6)) as Job;
+      show(`event: ${job.status.padEnd(9)} progress ${String(job.progress).padStart(3)}%`);
+    }
+  }
+}
+
+step(1, `Read the catalog at ${baseUrl}`);
+const catalog = (
+  await api<{ models: { id: string; code: string; jobType: string }[]; styles: { id: string; code: string; title: string }[] }>(
+    'GET',
+    '/api/v1/creation/catalog?mediaKind=image',
+  )
+).body;
+const model = catalog.models.find((m) => m.jobType === 'image.stylize')!;
+const style = catalog.styles.find((s) => s.code === 'pop-art') ?? catalog.styles[0]!;
+show(`${catalog.models.length} models, ${catalog.styles.length} styles; using model ${model.code} and style "${style.title}"`);
+
+step(2, 'Upload a photo: create the upload, PUT the bytes to the presigned URL, complete it');
+const photo = await petPhoto();
+const upload = (
+  await api<{ asset: { id: string }; upload: { url: string; headers: Record<string, string> } }>('POST', '/api/v1/media/uploads', {
+    purpose: 'ai_input',
+    contentType: 'image/png',
+    sizeBytes: photo.length,
+  })
+).body;
+const put = await fetch(upload.upload.url, { method: 'PUT', headers: upload.upload.headers, body: photo });
+if (!put.ok) throw new Error(`the upload PUT answered ${put.status}`);
+const completed = (
+  await api<{ asset: { id: string; width: number; height: number; status: string } }>(
+    'POST',
+    `/api/v1/media/uploads/${upload.asset.id}/complete`,
+  )
+).body;
+show(`asset ${completed.asset.id}: ${completed.asset.width}×${completed.asset.height}, ${completed.asset.status}`);
+
+step(3, 'Submit a generation job with an Idempotency-Key, then submit it again');
+const key = randomUUID();
+const jobRequest = {
+  jobType: 'image.stylize',
+  modelId: model.id,
+  styleId: style.id,
+  inputAssetId: completed.asset.id,
+  prompt: 'my pet as a pop-art poster',
+};
+const first = await api<{ job: Job }>('POST', '/api/v1/creation/jobs', jobRequest, { 'idempotency-key': key });
+show(`${first.status} created job ${first.body.job.id} (${first.body.job.status})`);
+const replay = await api<{ job: Job }>('POST', '/api/v1/creation/jobs', jobRequest, { 'idempotency-key': key });
+show(`${replay.status} replayed: the same job ${replay.body.job.id} — no second job, no second charge`);
+
+step(4, 'Follow its progress over Server-Sent Events');
+await followEvents(first.body.job.id);
+
+step(5, 'Fetch the result and save the image');
+const done = (await api<{ job: Job }>('GET', `/api/v1/creation/jobs/${first.body.job.id}`)).body.job;
+if (done.status !== 'succeeded' || !done.outputUrl)
+  throw new Error(`the job ended ${done.status}: ${done.error?.code ?? ''} ${done.error?.message ?? ''}`);
+const image = Buffer.from(await (await fetch(done.outputUrl)).arrayBuffer());
+const outputDir = path.join(root, 'demo-output');
+mkdirSync(outputDir, { recursive: true });
+const inputFile = path.join(outputDir, `${done.id}-input.png`);
+const outputFile = path.join(outputDir, `${done.id}-output.png`);
+writeFileSync(inputFile, photo);
+writeFileSync(outputFile, image);
+show(
+  `succeeded after ${done.attempts.count} attempt(s): queued ${done.timings?.queuedMs ?? '?'} ms, running ${done.timings?.runningMs ?? '?'} ms`,
+);
+show(`saved ${outputFile} (${image.length} bytes; the input is beside it)`);
+
+step(6, 'One tap: a community draft from the job, then publish it');
+const draft = (
+  await api<{ post: { id: string; version: number; status: string; title: string } }>('POST', `/api/v1/creation/jobs/${done.id}/draft`)
+).body.post;
+show(`draft ${draft.id} "${draft.title}" (${draft.status}, version ${draft.version})`);
+const published = (
+  await api<{ post: { id: string; status: string; publishedAt: string } }>('PATCH', `/api/v1/posts/${draft.id}`, {
+    expectedVersion: draft.version,
+    status: 'published',
+  })
+).body.post;
+show(`${published.status} at ${published.publishedAt}`);
+
+step(7, 'See it at the top of the feed');
+const feed = (await api<{ items: { id: string; title: string; category: string }[] }>('GET', '/api/v1/feed?limit=3')).body.items;
+for (const post of feed) show(`${post.id === published.id ? '→' : ' '} ${post.title} [${post.category}]`);
+if (feed[0]?.id !== published.id) throw new Error('the new post is not first in the feed');
+console.log('\nDemo complete.');

@@ -1,0 +1,336 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import sharp from 'sharp';
+import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '@atelier/testing';
+
+// The mobile API end to end: every service runs as a real process (catalog, media with its S3
+// store, jobs, community, provider-sim, a worker, the gateway) on real Postgres and NATS.
+let platform: TestPlatform;
+let base: string;
+let sign: (subject: string, roles?: string[]) => Promise<string>;
+let alice: string;
+let bob: string;
+let admin: string;
+let db: pg.Client;
+
+beforeAll(async () => {
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+  sign = (subject, roles = []) =>
+    new SignJWT({ roles })
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setSubject(subject)
+      .setIssuer('e2e')
+      .setAudience('atelier-app')
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey);
+  platform = await startTestPlatform({
+    workers: 1,
+    providerEnv: { PROVIDER_SIM_LATENCY_MS: '500' },
+    jobsEnv: { QUOTA_MAX_IN_FLIGHT: '2' },
+    gateway: { JWT_PUBLIC_KEY: await exportSPKI(publicKey), JWT_ISSUER: 'e2e', JWT_AUDIENCE: 'atelier-app', SSE_KEEPALIVE_MS: '200' },
+  });
+  base = platform.gatewayUrl!;
+  [alice, bob, admin] = await Promise.all([sign(`alice-${process.pid}`), sign(`bob-${process.pid}`), sign('ops', ['admin'])]);
+  db = new pg.Client({ connectionString: platform.database.url });
+  await db.connect();
+}, 180_000);
+
+afterAll(async () => {
+  await db?.end();
+  await platform?.stop();
+});
+
+interface Answer<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+async function call<T = Record<string, unknown>>(
+  method: string,
+  route: string,
+  options: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer<T>> {
+  const token = options.token === undefined ? alice : options.token;
+  const response = await fetch(`${base}${route}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+type ErrorBody = { error: { code: number; name: string; message: string; requestId: string } };
+const expectError = (answer: Answer, status: number, code: number) => {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  expect((answer.body as unknown as ErrorBody).error).toMatchObject({ code, requestId: answer.headers.get('x-request-id') });
+};
+
+async function png(width = 256, height = 256): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r: 120, g: 80, b: 200 } } })
+    .composite([
+      {
+        input: Buffer.from(
+          `<svg width="${width}" height="${height}"><circle cx="${width / 2}" cy="${height / 2}" r="${width / 4}" fill="yellow"/></svg>`,
+        ),
+      },
+    ])
+    .png()
+    .toBuffer();
+}
+
+type Asset = { asset: { id: string; status: string } };
+async function uploadPhoto(token = alice, complete = true): Promise<string> {
+  const bytes = await png();
+  const upload = await call<Asset & { upload: { url: string; headers: Record<string, string> } }>('POST', '/api/v1/media/uploads', {
+    token,
+    body: { purpose: 'ai_input', contentType: 'image/png', sizeBytes: bytes.length },
+  });
+  expect(upload.status).toBe(201);
+  expect((await fetch(upload.body.upload.url, { method: 'PUT', headers: upload.body.upload.headers, body: bytes })).status).toBe(200);
+  if (complete) expect((await call<Asset>('POST', `/api/v1/media/uploads/${upload.body.asset.id}/complete`, { token })).status).toBe(200);
+  return upload.body.asset.id;
+}
+
+type Catalog = { models: { id: string; jobType: string }[]; styles: { id: string; code: string }[] };
+async function stylizeBody(inputAssetId: string, prompt = 'my cat as pop art') {
+  const catalog = (await call<Catalog>('GET', '/api/v1/creation/catalog?mediaKind=image')).body;
+  return {
+    jobType: 'image.stylize',
+    modelId: catalog.models.find((m) => m.jobType === 'image.stylize')!.id,
+    styleId: catalog.styles[0]!.id,
+    inputAssetId,
+    prompt,
+  };
+}
+
+type Job = { id: string; status: string; progress: number; outputUrl: string | null; outputAssetId: string | null; version: number };
+async function waitTerminal(jobId: string, token = alice): Promise<Job> {
+  for (let i = 0; i < 300; i += 1) {
+    const { body } = await call<{ job: Job }>('GET', `/api/v1/creation/jobs/${jobId}`, { token });
+    if (['succeeded', 'failed', 'cancelled'].includes(body.job.status)) return body.job;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('job did not finish');
+}
+
+async function readEvents(
+  jobId: string,
+  headers: Record<string, string> = {},
+): Promise<{ ids: number[]; statuses: string[]; keepalives: number }> {
+  const response = await fetch(`${base}/api/v1/creation/jobs/${jobId}/events`, {
+    headers: { authorization: `Bearer ${alice}`, ...headers },
+  });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/event-stream');
+  const text = await response.text(); // the stream ends after the terminal event
+  const events = text.split('\n\n').filter((e) => e.includes('event: job'));
+  return {
+    ids: events.map((e) => Number(/^id: (\d+)$/m.exec(e)![1])),
+    statuses: events.map((e) => (JSON.parse(/^data: (.*)$/m.exec(e)![1]!) as Job).status),
+    keepalives: (text.match(/^: keepalive$/gm) ?? []).length,
+  };
+}
+
+describe('gateway e2e - the user journey', () => {
+  it('uploads, generates, follows progress, downloads, drafts, publishes and sees the post in the feed', async () => {
+    const inputId = await uploadPhoto();
+    const body = await stylizeBody(inputId);
+    const created = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', { body, headers: { 'idempotency-key': 'journey-1' } });
+    expect(created.status).toBe(201);
+    const replay = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', { body, headers: { 'idempotency-key': 'journey-1' } });
+    expect(replay.status).toBe(200);
+    expect(replay.body.job.id).toBe(created.body.job.id);
+
+    const events = await readEvents(created.body.job.id);
+    expect(events.statuses.at(-1)).toBe('succeeded');
+    expect(events.ids).toEqual([...events.ids].sort((a, b) => a - b));
+
+    const job = (await call<{ job: Job }>('GET', `/api/v1/creation/jobs/${created.body.job.id}`)).body.job;
+    expect(job).toMatchObject({ status: 'succeeded', progress: 100 });
+    const image = Buffer.from(await (await fetch(job.outputUrl!)).arrayBuffer());
+    expect(image.subarray(1, 4).toString()).toBe('PNG');
+    const input = (await call<{ url: string }>('GET', `/api/v1/media/assets/${inputId}`)).body;
+    const inputBytes = Buffer.from(await (await fetch(input.url)).arrayBuffer());
+    expect(createHash('sha256').update(image).digest('hex')).not.toBe(createHash('sha256').update(inputBytes).digest('hex'));
+
+    const draft = await call<{ post: { id: string; version: number; status: string; media: { assetId: string }[]; category: string } }>(
+      'POST',
+      `/api/v1/creation/jobs/${job.id}/draft`,
+    );
+    expect(draft.status).toBe(201);
+    expect(draft.body.post).toMatchObject({ status: 'draft', category: 'ai_creation', media: [{ assetId: job.outputAssetId }] });
+    expect((await call('POST', `/api/v1/creation/jobs/${job.id}/draft`)).status).toBe(200);
+    expect((await call('GET', `/api/v1/posts/${draft.body.post.id}`, { token: bob })).status).toBe(404);
+
+    const published = await call<{ post: { status: string; publishedAt: string } }>('PATCH', `/api/v1/posts/${draft.body.post.id}`, {
+      body: { expectedVersion: draft.body.post.version, status: 'published' },
+    });
+    expect(published.status).toBe(200);
+    expect(published.body.post.status).toBe('published');
+    const feed = await call<{ items: { id: string }[] }>('GET', '/api/v1/feed?limit=5', { token: bob });
+    expect(feed.body.items[0]!.id).toBe(draft.body.post.id);
+    expect((await call('GET', `/api/v1/posts/${draft.body.post.id}`, { token: bob })).status).toBe(200);
+  });
+
+  it('resumes an SSE stream after Last-Event-ID and keeps quiet streams alive', async () => {
+    const inputId = await uploadPhoto();
+    const created = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
+      body: await stylizeBody(inputId, 'slow one #sim-latency=1500'),
+      headers: { 'idempotency-key': 'sse-resume' },
+    });
+    const done = await waitTerminal(created.body.job.id);
+    const resumed = await readEvents(done.id, { 'last-event-id': String(done.version - 1) });
+    expect(resumed.ids).toEqual([done.version]);
+    expect(resumed.statuses).toEqual(['succeeded']);
+    const slow = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
+      body: await stylizeBody(inputId, 'slower one #sim-latency=1500'),
+      headers: { 'idempotency-key': 'sse-keepalive' },
+    });
+    const live = await readEvents(slow.body.job.id);
+    expect(live.statuses.at(-1)).toBe('succeeded');
+    expect(live.keepalives).toBeGreaterThan(0);
+  });
+});
+
+describe('gateway e2e - every error code of SPEC §8 from a real request', () => {
+  it('40000 bad request, 40101 unauthenticated, 40301 forbidden', async () => {
+    expectError(
+      await call('POST', '/api/v1/media/uploads', { body: { purpose: 'ai_input', contentType: 'image/png', sizeBytes: 10, extra: 1 } }),
+      400,
+      40000,
+    );
+    expectError(await call('GET', '/api/v1/feed', { token: null }), 401, 40101);
+    expectError(await call('GET', '/api/v1/feed', { token: 'garbage' }), 401, 40101);
+    expectError(await call('GET', '/admin-api/jobs'), 403, 40301);
+    expect((await call('GET', '/admin-api/jobs', { token: admin })).status).toBe(200);
+  });
+
+  it('refuses a user upload of ai_output', async () => {
+    const answer = await call<ErrorBody>('POST', '/api/v1/media/uploads', {
+      body: { purpose: 'ai_output', contentType: 'image/png', sizeBytes: 10 },
+    });
+    expectError(answer, 400, 40000);
+    expect(answer.body.error.message).toContain('body.purpose');
+  });
+
+  it("40405 another user's asset, 40407 another user's job, and another user's post", async () => {
+    const inputId = await uploadPhoto();
+    expectError(await call('GET', `/api/v1/media/assets/${inputId}`, { token: bob }), 404, 40405);
+    expectError(
+      await call('POST', '/api/v1/creation/jobs', {
+        token: bob,
+        body: await stylizeBody(inputId),
+        headers: { 'idempotency-key': 'stolen' },
+      }),
+      404,
+      40405,
+    );
+    const job = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
+      body: await stylizeBody(inputId),
+      headers: { 'idempotency-key': 'mine' },
+    });
+    expectError(await call('GET', `/api/v1/creation/jobs/${job.body.job.id}`, { token: bob }), 404, 40407);
+    expectError(await call('POST', `/api/v1/creation/jobs/${job.body.job.id}/cancel`, { token: bob }), 404, 40407);
+    const post = await call<{ post: { id: string; version: number } }>('POST', '/api/v1/posts', {
+      body: { category: 'general', title: 'private draft' },
+      headers: { 'idempotency-key': 'draft-1' },
+    });
+    expectError(await call('GET', `/api/v1/posts/${post.body.post.id}`, { token: bob }), 404, 40406);
+    expectError(
+      await call('PATCH', `/api/v1/posts/${post.body.post.id}`, { token: bob, body: { expectedVersion: 1, title: 'x' } }),
+      404,
+      40406,
+    );
+    await waitTerminal(job.body.job.id);
+  });
+
+  it('40905 idempotency payload mismatch and 40902 version conflict', async () => {
+    const first = await call('POST', '/api/v1/posts', {
+      body: { category: 'general', title: 'one' },
+      headers: { 'idempotency-key': 'mismatch' },
+    });
+    expect(first.status).toBe(201);
+    expectError(
+      await call('POST', '/api/v1/posts', { body: { category: 'general', title: 'two' }, headers: { 'idempotency-key': 'mismatch' } }),
+      409,
+      40905,
+    );
+    const post = (first.body as { post: { id: string; version: number } }).post;
+    expect(
+      (await call('PATCH', `/api/v1/posts/${post.id}`, { body: { expectedVersion: post.version, title: 'one, edited' } })).status,
+    ).toBe(200);
+    expectError(
+      await call('PATCH', `/api/v1/posts/${post.id}`, { body: { expectedVersion: post.version, title: 'stale edit' } }),
+      409,
+      40902,
+    );
+  });
+
+  it('42203 media not ready and 42206 generation rule violation', async () => {
+    const uploading = await uploadPhoto(alice, false);
+    expectError(
+      await call('POST', '/api/v1/creation/jobs', { body: await stylizeBody(uploading), headers: { 'idempotency-key': 'not-ready' } }),
+      422,
+      42203,
+    );
+    const inputId = await uploadPhoto();
+    const queued = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
+      body: await stylizeBody(inputId, 'a slow one #sim-latency=2000'),
+      headers: { 'idempotency-key': 'unfinished' },
+    });
+    expectError(await call('POST', `/api/v1/creation/jobs/${queued.body.job.id}/draft`), 422, 42206);
+    expectError(
+      await call('POST', '/api/v1/posts', { body: { category: 'ai_creation', title: 'no job' }, headers: { 'idempotency-key': 'no-job' } }),
+      422,
+      42206,
+    );
+    await waitTerminal(queued.body.job.id);
+  });
+
+  it('42900 quota exceeded with Retry-After', async () => {
+    const user = await sign(`quota-${process.pid}`);
+    const inputId = await uploadPhoto(user);
+    const body = await stylizeBody(inputId, 'slow #sim-latency=3000');
+    const ids: string[] = [];
+    for (const key of ['q1', 'q2'])
+      ids.push(
+        (await call<{ job: Job }>('POST', '/api/v1/creation/jobs', { token: user, body, headers: { 'idempotency-key': key } })).body.job.id,
+      );
+    const refused = await call('POST', '/api/v1/creation/jobs', { token: user, body, headers: { 'idempotency-key': 'q3' } });
+    expectError(refused, 429, 42900);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    for (const id of ids) await call('POST', `/api/v1/creation/jobs/${id}/cancel`, { token: user });
+  });
+
+  it('40903 cancelling a finished job', async () => {
+    const inputId = await uploadPhoto();
+    const job = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
+      body: await stylizeBody(inputId),
+      headers: { 'idempotency-key': 'finish-then-cancel' },
+    });
+    await waitTerminal(job.body.job.id);
+    expectError(await call('POST', `/api/v1/creation/jobs/${job.body.job.id}/cancel`), 409, 40903);
+  });
+
+  it('50000 internal (a broken table) and 50300 unavailable (a stopped service), without leaking details', async () => {
+    await db.query('ALTER TABLE community.posts RENAME TO posts_moved_away');
+    try {
+      const broken = await call<ErrorBody>('GET', '/api/v1/feed');
+      expectError(broken, 500, 50000);
+      expect(broken.body.error.message).toBe('internal error');
+    } finally {
+      await db.query('ALTER TABLE community.posts_moved_away RENAME TO posts');
+    }
+    await platform.community!.stop();
+    expectError(await call('GET', '/api/v1/feed'), 503, 50300);
+  });
+});
