@@ -13,6 +13,7 @@ import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
 import { registerJobEventsRoute } from './routes/job-events-route.js';
 import { registerJobRoutes } from './routes/job-routes.js';
+import { JobViews } from './routes/job-view.js';
 import { registerMediaRoutes } from './routes/media-routes.js';
 import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
@@ -113,12 +114,13 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
   });
 
   registerOpsRoutes(app, context, metrics);
+  const jobViews = new JobViews(context.peers.media);
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(context.tokens));
     registerCatalogRoutes(api, context);
     registerMediaRoutes(api, context);
-    registerJobRoutes(api, context);
-    registerJobEventsRoute(api, context);
+    registerJobRoutes(api, context, jobViews);
+    registerJobEventsRoute(api, context, jobViews);
     registerPostRoutes(api, context);
   });
   await app.register(async (admin) => {

@@ -6,6 +6,7 @@ export const mediaConfigSpec = {
   DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
+  DB_POOL_MAX: int({ default: 10, min: 1, max: 500 }),
   /** Unset: an embedded S3-protocol store on loopback (local runs only). */
   S3_ENDPOINT: optional(url({ protocols: ['http:', 'https:'] })),
   /** Where clients outside the cluster reach the store; presigned URLs point there. */

@@ -5,7 +5,7 @@ import { startTelemetry } from '@atelier/telemetry';
 const telemetry = startTelemetry({ serviceName: 'media' });
 
 const { loadConfigOrExit } = await import('@atelier/config');
-const { pendingMigrations } = await import('@atelier/db');
+const { createSqlPool, pendingMigrations } = await import('@atelier/db');
 const { createLogger } = await import('@atelier/logging');
 const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { mediaConfigSpec } = await import('./config.js');
@@ -44,27 +44,29 @@ await store.ensureBucket();
 
 const orm = await createMediaOrm(config.DATABASE_URL);
 const pending = await pendingMigrations(orm);
+await orm.close();
 if (pending.length > 0) {
   logger.fatal({ pending }, 'schema media is behind: run `npm run migrate -w @atelier/media`');
   process.exit(1);
 }
 
+const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'media' });
 const context = {
-  orm,
+  pool,
   store,
   logger,
   uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS,
   downloadUrlTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS,
 };
 const server = await startMediaServer(context, { port: config.GRPC_PORT });
-const stopSweeper = startUploadSweeper({ orm, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
+const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
 logger.info({ port: server.port, bucket: config.S3_BUCKET }, 'media serving gRPC');
 
 installShutdownHandlers(
   async () => {
     await stopSweeper();
     await server.shutdown(config.SHUTDOWN_GRACE_MS);
-    await orm.close();
+    await pool.end();
     store.close();
     await embedded?.close();
     await telemetry.shutdown();

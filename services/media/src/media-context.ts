@@ -1,10 +1,10 @@
-import type { MikroORM } from '@atelier/db';
+import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
 import type { ObjectStore } from './storage/object-store.js';
 
-/** What the media RPC handlers depend on. Each call forks its own EntityManager. */
+/** What the media RPC handlers depend on. */
 export interface MediaContext {
-  orm: MikroORM;
+  pool: SqlPool;
   store: ObjectStore;
   logger: Logger;
   uploadUrlTtlSeconds: number;

@@ -6,7 +6,7 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mediaV1 } from '@atelier/contracts';
-import type { MikroORM } from '@atelier/db';
+import { createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
 import { createServiceClient, fromServiceError, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
@@ -27,7 +27,7 @@ let database: TestDatabase;
 let s3Directory: string;
 let s3: EmbeddedS3;
 let store: ObjectStore;
-let orm: MikroORM;
+let pool: SqlPool;
 let db: pg.Client;
 let server: GrpcServerHandle;
 let client: PromiseClient<mediaV1.MediaServiceClient>;
@@ -45,11 +45,13 @@ beforeAll(async () => {
     forcePathStyle: true,
   });
   await store.ensureBucket();
-  orm = await createMediaOrm(database.url, 4);
+  const orm = await createMediaOrm(database.url, 1);
   await migrateMedia(orm, database.url);
+  await orm.close();
+  pool = createSqlPool({ databaseUrl: database.url, max: 4, applicationName: 'media-test' });
   db = new pg.Client({ connectionString: database.url });
   await db.connect();
-  const context: MediaContext = { orm, store, logger, uploadUrlTtlSeconds: 300, downloadUrlTtlSeconds: 60 };
+  const context: MediaContext = { pool, store, logger, uploadUrlTtlSeconds: 300, downloadUrlTtlSeconds: 60 };
   server = await startMediaServer(context, { host: '127.0.0.1', port: 0 });
   address = `127.0.0.1:${server.port}`;
   client = createServiceClient(mediaV1.MediaServiceClient, address);
@@ -59,7 +61,7 @@ afterAll(async () => {
   client?.close();
   await server?.shutdown(100);
   await db?.end();
-  await orm?.close();
+  await pool?.end();
   store?.close();
   await s3?.close();
   rmSync(s3Directory, { recursive: true, force: true });
@@ -413,7 +415,7 @@ describe('media - stale upload sweeper', () => {
     );
     const readyBefore = (await db.query(`SELECT count(*)::int AS n FROM media.assets WHERE status = 'ready'`)).rows[0].n;
 
-    const [a, b] = await Promise.all([sweepStaleUploads(orm, store, 3_600_000, 2), sweepStaleUploads(orm, store, 3_600_000, 2)]);
+    const [a, b] = await Promise.all([sweepStaleUploads(pool, store, 3_600_000, 2), sweepStaleUploads(pool, store, 3_600_000, 2)]);
     expect(a + b).toBe(5);
     const { rows: left } = await db.query('SELECT id FROM media.assets WHERE id = ANY($1)', [stale.map((u) => u.asset!.id)]);
     expect(left).toEqual([]);

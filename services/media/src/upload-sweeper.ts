@@ -1,5 +1,6 @@
-import type { MikroORM } from '@atelier/db';
+import { inTransaction, type SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
+import { deleteUploadingRows, lockStaleUploads } from './db/assets-repository.js';
 import type { ObjectStore } from './storage/object-store.js';
 
 /**
@@ -9,22 +10,15 @@ import type { ObjectStore } from './storage/object-store.js';
  * transaction rolls back and the rows wait for the next sweep (never a row without its object
  * deleted first, never an object deleted twice in a way that matters: S3 deletes are idempotent).
  */
-export async function sweepStaleUploads(orm: MikroORM, store: ObjectStore, maxAgeMs: number, batchSize = 100): Promise<number> {
+export async function sweepStaleUploads(pool: SqlPool, store: ObjectStore, maxAgeMs: number, batchSize = 100): Promise<number> {
   let swept = 0;
   for (;;) {
-    const count = await orm.em.fork().transactional(async (em) => {
-      const rows = await em.execute<{ id: string; storage_key: string }[]>(
-        `SELECT id, storage_key FROM media.assets
-          WHERE status = 'uploading' AND created_at < now() - make_interval(secs => ?)
-          ORDER BY created_at
-          LIMIT ?
-          FOR UPDATE SKIP LOCKED`,
-        [maxAgeMs / 1000, batchSize],
-      );
+    const count = await inTransaction(pool, async (client) => {
+      const rows = await lockStaleUploads(client, maxAgeMs, batchSize);
       if (rows.length === 0) return 0;
       await store.deleteMany(rows.map((row) => row.storage_key));
-      await em.execute(
-        `DELETE FROM media.assets WHERE id IN (${rows.map(() => '?').join(', ')}) AND status = 'uploading'`,
+      await deleteUploadingRows(
+        client,
         rows.map((row) => row.id),
       );
       return rows.length;
@@ -36,7 +30,7 @@ export async function sweepStaleUploads(orm: MikroORM, store: ObjectStore, maxAg
 
 /** Sweeps every intervalMs until stopped; a failed sweep is logged and retried next time. */
 export function startUploadSweeper(options: {
-  orm: MikroORM;
+  pool: SqlPool;
   store: ObjectStore;
   logger: Logger;
   maxAgeMs: number;
@@ -44,7 +38,7 @@ export function startUploadSweeper(options: {
 }): () => Promise<void> {
   let running: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
-    running = sweepStaleUploads(options.orm, options.store, options.maxAgeMs).then(
+    running = sweepStaleUploads(options.pool, options.store, options.maxAgeMs).then(
       (swept) => {
         if (swept > 0) options.logger.info({ swept }, 'stale uploads removed');
       },

@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, importSPKI, jwtVerify, type JWTPayload } from 'jose';
+import { ExpiringCache } from '@atelier/caching';
 import { USER_ID_PATTERN } from '@atelier/validation';
 
 /** Who is calling: the token's subject and roles. */
@@ -24,6 +25,10 @@ export async function createTokenVerifier(options: {
   jwksUrl?: string;
   issuer?: string;
   audience?: string;
+  /** Verified tokens remembered (default 10,000; 0 turns the cache off). */
+  cacheSize?: number;
+  /** Longest a verified token is remembered (default 60 s), never past its `exp`. */
+  cacheTtlMs?: number;
 }): Promise<TokenVerifier> {
   const verifyOptions = { algorithms: ALGORITHMS, issuer: options.issuer, audience: options.audience };
   let verifyJwt: (token: string) => Promise<JWTPayload>;
@@ -36,12 +41,22 @@ export async function createTokenVerifier(options: {
   } else {
     throw new Error('set JWT_PUBLIC_KEY (PEM) or JWKS_URL');
   }
+  // Tokens already verified, so a client polling with the same token costs a map lookup instead
+  // of a signature check. An entry lives until the token expires or cacheTtlMs passes (so a key
+  // removed from a JWKS stops being honoured soon); only successes are remembered.
+  const verified = new ExpiringCache<string, Caller>(options.cacheSize ?? 10_000);
+  const cacheTtlMs = options.cacheTtlMs ?? 60_000;
   return {
     async verify(token) {
+      const cached = verified.get(token);
+      if (cached) return cached;
       const payload = await verifyJwt(token);
       if (typeof payload.sub !== 'string' || !USER_ID_PATTERN.test(payload.sub)) throw new Error('the token has no usable subject');
       const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
-      return { userId: payload.sub, roles, isAdmin: roles.includes('admin') };
+      const caller = { userId: payload.sub, roles, isAdmin: roles.includes('admin') };
+      const expiresAtMs = typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY;
+      verified.set(token, caller, Math.min(expiresAtMs, Date.now() + cacheTtlMs));
+      return caller;
     },
   };
 }

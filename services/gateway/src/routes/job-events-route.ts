@@ -3,7 +3,7 @@ import type { jobsV1 } from '@atelier/contracts';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { idParam, responses } from '../http/schemas.js';
-import { jobView } from './job-view.js';
+import type { JobViews } from './job-view.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
@@ -13,7 +13,7 @@ const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
  * reconnect with `Last-Event-ID` resumes after that version. A comment every SSE_KEEPALIVE_MS
  * keeps proxies from closing a quiet stream.
  */
-export function registerJobEventsRoute(app: FastifyInstance, context: GatewayContext): void {
+export function registerJobEventsRoute(app: FastifyInstance, context: GatewayContext, jobViews: JobViews): void {
   const { peers } = context;
   app.get<{ Params: { jobId: string }; Headers: { 'last-event-id'?: string } }>(
     '/api/v1/creation/jobs/:jobId/events',
@@ -47,7 +47,7 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
       request.raw.on('close', () => call.cancel());
       try {
         for await (const update of call as AsyncIterable<jobsV1.WatchJobResponse>) {
-          const job = await jobView(peers, update.job!, caller.userId);
+          const job = await jobViews.view(update.job!, caller.userId);
           out.write(`event: job\nid: ${job.version}\ndata: ${JSON.stringify(job)}\n\n`);
           if (TERMINAL.has(job.status)) break;
         }

@@ -6,7 +6,7 @@ import { HttpError } from '../http/http-error.js';
 import { idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
 import { postDto } from '../mappers/dtos.js';
 import { jobStatuses } from '../mappers/enums.js';
-import { jobView } from './job-view.js';
+import type { JobViews } from './job-view.js';
 
 interface CreateJobBody {
   jobType: string;
@@ -24,7 +24,7 @@ interface CreateJobBody {
 /** Job types under `system.` are operator probes: only admins may create them. */
 const OPERATOR_JOB_TYPE = /^system\./;
 
-export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContext): void {
+export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContext, jobViews: JobViews): void {
   app.post<{ Body: CreateJobBody; Headers: { 'idempotency-key': string } }>(
     '/api/v1/creation/jobs',
     {
@@ -74,7 +74,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         }),
       );
       reply.code(created ? 201 : 200);
-      return { job: await jobView(peers, job!, caller.userId) };
+      return { job: await jobViews.view(job!, caller.userId) };
     },
   );
 
@@ -97,7 +97,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         pageToken: request.query.cursor ?? '',
       });
       return {
-        items: await Promise.all(result.jobs.map((job) => jobView(peers, job, caller.userId))),
+        items: await Promise.all(result.jobs.map((job) => jobViews.view(job, caller.userId))),
         nextCursor: result.nextPageToken || null,
       };
     },
@@ -116,7 +116,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     async (request) => {
       const caller = callerOf(request);
       const { job } = await peers.jobs.getJob({ jobId: request.params.jobId, userId: caller.userId });
-      return { job: await jobView(peers, job!, caller.userId) };
+      return { job: await jobViews.view(job!, caller.userId) };
     },
   );
 
@@ -133,7 +133,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     async (request) => {
       const caller = callerOf(request);
       const { job } = await peers.jobs.cancelJob({ jobId: request.params.jobId, userId: caller.userId });
-      return { job: await jobView(peers, job!, caller.userId) };
+      return { job: await jobViews.view(job!, caller.userId) };
     },
   );
 

@@ -15,12 +15,11 @@ type CompleteUpload = Handler<typeof mediaV1.MediaServiceService.completeUpload>
  * A refusal leaves the asset `uploading` (the client may PUT again while its URL is valid) and
  * records the reason. Completing a ready asset again returns it unchanged.
  */
-export function completeUpload({ orm, store }: MediaContext): CompleteUpload {
+export function completeUpload({ pool, store }: MediaContext): CompleteUpload {
   return async (request) => {
     const id = requireUuid(request.assetId, 'asset_id');
     const ownerUserId = requireUserId(request.ownerUserId, 'owner_user_id');
-    const em = orm.em.fork();
-    const asset = await findAsset(em, id);
+    const asset = await findAsset(pool, id);
     if (!asset || asset.ownerUserId !== ownerUserId || asset.status === 'deleted') throw new NotFoundError('asset');
     if (asset.status === 'ready') return { asset: toAssetMessage(asset) };
 
@@ -36,10 +35,10 @@ export function completeUpload({ orm, store }: MediaContext): CompleteUpload {
       const bytes = await store.getBytes(asset.storageKey);
       const facts = verifyImage(bytes, asset.contentType, asset.sizeBytes);
       const sha256 = createHash('sha256').update(bytes).digest();
-      const ready = (await markReady(em, id, facts, sha256)) ?? (await findAsset(em, id));
+      const ready = (await markReady(pool, id, facts, sha256)) ?? (await findAsset(pool, id));
       return { asset: toAssetMessage(ready!) };
     } catch (error) {
-      if (isAppError(error) && error.reason?.startsWith('UPLOAD_')) await recordUploadError(em, id, `${error.reason}: ${error.message}`);
+      if (isAppError(error) && error.reason?.startsWith('UPLOAD_')) await recordUploadError(pool, id, `${error.reason}: ${error.message}`);
       throw error;
     }
   };

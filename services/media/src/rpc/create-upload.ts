@@ -10,7 +10,7 @@ import { toAssetMessage } from '../mappers.js';
 type CreateUpload = Handler<typeof mediaV1.MediaServiceService.createUpload>;
 
 /** Step one of an upload: an `uploading` asset and a presigned PUT bound to type and length. */
-export function createUpload({ orm, store, uploadUrlTtlSeconds }: MediaContext): CreateUpload {
+export function createUpload({ pool, store, uploadUrlTtlSeconds }: MediaContext): CreateUpload {
   return async (request) => {
     const ownerUserId = requireUserId(request.ownerUserId, 'owner_user_id');
     const purpose = requireUserPurpose(request.purpose);
@@ -19,7 +19,7 @@ export function createUpload({ orm, store, uploadUrlTtlSeconds }: MediaContext):
     const id = uuidv7();
     const storageKey = storageKeyFor(id);
     const presigned = await store.presignPut(storageKey, contentType, sizeBytes, uploadUrlTtlSeconds);
-    const asset = await insertUploading(orm.em.fork(), {
+    const asset = await insertUploading(pool, {
       id,
       ownerUserId,
       purpose,

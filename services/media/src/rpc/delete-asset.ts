@@ -12,15 +12,14 @@ type DeleteAsset = Handler<typeof mediaV1.MediaServiceService.deleteAsset>;
  * Soft delete, then best-effort removal of the object: the row is the truth, so a failed object
  * delete leaves bytes nobody can reach through the API, logged for operators.
  */
-export function deleteAsset({ orm, store, logger }: MediaContext): DeleteAsset {
+export function deleteAsset({ pool, store, logger }: MediaContext): DeleteAsset {
   return async (request) => {
     const id = requireUuid(request.assetId, 'asset_id');
     const owner = request.ownerUserId === undefined ? undefined : requireUserId(request.ownerUserId, 'owner_user_id');
-    const em = orm.em.fork();
-    const asset = await findAsset(em, id);
+    const asset = await findAsset(pool, id);
     if (!asset || (owner !== undefined && asset.ownerUserId !== owner)) throw new NotFoundError('asset');
     if (asset.status === 'deleted') return { asset: toAssetMessage(asset) };
-    const deleted = (await markDeleted(em, id)) ?? (await findAsset(em, id));
+    const deleted = (await markDeleted(pool, id)) ?? (await findAsset(pool, id));
     await store.delete(asset.storageKey).catch((error: unknown) => {
       logger.warn({ assetId: id, err: error }, 'object removal failed after soft delete');
     });

@@ -10,11 +10,11 @@ type GetAsset = Handler<typeof mediaV1.MediaServiceService.getAsset>;
 type GetAssetInternal = Handler<typeof mediaV1.MediaServiceService.getAssetInternal>;
 
 /** The caller's own live asset; anything else is NOT_FOUND, so existence never leaks. */
-export function getAsset({ orm, store, downloadUrlTtlSeconds }: MediaContext): GetAsset {
+export function getAsset({ pool, store, downloadUrlTtlSeconds }: MediaContext): GetAsset {
   return async (request) => {
     const id = requireUuid(request.assetId, 'asset_id');
     const caller = requireUserId(request.callerUserId, 'caller_user_id');
-    const asset = await findAsset(orm.em, id);
+    const asset = await findAsset(pool, id);
     if (!asset || asset.ownerUserId !== caller || asset.status === 'deleted') throw new NotFoundError('asset');
     if (asset.status !== 'ready') return { asset: toAssetMessage(asset) };
     const download = await store.presignGet(asset.storageKey, downloadUrlTtlSeconds);
@@ -23,10 +23,10 @@ export function getAsset({ orm, store, downloadUrlTtlSeconds }: MediaContext): G
 }
 
 /** For services: any asset by id, whatever its owner or status; the status tells the caller. */
-export function getAssetInternal({ orm, store, downloadUrlTtlSeconds }: MediaContext): GetAssetInternal {
+export function getAssetInternal({ pool, store, downloadUrlTtlSeconds }: MediaContext): GetAssetInternal {
   return async (request) => {
     const id = requireUuid(request.assetId, 'asset_id');
-    const asset = await findAsset(orm.em, id);
+    const asset = await findAsset(pool, id);
     if (!asset) throw new NotFoundError('asset');
     if (!request.includeDownloadUrl || asset.status !== 'ready') return { asset: toAssetMessage(asset) };
     const download = await store.presignGet(asset.storageKey, downloadUrlTtlSeconds);

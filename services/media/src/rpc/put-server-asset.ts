@@ -38,7 +38,7 @@ async function readBytes(iterator: AsyncIterator<mediaV1.PutServerAssetRequest>,
  * completing, then ran again — returns the asset stored the first time instead of a second one,
  * so no orphan is left behind.
  */
-export function putServerAsset({ orm, store }: MediaContext): PutServerAsset {
+export function putServerAsset({ pool, store }: MediaContext): PutServerAsset {
   return async (requests) => {
     const iterator = requests[Symbol.asyncIterator]();
     const header = await readHeader(iterator);
@@ -49,12 +49,11 @@ export function putServerAsset({ orm, store }: MediaContext): PutServerAsset {
     const idempotencyKey = header.idempotencyKey === undefined ? null : requireIdempotencyKey(header.idempotencyKey);
 
     const bytes = await readBytes(iterator, sizeBytes);
-    const em = orm.em.fork();
-    let earlier = idempotencyKey ? await findLiveByIdempotencyKey(em, ownerUserId, idempotencyKey) : null;
+    let earlier = idempotencyKey ? await findLiveByIdempotencyKey(pool, ownerUserId, idempotencyKey) : null;
     if (earlier?.status === 'ready') return { asset: toAssetMessage(earlier), created: false };
     if (earlier && (earlier.contentType !== contentType || earlier.sizeBytes !== sizeBytes)) {
       // A dead earlier put declared other bytes: abandon it rather than mix the two.
-      await markDeleted(em, earlier.id);
+      await markDeleted(pool, earlier.id);
       await store.delete(earlier.storageKey).catch(() => {});
       earlier = null;
     }
@@ -66,13 +65,13 @@ export function putServerAsset({ orm, store }: MediaContext): PutServerAsset {
     // finish that one rather than starting another.
     const asset =
       earlier ??
-      (await insertUploading(em, { id, ownerUserId, purpose, contentType, sizeBytes, storageKey: storageKeyFor(id), idempotencyKey })) ??
-      (await findLiveByIdempotencyKey(em, ownerUserId, idempotencyKey!));
+      (await insertUploading(pool, { id, ownerUserId, purpose, contentType, sizeBytes, storageKey: storageKeyFor(id), idempotencyKey })) ??
+      (await findLiveByIdempotencyKey(pool, ownerUserId, idempotencyKey!));
     if (asset!.status === 'ready') return { asset: toAssetMessage(asset!), created: false };
 
     await store.put(asset!.storageKey, bytes, contentType);
-    const ready = await markReady(em, asset!.id, facts, sha256);
-    if (!ready) return { asset: toAssetMessage((await findLiveByIdempotencyKey(em, ownerUserId, idempotencyKey!))!), created: false };
+    const ready = await markReady(pool, asset!.id, facts, sha256);
+    if (!ready) return { asset: toAssetMessage((await findLiveByIdempotencyKey(pool, ownerUserId, idempotencyKey!))!), created: false };
     return { asset: toAssetMessage(ready), created: true };
   };
 }

@@ -11,10 +11,10 @@ type ReadAsset = Handler<typeof mediaV1.MediaServiceService.readAsset>;
 const CHUNK_BYTES = 64 * 1024;
 
 /** Streams a ready asset: its metadata first, then its bytes in chunks of at most 64 KiB. */
-export function readAsset({ orm, store }: MediaContext): ReadAsset {
+export function readAsset({ pool, store }: MediaContext): ReadAsset {
   return async (request, stream, context) => {
     const id = requireUuid(request.assetId, 'asset_id');
-    const asset = await findAsset(orm.em, id);
+    const asset = await findAsset(pool, id);
     if (!asset || asset.status === 'deleted') throw new NotFoundError('asset');
     if (asset.status !== 'ready') throw new FailedPreconditionError('ASSET_NOT_READY', 'the asset has not been completed yet');
     await stream.write({ part: { $case: 'asset', asset: toAssetMessage(asset) } });

@@ -11,6 +11,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { ExpiringCache } from '@atelier/caching';
 
 // The SDK is pinned to a release that supports Node 20; its reminder that later releases will
 // need Node 22 is not actionable at run time and would break the JSON log stream.
@@ -61,7 +62,7 @@ const DOWNLOAD_URL_CACHE_SIZE = 10_000;
 export class ObjectStore {
   private readonly client: S3Client;
   private readonly presignClient: S3Client;
-  private readonly downloadUrls = new Map<string, PresignedRequest>();
+  private readonly downloadUrls = new ExpiringCache<string, PresignedRequest>(DOWNLOAD_URL_CACHE_SIZE);
   readonly bucket: string;
 
   constructor(options: ObjectStoreOptions) {
@@ -101,12 +102,11 @@ export class ObjectStore {
    */
   async presignGet(key: string, ttlSeconds: number): Promise<PresignedRequest> {
     const cached = this.downloadUrls.get(key);
-    if (cached && cached.expiresAt.getTime() - Date.now() > (ttlSeconds * 1000) / 2) return cached;
+    if (cached) return cached;
+    const signedAt = Date.now();
     const url = await getSignedUrl(this.presignClient, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: ttlSeconds });
-    const presigned = { url, headers: {}, expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
-    this.downloadUrls.delete(key);
-    this.downloadUrls.set(key, presigned);
-    if (this.downloadUrls.size > DOWNLOAD_URL_CACHE_SIZE) this.downloadUrls.delete(this.downloadUrls.keys().next().value!);
+    const presigned = { url, headers: {}, expiresAt: new Date(signedAt + ttlSeconds * 1000) };
+    this.downloadUrls.set(key, presigned, signedAt + (ttlSeconds * 1000) / 2);
     return presigned;
   }
 

@@ -1,0 +1,1 @@
+export { ExpiringCache } from './expiring-cache.js';
