@@ -5,13 +5,13 @@ import { startTelemetry } from './index.js';
 
 // Telemetry must start before gRPC is loaded, so everything else is imported dynamically.
 const exporter = new InMemorySpanExporter();
-const telemetry = startTelemetry({ serviceName: 'telemetry-test', spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const telemetry = await startTelemetry({ serviceName: 'telemetry-test', spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
 afterAll(() => telemetry.shutdown());
 
 describe('telemetry - bootstrap', () => {
   it('is off, and costs nothing, without an OTLP endpoint', async () => {
-    const off = startTelemetry({ serviceName: 'x', otlpEndpoint: undefined });
+    const off = await startTelemetry({ serviceName: 'x', otlpEndpoint: undefined });
     expect(off.enabled).toBe(process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? true : false);
     await off.shutdown();
   });

@@ -1,11 +1,5 @@
 import { createRequire } from 'node:module';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 export interface TelemetryOptions {
   serviceName: string;
@@ -25,13 +19,31 @@ export interface Telemetry {
  * Starts OpenTelemetry tracing with the gRPC, HTTP and pg instrumentations. It must run before
  * those libraries are imported (instrumentation patches them on load), so a service's
  * `main.ts` calls it first and imports the rest of the service dynamically afterwards.
- * Off unless an OTLP endpoint is configured: a service without a collector pays nothing.
+ * Off unless an OTLP endpoint is configured: a service without a collector pays nothing, not
+ * even the memory of loading the SDK (about 25 MB), which is why it is imported on demand.
  */
-export function startTelemetry(options: TelemetryOptions): Telemetry {
+export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry> {
   const endpoint = options.otlpEndpoint ?? process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint && !options.spanProcessors) {
     return { enabled: false, shutdown: async () => {} };
   }
+  const [
+    { NodeSDK },
+    { OTLPTraceExporter },
+    { GrpcInstrumentation },
+    { HttpInstrumentation },
+    { PgInstrumentation },
+    { BatchSpanProcessor },
+    { resourceFromAttributes },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/instrumentation-grpc'),
+    import('@opentelemetry/instrumentation-http'),
+    import('@opentelemetry/instrumentation-pg'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+  ]);
   const spanProcessors = options.spanProcessors ?? [
     new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint!.replace(/\/$/, '')}/v1/traces` })),
   ];

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import S3rver from 's3rver';
 import { natsTestPrefix, testNatsUrl } from './nats-test-prefix.js';
 import { freePort, startGrpcServiceProcess, startProcess, type ServiceProcess } from './service-process.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -24,8 +25,8 @@ export interface PlatformOptions {
 }
 
 /**
- * Atelier's services as real processes on loopback — catalog, media (with its own S3-protocol
- * store), jobs, and on request community, provider-sim, workers and the gateway — on a database
+ * Atelier's services as real processes on loopback — catalog, media (on an S3-protocol server
+ * this process runs, as production points media at S3 or MinIO), jobs, and on request community, provider-sim, workers and the gateway — on a database
  * and a NATS stream prefix of their own, removed by stop().
  */
 export interface TestPlatform {
@@ -52,6 +53,8 @@ const httpReady = (pathname: string) => async (address: string) => (await fetch(
 export async function startTestPlatform(options: PlatformOptions = {}): Promise<TestPlatform> {
   const database = await createTestDatabase();
   const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-platform-s3-'));
+  const s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: s3Directory, silent: true });
+  const s3Address = await s3.run();
   const natsPrefix = natsTestPrefix();
   const processes: ServiceProcess[] = [];
   const cleanup = async () => {
@@ -67,6 +70,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     const jsm = await jetstreamManager(nc);
     for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`]) await jsm.streams.delete(stream).catch(() => false);
     await nc.close();
+    await s3.close();
     rmSync(s3Directory, { recursive: true, force: true });
     await database.drop();
   };
@@ -75,7 +79,13 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }, options.nodeArgs?.catalog),
       startGrpcServiceProcess(
         'media',
-        { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory },
+        {
+          DATABASE_URL: database.url,
+          S3_ENDPOINT: `http://${s3Address.address}:${s3Address.port}`,
+          // s3rver's fixed development credentials: public, not secrets.
+          S3_ACCESS_KEY_ID: 'S3RVER',
+          S3_SECRET_ACCESS_KEY: 'S3RVER',
+        },
         options.nodeArgs?.media,
       ),
     ]);

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,8 +40,21 @@ process.once('exit', () => {
   for (const child of liveChildren) child.kill('SIGKILL');
 });
 
+/**
+ * With ATELIER_RUN_BUILT=1 services run from their `npm run build` bundles (`dist/main.js`, plain
+ * node, as in the images) instead of their TypeScript sources under tsx: benchmarks use it to
+ * measure what production runs. Other entries (benchmark helpers) always run under tsx.
+ */
+function nodeCommand(entry: string): string[] {
+  const match = /^services\/([^/]+)\/src\/(main\.ts|db\/migrate-cli\.ts)$/.exec(entry);
+  if (process.env.ATELIER_RUN_BUILT !== '1' || !match) return ['--import', 'tsx', path.join(repoRoot, entry)];
+  const built = path.join(repoRoot, 'services', match[1]!, 'dist', match[2] === 'main.ts' ? 'main.js' : 'migrate.js');
+  if (!existsSync(built)) throw new Error(`ATELIER_RUN_BUILT: ${path.relative(repoRoot, built)} is missing; run \`npm run build\` first`);
+  return [built];
+}
+
 function runEntry(entry: string, env: Record<string, string>, nodeArgs: readonly string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(repoRoot, entry)], {
+  const child = spawn(process.execPath, [...nodeArgs, ...nodeCommand(entry)], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -111,7 +125,7 @@ export async function startGrpcServiceProcess(
   nodeArgs: readonly string[] = [],
 ): Promise<ServiceProcess> {
   if (env.DATABASE_URL) {
-    const migrated = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, `services/${service}/src/db/migrate-cli.ts`)], {
+    const migrated = spawnSync(process.execPath, nodeCommand(`services/${service}/src/db/migrate-cli.ts`), {
       cwd: repoRoot,
       env: { ...process.env, ...env },
       encoding: 'utf8',

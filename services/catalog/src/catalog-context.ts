@@ -1,6 +1,6 @@
-import type { MikroORM } from '@atelier/db';
+import type { SqlPool } from '@atelier/db';
 
-/** What the catalog's RPC handlers depend on. Each call forks its own EntityManager from it. */
+/** What the catalog's RPC handlers depend on. */
 export interface CatalogContext {
-  orm: MikroORM;
+  pool: SqlPool;
 }

@@ -7,24 +7,26 @@ import { ErrorCode } from '@atelier/errors';
 import { createServiceClient, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
 import { checkHealth, createTestDatabase, listReflectedServices, type TestDatabase } from '@atelier/testing';
-import type { MikroORM } from '@atelier/db';
+import { createSqlPool, type SqlPool } from '@atelier/db';
 import { createCatalogOrm, migrateCatalog } from './db/catalog-orm.js';
 import { CATALOG_SERVICE_NAME, startCatalogServer } from './server.js';
 
 const { MediaKind } = commonV1;
-const logger = createLogger({ service: 'catalog-test', level: 'silent' });
+const logger = createLogger({ service: 'catalog-test', level: 'error' });
 
 let database: TestDatabase;
-let orm: MikroORM;
+let pool: SqlPool;
 let server: GrpcServerHandle;
 let client: PromiseClient<catalogV1.CatalogServiceClient>;
 let address: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  orm = await createCatalogOrm(database.url, 4);
+  const orm = await createCatalogOrm(database.url, 1);
   await migrateCatalog(orm, database.url);
-  server = await startCatalogServer({ orm }, { host: '127.0.0.1', port: 0, logger });
+  await orm.close();
+  pool = createSqlPool({ databaseUrl: database.url, max: 4, applicationName: 'catalog-test' });
+  server = await startCatalogServer({ pool }, { host: '127.0.0.1', port: 0, logger });
   address = `127.0.0.1:${server.port}`;
   client = createServiceClient(catalogV1.CatalogServiceClient, address);
 });
@@ -32,7 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   await server?.shutdown(100);
-  await orm?.close();
+  await pool?.end();
   await database?.drop();
 });
 

@@ -11,6 +11,7 @@ export const catalogConfigSpec = {
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   /** How long in-flight calls may take to finish on SIGTERM. */
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
+  DB_POOL_MAX: int({ default: 5, min: 1, max: 500 }),
 } as const;
 
 export type CatalogConfig = ConfigOf<typeof catalogConfigSpec>;

@@ -1,5 +1,5 @@
 import { type catalogV1 } from '@atelier/contracts';
-import type { Model, Style } from './db/entities.js';
+import type { Model, Style } from './db/catalog-repository.js';
 import { mediaKindMessage } from './domain/media-kind.js';
 
 export function toModelMessage(model: Model): catalogV1.Model {

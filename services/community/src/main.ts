@@ -2,22 +2,20 @@
 // configuration, the schema check, wiring and serving; shutdown in reverse.
 import { startTelemetry } from '@atelier/telemetry';
 
-const telemetry = startTelemetry({ serviceName: 'community' });
+const telemetry = await startTelemetry({ serviceName: 'community' });
 
 const { loadConfigOrExit } = await import('@atelier/config');
 const { pendingMigrations } = await import('@atelier/db');
 const { createLogger } = await import('@atelier/logging');
 const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { communityConfigSpec } = await import('./config.js');
-const { createCommunityOrm } = await import('./db/community-orm.js');
+const { COMMUNITY_SCHEMA, communityMigrations } = await import('./db/migrations/index.js');
 const { startCommunityApp } = await import('./community-app.js');
 
 const config = loadConfigOrExit('community', communityConfigSpec);
 const logger = createLogger({ service: 'community', level: config.LOG_LEVEL });
 
-const orm = await createCommunityOrm(config.DATABASE_URL);
-const pending = await pendingMigrations(orm);
-await orm.close();
+const pending = await pendingMigrations(config.DATABASE_URL, COMMUNITY_SCHEMA, communityMigrations);
 if (pending.length > 0) {
   logger.fatal({ pending }, 'schema community is behind: run `npm run migrate -w @atelier/community`');
   process.exit(1);

@@ -2,7 +2,7 @@
 // configuration, wiring and serving; shutdown in reverse.
 import { startTelemetry } from '@atelier/telemetry';
 
-const telemetry = startTelemetry({ serviceName: 'gateway' });
+const telemetry = await startTelemetry({ serviceName: 'gateway' });
 
 const { loadConfigOrExit } = await import('@atelier/config');
 const { createLogger } = await import('@atelier/logging');

@@ -2,22 +2,20 @@
 // configuration, the schema check, wiring and serving; shutdown in reverse.
 import { startTelemetry } from '@atelier/telemetry';
 
-const telemetry = startTelemetry({ serviceName: 'jobs' });
+const telemetry = await startTelemetry({ serviceName: 'jobs' });
 
 const { loadConfigOrExit } = await import('@atelier/config');
 const { pendingMigrations } = await import('@atelier/db');
 const { createLogger } = await import('@atelier/logging');
 const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { jobsConfigSpec } = await import('./config.js');
-const { createJobsOrm } = await import('./db/jobs-orm.js');
+const { JOBS_SCHEMA, jobsMigrations } = await import('./db/migrations/index.js');
 const { startJobsApp } = await import('./jobs-app.js');
 
 const config = loadConfigOrExit('jobs', jobsConfigSpec);
 const logger = createLogger({ service: 'jobs', level: config.LOG_LEVEL });
 
-const orm = await createJobsOrm(config.DATABASE_URL);
-const pending = await pendingMigrations(orm);
-await orm.close();
+const pending = await pendingMigrations(config.DATABASE_URL, JOBS_SCHEMA, jobsMigrations);
 if (pending.length > 0) {
   logger.fatal({ pending }, 'schema jobs is behind: run `npm run migrate -w @atelier/jobs`');
   process.exit(1);

@@ -2,17 +2,16 @@
 // configuration, the object store, the database, serving and the sweeper; shutdown in reverse.
 import { startTelemetry } from '@atelier/telemetry';
 
-const telemetry = startTelemetry({ serviceName: 'media' });
+const telemetry = await startTelemetry({ serviceName: 'media' });
 
 const { loadConfigOrExit } = await import('@atelier/config');
 const { createSqlPool, pendingMigrations } = await import('@atelier/db');
 const { createLogger } = await import('@atelier/logging');
 const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { mediaConfigSpec } = await import('./config.js');
-const { createMediaOrm } = await import('./db/media-orm.js');
+const { MEDIA_SCHEMA, mediaMigrations } = await import('./db/migrations/index.js');
 const { startMediaServer } = await import('./server.js');
 const { ObjectStore } = await import('./storage/object-store.js');
-const { EMBEDDED_S3_CREDENTIALS, startEmbeddedS3 } = await import('./storage/embedded-s3.js');
 const { startUploadSweeper } = await import('./upload-sweeper.js');
 
 const config = loadConfigOrExit('media', mediaConfigSpec);
@@ -22,9 +21,9 @@ if (config.S3_ENDPOINT && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_
   process.stderr.write('media: invalid configuration:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required when S3_ENDPOINT is set\n');
   process.exit(78);
 }
-const embedded = config.S3_ENDPOINT
-  ? undefined
-  : await startEmbeddedS3({ directory: config.S3_EMBEDDED_DIR, port: config.S3_EMBEDDED_PORT });
+// Only a local run without S3_ENDPOINT loads the embedded store (and its dependencies).
+const embeddedS3 = config.S3_ENDPOINT ? undefined : await import('./storage/embedded-s3.js');
+const embedded = await embeddedS3?.startEmbeddedS3({ directory: config.S3_EMBEDDED_DIR, port: config.S3_EMBEDDED_PORT });
 if (embedded)
   logger.warn(
     { endpoint: embedded.endpoint, directory: config.S3_EMBEDDED_DIR },
@@ -36,15 +35,13 @@ const store = new ObjectStore({
   publicEndpoint: config.S3_PUBLIC_ENDPOINT,
   region: config.S3_REGION,
   bucket: config.S3_BUCKET,
-  accessKeyId: config.S3_ACCESS_KEY_ID ?? EMBEDDED_S3_CREDENTIALS.accessKeyId,
-  secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? EMBEDDED_S3_CREDENTIALS.secretAccessKey,
+  accessKeyId: config.S3_ACCESS_KEY_ID ?? embeddedS3!.EMBEDDED_S3_CREDENTIALS.accessKeyId,
+  secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? embeddedS3!.EMBEDDED_S3_CREDENTIALS.secretAccessKey,
   forcePathStyle: config.S3_FORCE_PATH_STYLE,
 });
 await store.ensureBucket();
 
-const orm = await createMediaOrm(config.DATABASE_URL);
-const pending = await pendingMigrations(orm);
-await orm.close();
+const pending = await pendingMigrations(config.DATABASE_URL, MEDIA_SCHEMA, mediaMigrations);
 if (pending.length > 0) {
   logger.fatal({ pending }, 'schema media is behind: run `npm run migrate -w @atelier/media`');
   process.exit(1);

@@ -2,7 +2,7 @@
 // the app and serving; SIGTERM closes the server (in-flight requests finish) and exits.
 import { startTelemetry } from '@atelier/telemetry';
 
-const telemetry = startTelemetry({ serviceName: 'provider-sim' });
+const telemetry = await startTelemetry({ serviceName: 'provider-sim' });
 
 const { loadConfigOrExit } = await import('@atelier/config');
 const { createLogger } = await import('@atelier/logging');

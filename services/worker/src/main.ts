@@ -2,7 +2,7 @@
 // and consuming. SIGTERM drains: stop pulling, finish or hand back running jobs, exit 0.
 import { startTelemetry } from '@atelier/telemetry';
 
-const telemetry = startTelemetry({ serviceName: 'worker' });
+const telemetry = await startTelemetry({ serviceName: 'worker' });
 
 const { loadConfigOrExit } = await import('@atelier/config');
 const { createLogger } = await import('@atelier/logging');

@@ -1,14 +1,14 @@
-import { createOrm, migrate, type MikroORM } from '@atelier/db';
-import { ModelEntity, StyleEntity } from './entities.js';
-import { catalogMigrations } from './migrations/index.js';
+import { createOrm, migrate, type MikroORM } from '@atelier/orm';
+import { CATALOG_SCHEMA, catalogMigrations } from './migrations/index.js';
 
-export const CATALOG_SCHEMA = 'catalog';
+export { CATALOG_SCHEMA };
 
+/** MikroORM owns the catalog schema's configuration and migrations; the service's SQL runs on pg. */
 export function createCatalogOrm(databaseUrl: string, poolMax?: number): Promise<MikroORM> {
   return createOrm({
     databaseUrl,
     schema: CATALOG_SCHEMA,
-    entities: [ModelEntity, StyleEntity],
+    entities: [],
     migrations: catalogMigrations,
     poolMax,
   });

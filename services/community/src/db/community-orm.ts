@@ -1,7 +1,7 @@
-import { createOrm, migrate, type MikroORM } from '@atelier/db';
-import { communityMigrations } from './migrations/index.js';
+import { createOrm, migrate, type MikroORM } from '@atelier/orm';
+import { COMMUNITY_SCHEMA, communityMigrations } from './migrations/index.js';
 
-export const COMMUNITY_SCHEMA = 'community';
+export { COMMUNITY_SCHEMA };
 
 /**
  * MikroORM owns the community schema's configuration and migrations. The service's own SQL runs

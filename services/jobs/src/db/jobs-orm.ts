@@ -1,7 +1,7 @@
-import { createOrm, migrate, type MikroORM } from '@atelier/db';
-import { jobsMigrations } from './migrations/index.js';
+import { createOrm, migrate, type MikroORM } from '@atelier/orm';
+import { JOBS_SCHEMA, jobsMigrations } from './migrations/index.js';
 
-export const JOBS_SCHEMA = 'jobs';
+export { JOBS_SCHEMA };
 
 /**
  * MikroORM owns the jobs schema's configuration and migrations. The service's own SQL (every

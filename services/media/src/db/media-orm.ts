@@ -1,11 +1,11 @@
-import { createOrm, migrate, type MikroORM } from '@atelier/db';
-import { AssetEntity } from './entities.js';
-import { mediaMigrations } from './migrations/index.js';
+import { createOrm, migrate, type MikroORM } from '@atelier/orm';
+import { MEDIA_SCHEMA, mediaMigrations } from './migrations/index.js';
 
-export const MEDIA_SCHEMA = 'media';
+export { MEDIA_SCHEMA };
 
+/** MikroORM owns the media schema's configuration and migrations; the service's SQL runs on pg. */
 export function createMediaOrm(databaseUrl: string, poolMax?: number): Promise<MikroORM> {
-  return createOrm({ databaseUrl, schema: MEDIA_SCHEMA, entities: [AssetEntity], migrations: mediaMigrations, poolMax });
+  return createOrm({ databaseUrl, schema: MEDIA_SCHEMA, entities: [], migrations: mediaMigrations, poolMax });
 }
 
 export function migrateMedia(orm: MikroORM, databaseUrl: string): Promise<string[]> {

@@ -1,4 +1,4 @@
-import { Migration } from '@atelier/db';
+import { Migration } from '@atelier/orm';
 
 /**
  * The catalog tables. Codes are unique per media kind; CHECKs keep codes, names and kinds

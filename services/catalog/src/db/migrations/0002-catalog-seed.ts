@@ -1,4 +1,4 @@
-import { Migration } from '@atelier/db';
+import { Migration } from '@atelier/orm';
 
 /**
  * Production reference data: the models and styles the app launches with. Ids are fixed so that

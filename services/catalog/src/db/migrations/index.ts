@@ -1,9 +1,13 @@
 import type { NamedMigration } from '@atelier/db';
-import { CatalogBaseline } from './0001-catalog-baseline.js';
-import { CatalogSeed } from './0002-catalog-seed.js';
 
-/** Every catalog migration, in order. Append only: never edit or reorder a released one. */
+/** The Postgres schema that holds every catalog table and its migrations table. */
+export const CATALOG_SCHEMA = 'catalog';
+
+/**
+ * Every catalog migration, in order. Append only: never edit or reorder a released one. Classes load
+ * on demand: the service's start-up schema check needs only the names.
+ */
 export const catalogMigrations: readonly NamedMigration[] = [
-  { name: '0001-catalog-baseline', class: CatalogBaseline },
-  { name: '0002-catalog-seed', class: CatalogSeed },
+  { name: '0001-catalog-baseline', load: async () => (await import('./0001-catalog-baseline.js')).CatalogBaseline },
+  { name: '0002-catalog-seed', load: async () => (await import('./0002-catalog-seed.js')).CatalogSeed },
 ];

@@ -1,4 +1,4 @@
-import { Migration } from '@atelier/db';
+import { Migration } from '@atelier/orm';
 
 /**
  * community.posts and community.post_media.

@@ -1,5 +1,12 @@
 import type { NamedMigration } from '@atelier/db';
-import { CommunityBaseline } from './0001-community-baseline.js';
 
-/** Every community migration, in order. Append only: never edit or reorder a released one. */
-export const communityMigrations: readonly NamedMigration[] = [{ name: '0001-community-baseline', class: CommunityBaseline }];
+/** The Postgres schema that holds every community table and its migrations table. */
+export const COMMUNITY_SCHEMA = 'community';
+
+/**
+ * Every community migration, in order. Append only: never edit or reorder a released one. Classes load
+ * on demand: the service's start-up schema check needs only the names.
+ */
+export const communityMigrations: readonly NamedMigration[] = [
+  { name: '0001-community-baseline', load: async () => (await import('./0001-community-baseline.js')).CommunityBaseline },
+];

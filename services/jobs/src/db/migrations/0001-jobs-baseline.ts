@@ -1,4 +1,4 @@
-import { Migration } from '@atelier/db';
+import { Migration } from '@atelier/orm';
 
 /**
  * The jobs schema. The job state machine lives here, in the database, twice over:

@@ -1,4 +1,4 @@
-import { Migration } from '@atelier/db';
+import { Migration } from '@atelier/orm';
 
 /**
  * How many provider requests a job has given up. It makes the provider idempotency key move on

@@ -1,9 +1,16 @@
 import type { NamedMigration } from '@atelier/db';
-import { JobsBaseline } from './0001-jobs-baseline.js';
-import { ProviderRequestGeneration } from './0002-provider-request-generation.js';
 
-/** Every jobs migration, in order. Append only: never edit or reorder a released one. */
+/** The Postgres schema that holds every jobs table and its migrations table. */
+export const JOBS_SCHEMA = 'jobs';
+
+/**
+ * Every jobs migration, in order. Append only: never edit or reorder a released one. Classes load
+ * on demand: the service's start-up schema check needs only the names.
+ */
 export const jobsMigrations: readonly NamedMigration[] = [
-  { name: '0001-jobs-baseline', class: JobsBaseline },
-  { name: '0002-provider-request-generation', class: ProviderRequestGeneration },
+  { name: '0001-jobs-baseline', load: async () => (await import('./0001-jobs-baseline.js')).JobsBaseline },
+  {
+    name: '0002-provider-request-generation',
+    load: async () => (await import('./0002-provider-request-generation.js')).ProviderRequestGeneration,
+  },
 ];

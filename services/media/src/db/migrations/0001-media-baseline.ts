@@ -1,4 +1,4 @@
-import { Migration } from '@atelier/db';
+import { Migration } from '@atelier/orm';
 
 /**
  * media.assets. The CHECKs tie each status to its timestamps and facts: a ready asset always

@@ -1,5 +1,12 @@
 import type { NamedMigration } from '@atelier/db';
-import { MediaBaseline } from './0001-media-baseline.js';
 
-/** Every media migration, in order. Append only: never edit or reorder a released one. */
-export const mediaMigrations: readonly NamedMigration[] = [{ name: '0001-media-baseline', class: MediaBaseline }];
+/** The Postgres schema that holds every media table and its migrations table. */
+export const MEDIA_SCHEMA = 'media';
+
+/**
+ * Every media migration, in order. Append only: never edit or reorder a released one. Classes load
+ * on demand: the service's start-up schema check needs only the names.
+ */
+export const mediaMigrations: readonly NamedMigration[] = [
+  { name: '0001-media-baseline', load: async () => (await import('./0001-media-baseline.js')).MediaBaseline },
+];

@@ -1,7 +1,7 @@
 import { loadConfigOrExit, oneOf, url } from '@atelier/config';
 import { createLogger } from '@atelier/logging';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ensureDatabaseExists } from './ensure-database.js';
+import { ensureDatabaseExists } from '@atelier/db';
 import { migrate } from './migrate.js';
 
 /**
@@ -28,9 +28,4 @@ export async function runMigrateCli(service: string, schema: string, createOrm: 
     logger.error({ err: error }, 'migration failed');
     process.exitCode = 1;
   }
-}
-
-/** Start-up guard: a service never serves on a schema that is behind its code. */
-export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
-  return (await orm.getMigrator().getPendingMigrations()).map((m) => m.name);
 }

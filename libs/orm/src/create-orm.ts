@@ -1,14 +1,8 @@
 import { MikroORM, type EntitySchema, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import type { Migration } from '@mikro-orm/migrations';
+import { MIGRATIONS_TABLE, type NamedMigration } from '@atelier/db';
 
 export type { MikroORM };
-
-/** A migration in a service's ordered list. Names sort in execution order (`0001_…`). */
-export interface NamedMigration {
-  name: string;
-  class: new (...args: never[]) => Migration;
-}
 
 export interface OrmOptions {
   /** Postgres URL (DATABASE_URL). */
@@ -30,6 +24,7 @@ export interface OrmOptions {
  * context is disabled so shared state cannot leak between units of work.
  */
 export async function createOrm(options: OrmOptions): Promise<MikroORM> {
+  const migrationsList = await Promise.all(options.migrations.map(async (m) => ({ name: m.name, class: (await m.load()) as never })));
   return MikroORM.init({
     clientUrl: options.databaseUrl,
     schema: options.schema,
@@ -41,8 +36,8 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
     discovery: { warnWhenNoEntities: false },
     pool: { min: 0, max: options.poolMax ?? 10 },
     migrations: {
-      tableName: 'mikro_orm_migrations',
-      migrationsList: options.migrations.map((m) => ({ name: m.name, class: m.class as never })),
+      tableName: MIGRATIONS_TABLE,
+      migrationsList,
       transactional: true,
       allOrNothing: true,
       snapshot: false,

@@ -1,0 +1,51 @@
+// `npm run build`: bundles each service into services/<name>/dist for production images and
+// memory measurements — plain `node dist/main.js`, no TypeScript loader at run time.
+//
+// Workspace libs (@atelier/*) are bundled in; npm packages stay external and load from
+// node_modules. Code splitting keeps dynamic imports lazy (the OpenTelemetry SDK, migration
+// classes), so a service loads only what its configuration uses.
+import { build } from 'esbuild';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const only = process.argv.slice(2);
+const services = readdirSync(path.join(root, 'services')).filter((name) => only.length === 0 || only.includes(name));
+
+const externalPackages = {
+  name: 'external-packages',
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@atelier/') ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+for (const service of services) {
+  const src = path.join(root, 'services', service, 'src');
+  const outdir = path.join(root, 'services', service, 'dist');
+  const entryPoints = { main: path.join(src, 'main.ts') };
+  if (existsSync(path.join(src, 'db', 'migrate-cli.ts'))) entryPoints.migrate = path.join(src, 'db', 'migrate-cli.ts');
+  rmSync(outdir, { recursive: true, force: true });
+  await build({
+    entryPoints,
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked',
+    chunkNames: 'chunks/[name]-[hash]',
+    plugins: [externalPackages],
+    logLevel: 'warning',
+  });
+  // loadDescriptorSet() reads gen/descriptor.binpb next to the module that calls it, which may
+  // be an entry or a chunk.
+  for (const dir of [outdir, path.join(outdir, 'chunks')]) {
+    mkdirSync(path.join(dir, 'gen'), { recursive: true });
+    copyFileSync(path.join(root, 'libs', 'contracts', 'src', 'gen', 'descriptor.binpb'), path.join(dir, 'gen', 'descriptor.binpb'));
+  }
+  console.log(`build: services/${service}/dist (${Object.keys(entryPoints).join(', ')})`);
+}
