@@ -14,15 +14,17 @@ interface ServiceSpec {
   kind: 'grpc' | 'http';
   port: number;
   readyPath?: string;
+  /** Where a gRPC service serves /metrics (HTTP services serve it on their own port). */
+  metricsPort?: number;
   migrates: boolean;
 }
 
 /** In start order: each service's peers come before it. */
 const SERVICES: readonly ServiceSpec[] = [
-  { name: 'catalog', kind: 'grpc', port: 50051, migrates: true },
-  { name: 'media', kind: 'grpc', port: 50052, migrates: true },
-  { name: 'jobs', kind: 'grpc', port: 50053, migrates: true },
-  { name: 'community', kind: 'grpc', port: 50054, migrates: true },
+  { name: 'catalog', kind: 'grpc', port: 50051, metricsPort: 9471, migrates: true },
+  { name: 'media', kind: 'grpc', port: 50052, metricsPort: 9472, migrates: true },
+  { name: 'jobs', kind: 'grpc', port: 50053, metricsPort: 9473, migrates: true },
+  { name: 'community', kind: 'grpc', port: 50054, metricsPort: 9474, migrates: true },
   { name: 'provider-sim', kind: 'http', port: 8090, readyPath: '/healthz', migrates: false },
   { name: 'worker', kind: 'http', port: 9464, readyPath: '/readyz', migrates: false },
   { name: 'gateway', kind: 'http', port: 8080, readyPath: '/readyz', migrates: false },
@@ -122,7 +124,7 @@ try {
     const child = run(
       service.name,
       `services/${service.name}/src/main.ts`,
-      { [portVariable]: String(service.port) },
+      { [portVariable]: String(service.port), ...(service.metricsPort ? { METRICS_PORT: String(service.metricsPort) } : {}) },
       colours[i % colours.length]!,
     );
     children.push(child);
@@ -132,7 +134,10 @@ try {
   console.log('  API             http://127.0.0.1:8080/api/v1');
   console.log('  Docs (OpenAPI)  http://127.0.0.1:8080/docs');
   for (const service of SERVICES)
-    console.log(`  ${service.name.padEnd(15)} ${service.kind === 'grpc' ? 'gRPC' : 'HTTP'} 127.0.0.1:${service.port}`);
+    console.log(
+      `  ${service.name.padEnd(15)} ${service.kind === 'grpc' ? 'gRPC' : 'HTTP'} 127.0.0.1:${service.port}` +
+        (service.metricsPort ? `  metrics http://127.0.0.1:${service.metricsPort}/metrics` : ''),
+    );
   if (keys) {
     console.log('\n  Development tokens (12 h; also in .data/dev-tokens.json):');
     console.log(`  user dev-user:   ${keys.userToken}`);

@@ -59,6 +59,7 @@ const jobsHandlers: ServiceHandlers<typeof jobsV1.JobsServiceService> = {
 
 let server: GrpcServerHandle;
 let address: string;
+const observedCalls: { method: string; code: string; seconds: number }[] = [];
 
 beforeAll(async () => {
   server = await startGrpcServer({
@@ -70,6 +71,7 @@ beforeAll(async () => {
       registerService(CATALOG, catalogV1.CatalogServiceService, catalogHandlers, silent),
       registerService(JOBS, jobsV1.JobsServiceService, jobsHandlers, silent),
     ],
+    callObserver: (method, code, seconds) => observedCalls.push({ method, code, seconds }),
   });
   address = `127.0.0.1:${server.port}`;
 });
@@ -121,6 +123,29 @@ describe('grpc - error mapping', () => {
     })();
     expect(error).toMatchObject({ code: GrpcStatus.NOT_FOUND, details: 'job not found' });
     client.close();
+  });
+});
+
+describe('grpc - call observer', () => {
+  it('tells the observer of every finished call: method, status name and duration, streams included', async () => {
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address);
+    const jobs = createServiceClient(jobsV1.JobsServiceClient, address);
+    observedCalls.length = 0;
+    await client.getModel({ modelId: 'm1' });
+    await client.getModel({ modelId: 'missing' }).catch(() => undefined);
+    for await (const _ of jobs.raw.watchJob({ jobId: 'j2', userId: 'u', afterVersion: 0 })) void _;
+    await (async () => {
+      for await (const _ of jobs.raw.watchJob({ jobId: 'missing', userId: 'u', afterVersion: 0 })) void _;
+    })().catch(() => undefined);
+    expect(observedCalls.map(({ method, code }) => `${method} ${code}`)).toEqual([
+      `/${CATALOG}/GetModel OK`,
+      `/${CATALOG}/GetModel NOT_FOUND`,
+      `/${JOBS}/WatchJob OK`,
+      `/${JOBS}/WatchJob NOT_FOUND`,
+    ]);
+    expect(observedCalls.every((call) => call.seconds >= 0 && call.seconds < 5)).toBe(true);
+    client.close();
+    jobs.close();
   });
 });
 

@@ -20,5 +20,6 @@ export {
 } from './client.js';
 export { toStatusObject, fromServiceError } from './service-errors.js';
 export { checkHealth } from './health-client.js';
+export { observeCalls, type CallObserver } from './call-observer.js';
 export { GRPC_STATUS_BY_ERROR_CODE, errorCodeForGrpcStatus, ErrorMetadataKey } from './status-map.js';
 export { Metadata, status as GrpcStatus } from '@grpc/grpc-js';

@@ -2,6 +2,7 @@ import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceI
 import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
+import { observeCalls, type CallObserver } from './call-observer.js';
 import { adaptService, type CallLogger, type MethodDefinition, type ServiceHandlers } from './service-handlers.js';
 
 /** One gRPC service to serve: its full name, ts-proto definition and promise handlers. */
@@ -34,6 +35,8 @@ export interface GrpcServerOptions {
   /** The FileDescriptorSet served by reflection (`loadDescriptorSet()` of @atelier/contracts). */
   descriptorSet: Buffer;
   logger: CallLogger;
+  /** Told of every finished call (e.g. `grpcServerMetrics` of @atelier/metrics). */
+  callObserver?: CallObserver;
 }
 
 export interface GrpcServerHandle {
@@ -59,7 +62,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     // channelz keeps a per-call trace we never read; it is a measurable share of a call's CPU.
     'grpc.enable_channelz': 0,
   });
-  for (const service of options.services) server.addService(service.definition, service.implementation);
+  for (const service of options.services) {
+    const implementation = options.callObserver
+      ? observeCalls(service.definition, service.implementation, options.callObserver)
+      : service.implementation;
+    server.addService(service.definition, implementation);
+  }
 
   const health = new HealthImplementation(Object.fromEntries([['', 'SERVING'], ...options.services.map((s) => [s.name, 'SERVING'])]));
   health.addToServer(server);

@@ -24,6 +24,8 @@ export interface ServiceProcess {
   readonly port: number;
   /** `127.0.0.1:<port>`. */
   readonly address: string;
+  /** Where a gRPC service serves Prometheus /metrics (startGrpcServiceProcess only). */
+  readonly metricsPort?: number;
   readonly child: ChildProcess;
   /** What the process printed so far (for failure messages). */
   output(): string;
@@ -78,6 +80,7 @@ export async function startProcess(options: {
   readyTimeoutMs?: number;
   /** Extra node flags, e.g. `--cpu-prof` for profiling (not allowed in NODE_OPTIONS). */
   nodeArgs?: readonly string[];
+  metricsPort?: number;
 }): Promise<ServiceProcess> {
   const child = runEntry(options.entry, options.env, options.nodeArgs);
   let output = '';
@@ -92,6 +95,7 @@ export async function startProcess(options: {
     name: options.name,
     port: options.port,
     address,
+    metricsPort: options.metricsPort,
     child,
     output: () => output,
     stop: async () => {
@@ -132,12 +136,13 @@ export async function startGrpcServiceProcess(
     });
     if (migrated.status !== 0) throw new Error(`migrations of ${service} failed:\n${migrated.stdout}${migrated.stderr}`);
   }
-  const port = await freePort();
+  const [port, metricsPort] = [await freePort(), await freePort()];
   return startProcess({
     name: service,
     entry: `services/${service}/src/main.ts`,
     port,
-    env: { LOG_LEVEL: 'warn', ...env, GRPC_PORT: String(port) },
+    metricsPort,
+    env: { LOG_LEVEL: 'warn', ...env, GRPC_PORT: String(port), METRICS_PORT: String(metricsPort) },
     ready: async (address) => (await checkHealth(address)) === 'SERVING',
     nodeArgs,
   });

@@ -3,6 +3,8 @@ import { int, oneOf, port, url, type ConfigOf } from '@atelier/config';
 /** Environment variables of the catalog service (README, "Configuration"). */
 export const catalogConfigSpec = {
   GRPC_PORT: port(50051),
+  /** Prometheus scrapes http://<pod>:METRICS_PORT/metrics; 0 asks the OS for a free port (tests). */
+  METRICS_PORT: port(9464),
   DATABASE_URL: url({
     protocols: ['postgres:', 'postgresql:'],
     default: 'postgres://postgres@127.0.0.1:5432/atelier',

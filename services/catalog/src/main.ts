@@ -11,6 +11,7 @@ const { catalogConfigSpec } = await import('./config.js');
 const { createSqlPool, pendingMigrations } = await import('@atelier/db');
 const { CATALOG_SCHEMA, catalogMigrations } = await import('./db/migrations/index.js');
 const { startCatalogServer } = await import('./server.js');
+const { startServiceMetrics } = await import('@atelier/metrics');
 
 const config = loadConfigOrExit('catalog', catalogConfigSpec);
 const logger = createLogger({ service: 'catalog', level: config.LOG_LEVEL });
@@ -19,14 +20,16 @@ if (pending.length > 0) {
   logger.fatal({ pending }, 'schema catalog is behind: run `npm run migrate -w @atelier/catalog`');
   process.exit(1);
 }
+const metrics = await startServiceMetrics('catalog', { port: config.METRICS_PORT });
 const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'catalog' });
-const server = await startCatalogServer({ pool }, { port: config.GRPC_PORT, logger });
-logger.info({ port: server.port }, 'catalog serving gRPC');
+const server = await startCatalogServer({ pool }, { port: config.GRPC_PORT, logger, callObserver: metrics.grpcCalls });
+logger.info({ port: server.port, metricsPort: metrics.port }, 'catalog serving gRPC');
 
 installShutdownHandlers(
   async () => {
     await server.shutdown(config.SHUTDOWN_GRACE_MS);
     await pool.end();
+    await metrics.close();
     await telemetry.shutdown();
   },
   { logger, graceMs: config.SHUTDOWN_GRACE_MS + 5_000 },

@@ -1,5 +1,5 @@
 import { catalogV1, loadDescriptorSet } from '@atelier/contracts';
-import { registerService, startGrpcServer, type GrpcServerHandle } from '@atelier/grpc';
+import { registerService, startGrpcServer, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { CatalogContext } from './catalog-context.js';
 import { getCatalog } from './rpc/get-catalog.js';
@@ -15,7 +15,7 @@ export const CATALOG_SERVICE_NAME = 'atelier.catalog.v1.CatalogService';
 /** Serves atelier.catalog.v1.CatalogService with health and reflection. */
 export function startCatalogServer(
   context: CatalogContext,
-  options: { port: number; host?: string; logger: Logger },
+  options: { port: number; host?: string; callObserver?: CallObserver; logger: Logger },
 ): Promise<GrpcServerHandle> {
   const handlers = {
     getCatalog: getCatalog(context),
@@ -30,6 +30,7 @@ export function startCatalogServer(
   return startGrpcServer({
     host: options.host,
     port: options.port,
+    callObserver: options.callObserver,
     logger: options.logger,
     descriptorSet: loadDescriptorSet(),
     services: [registerService(CATALOG_SERVICE_NAME, catalogV1.CatalogServiceService, handlers, options.logger)],

@@ -1,6 +1,6 @@
 import { jobsV1, mediaV1 } from '@atelier/contracts';
 import { createSqlPool } from '@atelier/db';
-import { createServiceClient, type GrpcServerHandle } from '@atelier/grpc';
+import { createServiceClient, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { CommunityConfig } from './config.js';
 import type { CommunityContext } from './community-context.js';
@@ -19,7 +19,7 @@ export interface CommunityApp {
 export async function startCommunityApp(
   config: CommunityAppConfig,
   logger: Logger,
-  options: { host?: string } = {},
+  options: { host?: string; callObserver?: CallObserver } = {},
 ): Promise<CommunityApp> {
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, applicationName: 'community' });
   const peers = {
@@ -27,7 +27,11 @@ export async function startCommunityApp(
     jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, { defaultDeadlineMs: 3_000 }),
   };
   const context: CommunityContext = { pool, peers, logger };
-  const server = await startCommunityServer(context, { port: config.GRPC_PORT, host: options.host }).catch(async (error: unknown) => {
+  const server = await startCommunityServer(context, {
+    port: config.GRPC_PORT,
+    host: options.host,
+    callObserver: options.callObserver,
+  }).catch(async (error: unknown) => {
     peers.media.close();
     peers.jobs.close();
     await pool.end();

@@ -3,6 +3,8 @@ import { hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config'
 /** Environment variables of the community service (README, "Configuration"). */
 export const communityConfigSpec = {
   GRPC_PORT: port(50054),
+  /** Prometheus scrapes http://<pod>:METRICS_PORT/metrics; 0 asks the OS for a free port (tests). */
+  METRICS_PORT: port(9464),
   DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
   /** Media answers whether attached assets are the author's, ready and of a postable purpose. */
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),

@@ -11,6 +11,7 @@ const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { communityConfigSpec } = await import('./config.js');
 const { COMMUNITY_SCHEMA, communityMigrations } = await import('./db/migrations/index.js');
 const { startCommunityApp } = await import('./community-app.js');
+const { startServiceMetrics } = await import('@atelier/metrics');
 
 const config = loadConfigOrExit('community', communityConfigSpec);
 const logger = createLogger({ service: 'community', level: config.LOG_LEVEL });
@@ -21,12 +22,17 @@ if (pending.length > 0) {
   process.exit(1);
 }
 
-const app = await startCommunityApp(config, logger);
-logger.info({ port: app.server.port, mediaAddr: config.MEDIA_ADDR, jobsAddr: config.JOBS_ADDR }, 'community serving gRPC');
+const metrics = await startServiceMetrics('community', { port: config.METRICS_PORT });
+const app = await startCommunityApp(config, logger, { callObserver: metrics.grpcCalls });
+logger.info(
+  { port: app.server.port, metricsPort: metrics.port, mediaAddr: config.MEDIA_ADDR, jobsAddr: config.JOBS_ADDR },
+  'community serving gRPC',
+);
 
 installShutdownHandlers(
   async () => {
     await app.stop(config.SHUTDOWN_GRACE_MS);
+    await metrics.close();
     await telemetry.shutdown();
   },
   { logger, graceMs: config.SHUTDOWN_GRACE_MS + 5_000 },

@@ -1,5 +1,5 @@
 import { communityV1, loadDescriptorSet } from '@atelier/contracts';
-import { registerService, startGrpcServer, type GrpcServerHandle } from '@atelier/grpc';
+import { registerService, startGrpcServer, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import type { CommunityContext } from './community-context.js';
 import { createDraftFromJob } from './rpc/create-draft-from-job.js';
 import { createPost } from './rpc/create-post.js';
@@ -12,7 +12,10 @@ import { updatePost } from './rpc/update-post.js';
 export const COMMUNITY_SERVICE_NAME = 'atelier.community.v1.CommunityService';
 
 /** Serves atelier.community.v1.CommunityService with health and reflection. */
-export function startCommunityServer(context: CommunityContext, options: { port: number; host?: string }): Promise<GrpcServerHandle> {
+export function startCommunityServer(
+  context: CommunityContext,
+  options: { port: number; host?: string; callObserver?: CallObserver },
+): Promise<GrpcServerHandle> {
   const handlers = {
     createPost: createPost(context),
     createDraftFromJob: createDraftFromJob(context),
@@ -25,6 +28,7 @@ export function startCommunityServer(context: CommunityContext, options: { port:
   return startGrpcServer({
     host: options.host,
     port: options.port,
+    callObserver: options.callObserver,
     logger: context.logger,
     descriptorSet: loadDescriptorSet(),
     services: [registerService(COMMUNITY_SERVICE_NAME, communityV1.CommunityServiceService, handlers, context.logger)],

@@ -3,6 +3,8 @@ import { hostPort, int, oneOf, port, str, url, type ConfigOf } from '@atelier/co
 /** Environment variables of the jobs service (README, "Configuration"). */
 export const jobsConfigSpec = {
   GRPC_PORT: port(50053),
+  /** Prometheus scrapes http://<pod>:METRICS_PORT/metrics; 0 asks the OS for a free port (tests). */
+  METRICS_PORT: port(9464),
   DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
   NATS_URL: str({ default: 'nats://127.0.0.1:4222' }),
   NATS_STREAM_PREFIX: str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),

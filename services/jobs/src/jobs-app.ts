@@ -4,19 +4,22 @@ import { catalogV1, mediaV1 } from '@atelier/contracts';
 import { createSqlPool } from '@atelier/db';
 import { createServiceClient, type GrpcServerHandle } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
+import { createServiceMetrics, type Registry, type ServiceMetrics } from '@atelier/metrics';
 import { connectNats, ensureJobStreams, jetstream, jetstreamManager, jobsTopology, type NatsConnection } from '@atelier/nats';
 import type { JobsConfig } from './config.js';
 import { createRegistry } from './definitions/index.js';
 import type { OutboxSubjects } from './db/job-row.js';
 import type { JobsContext } from './jobs-context.js';
+import { readQueueStats } from './db/queue-stats.js';
 import { createJobBatches } from './job-batches.js';
+import { JobsMetrics } from './jobs-metrics.js';
 import { JobWatchHub } from './job-watch-hub.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
 import { OutboxWakeups } from './outbox/outbox-wakeups.js';
 import { LeaseReaper } from './reaper/lease-reaper.js';
 import { startJobsServer } from './server.js';
 
-export type JobsAppConfig = Omit<JobsConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS'>;
+export type JobsAppConfig = Omit<JobsConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS' | 'METRICS_PORT'>;
 
 export interface JobsApp {
   readonly server: GrpcServerHandle;
@@ -24,6 +27,8 @@ export interface JobsApp {
   readonly relay: OutboxRelay;
   readonly reaper: LeaseReaper;
   readonly nats: NatsConnection;
+  /** Every series of this service: serve it at /metrics. */
+  readonly metricsRegistry: Registry;
   /** Stops serving (graceful for graceMs), then the relay, reaper, connections. */
   stop(graceMs: number): Promise<void>;
 }
@@ -33,9 +38,16 @@ export interface JobsApp {
  * peers, JetStream streams (declared idempotently), the outbox relay with its wake-ups, the lease
  * reaper and the gRPC server.
  */
-export async function startJobsApp(config: JobsAppConfig, logger: Logger, options: { host?: string } = {}): Promise<JobsApp> {
+export async function startJobsApp(
+  config: JobsAppConfig,
+  logger: Logger,
+  options: { host?: string; metrics?: ServiceMetrics } = {},
+): Promise<JobsApp> {
   const registry = createRegistry();
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'jobs' });
+  const serviceMetrics = options.metrics ?? createServiceMetrics('jobs');
+  const metricsRegistry = serviceMetrics.registry;
+  const metrics = new JobsMetrics(metricsRegistry, () => readQueueStats(pool));
   const topology = jobsTopology(config.NATS_STREAM_PREFIX);
   const nats = await connectNats({ servers: config.NATS_URL, name: `jobs@${hostname()}` });
   await ensureJobStreams(await jetstreamManager(nats), topology);
@@ -53,6 +65,7 @@ export async function startJobsApp(config: JobsAppConfig, logger: Logger, option
     pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
     lockTimeoutMs: config.OUTBOX_LOCK_TIMEOUT_MS,
     maxAttempts: config.OUTBOX_MAX_ATTEMPTS,
+    publishLag: metrics.outboxPublishLag,
   });
   const wakeups = new OutboxWakeups({ databaseUrl: config.DATABASE_URL, pool, logger, onWake: () => relay.wake() });
   await wakeups.start();
@@ -78,9 +91,14 @@ export async function startJobsApp(config: JobsAppConfig, logger: Logger, option
     leaseTtlMs: config.LEASE_TTL_MS,
     watchPollMs: config.WATCH_POLL_MS,
     onOutboxWrite,
+    metrics,
   };
-  const reaper = new LeaseReaper({ pool, registry, subjects, logger, onOutboxWrite, intervalMs: config.REAPER_INTERVAL_MS });
-  const server = await startJobsServer(context, { port: config.GRPC_PORT, host: options.host });
+  const reaper = new LeaseReaper({ pool, registry, subjects, logger, onOutboxWrite, intervalMs: config.REAPER_INTERVAL_MS, metrics });
+  const server = await startJobsServer(context, {
+    port: config.GRPC_PORT,
+    host: options.host,
+    callObserver: serviceMetrics.grpcCalls,
+  });
   relay.start();
   reaper.start();
 
@@ -90,6 +108,7 @@ export async function startJobsApp(config: JobsAppConfig, logger: Logger, option
     relay,
     reaper,
     nats,
+    metricsRegistry,
     async stop(graceMs) {
       await server.shutdown(graceMs);
       await reaper.stop();

@@ -5,6 +5,7 @@ import type { OutboxSubjects } from './db/job-row.js';
 import type { QuotaLimits } from './domain/quota.js';
 import type { JobBatches } from './job-batches.js';
 import type { JobWatchHub } from './job-watch-hub.js';
+import type { JobsMetrics } from './jobs-metrics.js';
 import type { Peers } from './peer-validation.js';
 
 /** What the jobs RPC handlers depend on. */
@@ -22,4 +23,5 @@ export interface JobsContext {
   watchPollMs: number;
   /** Call after every commit that wrote outbox rows: wakes the relays. */
   onOutboxWrite: () => void;
+  metrics: JobsMetrics;
 }

@@ -11,6 +11,7 @@ const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { jobsConfigSpec } = await import('./config.js');
 const { JOBS_SCHEMA, jobsMigrations } = await import('./db/migrations/index.js');
 const { startJobsApp } = await import('./jobs-app.js');
+const { startServiceMetrics } = await import('@atelier/metrics');
 
 const config = loadConfigOrExit('jobs', jobsConfigSpec);
 const logger = createLogger({ service: 'jobs', level: config.LOG_LEVEL });
@@ -21,12 +22,14 @@ if (pending.length > 0) {
   process.exit(1);
 }
 
-const app = await startJobsApp(config, logger);
-logger.info({ port: app.server.port, streamPrefix: config.NATS_STREAM_PREFIX }, 'jobs serving gRPC');
+const metrics = await startServiceMetrics('jobs', { port: config.METRICS_PORT });
+const app = await startJobsApp(config, logger, { metrics });
+logger.info({ port: app.server.port, metricsPort: metrics.port, streamPrefix: config.NATS_STREAM_PREFIX }, 'jobs serving gRPC');
 
 installShutdownHandlers(
   async () => {
     await app.stop(config.SHUTDOWN_GRACE_MS);
+    await metrics.close();
     await telemetry.shutdown();
   },
   { logger, graceMs: config.SHUTDOWN_GRACE_MS + 5_000 },

@@ -1,5 +1,5 @@
 import { jobsAdminV1, jobsExecutionV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
-import { registerService, startGrpcServer, type GrpcServerHandle } from '@atelier/grpc';
+import { registerService, startGrpcServer, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import type { JobsContext } from './jobs-context.js';
 import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
@@ -25,11 +25,15 @@ export const JOBS_SERVICE_NAMES = {
 } as const;
 
 /** Serves the user, execution and operator APIs of atelier.jobs.v1 with health and reflection. */
-export function startJobsServer(context: JobsContext, options: { port: number; host?: string }): Promise<GrpcServerHandle> {
+export function startJobsServer(
+  context: JobsContext,
+  options: { port: number; host?: string; callObserver?: CallObserver },
+): Promise<GrpcServerHandle> {
   const { logger } = context;
   return startGrpcServer({
     host: options.host,
     port: options.port,
+    callObserver: options.callObserver,
     logger,
     descriptorSet: loadDescriptorSet(),
     services: [

@@ -3,6 +3,8 @@ import { bool, int, oneOf, optional, port, str, url, type ConfigOf } from '@atel
 /** Environment variables of the media service (README, "Configuration"). */
 export const mediaConfigSpec = {
   GRPC_PORT: port(50052),
+  /** Prometheus scrapes http://<pod>:METRICS_PORT/metrics; 0 asks the OS for a free port (tests). */
+  METRICS_PORT: port(9464),
   DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),

@@ -13,6 +13,7 @@ const { MEDIA_SCHEMA, mediaMigrations } = await import('./db/migrations/index.js
 const { startMediaServer } = await import('./server.js');
 const { ObjectStore } = await import('./storage/object-store.js');
 const { startUploadSweeper } = await import('./upload-sweeper.js');
+const { startServiceMetrics } = await import('@atelier/metrics');
 
 const config = loadConfigOrExit('media', mediaConfigSpec);
 const logger = createLogger({ service: 'media', level: config.LOG_LEVEL });
@@ -47,6 +48,7 @@ if (pending.length > 0) {
   process.exit(1);
 }
 
+const metrics = await startServiceMetrics('media', { port: config.METRICS_PORT });
 const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'media' });
 const context = {
   pool,
@@ -55,9 +57,9 @@ const context = {
   uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS,
   downloadUrlTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS,
 };
-const server = await startMediaServer(context, { port: config.GRPC_PORT });
+const server = await startMediaServer(context, { port: config.GRPC_PORT, callObserver: metrics.grpcCalls });
 const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
-logger.info({ port: server.port, bucket: config.S3_BUCKET }, 'media serving gRPC');
+logger.info({ port: server.port, metricsPort: metrics.port, bucket: config.S3_BUCKET }, 'media serving gRPC');
 
 installShutdownHandlers(
   async () => {
@@ -65,6 +67,7 @@ installShutdownHandlers(
     await server.shutdown(config.SHUTDOWN_GRACE_MS);
     await pool.end();
     store.close();
+    await metrics.close();
     await embedded?.close();
     await telemetry.shutdown();
   },

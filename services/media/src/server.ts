@@ -1,5 +1,5 @@
 import { loadDescriptorSet, mediaV1 } from '@atelier/contracts';
-import { registerService, startGrpcServer, type GrpcServerHandle } from '@atelier/grpc';
+import { registerService, startGrpcServer, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import type { MediaContext } from './media-context.js';
 import { completeUpload } from './rpc/complete-upload.js';
 import { createUpload } from './rpc/create-upload.js';
@@ -11,7 +11,10 @@ import { readAsset } from './rpc/read-asset.js';
 export const MEDIA_SERVICE_NAME = 'atelier.media.v1.MediaService';
 
 /** Serves atelier.media.v1.MediaService with health and reflection. */
-export function startMediaServer(context: MediaContext, options: { port: number; host?: string }): Promise<GrpcServerHandle> {
+export function startMediaServer(
+  context: MediaContext,
+  options: { port: number; host?: string; callObserver?: CallObserver },
+): Promise<GrpcServerHandle> {
   const handlers = {
     createUpload: createUpload(context),
     completeUpload: completeUpload(context),
@@ -24,6 +27,7 @@ export function startMediaServer(context: MediaContext, options: { port: number;
   return startGrpcServer({
     host: options.host,
     port: options.port,
+    callObserver: options.callObserver,
     logger: context.logger,
     descriptorSet: loadDescriptorSet(),
     services: [registerService(MEDIA_SERVICE_NAME, mediaV1.MediaServiceService, handlers, context.logger)],

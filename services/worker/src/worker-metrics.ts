@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, createMetricsRegistry, serveMetrics } from '@atelier/metrics';
 
 /** Prometheus series of the worker, served at /metrics next to /healthz. */
 export class WorkerMetrics {
-  readonly registry = new Registry();
+  readonly registry = createMetricsRegistry('worker');
   readonly outcomes = new Counter({
     name: 'atelier_worker_jobs_total',
     help: 'Attempts the worker finished, by job type and outcome',
@@ -30,24 +30,11 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'atelier_worker_' });
-  }
-
   /** Serves /metrics, /healthz (the process runs) and /readyz (connected and consuming). */
   listen(port: number, ready: () => boolean): Promise<Server> {
     const server = createServer((request, response) => {
       if (request.url === '/metrics') {
-        this.registry.metrics().then(
-          (body) => {
-            response.writeHead(200, { 'content-type': this.registry.contentType });
-            response.end(body);
-          },
-          () => {
-            response.writeHead(500);
-            response.end();
-          },
-        );
+        void serveMetrics(this.registry, request, response);
         return;
       }
       if (request.url === '/healthz' || request.url === '/readyz') {

@@ -1,8 +1,8 @@
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Histogram, createMetricsRegistry } from '@atelier/metrics';
 
 /** Prometheus series of the gateway. */
 export class HttpMetrics {
-  readonly registry = new Registry();
+  readonly registry = createMetricsRegistry('gateway');
   readonly requestDuration = new Histogram({
     name: 'atelier_gateway_http_request_duration_seconds',
     help: 'HTTP requests by method, route template and status',
@@ -10,8 +10,4 @@ export class HttpMetrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
-
-  constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'atelier_gateway_' });
-  }
 }

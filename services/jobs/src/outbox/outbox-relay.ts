@@ -29,6 +29,8 @@ export interface OutboxRelayOptions {
   publishTimeoutMs?: number;
   /** Published rows are deleted after this. */
   publishedRetentionMs?: number;
+  /** Told, per published row, the seconds from its falling due to JetStream's acknowledgement. */
+  publishLag?: { observe(seconds: number): void };
 }
 
 /**
@@ -38,7 +40,7 @@ export interface OutboxRelayOptions {
  * falls due, and at least every poll interval. Any number of replicas may run one.
  */
 export class OutboxRelay {
-  private readonly options: Required<OutboxRelayOptions>;
+  private readonly options: Required<Omit<OutboxRelayOptions, 'publishLag'>> & Pick<OutboxRelayOptions, 'publishLag'>;
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private stopped = true;
@@ -85,12 +87,15 @@ export class OutboxRelay {
     const rows = await claimDueOutboxRows(this.options.pool, this.options.relayId, this.options.batchSize);
     if (rows.length === 0) return 0;
     const results = await Promise.allSettled(rows.map((row) => this.publish(row)));
+    const publishedAt = Date.now();
     const published: string[] = [];
     const failures: { id: string; error: string; retryInMs: number }[] = [];
     results.forEach((result, i) => {
       const row = rows[i]!;
-      if (result.status === 'fulfilled') published.push(row.id);
-      else
+      if (result.status === 'fulfilled') {
+        published.push(row.id);
+        this.options.publishLag?.observe(Math.max(0, publishedAt - row.available_at.getTime()) / 1000);
+      } else
         failures.push({
           id: row.id,
           error: String((result.reason as Error)?.message ?? result.reason),

@@ -4,6 +4,7 @@ import type { JobDefinitionRegistry } from '../definitions/index.js';
 import type { OutboxSubjects } from '../db/job-row.js';
 import { reapJobs, type ReapDecision } from '../db/job-transitions.js';
 import { backoffMs } from '../domain/retry-policy.js';
+import type { JobsMetrics } from '../jobs-metrics.js';
 
 export interface LeaseReaperOptions {
   pool: SqlPool;
@@ -14,6 +15,7 @@ export interface LeaseReaperOptions {
   onOutboxWrite: () => void;
   intervalMs: number;
   batchSize?: number;
+  metrics?: Pick<JobsMetrics, 'leaseExpiries' | 'failed'>;
 }
 
 /**
@@ -65,6 +67,12 @@ export class LeaseReaper {
       if (reaped.length > 0) {
         this.options.onOutboxWrite();
         const requeued = reaped.filter((row) => row.status === 'queued').length;
+        const { metrics } = this.options;
+        if (metrics) {
+          metrics.leaseExpiries.inc({ outcome: 'requeued' }, requeued);
+          if (reaped.length > requeued) metrics.leaseExpiries.inc({ outcome: 'failed' }, reaped.length - requeued);
+          for (const row of reaped) if (row.status === 'failed') metrics.failed.inc({ job_type: row.job_type });
+        }
         total.requeued += requeued;
         total.failed += reaped.length - requeued;
         this.options.logger.warn({ requeued, failed: reaped.length - requeued }, 'reaped expired leases');

@@ -38,6 +38,7 @@ async function claimOne(context: JobsContext, jobId: string, workerId: string): 
     const row = await context.batches.claim({ jobId, workerId });
     if (row) {
       context.watchHub.changed(jobId);
+      context.metrics.claimed.inc({ job_type: row.job_type });
       const definition = context.registry.find(row.job_type);
       return {
         outcome: ClaimOutcome.CLAIMED,

@@ -89,6 +89,7 @@ function completer(context: JobsContext): CompleteJob {
     }
     context.onOutboxWrite();
     context.watchHub.changed(jobId);
+    context.metrics.succeeded.inc({ job_type: row.job_type });
     return { job: toJobMessage(row) };
   };
 }

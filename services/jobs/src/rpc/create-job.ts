@@ -108,6 +108,7 @@ export function createJob(context: JobsContext): CreateJob {
     const row = inserted ?? (await findJobByIdempotencyKey(context.pool, userId, idempotencyKey))!;
     if (row.id !== job.id) return replayReply(replayOrRefuse(row, hash));
     context.onOutboxWrite();
+    context.metrics.created.inc({ job_type: row.job_type });
     // A new job's only history is its creation: no attempts yet.
     return { job: toJobMessage(row, { events: [] }), created: true };
   };

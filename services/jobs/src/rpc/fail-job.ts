@@ -57,6 +57,7 @@ export function failJob(context: JobsContext): FailJob {
     if (!row) throw await leaseRefusal(context.pool, jobId, workerId);
     context.onOutboxWrite();
     context.watchHub.changed(jobId);
+    if (row.status === 'failed') context.metrics.failed.inc({ job_type: row.job_type });
     return {
       job: toJobMessage(row),
       outcome: row.status === 'queued' ? FailOutcome.REQUEUED : FailOutcome.FAILED,

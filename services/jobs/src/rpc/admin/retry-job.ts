@@ -68,6 +68,7 @@ export function retryJob(context: JobsContext): RetryJob {
       context.subjects,
     );
     context.onOutboxWrite();
+    context.metrics.created.inc({ job_type: original.job_type });
     return { job: toAdminJobMessage(row!, await listEvents(context.pool, [id])) };
   };
 }

@@ -1,0 +1,91 @@
+import { Counter, Gauge, Histogram, type Registry } from '@atelier/metrics';
+import type { QueueStats } from './db/queue-stats.js';
+
+/** A scrape reads the queue statistics once for all the gauges that show them. */
+const STATS_REUSE_MS = 1_000;
+
+/**
+ * The jobs service's Prometheus series. Counters count what this replica committed (Prometheus
+ * sums the replicas); the gauges are read from the database at scrape time, so every replica
+ * reports the same, whole-system numbers — aggregate them with max(), not sum().
+ */
+export class JobsMetrics {
+  readonly created: Counter<'job_type'>;
+  readonly claimed: Counter<'job_type'>;
+  readonly succeeded: Counter<'job_type'>;
+  /** Jobs that ended `failed` (attempts spent, or a non-retryable error), the reaper's included. */
+  readonly failed: Counter<'job_type'>;
+  /** Expired leases the reaper handled, by what became of the job. */
+  readonly leaseExpiries: Counter<'outcome'>;
+  /** From the moment an outbox row was due to JetStream's acknowledgement of its publication. */
+  readonly outboxPublishLag: Histogram;
+  private statsRead: { at: number; stats: Promise<QueueStats> } | undefined;
+
+  constructor(registry: Registry, readStats: () => Promise<QueueStats>) {
+    const registers = [registry];
+    const byType = { labelNames: ['job_type'] as const, registers };
+    this.created = new Counter({ name: 'atelier_jobs_created_total', help: 'Jobs created', ...byType });
+    this.claimed = new Counter({ name: 'atelier_jobs_claimed_total', help: 'Attempts started: a worker claimed a queued job', ...byType });
+    this.succeeded = new Counter({ name: 'atelier_jobs_succeeded_total', help: 'Jobs that ended succeeded', ...byType });
+    this.failed = new Counter({ name: 'atelier_jobs_failed_total', help: 'Jobs that ended failed', ...byType });
+    this.leaseExpiries = new Counter({
+      name: 'atelier_jobs_lease_expiries_total',
+      help: 'Expired worker leases reaped, by outcome (requeued or failed)',
+      labelNames: ['outcome'] as const,
+      registers,
+    });
+    this.outboxPublishLag = new Histogram({
+      name: 'atelier_outbox_publish_lag_seconds',
+      help: 'Time from an outbox row falling due to its publication being acknowledged by JetStream',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+
+    const stats = () => {
+      const now = Date.now();
+      if (!this.statsRead || now - this.statsRead.at > STATS_REUSE_MS) this.statsRead = { at: now, stats: readStats() };
+      return this.statsRead.stats;
+    };
+    new Gauge({
+      name: 'atelier_jobs_queue_depth',
+      help: 'Jobs queued (ready or delayed) and running, by queue',
+      labelNames: ['queue', 'state'] as const,
+      registers,
+      async collect() {
+        for (const depth of (await stats()).queues) {
+          this.set({ queue: depth.queue, state: 'ready' }, depth.ready);
+          this.set({ queue: depth.queue, state: 'delayed' }, depth.delayed);
+          this.set({ queue: depth.queue, state: 'running' }, depth.running);
+        }
+      },
+    });
+    new Gauge({
+      name: 'atelier_jobs_oldest_ready_age_seconds',
+      help: 'Age of the oldest job ready to run, by queue (how far behind the workers are)',
+      labelNames: ['queue'] as const,
+      registers,
+      async collect() {
+        for (const depth of (await stats()).queues) this.set({ queue: depth.queue }, depth.oldestReadyAgeMs / 1000);
+      },
+    });
+    new Gauge({
+      name: 'atelier_outbox_backlog',
+      help: 'Outbox rows not yet published (pending) and given up on (dead)',
+      labelNames: ['status'] as const,
+      registers,
+      async collect() {
+        const { outboxPending, outboxDead } = await stats();
+        this.set({ status: 'pending' }, outboxPending);
+        this.set({ status: 'dead' }, outboxDead);
+      },
+    });
+    new Gauge({
+      name: 'atelier_outbox_oldest_pending_age_seconds',
+      help: 'Age of the oldest due outbox row not yet published',
+      registers,
+      async collect() {
+        this.set((await stats()).outboxOldestPendingAgeMs / 1000);
+      },
+    });
+  }
+}
