@@ -60,3 +60,40 @@ describe('telemetry - bootstrap', () => {
     expect(serverSpan?.parentSpanContext?.spanId).toBe(clientSpan?.spanContext().spanId);
   });
 });
+
+describe('telemetry - trace context across process boundaries', () => {
+  it('carries a trace through a stored carrier: producer and consumer spans join the original trace', async () => {
+    const { currentTraceCarrier, inSpan, traceCarrierFrom, SpanKind } = await import('./index.js');
+    const { trace } = await import('@opentelemetry/api');
+    exporter.reset();
+    const tracer = trace.getTracer('test');
+    // A request span stores its context (as the jobs service does in the outbox row)…
+    const stored = tracer.startActiveSpan('request', (span) => {
+      const carrier = currentTraceCarrier();
+      span.end();
+      return carrier;
+    });
+    expect(stored?.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    // …a relay publishes under it and sends its own context in headers…
+    const headers = await inSpan('publish', { kind: SpanKind.PRODUCER, parent: stored }, async (carrier) => carrier);
+    // …and a consumer elsewhere continues from those headers.
+    await inSpan('process', { kind: SpanKind.CONSUMER, parent: traceCarrierFrom((name) => headers[name]) }, async () => undefined);
+    await expect(inSpan('fails', { kind: SpanKind.CLIENT, parent: stored }, async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
+
+    const spans = Object.fromEntries(exporter.getFinishedSpans().map((s) => [s.name, s]));
+    const traceId = spans.request!.spanContext().traceId;
+    expect(spans.publish!.spanContext().traceId).toBe(traceId);
+    expect(spans.publish!.parentSpanContext?.spanId).toBe(spans.request!.spanContext().spanId);
+    expect(spans.process!.spanContext().traceId).toBe(traceId);
+    expect(spans.process!.parentSpanContext?.spanId).toBe(spans.publish!.spanContext().spanId);
+    expect(spans.fails!.status.code).toBe(2); // ERROR
+  });
+
+  it('has nothing to carry outside a span', async () => {
+    const { currentTraceCarrier, traceCarrierFrom } = await import('./index.js');
+    expect(currentTraceCarrier()).toBeNull();
+    expect(traceCarrierFrom(() => undefined)).toBeNull();
+  });
+});

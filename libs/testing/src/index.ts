@@ -9,3 +9,4 @@ export { checkHealth, listReflectedServices } from './grpc-probes.js';
 export { natsTestPrefix, dropStaleTestStreams, testNatsUrl } from './nats-test-prefix.js';
 export { startProcess, startGrpcServiceProcess, freePort, type ServiceProcess } from './service-process.js';
 export { startTestPlatform, type TestPlatform, type PlatformOptions } from './platform.js';
+export { startOtlpCollector, type OtlpCollector, type CollectedSpan } from './otlp-collector.js';

@@ -20,6 +20,8 @@ export interface PlatformOptions {
   jobsEnv?: Record<string, string>;
   providerEnv?: Record<string, string>;
   workerEnv?: Record<string, string>;
+  /** Variables for every service process (e.g. OTEL_EXPORTER_OTLP_ENDPOINT); the per-service ones win. */
+  env?: Record<string, string>;
   /** Extra node flags per service name, e.g. `{ gateway: ['--cpu-prof'] }` to profile one. */
   nodeArgs?: Record<string, string[]>;
 }
@@ -76,10 +78,11 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
   };
   try {
     const [catalog, media] = await Promise.all([
-      startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }, options.nodeArgs?.catalog),
+      startGrpcServiceProcess('catalog', { ...options.env, DATABASE_URL: database.url }, options.nodeArgs?.catalog),
       startGrpcServiceProcess(
         'media',
         {
+          ...options.env,
           DATABASE_URL: database.url,
           S3_ENDPOINT: `http://${s3Address.address}:${s3Address.port}`,
           // s3rver's fixed development credentials: public, not secrets.
@@ -93,6 +96,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     const jobs = await startGrpcServiceProcess(
       'jobs',
       {
+        ...options.env,
         DATABASE_URL: database.url,
         NATS_STREAM_PREFIX: natsPrefix,
         CATALOG_ADDR: catalog.address,
@@ -112,7 +116,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       options.community || options.gateway
         ? await startGrpcServiceProcess(
             'community',
-            { DATABASE_URL: database.url, MEDIA_ADDR: media.address, JOBS_ADDR: jobs.address },
+            { ...options.env, DATABASE_URL: database.url, MEDIA_ADDR: media.address, JOBS_ADDR: jobs.address },
             options.nodeArgs?.community,
           )
         : undefined;
@@ -125,7 +129,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         name: 'provider-sim',
         entry: 'services/provider-sim/src/main.ts',
         port,
-        env: { HTTP_PORT: String(port), LOG_LEVEL: 'warn', PROVIDER_SIM_LATENCY_MS: '400', ...options.providerEnv },
+        env: { ...options.env, HTTP_PORT: String(port), LOG_LEVEL: 'warn', PROVIDER_SIM_LATENCY_MS: '400', ...options.providerEnv },
         ready: httpReady('/healthz'),
       });
       processes.push(provider);
@@ -140,6 +144,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         entry: 'services/worker/src/main.ts',
         port,
         env: {
+          ...options.env,
           HTTP_PORT: String(port),
           JOBS_ADDR: jobs.address,
           MEDIA_ADDR: media.address,
@@ -168,6 +173,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         entry: 'services/gateway/src/main.ts',
         port,
         env: {
+          ...options.env,
           HTTP_PORT: String(port),
           CATALOG_ADDR: catalog.address,
           MEDIA_ADDR: media.address,

@@ -3,11 +3,13 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '@atelier/testing';
+import { startOtlpCollector, startTestPlatform, type CollectedSpan, type OtlpCollector, type TestPlatform } from '@atelier/testing';
 
 // The mobile API end to end: every service runs as a real process (catalog, media with its S3
-// store, jobs, community, provider-sim, a worker, the gateway) on real Postgres and NATS.
+// store, jobs, community, provider-sim, a worker, the gateway) on real Postgres and NATS, with
+// tracing on, exporting to a collector this test runs.
 let platform: TestPlatform;
+let collector: OtlpCollector;
 let base: string;
 let sign: (subject: string, roles?: string[]) => Promise<string>;
 let alice: string;
@@ -26,7 +28,9 @@ beforeAll(async () => {
       .setIssuedAt()
       .setExpirationTime('10m')
       .sign(privateKey);
+  collector = await startOtlpCollector();
   platform = await startTestPlatform({
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_BSP_SCHEDULE_DELAY: '200' },
     workers: 1,
     providerEnv: { PROVIDER_SIM_LATENCY_MS: '500' },
     jobsEnv: { QUOTA_MAX_IN_FLIGHT: '2' },
@@ -41,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.end();
   await platform?.stop();
+  await collector?.stop();
 });
 
 interface Answer<T = Record<string, unknown>> {
@@ -198,6 +203,101 @@ describe('gateway e2e - the user journey', () => {
     const live = await readEvents(slow.body.job.id);
     expect(live.statuses.at(-1)).toBe('succeeded');
     expect(live.keepalives).toBeGreaterThan(0);
+  });
+});
+
+// OTLP span kinds.
+const SERVER = 2;
+const PRODUCER = 4;
+const CONSUMER = 5;
+
+async function scrape(url: string): Promise<string> {
+  const response = await fetch(url);
+  expect(response.status, url).toBe(200);
+  return response.text();
+}
+
+/** The value of the series `name` carrying every given label (in any order), or undefined. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([key, value]) => l.includes(`${key}="${value}"`)));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+describe('gateway e2e - observability', () => {
+  it('follows one job in one trace: gateway → gRPC → outbox → NATS → worker → provider-sim', async () => {
+    const body = await stylizeBody(await uploadPhoto(), 'traced cat');
+    const created = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', { body, headers: { 'idempotency-key': 'traced-1' } });
+    expect(created.status).toBe(201);
+    const jobId = created.body.job.id;
+    expect((await waitTerminal(jobId)).status).toBe('succeeded');
+
+    const consumed = (spans: CollectedSpan[]) => spans.find((s) => s.kind === CONSUMER && s.attributes['atelier.job.id'] === jobId);
+    const spans = await collector.waitFor((all) => {
+      const consumer = consumed(all);
+      return !!consumer && all.some((s) => s.service === 'provider-sim' && s.traceId === consumer.traceId);
+    });
+    const consumer = consumed(spans)!;
+    const trace = spans.filter((s) => s.traceId === consumer.traceId);
+    const describe = trace.map((s) => `${s.service} ${s.kind} ${s.name}`).join('\n');
+
+    // The trace starts at the gateway: its server span for the POST is the root.
+    const root = trace.find((s) => s.service === 'gateway' && s.kind === SERVER);
+    expect(root, describe).toBeDefined();
+    expect(root!.parentSpanId).toBe('');
+    expect(
+      trace.some((s) => s.service === 'jobs' && s.kind === SERVER && s.name.endsWith('JobsService/CreateJob')),
+      describe,
+    ).toBe(true);
+    // The relay's publication joins the trace from the context stored with the outbox row, and
+    // the worker continues from the message headers.
+    const producer = trace.find((s) => s.service === 'jobs' && s.kind === PRODUCER && s.name === 'job.dispatch publish');
+    expect(producer, describe).toBeDefined();
+    expect(consumer.service).toBe('worker');
+    expect(consumer.parentSpanId).toBe(producer!.spanId);
+    expect(
+      trace.some((s) => s.service === 'provider-sim' && s.kind === SERVER),
+      describe,
+    ).toBe(true);
+
+    const stored = await db.query<{ trace_context: { traceparent: string } }>(
+      'SELECT trace_context FROM jobs.generation_jobs WHERE id = $1',
+      [jobId],
+    );
+    expect(stored.rows[0]!.trace_context.traceparent).toContain(consumer.traceId);
+  });
+
+  it('exposes the named Prometheus series on every service', async () => {
+    const jobs = await scrape(`http://127.0.0.1:${platform.jobs.metricsPort}/metrics`);
+    const stylize = { service: 'jobs', job_type: 'image.stylize' };
+    expect(sample(jobs, 'atelier_jobs_created_total', stylize)).toBeGreaterThanOrEqual(1);
+    expect(sample(jobs, 'atelier_jobs_claimed_total', stylize)).toBeGreaterThanOrEqual(1);
+    expect(sample(jobs, 'atelier_jobs_succeeded_total', stylize)).toBeGreaterThanOrEqual(1);
+    expect(jobs).toContain('# TYPE atelier_jobs_failed_total counter');
+    expect(jobs).toContain('# TYPE atelier_jobs_lease_expiries_total counter');
+    expect(sample(jobs, 'atelier_jobs_queue_depth', { queue: 'interactive', state: 'ready' })).toBeGreaterThanOrEqual(0);
+    expect(sample(jobs, 'atelier_outbox_backlog', { status: 'pending' })).toBeGreaterThanOrEqual(0);
+    expect(sample(jobs, 'atelier_outbox_publish_lag_seconds_count', { service: 'jobs' })).toBeGreaterThanOrEqual(1);
+    const createJob = { method: '/atelier.jobs.v1.JobsService/CreateJob', code: 'OK' };
+    expect(sample(jobs, 'atelier_grpc_server_handling_seconds_count', createJob)).toBeGreaterThanOrEqual(1);
+    for (const service of ['catalog', 'media', 'community'] as const) {
+      const text = await scrape(`http://127.0.0.1:${platform[service]!.metricsPort}/metrics`);
+      const served = text.split('\n').filter((line) => line.startsWith('atelier_grpc_server_handling_seconds_count{'));
+      expect(
+        served.some((line) => line.includes(`service="${service}"`) && line.includes(`method="/atelier.${service}.v1.`)),
+        service,
+      ).toBe(true);
+      expect(sample(text, 'process_resident_memory_bytes', { service })).toBeGreaterThan(0);
+    }
+    const worker = await scrape(`http://${platform.workers[0]!.address}/metrics`);
+    expect(sample(worker, 'atelier_worker_provider_submissions_total', { service: 'worker', provider: 'sim' })).toBeGreaterThanOrEqual(1);
+    expect(sample(worker, 'atelier_worker_jobs_total', { job_type: 'image.stylize', outcome: 'succeeded' })).toBeGreaterThanOrEqual(1);
+    const gateway = await scrape(`${base}/metrics`);
+    const posts = { service: 'gateway', method: 'POST', route: '/api/v1/creation/jobs', status: '201' };
+    expect(sample(gateway, 'atelier_gateway_http_request_duration_seconds_count', posts)).toBeGreaterThanOrEqual(1);
+    const provider = await scrape(`${platform.providerUrl}/metrics`);
+    expect(sample(provider, 'atelier_provider_sim_predictions_created_total', { service: 'provider-sim' })).toBeGreaterThanOrEqual(1);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import Fastify, { LogController, type FastifyError } from 'fastify';
 import type { Logger } from '@atelier/logging';
+import { createMetricsRegistry } from '@atelier/metrics';
 import { ApiError } from './api-error.js';
 import { INPUT_FETCH_TIMEOUT_MS } from './input-image.js';
 import { PredictionStore } from './prediction-store.js';
@@ -47,7 +48,8 @@ export function buildProviderSim(options: ProviderSimOptions) {
   // the lines that matter (predictions created, ended, cancelled; failures).
   const app = Fastify({ loggerInstance: options.logger, logController: new LogController({ disableRequestLogging: true }) });
   const store = new PredictionStore(options.maxPredictions ?? 2_000);
-  const meter = new SubmissionMeter();
+  const metrics = createMetricsRegistry('provider-sim');
+  const meter = new SubmissionMeter(metrics);
   const configuredUrl = options.publicUrl?.replace(/\/+$/, '');
   const context: ProviderSimContext = {
     store,
@@ -69,6 +71,10 @@ export function buildProviderSim(options: ProviderSimOptions) {
   app.get('/v1/predictions/:id/output', getOutput(context));
   app.get('/v1/stats', getStats(context));
   app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('content-type', metrics.contentType);
+    return metrics.metrics();
+  });
 
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: { code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` } }),

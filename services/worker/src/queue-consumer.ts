@@ -1,6 +1,7 @@
 import { jobsEventsV1 } from '@atelier/contracts';
 import type { Logger } from '@atelier/logging';
 import type { JetStreamClient, JobQueueName, JobsTopology, JsMsg } from '@atelier/nats';
+import { inSpan, SpanKind, traceCarrierFrom } from '@atelier/telemetry';
 import type { Settlement } from './job-runner.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
@@ -83,7 +84,25 @@ export class QueueConsumer {
         message.term();
         return;
       }
-      const settlement = await this.options.handle(dispatch, this.drainController.signal);
+      // The job's trace continues from the dispatch's headers (set by the jobs outbox relay).
+      const parent = message.headers ? traceCarrierFrom((name) => message.headers?.get(name)) : null;
+      const settlement = parent
+        ? await inSpan(
+            `${message.subject} process`,
+            {
+              kind: SpanKind.CONSUMER,
+              parent,
+              attributes: {
+                'messaging.system': 'nats',
+                'messaging.operation.type': 'process',
+                'messaging.destination.name': message.subject,
+                'messaging.message.redelivery_count': message.info.deliveryCount - 1,
+                'atelier.job.id': dispatch.jobId,
+              },
+            },
+            () => this.options.handle(dispatch, this.drainController.signal),
+          )
+        : await this.options.handle(dispatch, this.drainController.signal);
       if (settlement.kind === 'ack') message.ack();
       else if (settlement.kind === 'term') message.term();
       else message.nak(settlement.delayMs);

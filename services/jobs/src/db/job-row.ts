@@ -42,6 +42,8 @@ export interface JobRow {
   started_at: Date | null;
   completed_at: Date | null;
   version: number;
+  /** W3C trace context of the creating request (traceparent, tracestate), or null. */
+  trace_context: Record<string, string> | null;
 }
 
 /** A row of jobs.job_events. */

@@ -36,6 +36,8 @@ export interface NewJob {
   idempotencyKey: string;
   requestHash: Buffer;
   retryOfJobId: string | null;
+  /** The creating request's trace (W3C headers); null when tracing is off. */
+  traceContext: Record<string, string> | null;
 }
 
 async function one(db: Queryable, text: string, values: unknown[], name?: string): Promise<JobRow | null> {
@@ -44,13 +46,13 @@ async function one(db: Queryable, text: string, values: unknown[], name?: string
 }
 
 const LIFECYCLE_OUTBOX = (source: string, subjectParam: string) => `
-  INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload)
-  SELECT j.id, 'job.' || j.status, ${subjectParam}, ${eventDedupeSql('j')}, ${lifecyclePayloadSql('j')} FROM ${source} j`;
+  INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, trace_context)
+  SELECT j.id, 'job.' || j.status, ${subjectParam}, ${eventDedupeSql('j')}, ${lifecyclePayloadSql('j')}, j.trace_context FROM ${source} j`;
 
 const DISPATCH_OUTBOX = (source: string, interactiveParam: string, backgroundParam: string) => `
-  INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, available_at)
+  INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, available_at, trace_context)
   SELECT j.id, 'job.dispatch', ${dispatchSubjectSql('j', interactiveParam, backgroundParam)}, ${dispatchDedupeSql('j')},
-         ${dispatchPayloadSql('j')}, j.next_attempt_at
+         ${dispatchPayloadSql('j')}, j.next_attempt_at, j.trace_context
     FROM ${source} j`;
 
 /**
@@ -72,21 +74,21 @@ export async function insertJobs(
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::smallint[],
                                   $8::uuid[], $9::uuid[], $10::uuid[], $11::boolean[], $12::text[], $13::text[], $14::int[],
                                   $15::int[], $16::jsonb[], $17::text[], $18::text[], $19::text[], $20::text[], $21::smallint[],
-                                  $22::text[], $23::bytea[], $24::uuid[], $25::text[])
+                                  $22::text[], $23::bytea[], $24::uuid[], $25::text[], $28::jsonb[])
                AS t(id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id,
                     expects_output, prompt, negative_prompt, width, height, parameters, provider_code_snapshot,
                     provider_model_snapshot, model_version_snapshot, style_code_snapshot, max_attempts, idempotency_key,
-                    request_hash, retry_of_job_id, actor)),
+                    request_hash, retry_of_job_id, actor, trace_context)),
            created AS (
              INSERT INTO jobs.generation_jobs
                (id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id, expects_output,
                 prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
                 model_version_snapshot, style_code_snapshot, status, max_attempts, idempotency_key, request_hash,
-                retry_of_job_id, next_attempt_at)
+                retry_of_job_id, next_attempt_at, trace_context)
              SELECT id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id, expects_output,
                     prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
                     model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
-                    retry_of_job_id, now()
+                    retry_of_job_id, now(), trace_context
                FROM incoming
              ON CONFLICT (user_id, idempotency_key) DO NOTHING
              RETURNING *),
@@ -123,6 +125,7 @@ export async function insertJobs(
       actors,
       subjects.dispatchInteractive,
       subjects.dispatchBackground,
+      jobs.map((job) => (job.traceContext ? JSON.stringify(job.traceContext) : null)),
     ],
   });
   return result.rows;

@@ -15,6 +15,8 @@ export interface OutboxRow {
   locked_at: Date | null;
   last_error: string | null;
   created_at: Date;
+  /** Copied from the job: the publication continues the job's trace. */
+  trace_context: Record<string, string> | null;
   published_at: Date | null;
 }
 

@@ -1,6 +1,7 @@
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import type { JetStreamClient } from '@atelier/nats';
+import { headers, type JetStreamClient } from '@atelier/nats';
+import { inSpan, SpanKind } from '@atelier/telemetry';
 import {
   claimDueOutboxRows,
   deletePublishedOutboxRows,
@@ -124,11 +125,40 @@ export class OutboxRelay {
     }
   }
 
+  /**
+   * A row that carries its job's trace is published in a producer span of that trace, whose
+   * context travels in the message headers to the consumer. Rows without one (tracing off when
+   * the job was created) are published bare: no span, no headers.
+   */
   private publish(row: OutboxRow) {
-    return this.options.js.publish(row.subject, JSON.stringify(row.payload), {
-      msgID: row.dedupe_key,
-      timeout: this.options.publishTimeoutMs,
-    });
+    const send = (carrier?: Record<string, string>) => {
+      let traceHeaders;
+      if (carrier?.traceparent) {
+        traceHeaders = headers();
+        for (const [name, value] of Object.entries(carrier)) traceHeaders.set(name, value);
+      }
+      return this.options.js.publish(row.subject, JSON.stringify(row.payload), {
+        msgID: row.dedupe_key,
+        timeout: this.options.publishTimeoutMs,
+        headers: traceHeaders,
+      });
+    };
+    if (!row.trace_context) return send();
+    return inSpan(
+      `${row.event_type} publish`,
+      {
+        kind: SpanKind.PRODUCER,
+        parent: row.trace_context,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.operation.type': 'publish',
+          'messaging.destination.name': row.subject,
+          'messaging.message.id': row.dedupe_key,
+          'atelier.job.id': row.aggregate_id,
+        },
+      },
+      send,
+    );
   }
 
   private retryDelay(attempt: number): number {

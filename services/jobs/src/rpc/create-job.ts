@@ -2,6 +2,7 @@ import type { jobsV1 } from '@atelier/contracts';
 import { uuidv7, inTransaction } from '@atelier/db';
 import { AlreadyExistsError, ResourceExhaustedError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
+import { currentTraceCarrier } from '@atelier/telemetry';
 import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
 import type { JobDefinition } from '../definitions/index.js';
 import { findJobByIdempotencyKey, listEvents, lockUserForQuota, quotaUsage } from '../db/job-queries.js';
@@ -85,6 +86,7 @@ export function createJob(context: JobsContext): CreateJob {
       idempotencyKey,
       requestHash: hash,
       retryOfJobId: null,
+      traceContext: currentTraceCarrier(),
     };
     const actor = `user:${userId}`;
 

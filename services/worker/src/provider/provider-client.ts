@@ -1,3 +1,4 @@
+import { inSpan, SpanKind } from '@atelier/telemetry';
 import { JobFailure } from '../job-failure.js';
 
 /** A prediction as the vendor reports it (provider-sim's API, modelled on async image vendors). */
@@ -87,13 +88,32 @@ export class HttpProviderClient implements ProviderClient {
     throw JobFailure.internal('INTERNAL_PROVIDER_REQUEST_REJECTED', detail);
   }
 
+  /**
+   * Node's fetch is not covered by the HTTP instrumentation, so the client span and the
+   * traceparent header that carry the job's trace to the vendor are added here.
+   */
   private async fetch(url: string | URL, init: RequestInit, callerSignal: AbortSignal): Promise<Response> {
-    try {
-      return await fetch(url, init);
-    } catch (error) {
-      if (callerSignal.aborted) throw callerSignal.reason;
-      throw JobFailure.provider('PROVIDER_UNAVAILABLE', `provider unreachable: ${(error as Error).message}`, true, error);
-    }
+    const method = init.method ?? 'GET';
+    const target = new URL(url);
+    return inSpan(
+      method,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { 'http.request.method': method, 'server.address': target.hostname, 'url.path': target.pathname },
+      },
+      async (carrier) => {
+        try {
+          const response = await fetch(target, {
+            ...init,
+            headers: { ...(init.headers as Record<string, string> | undefined), ...carrier },
+          });
+          return response;
+        } catch (error) {
+          if (callerSignal.aborted) throw callerSignal.reason;
+          throw JobFailure.provider('PROVIDER_UNAVAILABLE', `provider unreachable: ${(error as Error).message}`, true, error);
+        }
+      },
+    );
   }
 }
 

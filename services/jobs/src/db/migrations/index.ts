@@ -13,4 +13,5 @@ export const jobsMigrations: readonly NamedMigration[] = [
     name: '0002-provider-request-generation',
     load: async () => (await import('./0002-provider-request-generation.js')).ProviderRequestGeneration,
   },
+  { name: '0003-trace-context', load: async () => (await import('./0003-trace-context.js')).TraceContext },
 ];

@@ -2,6 +2,7 @@ import { mediaV1, type jobsAdminV1 } from '@atelier/contracts';
 import { uuidv7 } from '@atelier/db';
 import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
+import { currentTraceCarrier } from '@atelier/telemetry';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import { findJob, listEvents } from '../../db/job-queries.js';
 import { insertJobs } from '../../db/job-transitions.js';
@@ -62,6 +63,7 @@ export function retryJob(context: JobsContext): RetryJob {
           idempotencyKey: `operator-retry:${id}`,
           requestHash: original.request_hash,
           retryOfJobId: original.id,
+          traceContext: currentTraceCarrier(),
         },
       ],
       [`operator:${operatorId}`],
