@@ -1,0 +1,110 @@
+{{/*
+Names, labels and images shared by every template.
+
+Every object of a component is named "<fullname>-<component>" (atelier-catalog for release
+"atelier"); peers find each other through these names (CATALOG_ADDR=atelier-catalog:50051).
+*/}}
+
+{{- define "atelier.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "atelier.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* "<fullname>-<component>"; call with (dict "root" $ "component" "catalog"). */}}
+{{- define "atelier.componentName" -}}
+{{- printf "%s-%s" (include "atelier.fullname" .root) .component | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "atelier.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Selector labels of a component; call with (dict "root" $ "component" "catalog"). They never
+change across upgrades (a Deployment's selector is immutable), so no version in them.
+*/}}
+{{- define "atelier.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "atelier.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/* Every pod of the release, whatever its component: the default-deny NetworkPolicy selects these. */}}
+{{- define "atelier.releaseSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "atelier.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/* All labels of a component's objects; call with (dict "root" $ "component" "catalog"). */}}
+{{- define "atelier.labels" -}}
+helm.sh/chart: {{ include "atelier.chart" .root }}
+{{ include "atelier.selectorLabels" . }}
+app.kubernetes.io/part-of: atelier
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+{{- end }}
+
+{{/*
+The image of a component: [registry/]repository[:tag][@digest]; call with
+(dict "root" $ "image" .Values.catalog.image). The tag defaults to image.tag, then to the chart's
+appVersion; a digest, when given, pins the image whatever the tag says.
+*/}}
+{{- define "atelier.image" -}}
+{{- $registry := .root.Values.image.registry | trimSuffix "/" }}
+{{- $repository := ternary (printf "%s/%s" $registry .image.repository) .image.repository (ne $registry "") }}
+{{- $tag := .image.tag | default .root.Values.image.tag | default .root.Chart.AppVersion | toString }}
+{{- if .image.digest }}
+{{- printf "%s:%s@%s" $repository $tag .image.digest }}
+{{- else }}
+{{- printf "%s:%s" $repository $tag }}
+{{- end }}
+{{- end }}
+
+{{/* "host:port" of a gRPC peer inside the namespace; call with (dict "root" $ "component" "media"). */}}
+{{- define "atelier.grpcAddress" -}}
+{{- printf "%s:%d" (include "atelier.componentName" .) (include "atelier.port" .component | int) }}
+{{- end }}
+
+{{/*
+The listen port of each component: the defaults of the services' own config.ts (GRPC_PORT /
+HTTP_PORT). The chart sets them explicitly so that probes, Services and NetworkPolicies agree;
+tools/deploy tests check them against the code.
+*/}}
+{{- define "atelier.port" -}}
+{{- $ports := dict "gateway" 8080 "catalog" 50051 "media" 50052 "jobs" 50053 "community" 50054 "worker" 9464 "provider-sim" 8090 }}
+{{- required (printf "no port known for component %q" .) (get $ports .) }}
+{{- end }}
+
+{{/* Prometheus /metrics of the gRPC services, a port of its own beside gRPC (METRICS_PORT). */}}
+{{- define "atelier.metricsPort" -}}9464{{- end }}
+
+{{/* The AI vendor's base URL: provider.url, else the release's own provider-sim. */}}
+{{- define "atelier.providerUrl" -}}
+{{- if .Values.provider.url }}
+{{- .Values.provider.url }}
+{{- else if .Values.providerSim.enabled }}
+{{- printf "http://%s:%d" (include "atelier.componentName" (dict "root" . "component" "provider-sim")) (include "atelier.port" "provider-sim" | int) }}
+{{- else }}
+{{- fail "provider.url is required when providerSim.enabled is false: the worker needs the AI vendor's base URL" }}
+{{- end }}
+{{- end }}
+
+{{/* Variables every service reads the same way (a service's values.env may override them). */}}
+{{- define "atelier.commonEnv" -}}
+LOG_LEVEL: {{ .Values.logLevel | quote }}
+{{- with .Values.otlpEndpoint }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,276 @@
+// The chart's workloads against the code they run: every deployable service gets its objects,
+// hardened pods, probes on the paths and ports its sources serve, peers wired to the release's
+// Services, grace periods past its own shutdown deadline, and secrets only by reference in
+// production.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOB_QUEUES, deployableServices, healthPathsOf, jobsTopology, portsOf } from './code-facts.js';
+import { Helm, VALUE_SETS, ensureHelm, find, get, nameOf, ofKind, repoRoot, type Manifest } from './helm.js';
+
+let helm: Helm;
+const rendered: Record<string, Manifest[]> = {};
+
+beforeAll(() => {
+  ensureHelm();
+  helm = new Helm();
+  for (const [name, options] of Object.entries(VALUE_SETS)) rendered[name] = helm.render(options);
+}, 180_000);
+
+afterAll(() => helm?.dispose());
+
+const services = deployableServices();
+const inProduction = services.filter((service) => service !== 'provider-sim');
+const manifestsOf = (set: string) => rendered[set] ?? [];
+const containerOf = (deployment: Manifest) => deployment.spec.template.spec.containers[0];
+const configOf = (manifests: Manifest[], service: string): Record<string, string> => get(manifests, 'ConfigMap', nameOf(service)).data;
+const podsOf = (manifests: Manifest[]) => [...ofKind(manifests, 'Deployment'), ...ofKind(manifests, 'Job')];
+
+describe('chart - one set of objects per deployable service', () => {
+  it.each(services)('%s: Deployment, Service, ServiceAccount, PodDisruptionBudget, ConfigMap and NetworkPolicy', (service) => {
+    for (const kind of ['Deployment', 'Service', 'ServiceAccount', 'PodDisruptionBudget', 'ConfigMap', 'NetworkPolicy']) {
+      expect(find(manifestsOf('default'), kind, nameOf(service)), `${kind} ${nameOf(service)}`).toBeDefined();
+    }
+  });
+
+  it('deploys exactly the services that have an image', () => {
+    const deployed = ofKind(manifestsOf('default'), 'Deployment').map((deployment) => deployment.metadata.name);
+    expect(deployed.sort()).toEqual(services.map(nameOf).sort());
+  });
+
+  it('labels every Deployment the way atelier-ops finds a release and its workers', () => {
+    // services/ops-cli/src/release-labels.ts: part-of=atelier selects the release, component the unit.
+    for (const deployment of ofKind(manifestsOf('default'), 'Deployment')) {
+      const component = deployment.metadata.name.slice(`${nameOf('')}`.length);
+      expect(deployment.metadata.labels).toMatchObject({
+        'app.kubernetes.io/part-of': 'atelier',
+        'app.kubernetes.io/component': component,
+      });
+    }
+  });
+
+  it('leaves provider-sim out of production entirely', () => {
+    const production = manifestsOf('production');
+    expect(production.filter((manifest) => manifest.metadata.name.includes('provider-sim'))).toEqual([]);
+    expect(
+      ofKind(production, 'Deployment')
+        .map((deployment) => deployment.metadata.name)
+        .sort(),
+    ).toEqual(inProduction.map(nameOf).sort());
+    expect(configOf(production, 'worker').PROVIDER_URL).toBe('https://api.ai-vendor.example.com');
+  });
+
+  it('runs several replicas of each service in production', () => {
+    for (const deployment of ofKind(manifestsOf('production'), 'Deployment')) {
+      if (deployment.metadata.name === nameOf('worker')) continue; // its autoscaler decides
+      expect(deployment.spec.replicas, deployment.metadata.name).toBeGreaterThanOrEqual(2);
+    }
+  });
+});
+
+describe('chart - hardened pods', () => {
+  it.each(Object.keys(VALUE_SETS))('%s values: every Deployment and hook Job runs non-root, read-only, without capabilities', (set) => {
+    const pods = podsOf(manifestsOf(set));
+    expect(pods.length).toBeGreaterThanOrEqual(set === 'production' ? 10 : 11);
+    for (const pod of pods) {
+      const spec = pod.spec.template.spec;
+      const where = `${pod.kind} ${pod.metadata.name}`;
+      expect(spec.securityContext, where).toEqual({
+        runAsNonRoot: true,
+        runAsUser: 1000,
+        runAsGroup: 1000,
+        fsGroup: 1000,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(spec.automountServiceAccountToken, where).toBe(false);
+      const tmp = spec.volumes.find((volume: Manifest) => volume.name === 'tmp');
+      expect(tmp?.emptyDir, where).toBeDefined();
+      for (const container of spec.containers) {
+        expect(container.securityContext, where).toMatchObject({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
+        expect(container.volumeMounts, where).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+        expect(container.resources?.requests?.memory, where).toBeDefined();
+        expect(container.resources?.limits?.memory, where).toBeDefined();
+      }
+    }
+  });
+
+  it('gives no ServiceAccount a token', () => {
+    for (const account of ofKind(manifestsOf('default'), 'ServiceAccount')) {
+      expect(account.automountServiceAccountToken, account.metadata.name).toBe(false);
+    }
+  });
+});
+
+describe('chart - ports and probes follow the code', () => {
+  it.each(services)('%s: container ports are the ones its config.ts listens on and its image exposes', (service) => {
+    const { main, metrics } = portsOf(service);
+    const container = containerOf(get(manifestsOf('default'), 'Deployment', nameOf(service)));
+    const ports = container.ports.map((port: Manifest) => port.containerPort);
+    expect(ports).toEqual(metrics ? [main, metrics] : [main]);
+    const dockerfile = readFileSync(path.join(repoRoot, 'services', service, 'Dockerfile'), 'utf8');
+    expect(/^EXPOSE (.+)$/m.exec(dockerfile)?.[1]?.split(' ').map(Number)).toEqual(ports);
+  });
+
+  it.each(services)('%s: readiness, liveness and startup probes on its own health endpoint', (service) => {
+    const { main, protocol } = portsOf(service);
+    const container = containerOf(get(manifestsOf('default'), 'Deployment', nameOf(service)));
+    const probes = [container.readinessProbe, container.livenessProbe, container.startupProbe];
+    if (protocol === 'grpc') {
+      // grpc.health.v1 with the overall service "" (libs/grpc), on the gRPC port.
+      for (const probe of probes) expect(probe.grpc).toEqual({ port: main });
+      return;
+    }
+    const paths = healthPathsOf(service);
+    const namedPort = container.ports.find((port: Manifest) => port.name === container.readinessProbe.httpGet.port);
+    expect(namedPort?.containerPort).toBe(main);
+    expect(container.readinessProbe.httpGet.path).toBe(paths.readiness);
+    expect(container.livenessProbe.httpGet.path).toBe(paths.liveness);
+    expect(container.startupProbe.httpGet.path).toBe(paths.liveness);
+  });
+
+  it.each(services)('%s: the ConfigMap sets the listen ports the probes and Service use', (service) => {
+    const { main, metrics, protocol } = portsOf(service);
+    const config = configOf(manifestsOf('default'), service);
+    expect(config[protocol === 'grpc' ? 'GRPC_PORT' : 'HTTP_PORT']).toBe(String(main));
+    if (metrics) expect(config.METRICS_PORT).toBe(String(metrics));
+    const service_ = get(manifestsOf('default'), 'Service', nameOf(service));
+    expect(service_.spec.ports.map((port: Manifest) => port.port)).toEqual(metrics ? [main, metrics] : [main]);
+  });
+
+  it('annotates every pod that serves /metrics for Prometheus with the port that serves it', () => {
+    for (const service of services) {
+      const deployment = get(manifestsOf('default'), 'Deployment', nameOf(service));
+      const annotations = deployment.spec.template.metadata.annotations;
+      if (service === 'provider-sim') {
+        expect(annotations['prometheus.io/scrape']).toBeUndefined();
+        continue;
+      }
+      const { main, metrics } = portsOf(service);
+      expect(annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(metrics ?? main) });
+    }
+  });
+});
+
+describe('chart - peers and secrets', () => {
+  it.each(Object.keys(VALUE_SETS))('%s values: every *_ADDR names a Service of the release on that service port', (set) => {
+    const manifests = manifestsOf(set);
+    for (const configMap of ofKind(manifests, 'ConfigMap')) {
+      for (const [variable, value] of Object.entries(configMap.data as Record<string, string>)) {
+        if (!variable.endsWith('_ADDR')) continue;
+        const peer = variable.slice(0, -'_ADDR'.length).toLowerCase();
+        expect(value, `${configMap.metadata.name} ${variable}`).toBe(`${nameOf(peer)}:${portsOf(peer).main}`);
+        // Headless: the clients balance round-robin over the ready pods (libs/grpc).
+        expect(get(manifests, 'Service', nameOf(peer)).spec.clusterIP).toBe('None');
+      }
+    }
+  });
+
+  it('points the worker at the release provider-sim in development', () => {
+    expect(configOf(manifestsOf('default'), 'worker').PROVIDER_URL).toBe(
+      `http://${nameOf('provider-sim')}:${portsOf('provider-sim').main}`,
+    );
+    expect(configOf(manifestsOf('default'), 'provider-sim').PUBLIC_URL).toBe(`http://${nameOf('provider-sim')}:8090`);
+  });
+
+  it('takes every production secret from a Secret managed outside the chart', () => {
+    const production = manifestsOf('production');
+    expect(ofKind(production, 'Secret')).toEqual([]);
+    const references = podsOf(production).flatMap((pod) =>
+      pod.spec.template.spec.containers.flatMap((container: Manifest) =>
+        (container.env ?? [])
+          .filter((entry: Manifest) => entry.valueFrom?.secretKeyRef)
+          .map(
+            (entry: Manifest) =>
+              `${pod.metadata.name} ${entry.name}=${entry.valueFrom.secretKeyRef.name}/${entry.valueFrom.secretKeyRef.key}`,
+          ),
+      ),
+    );
+    expect(references.sort()).toEqual(
+      [
+        'atelier-catalog DATABASE_URL=atelier-database/CATALOG_DATABASE_URL',
+        'atelier-catalog-migrate DATABASE_URL=atelier-database/CATALOG_DATABASE_URL',
+        'atelier-community DATABASE_URL=atelier-database/COMMUNITY_DATABASE_URL',
+        'atelier-community-migrate DATABASE_URL=atelier-database/COMMUNITY_DATABASE_URL',
+        'atelier-jobs DATABASE_URL=atelier-database/JOBS_DATABASE_URL',
+        'atelier-jobs-migrate DATABASE_URL=atelier-database/JOBS_DATABASE_URL',
+        'atelier-media DATABASE_URL=atelier-database/MEDIA_DATABASE_URL',
+        'atelier-media S3_ACCESS_KEY_ID=atelier-s3/S3_ACCESS_KEY_ID',
+        'atelier-media S3_SECRET_ACCESS_KEY=atelier-s3/S3_SECRET_ACCESS_KEY',
+        'atelier-media-migrate DATABASE_URL=atelier-database/MEDIA_DATABASE_URL',
+        'atelier-worker PROVIDER_API_KEY=atelier-provider/PROVIDER_API_KEY',
+      ].sort(),
+    );
+    // The gateway verifies tokens against the issuer's JWKS there; no key is needed.
+    expect(configOf(production, 'gateway').JWKS_URL).toBe('https://auth.example.com/.well-known/jwks.json');
+  });
+
+  it('keeps secret values out of ConfigMaps and in the chart-managed Secret of their service', () => {
+    const dev = manifestsOf('dev');
+    for (const configMap of ofKind(dev, 'ConfigMap')) {
+      expect(Object.keys(configMap.data), configMap.metadata.name).not.toContain('DATABASE_URL');
+      expect(Object.values(configMap.data).join(' '), configMap.metadata.name).not.toContain('atelier-dev@');
+    }
+    const mediaSecret = get(dev, 'Secret', nameOf('media'));
+    expect(Object.keys(mediaSecret.data).sort()).toEqual(['DATABASE_URL', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']);
+    expect(Buffer.from(mediaSecret.data.S3_ACCESS_KEY_ID, 'base64').toString()).toBe('minioadmin');
+    const env = containerOf(get(dev, 'Deployment', nameOf('media'))).env;
+    expect(env).toContainEqual({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: nameOf('media'), key: 'DATABASE_URL' } } });
+  });
+});
+
+describe('chart - shutdown outlasts the drain', () => {
+  it.each(['default', 'production'])('%s values: the worker is killed only after its own deadline (drain + 10 s)', (set) => {
+    const manifests = manifestsOf(set);
+    const drainMs = Number(configOf(manifests, 'worker').WORKER_DRAIN_TIMEOUT_MS);
+    expect(drainMs).toBe(set === 'production' ? 60_000 : 25_000);
+    // services/worker/src/main.ts forces the exit at WORKER_DRAIN_TIMEOUT_MS + 10 s.
+    const grace = get(manifests, 'Deployment', nameOf('worker')).spec.template.spec.terminationGracePeriodSeconds;
+    expect(grace).toBeGreaterThan((drainMs + 10_000) / 1000);
+  });
+
+  it('gives every other service more grace than SHUTDOWN_GRACE_MS plus its preStop pause', () => {
+    for (const deployment of ofKind(manifestsOf('default'), 'Deployment')) {
+      const service = deployment.metadata.labels?.['app.kubernetes.io/component'] ?? '';
+      if (service === 'worker') continue;
+      const shutdownMs = Number(configOf(manifestsOf('default'), service).SHUTDOWN_GRACE_MS);
+      const preStop = Number(containerOf(deployment).lifecycle?.preStop?.exec?.command?.[1] ?? 0);
+      expect(deployment.spec.template.spec.terminationGracePeriodSeconds, service).toBeGreaterThan(shutdownMs / 1000 + preStop);
+    }
+  });
+});
+
+describe('chart - worker autoscaling', () => {
+  it('scales on CPU with an HPA by default, and leaves the replica count to it', () => {
+    const manifests = manifestsOf('default');
+    const hpa = get(manifests, 'HorizontalPodAutoscaler', nameOf('worker'));
+    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: nameOf('worker') });
+    expect(hpa.spec.metrics[0].resource.name).toBe('cpu');
+    expect(ofKind(manifests, 'ScaledObject')).toEqual([]);
+    expect(get(manifests, 'Deployment', nameOf('worker')).spec.replicas).toBeUndefined();
+  });
+
+  it('scales on the lag of every worker consumer with KEDA in production, without an HPA of its own', () => {
+    const manifests = manifestsOf('production');
+    expect(ofKind(manifests, 'HorizontalPodAutoscaler')).toEqual([]);
+    const scaledObject = get(manifests, 'ScaledObject', nameOf('worker'));
+    expect(scaledObject.spec.scaleTargetRef.name).toBe(nameOf('worker'));
+    const topology = jobsTopology(configOf(manifests, 'worker').NATS_STREAM_PREFIX ?? '');
+    const triggers = scaledObject.spec.triggers.map(({ metadata }: { metadata: Record<string, string> }) => [
+      metadata.stream,
+      metadata.consumer,
+    ]);
+    expect(triggers).toEqual(JOB_QUEUES.map((queue) => [topology.jobsStream, topology.consumerName(queue)]));
+    expect(get(manifests, 'Deployment', nameOf('worker')).spec.replicas).toBeUndefined();
+  });
+
+  it('keeps a fixed replica count when both autoscalers are off', () => {
+    const manifests = helm.render({ set: { 'worker.autoscaling.hpa.enabled': 'false', 'worker.replicas': '3' } });
+    expect(ofKind(manifests, 'HorizontalPodAutoscaler')).toEqual([]);
+    expect(ofKind(manifests, 'ScaledObject')).toEqual([]);
+    expect(get(manifests, 'Deployment', nameOf('worker')).spec.replicas).toBe(3);
+  });
+});
