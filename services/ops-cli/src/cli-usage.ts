@@ -1,0 +1,163 @@
+import { FLAGS, type CommandName, type HelpTopic } from './cli-args.js';
+
+/** Help texts, built from the option table so that they cannot drift from what the parser accepts. */
+
+interface CommandHelp {
+  /** The command with its arguments, as the overview lists it. */
+  readonly label: string;
+  readonly synopsis: string;
+  readonly summary: string;
+  readonly details: readonly string[];
+  readonly examples: readonly string[];
+}
+
+const COMMANDS: Readonly<Record<CommandName, CommandHelp>> = {
+  status: {
+    label: 'status',
+    synopsis: 'status [--namespace NS] [--selector SELECTOR] [--context NAME] [--json]',
+    summary: 'readiness, worker replicas, consumer lag, queue depth and outbox backlog',
+    details: [
+      'Reads three sources at once, each within ATELIER_OPS_TIMEOUT_MS: the Deployments matching the',
+      'selector (Kubernetes API), the workers’ JetStream consumers (NATS_URL, NATS_STREAM_PREFIX) and',
+      'the jobs admin API (JOBS_ADDR). A source that cannot be read is reported as such; the others',
+      'are still shown.',
+      '',
+      'Exit status: 0 every Deployment ready and every source read; 1 a Deployment not fully ready,',
+      'no (worker) Deployment matched, or a worker consumer or the stream is missing; 69 a source',
+      'could not be read (that wins over 1). Dead outbox events, a stalled outbox and expired leases',
+      'are printed as warnings and do not change it.',
+    ],
+    examples: ['atelier-ops status', 'atelier-ops status -n atelier-staging --context staging --json'],
+  },
+  'scale-workers': {
+    label: 'scale-workers <replicas>',
+    synopsis: 'scale-workers <replicas> [--namespace NS] [--selector SELECTOR] [--context NAME] [--force]',
+    summary: 'set the worker Deployment’s replicas (0–1000)',
+    details: [
+      'Finds the one Deployment matching the selector with app.kubernetes.io/component=worker and',
+      'patches its scale. When a HorizontalPodAutoscaler targets it (KEDA creates one for a',
+      'ScaledObject), the autoscaler would undo a manual scale within seconds: the command refuses',
+      'unless --force is given. Change the autoscaler’s bounds instead (chart values worker.autoscaling).',
+      '',
+      'Exit status: 0 scaled; 1 refused (autoscaled, no or several worker Deployments); 64 bad',
+      'replica count; 69 Kubernetes API unreachable; 77 not allowed; 78 bad kubeconfig.',
+    ],
+    examples: ['atelier-ops scale-workers 6', 'atelier-ops scale-workers 0 -n atelier --force'],
+  },
+  'dead-letters list': {
+    label: 'dead-letters list',
+    synopsis: 'dead-letters list [--limit N] [--json]',
+    summary: 'outbox events that used up their publish attempts, oldest first',
+    details: [
+      'Asks the jobs admin API (JOBS_ADDR) for dead outbox events: the event, its job, the subject it',
+      'could not be published to, its attempts and last error. Fix the cause (the stream, NATS), then',
+      'replay them.',
+      '',
+      'Exit status: 0 listed (also when there are none); 69 jobs unreachable.',
+    ],
+    examples: ['atelier-ops dead-letters list', 'atelier-ops dead-letters list --limit 200 --json'],
+  },
+  'dead-letters replay': {
+    label: 'dead-letters replay <id>...',
+    synopsis: 'dead-letters replay <event-id>... [--operator ID]',
+    summary: 'put dead outbox events back to pending, attempts reset',
+    details: [
+      'The jobs outbox relay publishes a replayed event again within a second; JetStream drops a',
+      'copy it already holds (the event’s dedupe key is its message id), so a replay never doubles',
+      'a dispatch. Each id is replayed on its own; one refusal does not stop the others.',
+      '',
+      'Exit status: 0 every event replayed; 1 an event was refused (not dead, unknown); 69 jobs',
+      'unreachable.',
+    ],
+    examples: ['atelier-ops dead-letters replay 4211', 'atelier-ops dead-letters replay 4211 4212 --operator alice'],
+  },
+};
+
+const ENVIRONMENT = [
+  'Environment:',
+  '  KUBECONFIG               kubeconfig file(s), as for kubectl (else ~/.kube/config, else in-cluster)',
+  '  ATELIER_NAMESPACE        namespace of the release (atelier)',
+  '  ATELIER_SELECTOR         label selector of its Deployments (app.kubernetes.io/part-of=atelier)',
+  '  JOBS_ADDR                jobs gRPC API, host:port (127.0.0.1:50053; port-forward it in a cluster)',
+  '  NATS_URL                 NATS with JetStream (nats://127.0.0.1:4222)',
+  '  NATS_STREAM_PREFIX       stream prefix jobs and the workers use (ATELIER)',
+  '  ATELIER_OPERATOR_ID      who replays dead events (ops-cli:<login>)',
+  '  ATELIER_OPS_TIMEOUT_MS   deadline of each call (5000)',
+];
+
+function optionLines(command: CommandName): string[] {
+  const flags = FLAGS.filter((flag) => flag.commands.includes(command));
+  const labels = flags.map((flag) => `${flag.short ? `-${flag.short}, ` : '    '}--${flag.long}${flag.value ? ` ${flag.value}` : ''}`);
+  const width = Math.max(...labels.map((label) => label.length));
+  return flags.map((flag, i) => `  ${labels[i]!.padEnd(width)}  ${flag.help}`);
+}
+
+function commandList(): string[] {
+  const entries = [
+    ...Object.values(COMMANDS).map((help) => [help.label, help.summary] as const),
+    ['help [command]', 'this overview, or a command’s help'] as const,
+  ];
+  const width = Math.max(...entries.map(([label]) => label.length)) + 2;
+  return entries.map(([label, summary]) => `  ${label.padEnd(width)}${summary}`);
+}
+
+function overview(brief: boolean): string[] {
+  const usage = ['Usage: atelier-ops <command> [options]', '', 'Commands:', ...commandList()];
+  if (brief) return [...usage, '', 'Run `atelier-ops --help` for the environment it reads and its exit statuses.'];
+  return [
+    'Usage: atelier-ops <command> [options]',
+    '',
+    'The operator CLI of Atelier: is the release ready, how far behind are the workers, scale them,',
+    'and replay outbox events that could not be published.',
+    '',
+    'Commands:',
+    ...commandList(),
+    '',
+    ...ENVIRONMENT,
+    '',
+    'Exit status: 0 ok, 1 not ready or refused, 64 usage, 69 unreachable, 70 bug, 77 forbidden,',
+    '78 configuration. Run `atelier-ops <command> --help` for a command’s options.',
+  ];
+}
+
+function commandHelp(command: CommandName, brief: boolean): string[] {
+  const help = COMMANDS[command];
+  const usage = [`Usage: atelier-ops ${help.synopsis}`, '', 'Options:', ...optionLines(command)];
+  if (brief) return [...usage, '', `Run \`atelier-ops ${command} --help\` for details and examples.`];
+  return [
+    `Usage: atelier-ops ${help.synopsis}`,
+    '',
+    `${help.summary[0]!.toUpperCase()}${help.summary.slice(1)}.`,
+    '',
+    ...help.details,
+    '',
+    'Options:',
+    ...optionLines(command),
+    '',
+    'Examples:',
+    ...help.examples.map((example) => `  ${example}`),
+  ];
+}
+
+function groupHelp(): string[] {
+  return [
+    'Usage: atelier-ops dead-letters <list|replay> [options]',
+    '',
+    'Outbox events the jobs relay could not publish within OUTBOX_MAX_ATTEMPTS tries.',
+    '',
+    `  list     ${COMMANDS['dead-letters list'].summary}`,
+    `  replay   ${COMMANDS['dead-letters replay'].summary}`,
+    '',
+    'Run `atelier-ops dead-letters list --help` or `atelier-ops dead-letters replay --help` for their options.',
+  ];
+}
+
+/**
+ * The help of a topic (undefined: the overview), ending with a newline. `brief` is the form
+ * printed under a usage error: the synopsis and options, not the whole manual.
+ */
+export function usageText(topic: HelpTopic | undefined, options: { brief?: boolean } = {}): string {
+  const brief = options.brief ?? false;
+  const lines = topic === undefined ? overview(brief) : topic === 'dead-letters' ? groupHelp() : commandHelp(topic, brief);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,71 @@
+import type { jobsAdminV1 } from '@atelier/contracts';
+import { ErrorCode } from '@atelier/errors';
+import type { CliCommand } from './cli-args.js';
+import type { CommandContext } from './command-context.js';
+import { formatDeadLettersJson, formatDeadLettersTable } from './dead-letters-report.js';
+import { errorText } from './error-text.js';
+import { ExitCode, exitCodeFor, worstExitCode } from './exit-codes.js';
+import { connectJobsAdmin, jobsError } from './jobs-admin.js';
+import { defaultOperatorId } from './ops-config.js';
+
+type ListCommand = Extract<CliCommand, { name: 'dead-letters list' }>;
+type ReplayCommand = Extract<CliCommand, { name: 'dead-letters replay' }>;
+
+/** The admin API pages by at most 100 events. */
+const PAGE_SIZE_MAX = 100;
+
+/** `atelier-ops dead-letters list`: dead outbox events, oldest first, up to --limit across pages. */
+export async function listDeadLettersCommand(command: ListCommand, { io, config }: CommandContext): Promise<ExitCode> {
+  const admin = connectJobsAdmin(config.JOBS_ADDR, config.ATELIER_OPS_TIMEOUT_MS);
+  try {
+    const events: jobsAdminV1.OutboxEvent[] = [];
+    let pageToken = '';
+    do {
+      const page = await admin.listDeadOutboxEvents({ pageSize: Math.min(PAGE_SIZE_MAX, command.limit - events.length), pageToken });
+      events.push(...page.events);
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '' && events.length < command.limit);
+    // A page token left over means rows beyond the limit.
+    const more = pageToken !== '';
+    io.stdout.write(command.json ? formatDeadLettersJson(events, more) : formatDeadLettersTable(events, more));
+    return ExitCode.OK;
+  } catch (error) {
+    throw jobsError(error, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
+  } finally {
+    admin.close();
+  }
+}
+
+/**
+ * `atelier-ops dead-letters replay <id>...`: each event back to pending, one call each. A
+ * refusal (not dead, unknown) is reported and the next id tried; an unreachable jobs service
+ * ends the run, since every further call would fail the same way.
+ */
+export async function replayDeadLettersCommand(command: ReplayCommand, { io, config }: CommandContext): Promise<ExitCode> {
+  const operatorId = command.operator ?? config.ATELIER_OPERATOR_ID ?? defaultOperatorId(io.env);
+  const admin = connectJobsAdmin(config.JOBS_ADDR, config.ATELIER_OPS_TIMEOUT_MS);
+  const outcomes: ExitCode[] = [];
+  try {
+    for (const [index, eventId] of command.eventIds.entries()) {
+      try {
+        const { event } = await admin.replayOutboxEvent({ eventId, operatorId });
+        io.stdout.write(
+          `replayed ${eventId}: ${event?.eventType ?? 'event'} of job ${event?.aggregateId ?? '?'} is pending again; the relay publishes it shortly\n`,
+        );
+        outcomes.push(ExitCode.OK);
+      } catch (caught) {
+        const error = jobsError(caught, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
+        io.stderr.write(`atelier-ops: ${eventId} not replayed: ${errorText(error, { debug: config.ATELIER_OPS_DEBUG })}\n`);
+        outcomes.push(exitCodeFor(error));
+        if (error.code === ErrorCode.UNAVAILABLE || error.code === ErrorCode.DEADLINE_EXCEEDED) {
+          const rest = command.eventIds.slice(index + 1);
+          if (rest.length > 0) io.stderr.write(`atelier-ops: not attempted: ${rest.join(' ')}\n`);
+          break;
+        }
+      }
+    }
+  } finally {
+    admin.close();
+  }
+  return worstExitCode(outcomes);
+}

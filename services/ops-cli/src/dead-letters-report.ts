@@ -1,0 +1,61 @@
+import { jobsAdminV1 } from '@atelier/contracts';
+import { oneLine, plural, table } from './text-format.js';
+
+/** Dead outbox events for a terminal and for scripts. Pure. */
+
+const STATUS_NAMES: Readonly<Record<number, string>> = {
+  [jobsAdminV1.OutboxStatus.PENDING]: 'pending',
+  [jobsAdminV1.OutboxStatus.PROCESSING]: 'processing',
+  [jobsAdminV1.OutboxStatus.PUBLISHED]: 'published',
+  [jobsAdminV1.OutboxStatus.DEAD]: 'dead',
+};
+
+export function outboxStatusName(status: jobsAdminV1.OutboxStatus): string {
+  return STATUS_NAMES[status] ?? 'unspecified';
+}
+
+/** ISO 8601 to the second: the outbox keeps microseconds nobody reads at a terminal. */
+function timestamp(date: Date | undefined): string {
+  return date ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-';
+}
+
+export function formatDeadLettersTable(events: readonly jobsAdminV1.OutboxEvent[], more: boolean): string {
+  if (events.length === 0) return 'No dead outbox events.\n';
+  const lines = table(
+    ['ID', 'EVENT', 'JOB', 'SUBJECT', 'ATTEMPTS', 'CREATED', 'LAST ERROR'],
+    events.map((e) => [
+      e.id,
+      e.eventType,
+      e.aggregateId,
+      e.subject,
+      String(e.attemptCount),
+      timestamp(e.createdAt),
+      oneLine(e.lastError ?? '-', 80),
+    ]),
+    '',
+  );
+  lines.push('', `${plural(events.length, 'dead event')}${more ? ' shown; more exist (raise --limit, at most 1000)' : ''}.`);
+  lines.push('Fix the cause (the stream, NATS), then: atelier-ops dead-letters replay <id>...');
+  return `${lines.join('\n')}\n`;
+}
+
+/** `{ events, more }`; an event's fields as the admin API names them, times in ISO 8601, absent values null. */
+export function formatDeadLettersJson(events: readonly jobsAdminV1.OutboxEvent[], more: boolean): string {
+  const document = {
+    events: events.map((e) => ({
+      id: e.id,
+      aggregateId: e.aggregateId,
+      eventType: e.eventType,
+      subject: e.subject,
+      dedupeKey: e.dedupeKey,
+      status: outboxStatusName(e.status),
+      attemptCount: e.attemptCount,
+      lastError: e.lastError ?? null,
+      createdAt: e.createdAt?.toISOString() ?? null,
+      availableAt: e.availableAt?.toISOString() ?? null,
+      publishedAt: e.publishedAt?.toISOString() ?? null,
+    })),
+    more,
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
