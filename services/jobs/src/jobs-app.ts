@@ -17,6 +17,7 @@ import { JobWatchHub } from './job-watch-hub.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
 import { OutboxWakeups } from './outbox/outbox-wakeups.js';
 import { LeaseReaper } from './reaper/lease-reaper.js';
+import { StaleDispatchSweeper } from './reaper/stale-dispatch-sweeper.js';
 import { startJobsServer } from './server.js';
 
 export type JobsAppConfig = Omit<JobsConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS' | 'METRICS_PORT'>;
@@ -26,6 +27,7 @@ export interface JobsApp {
   readonly context: JobsContext;
   readonly relay: OutboxRelay;
   readonly reaper: LeaseReaper;
+  readonly dispatchSweeper: StaleDispatchSweeper;
   readonly nats: NatsConnection;
   /** Every series of this service: serve it at /metrics. */
   readonly metricsRegistry: Registry;
@@ -94,6 +96,15 @@ export async function startJobsApp(
     metrics,
   };
   const reaper = new LeaseReaper({ pool, registry, subjects, logger, onOutboxWrite, intervalMs: config.REAPER_INTERVAL_MS, metrics });
+  const dispatchSweeper = new StaleDispatchSweeper({
+    pool,
+    subjects,
+    logger,
+    onOutboxWrite,
+    intervalMs: config.DISPATCH_SWEEP_INTERVAL_MS,
+    staleAfterMs: config.DISPATCH_STALE_AFTER_MS,
+    onRedispatch: (count) => metrics.redispatched.inc(count),
+  });
   const server = await startJobsServer(context, {
     port: config.GRPC_PORT,
     host: options.host,
@@ -101,17 +112,20 @@ export async function startJobsApp(
   });
   relay.start();
   reaper.start();
+  dispatchSweeper.start();
 
   return {
     server,
     context,
     relay,
     reaper,
+    dispatchSweeper,
     nats,
     metricsRegistry,
     async stop(graceMs) {
       await server.shutdown(graceMs);
       await reaper.stop();
+      await dispatchSweeper.stop();
       await relay.stop();
       await wakeups.stop();
       peers.catalog.close();

@@ -17,6 +17,8 @@ export class JobsMetrics {
   readonly failed: Counter<'job_type'>;
   /** Expired leases the reaper handled, by what became of the job. */
   readonly leaseExpiries: Counter<'outcome'>;
+  /** Queued jobs dispatched again because their dispatch message was lost. */
+  readonly redispatched: Counter;
   /** From the moment an outbox row was due to JetStream's acknowledgement of its publication. */
   readonly outboxPublishLag: Histogram;
   private statsRead: { at: number; stats: Promise<QueueStats> } | undefined;
@@ -32,6 +34,11 @@ export class JobsMetrics {
       name: 'atelier_jobs_lease_expiries_total',
       help: 'Expired worker leases reaped, by outcome (requeued or failed)',
       labelNames: ['outcome'] as const,
+      registers,
+    });
+    this.redispatched = new Counter({
+      name: 'atelier_jobs_redispatched_total',
+      help: 'Queued jobs dispatched again because no dispatch was on its way after DISPATCH_STALE_AFTER_MS',
       registers,
     });
     this.outboxPublishLag = new Histogram({

@@ -1,4 +1,6 @@
 import type { Queryable } from '@atelier/db';
+import type { OutboxSubjects } from './job-row.js';
+import { dispatchPayloadSql, dispatchSubjectSql, redispatchDedupeSql } from './outbox-payloads.js';
 
 /** A row of jobs.outbox. Ids are bigint, kept as strings. */
 export interface OutboxRow {
@@ -138,4 +140,38 @@ export async function replayDeadOutboxRow(db: Queryable, id: string): Promise<Ou
 export async function findOutboxRow(db: Queryable, id: string): Promise<OutboxRow | null> {
   const result = await db.query<OutboxRow>('SELECT * FROM jobs.outbox WHERE id = $1', [id]);
   return result.rows[0] ?? null;
+}
+
+/**
+ * Queues a new dispatch for queued jobs that have been due for staleAfterMs with no dispatch on
+ * its way: none pending or being published, none published within staleAfterMs. Their message was
+ * lost after publication (JetStream dropped it after max_deliver or max_age, a stream was
+ * recreated) and nothing else would ever run them. A job whose dispatch is dead is left to the
+ * operator (dead-letter replay), as dead rows are. Jobs are locked SKIP LOCKED, so concurrent
+ * sweepers take disjoint sets; a rare duplicate dispatch is harmless (claims are CAS).
+ * Answers the ids of the jobs dispatched again.
+ */
+export async function redispatchStaleJobs(db: Queryable, staleAfterMs: number, limit: number, subjects: OutboxSubjects): Promise<string[]> {
+  const result = await db.query<{ aggregate_id: string }>({
+    name: 'outbox.redispatch_stale',
+    text: `WITH stale AS (
+             SELECT j.* FROM jobs.generation_jobs j
+              WHERE j.status = 'queued'
+                AND j.next_attempt_at < now() - make_interval(secs => $1::double precision / 1000)
+                AND NOT EXISTS (
+                      SELECT 1 FROM jobs.outbox o
+                       WHERE o.aggregate_id = j.id AND o.event_type = 'job.dispatch'
+                         AND (o.status IN ('pending', 'processing', 'dead')
+                              OR o.published_at > now() - make_interval(secs => $1::double precision / 1000)))
+              ORDER BY j.next_attempt_at, j.id
+              LIMIT $2
+              FOR UPDATE SKIP LOCKED)
+           INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, trace_context)
+           SELECT j.id, 'job.dispatch', ${dispatchSubjectSql('j', '$3', '$4')}, ${redispatchDedupeSql('j')}, ${dispatchPayloadSql('j')},
+                  j.trace_context
+             FROM stale j
+           RETURNING aggregate_id`,
+    values: [staleAfterMs, limit, subjects.dispatchInteractive, subjects.dispatchBackground],
+  });
+  return result.rows.map((row) => row.aggregate_id);
 }

@@ -1,0 +1,62 @@
+import type { SqlPool } from '@atelier/db';
+import type { Logger } from '@atelier/logging';
+import type { OutboxSubjects } from '../db/job-row.js';
+import { redispatchStaleJobs } from '../db/outbox-sql.js';
+
+export interface StaleDispatchSweeperOptions {
+  pool: SqlPool;
+  subjects: OutboxSubjects;
+  logger: Logger;
+  /** Called after a commit that queued dispatches (their outbox rows want publishing). */
+  onOutboxWrite: () => void;
+  intervalMs: number;
+  /** A queued job due this long with no dispatch in flight or recently published is dispatched again. */
+  staleAfterMs: number;
+  batchSize?: number;
+  /** Told how many jobs each sweep dispatched again. */
+  onRedispatch?: (count: number) => void;
+}
+
+/**
+ * The last safety net of "a job is never lost": the outbox guarantees a dispatch reaches
+ * JetStream, but a message can still be lost after that (dropped after max_deliver redeliveries
+ * or max_age, a stream deleted and recreated). A queued job overdue by staleAfterMs with no
+ * dispatch on its way gets a new one. Workers treat an extra dispatch like any duplicate.
+ */
+export class StaleDispatchSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: StaleDispatchSweeperOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running = this.runOnce().catch((error: unknown) => this.options.logger.warn({ err: error }, 'stale dispatch sweep failed'));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Sweeps until no stale job is left; answers how many jobs were dispatched again. */
+  async runOnce(): Promise<number> {
+    const batchSize = this.options.batchSize ?? 500;
+    let total = 0;
+    for (;;) {
+      const jobIds = await redispatchStaleJobs(this.options.pool, this.options.staleAfterMs, batchSize, this.options.subjects);
+      if (jobIds.length > 0) {
+        total += jobIds.length;
+        this.options.onOutboxWrite();
+        this.options.onRedispatch?.(jobIds.length);
+        this.options.logger.warn(
+          { count: jobIds.length, firstJobId: jobIds[0], staleAfterMs: this.options.staleAfterMs },
+          'dispatched stale queued jobs again: their dispatch messages were lost',
+        );
+      }
+      if (jobIds.length < batchSize) return total;
+    }
+  }
+}
