@@ -147,10 +147,22 @@ export async function findOutboxRow(db: Queryable, id: string): Promise<OutboxRo
  * its way: none pending or being published, none published within staleAfterMs. Their message was
  * lost after publication (JetStream dropped it after max_deliver or max_age, a stream was
  * recreated) and nothing else would ever run them. A job whose dispatch is dead is left to the
- * operator (dead-letter replay), as dead rows are. Jobs are locked SKIP LOCKED, so concurrent
- * sweepers take disjoint sets; a rare duplicate dispatch is harmless (claims are CAS).
+ * operator (dead-letter replay), as dead rows are. Run it under lockRedispatch: the NOT EXISTS
+ * reads a snapshot, so two sweepers at once could both dispatch a job the other just did.
  * Answers the ids of the jobs dispatched again.
  */
+/**
+ * One stale-dispatch sweep at a time across replicas: a transaction-scoped advisory lock, taken
+ * or not (another replica is sweeping; this one skips its turn).
+ */
+export async function lockRedispatch(db: Queryable): Promise<boolean> {
+  const result = await db.query<{ locked: boolean }>({
+    name: 'outbox.lock_redispatch',
+    text: `SELECT pg_try_advisory_xact_lock(hashtext('atelier.jobs.redispatch_stale')) AS locked`,
+  });
+  return result.rows[0]!.locked;
+}
+
 export async function redispatchStaleJobs(db: Queryable, staleAfterMs: number, limit: number, subjects: OutboxSubjects): Promise<string[]> {
   const result = await db.query<{ aggregate_id: string }>({
     name: 'outbox.redispatch_stale',
@@ -165,7 +177,7 @@ export async function redispatchStaleJobs(db: Queryable, staleAfterMs: number, l
                               OR o.published_at > now() - make_interval(secs => $1::double precision / 1000)))
               ORDER BY j.next_attempt_at, j.id
               LIMIT $2
-              FOR UPDATE SKIP LOCKED)
+              FOR UPDATE)
            INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, trace_context)
            SELECT j.id, 'job.dispatch', ${dispatchSubjectSql('j', '$3', '$4')}, ${redispatchDedupeSql('j')}, ${dispatchPayloadSql('j')},
                   j.trace_context

@@ -1,7 +1,7 @@
-import type { SqlPool } from '@atelier/db';
+import { inTransaction, type SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
 import type { OutboxSubjects } from '../db/job-row.js';
-import { redispatchStaleJobs } from '../db/outbox-sql.js';
+import { lockRedispatch, redispatchStaleJobs } from '../db/outbox-sql.js';
 
 export interface StaleDispatchSweeperOptions {
   pool: SqlPool;
@@ -21,7 +21,8 @@ export interface StaleDispatchSweeperOptions {
  * The last safety net of "a job is never lost": the outbox guarantees a dispatch reaches
  * JetStream, but a message can still be lost after that (dropped after max_deliver redeliveries
  * or max_age, a stream deleted and recreated). A queued job overdue by staleAfterMs with no
- * dispatch on its way gets a new one. Workers treat an extra dispatch like any duplicate.
+ * dispatch on its way gets a new one. Workers treat an extra dispatch like any duplicate. One
+ * replica sweeps at a time (an advisory lock); the others skip their turn.
  */
 export class StaleDispatchSweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -46,7 +47,10 @@ export class StaleDispatchSweeper {
     const batchSize = this.options.batchSize ?? 500;
     let total = 0;
     for (;;) {
-      const jobIds = await redispatchStaleJobs(this.options.pool, this.options.staleAfterMs, batchSize, this.options.subjects);
+      const jobIds = await inTransaction(this.options.pool, async (client) =>
+        (await lockRedispatch(client)) ? redispatchStaleJobs(client, this.options.staleAfterMs, batchSize, this.options.subjects) : null,
+      );
+      if (jobIds === null) return total; // another replica is sweeping
       if (jobIds.length > 0) {
         total += jobIds.length;
         this.options.onOutboxWrite();
