@@ -3,7 +3,15 @@
  * place, idempotent creation, and connections that survive server restarts.
  */
 export { jobsTopology, JOB_QUEUES, type JobsTopology, type JobQueueName } from './topology.js';
-export { ensureJobStreams, ensureWorkerConsumer, deleteJobStreams, type StreamOptions, type WorkerConsumerOptions } from './streams.js';
+export {
+  ensureJobStreams,
+  ensureWorkerConsumer,
+  ensureEventsConsumer,
+  deleteJobStreams,
+  type StreamOptions,
+  type WorkerConsumerOptions,
+  type EventsConsumerOptions,
+} from './streams.js';
 export { connectNats } from './connect.js';
 export { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type PubAck } from '@nats-io/jetstream';
 export { headers, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';

@@ -103,6 +103,38 @@ export async function ensureWorkerConsumer(
   }
 }
 
+export interface EventsConsumerOptions {
+  /** Durable name, unique per subscribing service. */
+  name: string;
+  /**
+   * One subject (wildcards allowed): eventSubject(type), or allEventsSubject. One only, since
+   * several filter subjects need NATS 2.10; a consumer of a few types takes all and skips.
+   */
+  filterSubject: string;
+  ackWaitMs: number;
+  maxDeliver: number;
+}
+
+/**
+ * Creates or updates a service's durable pull consumer on the lifecycle events stream. It starts
+ * with the events published after its creation: a new subscriber owes nothing to older jobs.
+ */
+export async function ensureEventsConsumer(jsm: JetStreamManager, topology: JobsTopology, options: EventsConsumerOptions): Promise<void> {
+  const tunable = { ack_wait: nanos(options.ackWaitMs), max_deliver: options.maxDeliver, filter_subject: options.filterSubject };
+  try {
+    await jsm.consumers.info(topology.eventsStream, options.name);
+    await jsm.consumers.update(topology.eventsStream, options.name, tunable);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await jsm.consumers.add(topology.eventsStream, {
+      durable_name: options.name,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.New,
+      ...tunable,
+    });
+  }
+}
+
 /** Removes both streams (and so their consumers). For tests and for tearing an environment down. */
 export async function deleteJobStreams(jsm: JetStreamManager, topology: JobsTopology): Promise<void> {
   for (const stream of [topology.jobsStream, topology.eventsStream]) {

@@ -84,6 +84,8 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         {
           ...options.env,
           DATABASE_URL: database.url,
+          NATS_URL: testNatsUrl(),
+          NATS_STREAM_PREFIX: natsPrefix,
           S3_ENDPOINT: `http://${s3Address.address}:${s3Address.port}`,
           // s3rver's fixed development credentials: public, not secrets.
           S3_ACCESS_KEY_ID: 'S3RVER',

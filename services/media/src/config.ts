@@ -25,6 +25,12 @@ export const mediaConfigSpec = {
   /** Uploads not completed within this age are swept with their objects. */
   UPLOAD_TTL_MS: int({ default: 3_600_000, min: 60_000, max: 7 * 24 * 3_600_000 }),
   SWEEP_INTERVAL_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
+  /**
+   * NATS with the jobs lifecycle events: the outputs of jobs that failed or were cancelled after
+   * a worker stored them are deleted. Unset: no cleanup (a warning says so at start-up).
+   */
+  NATS_URL: optional(str()),
+  NATS_STREAM_PREFIX: str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),
 } as const;
 
 export type MediaConfig = ConfigOf<typeof mediaConfigSpec>;

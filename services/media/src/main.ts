@@ -1,5 +1,6 @@
 // The media service: telemetry first (it must patch gRPC and pg before they load), then
 // configuration, the object store, the database, serving and the sweeper; shutdown in reverse.
+import { hostname } from 'node:os';
 import { startTelemetry } from '@atelier/telemetry';
 
 const telemetry = await startTelemetry({ serviceName: 'media' });
@@ -14,6 +15,8 @@ const { startMediaServer } = await import('./server.js');
 const { ObjectStore } = await import('./storage/object-store.js');
 const { startUploadSweeper } = await import('./upload-sweeper.js');
 const { startServiceMetrics } = await import('@atelier/metrics');
+const { connectNats, jobsTopology } = await import('@atelier/nats');
+const { JobOutputCleanup } = await import('./job-output-cleanup.js');
 
 const config = loadConfigOrExit('media', mediaConfigSpec);
 const logger = createLogger({ service: 'media', level: config.LOG_LEVEL });
@@ -59,11 +62,19 @@ const context = {
 };
 const server = await startMediaServer(context, { port: config.GRPC_PORT, callObserver: metrics.grpcCalls });
 const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
+const nats = config.NATS_URL ? await connectNats({ servers: config.NATS_URL, name: `media@${hostname()}` }) : undefined;
+const outputCleanup = nats
+  ? new JobOutputCleanup({ pool, store, nats, topology: jobsTopology(config.NATS_STREAM_PREFIX), logger })
+  : undefined;
+await outputCleanup?.start();
+if (!outputCleanup) logger.warn('no NATS_URL: outputs of jobs that fail or are cancelled after a worker stored them are not cleaned up');
 logger.info({ port: server.port, metricsPort: metrics.port, bucket: config.S3_BUCKET }, 'media serving gRPC');
 
 installShutdownHandlers(
   async () => {
     await stopSweeper();
+    await outputCleanup?.stop();
+    await nats?.drain().catch(() => {});
     await server.shutdown(config.SHUTDOWN_GRACE_MS);
     await pool.end();
     store.close();

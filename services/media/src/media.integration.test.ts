@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,8 +10,18 @@ import { createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
 import { createServiceClient, fromServiceError, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
-import { checkHealth, createTestDatabase, listReflectedServices, uniqueName, type TestDatabase } from '@atelier/testing';
+import { connectNats, deleteJobStreams, jetstream, jetstreamManager, jobsTopology } from '@atelier/nats';
+import {
+  checkHealth,
+  createTestDatabase,
+  listReflectedServices,
+  natsTestPrefix,
+  testNatsUrl,
+  uniqueName,
+  type TestDatabase,
+} from '@atelier/testing';
 import { createMediaOrm, migrateMedia } from './db/media-orm.js';
+import { JobOutputCleanup } from './job-output-cleanup.js';
 import type { MediaContext } from './media-context.js';
 import { MEDIA_SERVICE_NAME, startMediaServer } from './server.js';
 import { EMBEDDED_S3_CREDENTIALS, startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.js';
@@ -449,5 +459,63 @@ describe('media - health and reflection', () => {
   it('answers SERVING and lists atelier.media.v1.MediaService', async () => {
     expect(await checkHealth(address, MEDIA_SERVICE_NAME)).toBe('SERVING');
     expect(await listReflectedServices(address)).toEqual([MEDIA_SERVICE_NAME]);
+  });
+});
+
+describe('media - outputs of jobs that end without them', () => {
+  it('deletes the stored output (row and object) when the job fails or is cancelled, and nothing else', async () => {
+    const topology = jobsTopology(natsTestPrefix());
+    const nats = await connectNats({ servers: testNatsUrl(), name: 'media-cleanup-test' });
+    const cleanup = new JobOutputCleanup({ pool, store, nats, topology, logger });
+    try {
+      await cleanup.start();
+      const bytes = await png();
+      const output = async (jobId: string) =>
+        (
+          await putServerAsset(
+            {
+              ownerUserId: ALICE,
+              purpose: AssetPurpose.AI_OUTPUT,
+              contentType: 'image/png',
+              sizeBytes: bytes.length,
+              idempotencyKey: jobId,
+            },
+            bytes,
+          )
+        ).asset!;
+      const [failed, cancelled, succeeded] = await Promise.all([output(randomUUID()), output(randomUUID()), output(randomUUID())]);
+      const announce = async (asset: mediaV1.Asset, status: 'failed' | 'cancelled' | 'succeeded') => {
+        const { rows } = await db.query('SELECT idempotency_key FROM media.assets WHERE id = $1', [asset.id]);
+        // As the jobs outbox relay publishes it (outbox-payloads.ts): proto3 JSON of JobLifecycleEvent.
+        const event = { jobId: rows[0].idempotency_key, jobType: 'image.stylize', eventType: `job.${status}`, attempt: 3 };
+        await jetstream(nats).publish(topology.eventSubject(status), JSON.stringify(event));
+      };
+      await announce(failed, 'failed');
+      await announce(cancelled, 'cancelled');
+      await announce(succeeded, 'succeeded');
+
+      const statusOf = async (id: string) => (await db.query('SELECT status, storage_key FROM media.assets WHERE id = $1', [id])).rows[0];
+      const jsm = await jetstreamManager(nats);
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const info = await jsm.consumers.info(topology.eventsStream, 'media-output-cleanup');
+        if (info.num_pending + info.num_ack_pending === 0 && info.delivered.stream_seq >= 3) break;
+        if (Date.now() > deadline) throw new Error('the cleanup consumer did not settle the three events');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      for (const asset of [failed, cancelled]) {
+        const row = await statusOf(asset.id);
+        expect(row.status).toBe('deleted');
+        expect(await store.head(row.storage_key)).toBeUndefined();
+      }
+      // A succeeded job keeps its output.
+      const kept = await statusOf(succeeded.id);
+      expect(kept.status).toBe('ready');
+      expect(await store.head(kept.storage_key)).toBeDefined();
+    } finally {
+      await cleanup.stop();
+      await deleteJobStreams(await jetstreamManager(nats), topology);
+      await nats.close();
+    }
   });
 });

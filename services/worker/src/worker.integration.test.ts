@@ -170,6 +170,29 @@ describe('worker - crash safety with kill -9', () => {
       await survivor.stop();
     },
   );
+
+  it('leaves no orphan when a SIGKILL after storing the output costs the job its last attempt', async () => {
+    const doomed = await p.startWorker({ WORKER_CRASH_POINT: 'after-output-stored', WORKER_CONCURRENCY_INTERACTIVE: '1' });
+    const user = newUser();
+    const { job } = await createStylize(user, 'a ferret on the moon #sim-latency=300');
+    // This attempt is the last one: when its lease expires, the reaper fails the job for good.
+    await p.db.query('UPDATE jobs.generation_jobs SET max_attempts = 1 WHERE id = $1', [job.id]);
+    const exitCode = await new Promise<number | null>((resolve) =>
+      doomed.child.once('exit', (code, signal) => resolve(signal === 'SIGKILL' ? -9 : code)),
+    );
+    expect(exitCode).toBe(-9);
+    expect(await readyOutputsOf(user), 'the output was stored before the crash').toHaveLength(1);
+
+    const failed = await waitForJob(p, job.id, user, { timeoutMs: 20_000 });
+    expect(failed).toMatchObject({ status: jobsV1.JobStatus.FAILED, errorCode: 'LEASE_EXPIRED', attemptCount: 1 });
+    // Nobody is left to delete it but media, told by the job.failed event.
+    const deadline = Date.now() + 10_000;
+    while ((await readyOutputsOf(user)).length > 0) {
+      if (Date.now() > deadline) throw new Error('the output of the failed job is still there');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(chargedFor(await providerStats(p), job.id)).toBe(1);
+  });
 });
 
 async function metricTotal(worker: { address: string }, outcome: string): Promise<number> {

@@ -164,3 +164,24 @@ export async function deleteUploadingRows(db: Queryable, ids: readonly string[])
     values: [ids],
   });
 }
+
+/** Locks the live outputs of a job: ai_output assets keyed by its id (see 0002-ai-output-by-job). */
+export async function lockOutputsOfJob(db: Queryable, jobId: string): Promise<{ id: string; storage_key: string }[]> {
+  const result = await db.query<{ id: string; storage_key: string }>({
+    name: 'media.lock_outputs_of_job',
+    text: `SELECT id, storage_key FROM media.assets
+            WHERE purpose = 'ai_output' AND idempotency_key = $1 AND status <> 'deleted'
+            FOR UPDATE`,
+    values: [jobId],
+  });
+  return result.rows;
+}
+
+/** Soft-deletes assets whatever their status (an interrupted upload included). */
+export async function markManyDeleted(db: Queryable, ids: readonly string[]): Promise<void> {
+  await db.query({
+    name: 'media.mark_many_deleted',
+    text: `UPDATE media.assets SET status = 'deleted', deleted_at = now() WHERE id = ANY($1::uuid[]) AND status <> 'deleted'`,
+    values: [ids],
+  });
+}

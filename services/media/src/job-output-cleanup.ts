@@ -1,0 +1,98 @@
+import { jobsEventsV1 } from '@atelier/contracts';
+import { inTransaction, type SqlPool } from '@atelier/db';
+import type { Logger } from '@atelier/logging';
+import { ensureEventsConsumer, ensureJobStreams, jetstream, jetstreamManager, type JobsTopology, type NatsConnection } from '@atelier/nats';
+import { lockOutputsOfJob, markManyDeleted } from './db/assets-repository.js';
+import type { ObjectStore } from './storage/object-store.js';
+
+/** The durable consumer of media on the lifecycle events stream. */
+export const OUTPUT_CLEANUP_CONSUMER = 'media-output-cleanup';
+/** A job that ends so never shows its output: whatever the worker stored for it is an orphan. */
+const OUTPUTLESS_END_EVENTS = new Set(['job.failed', 'job.cancelled']);
+
+/**
+ * Deletes the outputs stored for a job (objects first, then the rows, in one transaction: a
+ * failed object delete rolls back and the event comes again). Answers how many were deleted.
+ */
+export async function deleteOutputsOfJob(pool: SqlPool, store: ObjectStore, jobId: string): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    const outputs = await lockOutputsOfJob(client, jobId);
+    if (outputs.length === 0) return 0;
+    await store.deleteMany(outputs.map((output) => output.storage_key));
+    await markManyDeleted(
+      client,
+      outputs.map((output) => output.id),
+    );
+    return outputs.length;
+  });
+}
+
+export interface JobOutputCleanupOptions {
+  pool: SqlPool;
+  store: ObjectStore;
+  nats: NatsConnection;
+  topology: JobsTopology;
+  logger: Logger;
+  /** Redelivery after this without an ack (a crashed replica's messages go to another). */
+  ackWaitMs?: number;
+}
+
+/**
+ * Removes the output a worker stored for a job that then failed or was cancelled without it —
+ * the worker died after storing it and the jobs reaper ended the job on its last attempt, or the
+ * job was cancelled meanwhile. A worker that is still alive deletes such an orphan itself; this
+ * covers the one that is not. Driven by the jobs lifecycle events (at least once: deleting twice
+ * finds nothing the second time), through a durable consumer shared by every media replica.
+ */
+export class JobOutputCleanup {
+  private messages: { stop(): void; close(): Promise<void | Error> } | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly options: JobOutputCleanupOptions) {}
+
+  async start(): Promise<void> {
+    const { nats, topology } = this.options;
+    const jsm = await jetstreamManager(nats);
+    // Media may start before jobs: both declare the streams, idempotently.
+    await ensureJobStreams(jsm, topology);
+    await ensureEventsConsumer(jsm, topology, {
+      name: OUTPUT_CLEANUP_CONSUMER,
+      filterSubject: topology.allEventsSubject,
+      ackWaitMs: this.options.ackWaitMs ?? 30_000,
+      maxDeliver: -1,
+    });
+    const consumer = await jetstream(nats).consumers.get(topology.eventsStream, OUTPUT_CLEANUP_CONSUMER);
+    const messages = await consumer.consume({ max_messages: 32 });
+    this.messages = messages;
+    this.loop = (async () => {
+      for await (const message of messages) {
+        let event: jobsEventsV1.JobLifecycleEvent;
+        try {
+          event = jobsEventsV1.JobLifecycleEvent.fromJSON(message.json());
+        } catch (error) {
+          this.options.logger.error({ err: error, subject: message.subject }, 'undecodable lifecycle event: dropping it');
+          message.term();
+          continue;
+        }
+        if (!OUTPUTLESS_END_EVENTS.has(event.eventType)) {
+          message.ack();
+          continue;
+        }
+        const { jobId } = event;
+        try {
+          const deleted = await deleteOutputsOfJob(this.options.pool, this.options.store, jobId);
+          if (deleted > 0) this.options.logger.info({ jobId, deleted }, 'deleted the orphan output of a job that ended without it');
+          message.ack();
+        } catch (error) {
+          this.options.logger.warn({ err: error, jobId }, 'orphan output cleanup failed; the event comes back');
+          message.nak(5_000);
+        }
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.messages?.stop();
+    await this.loop;
+  }
+}
