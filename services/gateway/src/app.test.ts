@@ -86,7 +86,7 @@ beforeAll(async () => {
     logger: createLogger({ service: 'gateway-test', level: 'silent' }),
     upstreamDeadlineMs: 1000,
     sseKeepAliveMs: 1000,
-    peersReady: async () => true,
+    peerHealth: async () => ({ catalog: 'SERVING', media: 'SERVING', jobs: 'SERVING', community: 'SERVING' }),
   });
 });
 
@@ -292,5 +292,32 @@ describe('gateway http - OpenAPI', () => {
     await check('post', '/api/v1/creation/jobs', '/api/v1/creation/jobs', 201, { payload: jobBody });
     await check('get', '/api/v1/creation/jobs/{jobId}', `/api/v1/creation/jobs/${job.id}`, 200);
     await check('get', '/api/v1/creation/jobs/{jobId}', '/api/v1/creation/jobs/019a0000-0000-7000-8000-0000000000cc', 200);
+  });
+});
+
+describe('gateway - probes', () => {
+  it('turns ready once every peer has been SERVING, then stays ready while /readyz/peers reports an outage', async () => {
+    let health: Record<string, string> = { catalog: 'SERVING', media: 'SERVING', jobs: 'UNREACHABLE', community: 'SERVING' };
+    const probed = await buildGateway({
+      peers,
+      tokens: await createTokenVerifier({ jwksUrl: 'http://127.0.0.1:1/jwks.json' }),
+      logger: createLogger({ service: 'gateway-test', level: 'silent' }),
+      upstreamDeadlineMs: 1000,
+      sseKeepAliveMs: 1000,
+      peerHealth: async () => health,
+    });
+    try {
+      expect((await probed.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+      health = { ...health, jobs: 'SERVING' };
+      expect((await probed.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+      health = { ...health, community: 'NOT_SERVING' };
+      expect((await probed.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+      const peersNow = await probed.inject({ method: 'GET', url: '/readyz/peers' });
+      expect(peersNow.statusCode).toBe(503);
+      expect(peersNow.json()).toEqual({ peers: health });
+      expect((await probed.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await probed.close();
+    }
   });
 });

@@ -26,16 +26,21 @@ export async function startGatewayApp(
     jobsAdmin: createServiceClient(jobsAdminV1.JobsAdminServiceClient, config.JOBS_ADDR, deadline),
     community: createServiceClient(communityV1.CommunityServiceClient, config.COMMUNITY_ADDR, deadline),
   };
-  const addresses = [config.CATALOG_ADDR, config.MEDIA_ADDR, config.JOBS_ADDR, config.COMMUNITY_ADDR];
+  const addresses = { catalog: config.CATALOG_ADDR, media: config.MEDIA_ADDR, jobs: config.JOBS_ADDR, community: config.COMMUNITY_ADDR };
   const app = await buildGateway({
     peers,
     tokens,
     logger,
     upstreamDeadlineMs: config.UPSTREAM_DEADLINE_MS,
     sseKeepAliveMs: config.SSE_KEEPALIVE_MS,
-    peersReady: async () =>
-      (await Promise.all(addresses.map((address) => checkHealth(address, '', 1_000).catch(() => 'UNREACHABLE')))).every(
-        (status) => status === 'SERVING',
+    peerHealth: async () =>
+      Object.fromEntries(
+        await Promise.all(
+          Object.entries(addresses).map(async ([name, address]) => [
+            name,
+            await checkHealth(address, '', 1_000).catch(() => 'UNREACHABLE'),
+          ]),
+        ),
       ),
   });
   await app.listen({ port: config.HTTP_PORT, host: '0.0.0.0' });

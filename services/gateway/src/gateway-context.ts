@@ -20,6 +20,6 @@ export interface GatewayContext {
   logger: Logger;
   upstreamDeadlineMs: number;
   sseKeepAliveMs: number;
-  /** Every peer answers grpc.health.v1 SERVING (for /readyz). */
-  peersReady(): Promise<boolean>;
+  /** Each peer's grpc.health.v1 status now (`SERVING`, `NOT_SERVING`, `UNREACHABLE` …), by name. */
+  peerHealth(): Promise<Record<string, string>>;
 }

@@ -432,5 +432,11 @@ describe('gateway e2e - every error code of SPEC §8 from a real request', () =>
     }
     await platform.community!.stop();
     expectError(await call('GET', '/api/v1/feed'), 503, 50300);
+    // Only the routes that need community fail: the gateway stays in its Service, and says why.
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect((await call<Job>('GET', '/api/v1/creation/catalog?mediaKind=image')).status).toBe(200);
+    const peers = await fetch(`${base}/readyz/peers`);
+    expect(peers.status).toBe(503);
+    expect(await peers.json()).toEqual({ peers: { catalog: 'SERVING', media: 'SERVING', jobs: 'SERVING', community: 'UNREACHABLE' } });
   });
 });
