@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, ErrorCode, InvalidArgumentError, NotFoundError, ResourceExhaustedError, UnavailableError } from '@atelier/errors';
 import { catalogV1, commonV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
@@ -146,6 +147,41 @@ describe('grpc - call observer', () => {
     expect(observedCalls.every((call) => call.seconds >= 0 && call.seconds < 5)).toBe(true);
     client.close();
     jobs.close();
+  });
+});
+
+describe('grpc - connection age', () => {
+  it('closes connections at their maximum age without failing the calls of a client that goes on calling', async () => {
+    let connections = 0;
+    const aged = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silent,
+      descriptorSet: loadDescriptorSet(),
+      services: [registerService(CATALOG, catalogV1.CatalogServiceService, catalogHandlers, silent)],
+      maxConnectionAgeMs: 150,
+    });
+    const counter = net.createServer((socket) => {
+      connections += 1;
+      const upstream = net.connect(aged.port, '127.0.0.1');
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+    const client = createServiceClient(catalogV1.CatalogServiceClient, `127.0.0.1:${(counter.address() as net.AddressInfo).port}`);
+    try {
+      for (let i = 0; i < 12; i += 1) {
+        expect((await client.getModel({ modelId: 'm1' })).model?.id).toBe('m1');
+        await new Promise((resolve) => setTimeout(resolve, 60));
+      }
+      // Each close made the client connect (and resolve) again.
+      expect(connections).toBeGreaterThan(1);
+    } finally {
+      client.close();
+      counter.close();
+      await aged.shutdown(100);
+    }
   });
 });
 

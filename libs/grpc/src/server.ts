@@ -37,6 +37,8 @@ export interface GrpcServerOptions {
   logger: CallLogger;
   /** Told of every finished call (e.g. `grpcServerMetrics` of @atelier/metrics). */
   callObserver?: CallObserver;
+  /** Connections are closed (gracefully) after about this long; default 5 minutes. */
+  maxConnectionAgeMs?: number;
 }
 
 export interface GrpcServerHandle {
@@ -61,6 +63,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     'grpc.keepalive_permit_without_calls': 1,
     // channelz keeps a per-call trace we never read; it is a measurable share of a call's CPU.
     'grpc.enable_channelz': 0,
+    // Clients balance round-robin over the addresses a headless Service resolves to, and resolve
+    // again only when a connection closes: closing each connection after a few minutes (grpc-js
+    // adds jitter; calls in flight get the grace to finish) lets them find pods added since.
+    // Streams still open after the grace end UNAVAILABLE; the gateway reopens its WatchJob calls.
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? 5 * 60_000,
+    'grpc.max_connection_age_grace_ms': 30_000,
   });
   for (const service of options.services) {
     const implementation = options.callObserver

@@ -1,17 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import type { jobsV1 } from '@atelier/contracts';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { idParam, responses } from '../http/schemas.js';
 import type { JobViews } from './job-view.js';
+import { watchJobResuming, type WatchCall } from './job-watch-stream.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
 /**
  * `GET /api/v1/creation/jobs/{jobId}/events`: Server-Sent Events of the job's state from WatchJob
  * until it is terminal. Each event is `event: job`, `id: <job version>`, `data: <Job JSON>`; a
- * reconnect with `Last-Event-ID` resumes after that version. A comment every SSE_KEEPALIVE_MS
- * keeps proxies from closing a quiet stream.
+ * reconnect with `Last-Event-ID` resumes after that version (and so does the gateway itself when
+ * the WatchJob call breaks UNAVAILABLE). A comment every SSE_KEEPALIVE_MS keeps proxies from
+ * closing a quiet stream.
  */
 export function registerJobEventsRoute(app: FastifyInstance, context: GatewayContext, jobViews: JobViews): void {
   const { peers } = context;
@@ -43,11 +44,13 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
       });
       out.write(': stream open\n\n');
       const keepAlive = setInterval(() => out.write(': keepalive\n\n'), context.sseKeepAliveMs);
-      const call = peers.jobs.raw.watchJob({ jobId: request.params.jobId, userId: caller.userId, afterVersion });
-      request.raw.on('close', () => call.cancel());
+      const clientGone = new AbortController();
+      request.raw.on('close', () => clientGone.abort());
+      const open = (after: number) =>
+        peers.jobs.raw.watchJob({ jobId: request.params.jobId, userId: caller.userId, afterVersion: after }) as unknown as WatchCall;
       try {
-        for await (const update of call as AsyncIterable<jobsV1.WatchJobResponse>) {
-          const job = await jobViews.view(update.job!, caller.userId);
+        for await (const update of watchJobResuming(open, afterVersion, { signal: clientGone.signal })) {
+          const job = await jobViews.view(update, caller.userId);
           out.write(`event: job\nid: ${job.version}\ndata: ${JSON.stringify(job)}\n\n`);
           if (TERMINAL.has(job.status)) break;
         }
@@ -59,7 +62,7 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
         request.log.debug({ err: error }, 'job event stream ended early');
       } finally {
         clearInterval(keepAlive);
-        call.cancel();
+        clientGone.abort();
         out.end();
       }
     },
