@@ -222,6 +222,27 @@ describe('chart - peers and secrets', () => {
   });
 });
 
+describe('chart - NATS credentials', () => {
+  it('gives jobs, media and the workers a NATS user in their ConfigMap and its password from a Secret, and nobody else', () => {
+    const manifests = helm.render({ set: { 'nats.user': 'atelier', 'nats.password.existingSecret': 'atelier-nats' } });
+    for (const service of ['jobs', 'media', 'worker']) {
+      expect(configOf(manifests, service).NATS_USER, service).toBe('atelier');
+      expect(containerOf(get(manifests, 'Deployment', nameOf(service))).env, service).toContainEqual({
+        name: 'NATS_PASSWORD',
+        valueFrom: { secretKeyRef: { name: 'atelier-nats', key: 'NATS_PASSWORD' } },
+      });
+    }
+    for (const service of ['gateway', 'catalog', 'community']) {
+      expect(configOf(manifests, service).NATS_USER, service).toBeUndefined();
+      const env = (containerOf(get(manifests, 'Deployment', nameOf(service))).env ?? []) as Manifest[];
+      expect(
+        env.map((entry) => entry.name),
+        service,
+      ).not.toContain('NATS_PASSWORD');
+    }
+  });
+});
+
 describe('chart - shutdown outlasts the drain', () => {
   it.each(['default', 'production'])('%s values: the worker is killed only after its own deadline (drain + 10 s)', (set) => {
     const manifests = manifestsOf(set);

@@ -19,6 +19,10 @@ Which component reads which secret, in one place: a YAML list of
 {{- if has .component (list "catalog" "media" "jobs" "community") }}
 {{- $items = append $items (dict "env" "DATABASE_URL" "path" (printf "database.%s" .component) "ref" (get $values.database .component) "required" true) }}
 {{- end }}
+{{- if has .component (list "jobs" "media" "worker") }}
+{{- $items = append $items (dict "env" "NATS_PASSWORD" "path" "nats.password" "ref" $values.nats.password "required" false) }}
+{{- $items = append $items (dict "env" "NATS_TOKEN" "path" "nats.token" "ref" $values.nats.token "required" false) }}
+{{- end }}
 {{- if eq .component "media" }}
 {{- $items = append $items (dict "env" "S3_ACCESS_KEY_ID" "path" "s3.accessKeyId" "ref" $values.s3.accessKeyId "required" true) }}
 {{- $items = append $items (dict "env" "S3_SECRET_ACCESS_KEY" "path" "s3.secretAccessKey" "ref" $values.s3.secretAccessKey "required" true) }}

@@ -3,5 +3,5 @@
  * spec (`{ GRPC_PORT: port(50051), DATABASE_URL: url(...) }`) and gets a typed object, or a
  * ConfigError that lists every missing or malformed variable by name.
  */
-export { loadConfig, loadConfigOrExit, ConfigError, type ConfigSpec, type ConfigOf } from './load-config.js';
+export { loadConfig, loadConfigOrExit, ConfigError, type ConfigSpec, type ConfigOf, type ConfigCheck } from './load-config.js';
 export { str, int, port, bool, url, oneOf, hostPort, optional, type VarSpec } from './var-specs.js';

@@ -14,7 +14,14 @@ export class ConfigError extends Error {
   }
 }
 
-export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv = process.env): ConfigOf<S> {
+/** A rule across variables (one needs another, two exclude each other): its problems, if any. */
+export type ConfigCheck<S extends ConfigSpec> = (config: ConfigOf<S>) => { variable: string; problem: string }[];
+
+export function loadConfig<S extends ConfigSpec>(
+  spec: S,
+  env: NodeJS.ProcessEnv = process.env,
+  checks: readonly ConfigCheck<S>[] = [],
+): ConfigOf<S> {
   const values: Record<string, unknown> = {};
   const problems: { variable: string; problem: string }[] = [];
   for (const [variable, varSpec] of Object.entries(spec)) {
@@ -28,13 +35,21 @@ export function loadConfig<S extends ConfigSpec>(spec: S, env: NodeJS.ProcessEnv
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze(values) as ConfigOf<S>;
+  const config = Object.freeze(values) as ConfigOf<S>;
+  const crossProblems = checks.flatMap((check) => check(config));
+  if (crossProblems.length > 0) throw new ConfigError(crossProblems);
+  return config;
 }
 
 /** For `main.ts`: a bad environment stops the process with a message naming each variable. */
-export function loadConfigOrExit<S extends ConfigSpec>(service: string, spec: S, env: NodeJS.ProcessEnv = process.env): ConfigOf<S> {
+export function loadConfigOrExit<S extends ConfigSpec>(
+  service: string,
+  spec: S,
+  env: NodeJS.ProcessEnv = process.env,
+  checks: readonly ConfigCheck<S>[] = [],
+): ConfigOf<S> {
   try {
-    return loadConfig(spec, env);
+    return loadConfig(spec, env, checks);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${service}: ${error.message}\n`);

@@ -1,4 +1,5 @@
-import { hostPort, int, oneOf, port, str, url, type ConfigOf } from '@atelier/config';
+import { hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
+import { natsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the jobs service (README, "Configuration"). */
 export const jobsConfigSpec = {
@@ -6,8 +7,7 @@ export const jobsConfigSpec = {
   /** Prometheus scrapes http://<pod>:METRICS_PORT/metrics; 0 asks the OS for a free port (tests). */
   METRICS_PORT: port(9464),
   DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
-  NATS_URL: str({ default: 'nats://127.0.0.1:4222' }),
-  NATS_STREAM_PREFIX: str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),
+  ...natsConfigSpec,
   CATALOG_ADDR: hostPort('127.0.0.1:50051'),
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),

@@ -51,7 +51,7 @@ export async function startJobsApp(
   const metricsRegistry = serviceMetrics.registry;
   const metrics = new JobsMetrics(metricsRegistry, () => readQueueStats(pool));
   const topology = jobsTopology(config.NATS_STREAM_PREFIX);
-  const nats = await connectNats({ servers: config.NATS_URL, name: `jobs@${hostname()}` });
+  const nats = await connectNats({ servers: config.NATS_URL, name: `jobs@${hostname()}`, credentials: config });
   await ensureJobStreams(await jetstreamManager(nats), topology);
 
   const subjects: OutboxSubjects = {

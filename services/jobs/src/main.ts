@@ -5,6 +5,7 @@ import { startTelemetry } from '@atelier/telemetry';
 const telemetry = await startTelemetry({ serviceName: 'jobs' });
 
 const { loadConfigOrExit } = await import('@atelier/config');
+const { checkNatsCredentials } = await import('@atelier/nats');
 const { pendingMigrations } = await import('@atelier/db');
 const { createLogger } = await import('@atelier/logging');
 const { installShutdownHandlers } = await import('@atelier/lifecycle');
@@ -13,7 +14,7 @@ const { JOBS_SCHEMA, jobsMigrations } = await import('./db/migrations/index.js')
 const { startJobsApp } = await import('./jobs-app.js');
 const { startServiceMetrics } = await import('@atelier/metrics');
 
-const config = loadConfigOrExit('jobs', jobsConfigSpec);
+const config = loadConfigOrExit('jobs', jobsConfigSpec, process.env, [checkNatsCredentials]);
 const logger = createLogger({ service: 'jobs', level: config.LOG_LEVEL });
 
 const pending = await pendingMigrations(config.DATABASE_URL, JOBS_SCHEMA, jobsMigrations);

@@ -1,4 +1,5 @@
 import { bool, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { natsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the media service (README, "Configuration"). */
 export const mediaConfigSpec = {
@@ -29,8 +30,8 @@ export const mediaConfigSpec = {
    * NATS with the jobs lifecycle events: the outputs of jobs that failed or were cancelled after
    * a worker stored them are deleted. Unset: no cleanup (a warning says so at start-up).
    */
+  ...natsConfigSpec,
   NATS_URL: optional(str()),
-  NATS_STREAM_PREFIX: str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),
 } as const;
 
 export type MediaConfig = ConfigOf<typeof mediaConfigSpec>;

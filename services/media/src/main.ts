@@ -6,6 +6,7 @@ import { startTelemetry } from '@atelier/telemetry';
 const telemetry = await startTelemetry({ serviceName: 'media' });
 
 const { loadConfigOrExit } = await import('@atelier/config');
+const { checkNatsCredentials } = await import('@atelier/nats');
 const { createSqlPool, pendingMigrations } = await import('@atelier/db');
 const { createLogger } = await import('@atelier/logging');
 const { installShutdownHandlers } = await import('@atelier/lifecycle');
@@ -18,7 +19,7 @@ const { startServiceMetrics } = await import('@atelier/metrics');
 const { connectNats, jobsTopology } = await import('@atelier/nats');
 const { JobOutputCleanup } = await import('./job-output-cleanup.js');
 
-const config = loadConfigOrExit('media', mediaConfigSpec);
+const config = loadConfigOrExit('media', mediaConfigSpec, process.env, [checkNatsCredentials]);
 const logger = createLogger({ service: 'media', level: config.LOG_LEVEL });
 
 if (config.S3_ENDPOINT && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {
@@ -62,7 +63,9 @@ const context = {
 };
 const server = await startMediaServer(context, { port: config.GRPC_PORT, callObserver: metrics.grpcCalls });
 const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
-const nats = config.NATS_URL ? await connectNats({ servers: config.NATS_URL, name: `media@${hostname()}` }) : undefined;
+const nats = config.NATS_URL
+  ? await connectNats({ servers: config.NATS_URL, name: `media@${hostname()}`, credentials: config })
+  : undefined;
 const outputCleanup = nats
   ? new JobOutputCleanup({ pool, store, nats, topology: jobsTopology(config.NATS_STREAM_PREFIX), logger })
   : undefined;

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '@atelier/config';
+import { checkNatsCredentials } from '@atelier/nats';
 import { parseArgs, type CliCommand } from './cli-args.js';
 import { usageText } from './cli-usage.js';
 import type { CliIo, CommandContext } from './command-context.js';
@@ -44,7 +45,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
 
   let config: OpsConfig;
   try {
-    config = loadConfig(opsConfigSpec, io.env);
+    config = loadConfig(opsConfigSpec, io.env, [checkNatsCredentials]);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     io.stderr.write(`atelier-ops: ${error.message}\n`);

@@ -8,6 +8,7 @@ import {
   type JobQueueName,
   type JobsTopology,
   type NatsConnection,
+  type NatsCredentials,
 } from '@atelier/nats';
 import { withDeadline } from './with-deadline.js';
 
@@ -70,10 +71,15 @@ async function lagOf(jsm: JetStreamManager, topology: JobsTopology, queue: JobQu
  * Reads the workers' durable consumers on the dispatch stream. One short-lived connection, no
  * reconnection beyond the deadline: an operator wants an answer, not a wait.
  */
-export async function readConsumerLag(options: { natsUrl: string; streamPrefix: string; timeoutMs: number }): Promise<ConsumerLag[]> {
+export async function readConsumerLag(options: {
+  natsUrl: string;
+  credentials?: NatsCredentials;
+  streamPrefix: string;
+  timeoutMs: number;
+}): Promise<ConsumerLag[]> {
   const topology = jobsTopology(options.streamPrefix);
   const where = redactNatsUrl(options.natsUrl);
-  const connecting = connectNats({ servers: options.natsUrl, name: 'atelier-ops' });
+  const connecting = connectNats({ servers: options.natsUrl, name: 'atelier-ops', credentials: options.credentials });
   let nc: NatsConnection;
   try {
     nc = await withDeadline(

@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { bool, hostPort, int, optional, str, type ConfigOf } from '@atelier/config';
+import { natsConfigSpec } from '@atelier/nats';
 import { DEFAULT_RELEASE_SELECTOR, NAMESPACE_PATTERN } from './release-labels.js';
 
 /**
@@ -24,7 +25,11 @@ export const opsConfigSpec = {
   /** May carry credentials (`nats://user:pass@host:4222`): never echoed. */
   NATS_URL: str({ default: 'nats://127.0.0.1:4222', secret: true }),
   /** Must be the prefix jobs and the workers run with: stream and consumer names derive from it. */
-  NATS_STREAM_PREFIX: str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),
+  NATS_STREAM_PREFIX: natsConfigSpec.NATS_STREAM_PREFIX,
+  /** NATS credentials, as the services take them (a user and password, or a token). */
+  NATS_USER: natsConfigSpec.NATS_USER,
+  NATS_PASSWORD: natsConfigSpec.NATS_PASSWORD,
+  NATS_TOKEN: natsConfigSpec.NATS_TOKEN,
   /** Recorded as the replaying operator; `--operator` overrides it; default `ops-cli:<login>`. */
   ATELIER_OPERATOR_ID: optional(str({ pattern: OPERATOR_ID_PATTERN })),
   /** Deadline of every call to Kubernetes, jobs and NATS. */

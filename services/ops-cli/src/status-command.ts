@@ -85,7 +85,9 @@ export async function gatherStatus(command: StatusCommand, { config }: CommandCo
       ]);
       return { deployments, autoscalers };
     }),
-    settle('NATS', timeoutMs, () => readConsumerLag({ natsUrl: config.NATS_URL, streamPrefix: config.NATS_STREAM_PREFIX, timeoutMs })),
+    settle('NATS', timeoutMs, () =>
+      readConsumerLag({ natsUrl: config.NATS_URL, credentials: config, streamPrefix: config.NATS_STREAM_PREFIX, timeoutMs }),
+    ),
     settle('jobs', timeoutMs, async () => {
       const admin = connectJobsAdmin(config.JOBS_ADDR, timeoutMs);
       try {

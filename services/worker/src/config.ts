@@ -1,4 +1,5 @@
 import { hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { natsConfigSpec } from '@atelier/nats';
 import { CRASH_POINTS } from './crash-points.js';
 
 /** Environment variables of the worker (README, "Configuration"). */
@@ -7,8 +8,7 @@ export const workerConfigSpec = {
   HTTP_PORT: port(9464),
   JOBS_ADDR: hostPort('127.0.0.1:50053'),
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),
-  NATS_URL: str({ default: 'nats://127.0.0.1:4222' }),
-  NATS_STREAM_PREFIX: str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),
+  ...natsConfigSpec,
   /** The AI vendor (provider-sim locally) serving provider code `sim`. */
   PROVIDER_URL: url({ protocols: ['http:', 'https:'], default: 'http://127.0.0.1:8090' }),
   PROVIDER_API_KEY: str({ default: 'local-development', secret: true }),

@@ -5,12 +5,13 @@ import { startTelemetry } from '@atelier/telemetry';
 const telemetry = await startTelemetry({ serviceName: 'worker' });
 
 const { loadConfigOrExit } = await import('@atelier/config');
+const { checkNatsCredentials } = await import('@atelier/nats');
 const { createLogger } = await import('@atelier/logging');
 const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { workerConfigSpec } = await import('./config.js');
 const { startWorkerApp } = await import('./worker-app.js');
 
-const config = loadConfigOrExit('worker', workerConfigSpec);
+const config = loadConfigOrExit('worker', workerConfigSpec, process.env, [checkNatsCredentials]);
 const logger = createLogger({ service: 'worker', level: config.LOG_LEVEL });
 const app = await startWorkerApp(config, logger);
 logger.info(

@@ -40,7 +40,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   const workerId = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   const metrics = new WorkerMetrics();
   const topology = jobsTopology(config.NATS_STREAM_PREFIX);
-  const nats = await connectNats({ servers: config.NATS_URL, name: `worker ${workerId}` });
+  const nats = await connectNats({ servers: config.NATS_URL, name: `worker ${workerId}`, credentials: config });
   const jsm = await jetstreamManager(nats);
   const ackWait: Record<JobQueueName, number> = {
     interactive: config.WORKER_ACK_WAIT_INTERACTIVE_MS,

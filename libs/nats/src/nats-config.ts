@@ -1,0 +1,34 @@
+import { optional, str } from '@atelier/config';
+
+/**
+ * The NATS variables every service that talks to JetStream reads, spread into its config spec:
+ * the servers, the stream prefix, and credentials — a user and password, or a token — kept out
+ * of NATS_URL so that they can live in a Secret and never reach a log.
+ */
+export const natsConfigSpec = {
+  NATS_URL: str({ default: 'nats://127.0.0.1:4222' }),
+  NATS_STREAM_PREFIX: str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),
+  NATS_USER: optional(str()),
+  NATS_PASSWORD: optional(str({ secret: true })),
+  NATS_TOKEN: optional(str({ secret: true })),
+} as const;
+
+export interface NatsCredentials {
+  NATS_USER?: string;
+  NATS_PASSWORD?: string;
+  NATS_TOKEN?: string;
+}
+
+/** A user needs a password and the reverse; a token excludes both. */
+export function checkNatsCredentials(config: NatsCredentials): { variable: string; problem: string }[] {
+  const problems: { variable: string; problem: string }[] = [];
+  if (Boolean(config.NATS_USER) !== Boolean(config.NATS_PASSWORD)) {
+    problems.push({
+      variable: config.NATS_USER ? 'NATS_PASSWORD' : 'NATS_USER',
+      problem: 'is required: NATS_USER and NATS_PASSWORD are set together',
+    });
+  }
+  if (config.NATS_TOKEN && config.NATS_USER)
+    problems.push({ variable: 'NATS_TOKEN', problem: 'excludes NATS_USER: use one way to log in' });
+  return problems;
+}
