@@ -81,6 +81,7 @@ const ENVIRONMENT = [
   '  JOBS_ADDR                jobs gRPC API, host:port (127.0.0.1:50053; port-forward it in a cluster)',
   '  NATS_URL                 NATS with JetStream (nats://127.0.0.1:4222)',
   '  NATS_STREAM_PREFIX       stream prefix jobs and the workers use (ATELIER)',
+  '  NATS_USER, NATS_PASSWORD or NATS_TOKEN   NATS credentials, as the services take them',
   '  ATELIER_OPERATOR_ID      who replays dead events (ops-cli:<login>)',
   '  ATELIER_OPS_TIMEOUT_MS   deadline of each call (5000)',
 ];
