@@ -12,6 +12,17 @@ import {
   type OutboxRow,
 } from '../db/outbox-sql.js';
 
+/**
+ * What an operator reads in a dead row's last_error. nats.js reports a publish nobody answers
+ * (no stream takes the subject) as "jetstream is not enabled", which sends people the wrong way.
+ */
+export function publishErrorText(error: unknown, subject: string): string {
+  if ((error as Error | undefined)?.name === 'JetStreamNotEnabled') {
+    return `no JetStream stream takes subject ${subject} (no responders): the stream is missing, or JetStream is off`;
+  }
+  return String((error as Error | undefined)?.message ?? error).slice(0, 1_000);
+}
+
 export interface OutboxRelayOptions {
   pool: SqlPool;
   js: JetStreamClient;
@@ -99,7 +110,7 @@ export class OutboxRelay {
       } else
         failures.push({
           id: row.id,
-          error: String((result.reason as Error)?.message ?? result.reason),
+          error: publishErrorText(result.reason, row.subject),
           retryInMs: this.retryDelay(row.attempt_count),
         });
     });
