@@ -184,7 +184,9 @@ describe('outbox - dead events and replay', () => {
     );
     const dead = (await h.db.query(`SELECT * FROM jobs.outbox WHERE dedupe_key = $1`, [dedupeKey])).rows[0];
     expect(dead.attempt_count).toBe(2);
-    expect(dead.last_error).toBe('no JetStream stream takes subject nowhere.at.all (no responders): the stream is missing, or JetStream is off');
+    expect(dead.last_error).toBe(
+      'no JetStream stream takes subject nowhere.at.all (no responders): the stream is missing, or JetStream is off',
+    );
 
     const listed = await h.admin.listDeadOutboxEvents({ pageSize: 0, pageToken: '' });
     const event = listed.events.find((e) => e.dedupeKey === dedupeKey)!;
