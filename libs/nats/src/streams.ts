@@ -33,7 +33,11 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
         `stream ${config.name} exists with retention ${info.config.retention}, expected ${config.retention}; it cannot be changed in place`,
       );
     }
-    await jsm.streams.update(config.name, { ...info.config, ...config });
+    // Every replica declares the streams at start-up (and again when one goes missing): update
+    // only what differs, so that a stream in use is not rewritten for nothing.
+    const current = info.config as unknown as Record<string, unknown>;
+    const differs = Object.entries(config).some(([key, value]) => JSON.stringify(current[key]) !== JSON.stringify(value));
+    if (differs) await jsm.streams.update(config.name, { ...info.config, ...config });
   } catch (error) {
     if (!isNotFound(error)) throw error;
     await jsm.streams.add(config);

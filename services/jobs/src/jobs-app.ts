@@ -52,7 +52,8 @@ export async function startJobsApp(
   const metrics = new JobsMetrics(metricsRegistry, () => readQueueStats(pool));
   const topology = jobsTopology(config.NATS_STREAM_PREFIX);
   const nats = await connectNats({ servers: config.NATS_URL, name: `jobs@${hostname()}`, credentials: config });
-  await ensureJobStreams(await jetstreamManager(nats), topology);
+  const jsm = await jetstreamManager(nats);
+  await ensureJobStreams(jsm, topology);
 
   const subjects: OutboxSubjects = {
     dispatchInteractive: topology.dispatchSubject('interactive'),
@@ -68,6 +69,7 @@ export async function startJobsApp(
     lockTimeoutMs: config.OUTBOX_LOCK_TIMEOUT_MS,
     maxAttempts: config.OUTBOX_MAX_ATTEMPTS,
     publishLag: metrics.outboxPublishLag,
+    restoreStreams: () => ensureJobStreams(jsm, topology),
   });
   const wakeups = new OutboxWakeups({ databaseUrl: config.DATABASE_URL, pool, logger, onWake: () => relay.wake() });
   await wakeups.start();

@@ -215,3 +215,14 @@ describe('outbox - dead events and replay', () => {
     expect(stats.outboxDead).toBe(0);
   });
 });
+
+describe('outbox - streams that disappear', () => {
+  it('declares the streams again when a publish finds none, and publishes the waiting rows', async () => {
+    const jsm = await jetstreamManager(h.nats);
+    await jsm.streams.delete(h.topology.jobsStream);
+    const [job] = await createCanaries(1);
+    await waitFor(async () => (await outboxStatus([job!.id])).published === 1, 15_000);
+    const message = await jsm.streams.getMessage(h.topology.jobsStream, { last_by_subj: h.topology.dispatchSubject('interactive') });
+    expect(jobsEventsV1.JobDispatch.fromJSON(message!.json()).jobId).toBe(job!.id);
+  });
+});

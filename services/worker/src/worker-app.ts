@@ -6,6 +6,7 @@ import { createServiceClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import {
   connectNats,
+  ensureJobStreams,
   ensureWorkerConsumer,
   jetstream,
   jetstreamManager,
@@ -46,9 +47,15 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     interactive: config.WORKER_ACK_WAIT_INTERACTIVE_MS,
     background: config.WORKER_ACK_WAIT_BACKGROUND_MS,
   };
-  for (const queue of ['interactive', 'background'] as const) {
-    await ensureWorkerConsumer(jsm, topology, queue, { ackWaitMs: ackWait[queue], maxDeliver: config.WORKER_MAX_DELIVER });
-  }
+  // Declared here too (idempotently), so a worker does not depend on jobs having started first,
+  // and again whenever JetStream reports them gone.
+  const declareTopology = async () => {
+    await ensureJobStreams(jsm, topology);
+    for (const queue of ['interactive', 'background'] as const) {
+      await ensureWorkerConsumer(jsm, topology, queue, { ackWaitMs: ackWait[queue], maxDeliver: config.WORKER_MAX_DELIVER });
+    }
+  };
+  await declareTopology();
 
   const execution = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, config.JOBS_ADDR, { defaultDeadlineMs: 10_000 });
   const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, { defaultDeadlineMs: 10_000 });
@@ -87,6 +94,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
         handle: (dispatch, drain) => runner.run(dispatch, drain),
         logger,
         metrics,
+        restoreTopology: declareTopology,
       }),
   );
   let consuming = false;

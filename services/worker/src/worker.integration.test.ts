@@ -268,3 +268,36 @@ describe('worker - graceful shutdown', () => {
     expect(chargedFor(await providerStats(p), job.id)).toBe(1);
   });
 });
+
+describe('worker - a dispatch stream that disappears', () => {
+  beforeAll(async () => {
+    await p.stopWorkers();
+  });
+
+  it('declares the stream and its consumers again when they vanish, and runs the next job', async () => {
+    const worker = await p.startWorker();
+    const jsm = await jetstreamManager(p.nats);
+    await jsm.streams.delete(p.topology.jobsStream); // and with it the worker consumers
+    // Nothing is published meanwhile, so it is the worker, told "consumer deleted", that restores them.
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const restored = await jsm.consumers.info(p.topology.jobsStream, p.topology.consumerName('interactive')).then(
+        () => true,
+        () => false,
+      );
+      if (restored) break;
+      if (Date.now() > deadline) throw new Error('the worker did not declare its consumer again');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const user = newUser();
+    const { job } = await p.jobs.createJob(
+      jobsV1.CreateJobRequest.fromPartial({ userId: user, idempotencyKey: `after-restore-${++seq}`, jobType: 'system.canary' }),
+    );
+    const done = await waitForJob(p, job!.id, user, { timeoutMs: 20_000 }).catch(async (error: Error) => {
+      const outbox = await p.db.query('SELECT status, attempt_count, last_error FROM jobs.outbox WHERE aggregate_id = $1', [job!.id]);
+      throw new Error(`${error.message}\noutbox ${JSON.stringify(outbox.rows)}\nworker output:\n${worker.output()}`);
+    });
+    expect(done.status).toBe(jobsV1.JobStatus.SUCCEEDED);
+    await worker.stop();
+  });
+});

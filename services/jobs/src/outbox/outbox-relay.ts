@@ -16,8 +16,10 @@ import {
  * What an operator reads in a dead row's last_error. nats.js reports a publish nobody answers
  * (no stream takes the subject) as "jetstream is not enabled", which sends people the wrong way.
  */
+const isMissingStream = (error: unknown) => (error as Error | undefined)?.name === 'JetStreamNotEnabled';
+
 export function publishErrorText(error: unknown, subject: string): string {
-  if ((error as Error | undefined)?.name === 'JetStreamNotEnabled') {
+  if (isMissingStream(error)) {
     return `no JetStream stream takes subject ${subject} (no responders): the stream is missing, or JetStream is off`;
   }
   return String((error as Error | undefined)?.message ?? error).slice(0, 1_000);
@@ -43,7 +45,15 @@ export interface OutboxRelayOptions {
   publishedRetentionMs?: number;
   /** Told, per published row, the seconds from its falling due to JetStream's acknowledgement. */
   publishLag?: { observe(seconds: number): void };
+  /**
+   * Declares the streams again; called (at most every few seconds) when a publish finds no stream
+   * for its subject — deleted by hand, or a NATS server that lost its state. The failed rows are
+   * retried with their usual backoff.
+   */
+  restoreStreams?: () => Promise<void>;
 }
+
+const RESTORE_MIN_INTERVAL_MS = 5_000;
 
 /**
  * Moves outbox rows to JetStream: claim due rows (SKIP LOCKED), publish each with
@@ -52,7 +62,9 @@ export interface OutboxRelayOptions {
  * falls due, and at least every poll interval. Any number of replicas may run one.
  */
 export class OutboxRelay {
-  private readonly options: Required<Omit<OutboxRelayOptions, 'publishLag'>> & Pick<OutboxRelayOptions, 'publishLag'>;
+  private readonly options: Required<Omit<OutboxRelayOptions, 'publishLag' | 'restoreStreams'>> &
+    Pick<OutboxRelayOptions, 'publishLag' | 'restoreStreams'>;
+  private lastRestoreAt = 0;
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private stopped = true;
@@ -116,6 +128,7 @@ export class OutboxRelay {
     });
     await markOutboxPublished(this.options.pool, this.options.relayId, published);
     if (failures.length > 0) {
+      if (results.some((result) => result.status === 'rejected' && isMissingStream(result.reason))) await this.restoreStreams();
       await markOutboxFailed(this.options.pool, this.options.relayId, failures, this.options.maxAttempts);
       this.options.logger.warn({ failed: failures.length, firstError: failures[0]!.error }, 'outbox publish failed; backing off');
     }
@@ -170,6 +183,17 @@ export class OutboxRelay {
       },
       send,
     );
+  }
+
+  private async restoreStreams(): Promise<void> {
+    const { restoreStreams, logger } = this.options;
+    if (!restoreStreams || Date.now() - this.lastRestoreAt < RESTORE_MIN_INTERVAL_MS) return;
+    this.lastRestoreAt = Date.now();
+    logger.warn('a publish found no stream for its subject: declaring the JetStream streams again');
+    // A pause first: NATS removes a deleted file-backed stream from disk in the background, and one
+    // declared again under its name at once can come up unable to serve its first messages.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await restoreStreams().catch((error: unknown) => logger.error({ err: error }, 'declaring the JetStream streams failed'));
   }
 
   private retryDelay(attempt: number): number {
