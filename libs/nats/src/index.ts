@@ -13,6 +13,7 @@ export {
   type EventsConsumerOptions,
 } from './streams.js';
 export { connectNats } from './connect.js';
+export { startDurablePull, type DurablePull, type DurablePullOptions } from './durable-pull.js';
 export { natsConfigSpec, checkNatsCredentials, type NatsCredentials } from './nats-config.js';
 export { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type PubAck } from '@nats-io/jetstream';
 export { headers, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';

@@ -1,7 +1,17 @@
 import { jobsEventsV1 } from '@atelier/contracts';
 import { inTransaction, type SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import { ensureEventsConsumer, ensureJobStreams, jetstream, jetstreamManager, type JobsTopology, type NatsConnection } from '@atelier/nats';
+import {
+  ensureEventsConsumer,
+  ensureJobStreams,
+  jetstream,
+  jetstreamManager,
+  startDurablePull,
+  type DurablePull,
+  type JobsTopology,
+  type JsMsg,
+  type NatsConnection,
+} from '@atelier/nats';
 import { lockOutputsOfJob, markManyDeleted } from './db/assets-repository.js';
 import type { ObjectStore } from './storage/object-store.js';
 
@@ -45,54 +55,60 @@ export interface JobOutputCleanupOptions {
  * finds nothing the second time), through a durable consumer shared by every media replica.
  */
 export class JobOutputCleanup {
-  private messages: { stop(): void; close(): Promise<void | Error> } | undefined;
-  private loop: Promise<void> | undefined;
+  private pull: DurablePull | undefined;
 
   constructor(private readonly options: JobOutputCleanupOptions) {}
 
   async start(): Promise<void> {
-    const { nats, topology } = this.options;
+    const { nats, topology, logger } = this.options;
     const jsm = await jetstreamManager(nats);
     // Media may start before jobs: both declare the streams, idempotently.
-    await ensureJobStreams(jsm, topology);
-    await ensureEventsConsumer(jsm, topology, {
-      name: OUTPUT_CLEANUP_CONSUMER,
-      filterSubject: topology.allEventsSubject,
-      ackWaitMs: this.options.ackWaitMs ?? 30_000,
-      maxDeliver: -1,
+    const declare = async () => {
+      await ensureJobStreams(jsm, topology);
+      await ensureEventsConsumer(jsm, topology, {
+        name: OUTPUT_CLEANUP_CONSUMER,
+        filterSubject: topology.allEventsSubject,
+        ackWaitMs: this.options.ackWaitMs ?? 30_000,
+        maxDeliver: -1,
+      });
+    };
+    await declare();
+    this.pull = await startDurablePull({
+      js: jetstream(nats),
+      stream: topology.eventsStream,
+      consumer: OUTPUT_CLEANUP_CONSUMER,
+      maxMessages: 32,
+      declare,
+      logger,
+      handle: (message) => this.handle(message),
     });
-    const consumer = await jetstream(nats).consumers.get(topology.eventsStream, OUTPUT_CLEANUP_CONSUMER);
-    const messages = await consumer.consume({ max_messages: 32 });
-    this.messages = messages;
-    this.loop = (async () => {
-      for await (const message of messages) {
-        let event: jobsEventsV1.JobLifecycleEvent;
-        try {
-          event = jobsEventsV1.JobLifecycleEvent.fromJSON(message.json());
-        } catch (error) {
-          this.options.logger.error({ err: error, subject: message.subject }, 'undecodable lifecycle event: dropping it');
-          message.term();
-          continue;
-        }
-        if (!OUTPUTLESS_END_EVENTS.has(event.eventType)) {
-          message.ack();
-          continue;
-        }
-        const { jobId } = event;
-        try {
-          const deleted = await deleteOutputsOfJob(this.options.pool, this.options.store, jobId);
-          if (deleted > 0) this.options.logger.info({ jobId, deleted }, 'deleted the orphan output of a job that ended without it');
-          message.ack();
-        } catch (error) {
-          this.options.logger.warn({ err: error, jobId }, 'orphan output cleanup failed; the event comes back');
-          message.nak(5_000);
-        }
-      }
-    })();
   }
 
   async stop(): Promise<void> {
-    this.messages?.stop();
-    await this.loop;
+    await this.pull?.stop();
+  }
+
+  private async handle(message: JsMsg): Promise<void> {
+    let event: jobsEventsV1.JobLifecycleEvent;
+    try {
+      event = jobsEventsV1.JobLifecycleEvent.fromJSON(message.json());
+    } catch (error) {
+      this.options.logger.error({ err: error, subject: message.subject }, 'undecodable lifecycle event: dropping it');
+      message.term();
+      return;
+    }
+    if (!OUTPUTLESS_END_EVENTS.has(event.eventType)) {
+      message.ack();
+      return;
+    }
+    try {
+      const deleted = await deleteOutputsOfJob(this.options.pool, this.options.store, event.jobId);
+      if (deleted > 0)
+        this.options.logger.info({ jobId: event.jobId, deleted }, 'deleted the orphan output of a job that ended without it');
+      message.ack();
+    } catch (error) {
+      this.options.logger.warn({ err: error, jobId: event.jobId }, 'orphan output cleanup failed; the event comes back');
+      message.nak(5_000);
+    }
   }
 }

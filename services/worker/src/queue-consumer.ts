@@ -1,6 +1,6 @@
 import { jobsEventsV1 } from '@atelier/contracts';
 import type { Logger } from '@atelier/logging';
-import type { JetStreamClient, JobQueueName, JobsTopology, JsMsg } from '@atelier/nats';
+import { startDurablePull, type DurablePull, type JetStreamClient, type JobQueueName, type JobsTopology, type JsMsg } from '@atelier/nats';
 import { inSpan, SpanKind, traceCarrierFrom } from '@atelier/telemetry';
 import type { Settlement } from './job-runner.js';
 import type { WorkerMetrics } from './worker-metrics.js';
@@ -17,15 +17,10 @@ export interface QueueConsumerOptions {
   /**
    * Declares the streams and this worker's consumers again, before a pull is reopened because
    * JetStream said its consumer or stream was gone (deleted by hand, a NATS server that lost its
-   * state).
+   * state); see startDurablePull.
    */
   restoreTopology?: () => Promise<void>;
 }
-
-/** What JetStream tells a pull consumer whose consumer or stream disappeared. */
-const MISSING_RESOURCE = new Set(['consumer_deleted', 'consumer_not_found', 'stream_not_found']);
-
-type Messages = Awaited<ReturnType<Awaited<ReturnType<JetStreamClient['consumers']['get']>>['consume']>>;
 
 /**
  * Pulls one dispatch queue's durable consumer and runs up to `concurrency` jobs at once. While a
@@ -36,9 +31,7 @@ type Messages = Awaited<ReturnType<Awaited<ReturnType<JetStreamClient['consumers
 export class QueueConsumer {
   private running = 0;
   private readonly idle: (() => void)[] = [];
-  private messages: Messages | undefined;
-  private loop: Promise<void> | undefined;
-  private draining = false;
+  private pull: DurablePull | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly drainController = new AbortController();
 
@@ -46,34 +39,16 @@ export class QueueConsumer {
 
   /** Opens the pull; fails when it cannot (at start-up a worker that cannot consume must not run). */
   async start(): Promise<void> {
-    if (this.options.concurrency === 0) return;
-    this.loop = this.consume(await this.open());
-  }
-
-  private async open(): Promise<Messages> {
-    const { js, topology, queue, concurrency } = this.options;
-    const consumer = await js.consumers.get(topology.jobsStream, topology.consumerName(queue));
-    const messages = await consumer.consume({ max_messages: concurrency });
-    this.messages = messages;
-    // A pull whose consumer was deleted does not pick up a consumer declared again under the same
-    // name: it is ended here, and consume() declares the topology again and opens a new one.
-    void (async () => {
-      for await (const status of messages.status()) {
-        if (MISSING_RESOURCE.has(status.type)) {
-          this.options.logger.warn({ queue: this.options.queue, reason: status.type }, 'the dispatch consumer is gone');
-          messages.stop();
-          return;
-        }
-      }
-    })();
-    return messages;
-  }
-
-  private async consume(first: Messages): Promise<void> {
-    const { concurrency, logger, queue } = this.options;
-    let messages: Messages | undefined = first;
-    while (messages) {
-      for await (const message of messages) {
+    const { js, topology, queue, concurrency, logger } = this.options;
+    if (concurrency === 0) return;
+    this.pull = await startDurablePull({
+      js,
+      stream: topology.jobsStream,
+      consumer: topology.consumerName(queue),
+      maxMessages: concurrency,
+      declare: this.options.restoreTopology ?? (async () => {}),
+      logger,
+      handle: async (message) => {
         if (this.running >= concurrency) await new Promise<void>((resolve) => this.idle.push(resolve));
         this.running += 1;
         const task = this.process(message).finally(() => {
@@ -82,31 +57,8 @@ export class QueueConsumer {
           this.idle.shift()?.();
         });
         this.inFlight.add(task);
-      }
-      if (this.draining) return;
-      // Not a drain: the consumer (or its stream) was deleted under us.
-      logger.warn({ queue }, 'declaring the dispatch stream and consumer again and reopening the pull');
-      messages = await this.reopen();
-    }
-  }
-
-  /** Declares the topology again and reopens the pull, retrying until it works or we drain. */
-  private async reopen(): Promise<Messages | undefined> {
-    for (let attempt = 1; !this.draining; attempt += 1) {
-      // A pause first: NATS removes a deleted file-backed stream from disk in the background, and
-      // one declared again under its name at once can come up unable to serve its first messages.
-      const until = Date.now() + Math.min(5_000, 1_000 * attempt);
-      while (!this.draining && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
-      if (this.draining) return undefined;
-      try {
-        await this.options.restoreTopology?.();
-        if (this.draining) return undefined;
-        return await this.open();
-      } catch (error) {
-        this.options.logger.warn({ err: error, queue: this.options.queue, attempt }, 'reopening the dispatch consumer failed; retrying');
-      }
-    }
-    return undefined;
+      },
+    });
   }
 
   /**
@@ -114,8 +66,8 @@ export class QueueConsumer {
    * jobs back (release) and waits for them to settle their messages.
    */
   async drain(timeoutMs: number): Promise<void> {
-    this.draining = true;
-    this.messages?.stop();
+    // Not awaited yet: the pull's loop may be waiting for a free slot, which only finished jobs give.
+    const pullStopped = this.pull?.stop();
     const settled = Promise.all(this.inFlight);
     const timedOut = await Promise.race([
       settled.then(() => false),
@@ -126,7 +78,7 @@ export class QueueConsumer {
       this.drainController.abort();
       await settled;
     }
-    await this.loop;
+    await pullStopped;
   }
 
   private async process(message: JsMsg): Promise<void> {

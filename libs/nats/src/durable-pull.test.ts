@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsTestPrefix, testNatsUrl } from '@atelier/testing';
+import {
+  connectNats,
+  deleteJobStreams,
+  ensureEventsConsumer,
+  ensureJobStreams,
+  jetstream,
+  jetstreamManager,
+  jobsTopology,
+  startDurablePull,
+  type NatsConnection,
+} from './index.js';
+
+const topology = jobsTopology(natsTestPrefix());
+const silent = { warn: () => {} };
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  nc = await connectNats({ servers: testNatsUrl(), name: 'durable-pull-test' });
+});
+
+afterAll(async () => {
+  await deleteJobStreams(await jetstreamManager(nc), topology);
+  await nc.close();
+});
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('durable pull', () => {
+  it('goes on delivering after its stream and consumer are deleted and declared again', async () => {
+    const jsm = await jetstreamManager(nc);
+    const declare = async () => {
+      await ensureJobStreams(jsm, topology);
+      await ensureEventsConsumer(jsm, topology, {
+        name: 'pull-test',
+        filterSubject: topology.allEventsSubject,
+        ackWaitMs: 5_000,
+        maxDeliver: 5,
+      });
+    };
+    await declare();
+    const received: string[] = [];
+    const pull = await startDurablePull({
+      js: jetstream(nc),
+      stream: topology.eventsStream,
+      consumer: 'pull-test',
+      maxMessages: 8,
+      declare,
+      logger: silent,
+      handle: async (message) => {
+        received.push(message.string());
+        message.ack();
+      },
+    });
+    const js = jetstream(nc);
+    await js.publish(topology.eventSubject('succeeded'), 'before');
+    await until(() => received.includes('before'));
+
+    await jsm.streams.delete(topology.eventsStream);
+    // Publish until the stream is back (declared again by the pull after its pause).
+    await until(
+      async () =>
+        await js.publish(topology.eventSubject('succeeded'), 'after').then(
+          () => true,
+          () => false,
+        ),
+    );
+    await until(() => received.includes('after'));
+    await pull.stop();
+    expect(received).toEqual(['before', 'after']);
+  });
+});
