@@ -15,10 +15,13 @@ import {
 import { lockOutputsOfJob, markManyDeleted } from './db/assets-repository.js';
 import type { ObjectStore } from './storage/object-store.js';
 
-/** The durable consumer of media on the lifecycle events stream. */
-export const OUTPUT_CLEANUP_CONSUMER = 'media-output-cleanup';
-/** A job that ends so never shows its output: whatever the worker stored for it is an orphan. */
-const OUTPUTLESS_END_EVENTS = new Set(['job.failed', 'job.cancelled']);
+/**
+ * A job that ends so never shows its output: whatever the worker stored for it is an orphan.
+ * One durable consumer per event type, each filtered on its subject (several filter subjects on
+ * one consumer need NATS 2.10), so media never sees the far more frequent other events.
+ */
+export const OUTPUTLESS_END_STATES = ['failed', 'cancelled'] as const;
+export const outputCleanupConsumer = (state: (typeof OUTPUTLESS_END_STATES)[number]) => `media-output-cleanup-${state}`;
 
 /**
  * Deletes the outputs stored for a job (objects first, then the rows, in one transaction: a
@@ -55,7 +58,7 @@ export interface JobOutputCleanupOptions {
  * finds nothing the second time), through a durable consumer shared by every media replica.
  */
 export class JobOutputCleanup {
-  private pull: DurablePull | undefined;
+  private pulls: DurablePull[] = [];
 
   constructor(private readonly options: JobOutputCleanupOptions) {}
 
@@ -65,27 +68,33 @@ export class JobOutputCleanup {
     // Media may start before jobs: both declare the streams, idempotently.
     const declare = async () => {
       await ensureJobStreams(jsm, topology);
-      await ensureEventsConsumer(jsm, topology, {
-        name: OUTPUT_CLEANUP_CONSUMER,
-        filterSubject: topology.allEventsSubject,
-        ackWaitMs: this.options.ackWaitMs ?? 30_000,
-        maxDeliver: -1,
-      });
+      for (const state of OUTPUTLESS_END_STATES) {
+        await ensureEventsConsumer(jsm, topology, {
+          name: outputCleanupConsumer(state),
+          filterSubject: topology.eventSubject(state),
+          ackWaitMs: this.options.ackWaitMs ?? 30_000,
+          maxDeliver: -1,
+        });
+      }
     };
     await declare();
-    this.pull = await startDurablePull({
-      js: jetstream(nats),
-      stream: topology.eventsStream,
-      consumer: OUTPUT_CLEANUP_CONSUMER,
-      maxMessages: 32,
-      declare,
-      logger,
-      handle: (message) => this.handle(message),
-    });
+    for (const state of OUTPUTLESS_END_STATES) {
+      this.pulls.push(
+        await startDurablePull({
+          js: jetstream(nats),
+          stream: topology.eventsStream,
+          consumer: outputCleanupConsumer(state),
+          maxMessages: 32,
+          declare,
+          logger,
+          handle: (message) => this.handle(message),
+        }),
+      );
+    }
   }
 
   async stop(): Promise<void> {
-    await this.pull?.stop();
+    await Promise.all(this.pulls.map((pull) => pull.stop()));
   }
 
   private async handle(message: JsMsg): Promise<void> {
@@ -95,10 +104,6 @@ export class JobOutputCleanup {
     } catch (error) {
       this.options.logger.error({ err: error, subject: message.subject }, 'undecodable lifecycle event: dropping it');
       message.term();
-      return;
-    }
-    if (!OUTPUTLESS_END_EVENTS.has(event.eventType)) {
-      message.ack();
       return;
     }
     try {

@@ -21,7 +21,7 @@ import {
   type TestDatabase,
 } from '@atelier/testing';
 import { createMediaOrm, migrateMedia } from './db/media-orm.js';
-import { JobOutputCleanup } from './job-output-cleanup.js';
+import { JobOutputCleanup, outputCleanupConsumer } from './job-output-cleanup.js';
 import type { MediaContext } from './media-context.js';
 import { MEDIA_SERVICE_NAME, startMediaServer } from './server.js';
 import { EMBEDDED_S3_CREDENTIALS, startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.js';
@@ -498,9 +498,14 @@ describe('media - outputs of jobs that end without them', () => {
       const jsm = await jetstreamManager(nats);
       const deadline = Date.now() + 10_000;
       for (;;) {
-        const info = await jsm.consumers.info(topology.eventsStream, 'media-output-cleanup');
-        if (info.num_pending + info.num_ack_pending === 0 && info.delivered.stream_seq >= 3) break;
-        if (Date.now() > deadline) throw new Error('the cleanup consumer did not settle the three events');
+        const [failedInfo, cancelledInfo] = await Promise.all(
+          (['failed', 'cancelled'] as const).map((state) => jsm.consumers.info(topology.eventsStream, outputCleanupConsumer(state))),
+        );
+        const settled = [failedInfo!, cancelledInfo!].every(
+          (info) => info.num_pending + info.num_ack_pending === 0 && info.delivered.consumer_seq === 1,
+        );
+        if (settled) break;
+        if (Date.now() > deadline) throw new Error('the cleanup consumers did not settle the failed and cancelled events');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       for (const asset of [failed, cancelled]) {
