@@ -14,4 +14,5 @@ export const jobsMigrations: readonly NamedMigration[] = [
     load: async () => (await import('./0002-provider-request-generation.js')).ProviderRequestGeneration,
   },
   { name: '0003-trace-context', load: async () => (await import('./0003-trace-context.js')).TraceContext },
+  { name: '0004-outbox-dispatch-by-job', load: async () => (await import('./0004-outbox-dispatch-by-job.js')).OutboxDispatchByJob },
 ];
