@@ -1,24 +1,16 @@
 // `helm lint` and the Kubernetes API models over everything the chart renders, for the default
 // (development) values and each ci/ values file.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Helm, RELEASE, VALUE_SETS, chartDir, ensureHelm, productionValues, type Manifest } from './helm.js';
+import { describe, expect, it } from 'vitest';
+import { RELEASE, VALUE_SETS, chartDir, productionValues, useRenderedChart } from './helm.js';
 import { validateManifest } from './kube-models.js';
 
-let helm: Helm;
-const rendered: Record<string, Manifest[]> = {};
-
-beforeAll(() => {
-  ensureHelm();
-  helm = new Helm();
-  for (const [name, options] of Object.entries(VALUE_SETS)) rendered[name] = helm.render(options);
-}, 180_000);
-
-afterAll(() => helm?.dispose());
+const chart = useRenderedChart();
+const { rendered } = chart;
 
 describe('chart - lint and API validation', () => {
   it.each(Object.keys(VALUE_SETS))('passes helm lint --strict with the %s values', (name) => {
     const files = VALUE_SETS[name as keyof typeof VALUE_SETS].valuesFiles ?? [];
-    const result = helm.run(['lint', '--strict', chartDir, ...files.flatMap((file) => ['--values', file])]);
+    const result = chart.helm.run(['lint', '--strict', chartDir, ...files.flatMap((file) => ['--values', file])]);
     expect(result.stderr + result.stdout).toContain('0 chart(s) failed');
     expect(result.status).toBe(0);
   });
@@ -33,7 +25,7 @@ describe('chart - lint and API validation', () => {
     ['default', [], /port-forward service\/atelier-gateway 8080:8080/],
     ['production', ['--values', productionValues], /https:\/\/api\.atelier\.example\.com\/api\/v1/],
   ])('prints NOTES that say where the API is with the %s values', (_set, values, where) => {
-    const result = helm.run(['install', RELEASE, chartDir, '--dry-run=client', ...values]);
+    const result = chart.helm.run(['install', RELEASE, chartDir, '--dry-run=client', ...values]);
     expect(result.stderr).toBe('');
     expect(result.stdout.slice(result.stdout.indexOf('NOTES:'))).toMatch(where);
   });

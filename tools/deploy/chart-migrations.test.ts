@@ -2,20 +2,12 @@
 // that service's image; whatever they need exists before them.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deployableServices } from './code-facts.js';
-import { Helm, VALUE_SETS, ensureHelm, get, nameOf, ofKind, repoRoot, type Manifest } from './helm.js';
+import { get, nameOf, ofKind, repoRoot, type Manifest, useRenderedChart } from './helm.js';
 
-let helm: Helm;
-const rendered: Record<string, Manifest[]> = {};
-
-beforeAll(() => {
-  ensureHelm();
-  helm = new Helm();
-  for (const [name, options] of Object.entries(VALUE_SETS)) rendered[name] = helm.render(options);
-}, 180_000);
-
-afterAll(() => helm?.dispose());
+const chart = useRenderedChart();
+const { rendered } = chart;
 
 /** The services whose bundle has a migrate.js (scripts/build.mjs builds one from src/db/migrate-cli.ts). */
 const withMigrations = deployableServices().filter((service) =>
@@ -83,7 +75,7 @@ describe('chart - migration hook Jobs', () => {
   });
 
   it('renders no Job when migrations are turned off', () => {
-    const manifests = helm.render({ set: { 'migrations.enabled': 'false' } });
+    const manifests = chart.helm.render({ set: { 'migrations.enabled': 'false' } });
     expect(ofKind(manifests, 'Job')).toEqual([]);
     expect(manifests.filter(isHook)).toEqual([]);
   });

@@ -1,20 +1,12 @@
 // NetworkPolicies: everything denied, then each service opened to exactly the callers the code
 // wires to it (derived from the services' config.ts), the gateway to the outside, the metrics
 // ports to Prometheus. And the Ingress, the one public entry.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callersByService, portsOf } from './code-facts.js';
-import { Helm, RELEASE, VALUE_SETS, ensureHelm, get, nameOf, ofKind, type Manifest } from './helm.js';
+import { RELEASE, VALUE_SETS, get, nameOf, ofKind, type Manifest, useRenderedChart } from './helm.js';
 
-let helm: Helm;
-const rendered: Record<string, Manifest[]> = {};
-
-beforeAll(() => {
-  ensureHelm();
-  helm = new Helm();
-  for (const [name, options] of Object.entries(VALUE_SETS)) rendered[name] = helm.render(options);
-}, 180_000);
-
-afterAll(() => helm?.dispose());
+const chart = useRenderedChart();
+const { rendered } = chart;
 
 const callers = callersByService();
 const prometheus = [
@@ -105,7 +97,7 @@ describe('chart - network policies', () => {
   });
 
   it('renders no policy when networkPolicy.enabled is false', () => {
-    expect(ofKind(helm.render({ set: { 'networkPolicy.enabled': 'false' } }), 'NetworkPolicy')).toEqual([]);
+    expect(ofKind(chart.helm.render({ set: { 'networkPolicy.enabled': 'false' } }), 'NetworkPolicy')).toEqual([]);
   });
 });
 

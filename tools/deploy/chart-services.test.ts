@@ -4,20 +4,12 @@
 // production.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JOB_QUEUES, deployableServices, healthPathsOf, jobsTopology, portsOf } from './code-facts.js';
-import { Helm, VALUE_SETS, ensureHelm, find, get, nameOf, ofKind, repoRoot, type Manifest } from './helm.js';
+import { VALUE_SETS, find, get, nameOf, ofKind, repoRoot, type Manifest, useRenderedChart } from './helm.js';
 
-let helm: Helm;
-const rendered: Record<string, Manifest[]> = {};
-
-beforeAll(() => {
-  ensureHelm();
-  helm = new Helm();
-  for (const [name, options] of Object.entries(VALUE_SETS)) rendered[name] = helm.render(options);
-}, 180_000);
-
-afterAll(() => helm?.dispose());
+const chart = useRenderedChart();
+const { rendered } = chart;
 
 const services = deployableServices();
 const inProduction = services.filter((service) => service !== 'provider-sim');
@@ -224,7 +216,7 @@ describe('chart - peers and secrets', () => {
 
 describe('chart - NATS credentials', () => {
   it('gives jobs, media and the workers a NATS user in their ConfigMap and its password from a Secret, and nobody else', () => {
-    const manifests = helm.render({ set: { 'nats.user': 'atelier', 'nats.password.existingSecret': 'atelier-nats' } });
+    const manifests = chart.helm.render({ set: { 'nats.user': 'atelier', 'nats.password.existingSecret': 'atelier-nats' } });
     for (const service of ['jobs', 'media', 'worker']) {
       expect(configOf(manifests, service).NATS_USER, service).toBe('atelier');
       expect(containerOf(get(manifests, 'Deployment', nameOf(service))).env, service).toContainEqual({
@@ -289,7 +281,7 @@ describe('chart - worker autoscaling', () => {
   });
 
   it('keeps a fixed replica count when both autoscalers are off', () => {
-    const manifests = helm.render({ set: { 'worker.autoscaling.hpa.enabled': 'false', 'worker.replicas': '3' } });
+    const manifests = chart.helm.render({ set: { 'worker.autoscaling.hpa.enabled': 'false', 'worker.replicas': '3' } });
     expect(ofKind(manifests, 'HorizontalPodAutoscaler')).toEqual([]);
     expect(ofKind(manifests, 'ScaledObject')).toEqual([]);
     expect(get(manifests, 'Deployment', nameOf('worker')).spec.replicas).toBe(3);

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -122,3 +123,25 @@ export const VALUE_SETS: Record<'default' | 'dev' | 'production', RenderOptions>
 
 /** Objects of one kind. */
 export const ofKind = (manifests: Manifest[], kind: string) => manifests.filter((manifest) => manifest.kind === kind);
+
+/**
+ * For a test file: a Helm (helm fetched if missing) ready in beforeAll, the chart rendered with
+ * every value set of VALUE_SETS, and the Helm disposed in afterAll.
+ */
+export function useRenderedChart(): { readonly helm: Helm; readonly rendered: Record<string, Manifest[]> } {
+  let helm: Helm | undefined;
+  const rendered: Record<string, Manifest[]> = {};
+  beforeAll(() => {
+    ensureHelm();
+    helm = new Helm();
+    for (const [name, options] of Object.entries(VALUE_SETS)) rendered[name] = helm.render(options);
+  }, 180_000);
+  afterAll(() => helm?.dispose());
+  return {
+    get helm() {
+      if (!helm) throw new Error('helm is ready only inside tests (after beforeAll)');
+      return helm;
+    },
+    rendered,
+  };
+}

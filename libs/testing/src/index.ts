@@ -5,6 +5,7 @@
  */
 export { createTestDatabase, dropStaleTestDatabases, adminDatabaseUrl, type TestDatabase } from './test-database.js';
 export { uniqueName } from './unique-name.js';
+export { waitUntil } from './wait-until.js';
 export { checkHealth, listReflectedServices } from './grpc-probes.js';
 export { natsTestPrefix, dropStaleTestStreams, testNatsUrl } from './nats-test-prefix.js';
 export { startProcess, startGrpcServiceProcess, freePort, type ServiceProcess } from './service-process.js';

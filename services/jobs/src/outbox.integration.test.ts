@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '@atelier/testing';
 import { jobsAdminV1, jobsEventsV1, jobsV1 } from '@atelier/contracts';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
@@ -49,19 +50,10 @@ async function outboxStatus(jobIds: string[]) {
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('condition not met in time');
-}
-
 describe('outbox - relay to JetStream', () => {
   it("publishes a new job's dispatch with Nats-Msg-Id = dedupe key, payload decodable as JobDispatch", async () => {
     const [job] = await createCanaries(1);
-    await waitFor(async () => (await outboxStatus([job!.id])).published === 1);
+    await waitUntil(async () => (await outboxStatus([job!.id])).published === 1);
     const jsm = await jetstreamManager(h.nats);
     const message = await jsm.streams.getMessage(h.topology.jobsStream, { last_by_subj: h.topology.dispatchSubject('interactive') });
     const { rows } = await h.db.query(`SELECT dedupe_key FROM jobs.outbox WHERE aggregate_id = $1`, [job!.id]);
@@ -77,7 +69,7 @@ describe('outbox - relay to JetStream', () => {
       const jobs = await createCanaries(300);
       const relays = [newRelay('relay-a', { batchSize: 10 }), newRelay('relay-b', { batchSize: 10 })];
       relays.forEach((r) => r.start());
-      await waitFor(async () => (await outboxStatus(jobs.map((j) => j.id))).published === 300, 20_000);
+      await waitUntil(async () => (await outboxStatus(jobs.map((j) => j.id))).published === 300, { timeoutMs: 20_000 });
       await Promise.all(relays.map((r) => r.stop()));
       expect(await streamMessages(h.topology.jobsStream)).toBe(before + 300);
       const { rows } = await h.db.query(`SELECT count(*)::int AS n FROM jobs.outbox WHERE aggregate_id = ANY($1) AND attempt_count = 1`, [
@@ -98,7 +90,7 @@ describe('outbox - relay to JetStream', () => {
       const before = await streamMessages(h.topology.jobsStream);
       const survivor = newRelay('survivor', { lockTimeoutMs: 1_000 });
       survivor.start();
-      await waitFor(async () => (await outboxStatus([job!.id])).published === 1, 10_000);
+      await waitUntil(async () => (await outboxStatus([job!.id])).published === 1, { timeoutMs: 10_000 });
       await survivor.stop();
       expect(await streamMessages(h.topology.jobsStream)).toBeGreaterThanOrEqual(before + 1);
       const { rows } = await h.db.query(`SELECT attempt_count, last_error FROM jobs.outbox WHERE aggregate_id = $1`, [job!.id]);
@@ -117,7 +109,7 @@ describe('outbox - relay to JetStream', () => {
       const before = await streamMessages(h.topology.jobsStream);
       const survivor = newRelay('survivor-2', { lockTimeoutMs: 1_000 });
       survivor.start();
-      await waitFor(async () => (await outboxStatus([job!.id])).published === 1, 10_000);
+      await waitUntil(async () => (await outboxStatus([job!.id])).published === 1, { timeoutMs: 10_000 });
       await survivor.stop();
       expect(await streamMessages(h.topology.jobsStream)).toBe(before);
     } finally {
@@ -127,7 +119,7 @@ describe('outbox - relay to JetStream', () => {
 
   it('holds a delayed row back until it is due', async () => {
     const [job] = await createCanaries(1);
-    await waitFor(async () => (await outboxStatus([job!.id])).published === 1);
+    await waitUntil(async () => (await outboxStatus([job!.id])).published === 1);
     const { rows } = await h.db.query(
       `INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, available_at)
        VALUES ($1, 'job.dispatch', $2, $3, '{"jobId": "x"}', now() + interval '1500 milliseconds') RETURNING available_at`,
@@ -138,7 +130,7 @@ describe('outbox - relay to JetStream', () => {
     expect((await h.db.query(`SELECT status FROM jobs.outbox WHERE dedupe_key = $1`, [`delayed-${job!.id}`])).rows[0].status).toBe(
       'pending',
     );
-    await waitFor(
+    await waitUntil(
       async () =>
         (await h.db.query(`SELECT status FROM jobs.outbox WHERE dedupe_key = $1`, [`delayed-${job!.id}`])).rows[0].status === 'published',
     );
@@ -158,7 +150,7 @@ describe('outbox - relay to JetStream', () => {
       await new Promise((resolve) => setTimeout(resolve, 300)); // the relay is asleep now, for a minute
       const startedAt = Date.now();
       const [job] = await createCanaries(1); // this replica signals; only the other relay runs
-      await waitFor(async () => (await outboxStatus([job!.id])).published === 1, 5_000);
+      await waitUntil(async () => (await outboxStatus([job!.id])).published === 1, { timeoutMs: 5_000 });
       expect(Date.now() - startedAt).toBeLessThan(2_000);
     } finally {
       await other.stop();
@@ -178,9 +170,9 @@ describe('outbox - dead events and replay', () => {
       [job!.id, dedupeKey],
     );
     h.app.context.onOutboxWrite();
-    await waitFor(
+    await waitUntil(
       async () => (await h.db.query(`SELECT status FROM jobs.outbox WHERE dedupe_key = $1`, [dedupeKey])).rows[0].status === 'dead',
-      15_000,
+      { timeoutMs: 15_000 },
     );
     const dead = (await h.db.query(`SELECT * FROM jobs.outbox WHERE dedupe_key = $1`, [dedupeKey])).rows[0];
     expect(dead.attempt_count).toBe(2);
@@ -202,7 +194,7 @@ describe('outbox - dead events and replay', () => {
     await h.db.query(`UPDATE jobs.outbox SET subject = $2 WHERE id = $1`, [event.id, h.topology.dispatchSubject('background')]);
     const replayed = await h.admin.replayOutboxEvent({ eventId: event.id, operatorId: 'ops' });
     expect(replayed.event).toMatchObject({ attemptCount: 0 });
-    await waitFor(
+    await waitUntil(
       async () => (await h.db.query(`SELECT status FROM jobs.outbox WHERE dedupe_key = $1`, [dedupeKey])).rows[0].status === 'published',
     );
     await h.restart({ OUTBOX_MAX_ATTEMPTS: 10 });
@@ -221,7 +213,7 @@ describe('outbox - streams that disappear', () => {
     const jsm = await jetstreamManager(h.nats);
     await jsm.streams.delete(h.topology.jobsStream);
     const [job] = await createCanaries(1);
-    await waitFor(async () => (await outboxStatus([job!.id])).published === 1, 15_000);
+    await waitUntil(async () => (await outboxStatus([job!.id])).published === 1, { timeoutMs: 15_000 });
     const message = await jsm.streams.getMessage(h.topology.jobsStream, { last_by_subj: h.topology.dispatchSubject('interactive') });
     expect(jobsEventsV1.JobDispatch.fromJSON(message!.json()).jobId).toBe(job!.id);
   });

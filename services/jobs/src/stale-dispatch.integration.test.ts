@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '@atelier/testing';
 import { jobsEventsV1 } from '@atelier/contracts';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { createLogger } from '@atelier/logging';
@@ -41,7 +42,7 @@ async function publishedCanaries(count: number): Promise<string[]> {
   const ids = await Promise.all(
     Array.from({ length: count }, async () => (await h.jobs.createJob(canaryRequest(`sweep-user-${process.pid}`, `s-${++seq}`))).job!.id),
   );
-  await waitFor(async () => (await dispatchRows(ids)).every((row) => row.status === 'published'));
+  await waitUntil(async () => (await dispatchRows(ids)).every((row) => row.status === 'published'));
   return ids;
 }
 
@@ -70,15 +71,6 @@ async function streamedJobIds(): Promise<string[]> {
   return ids;
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('condition not met in time');
-}
-
 describe('stale dispatch sweeper', () => {
   it('dispatches a queued job again when its message was lost, once, in its own trace and with a new message id', async () => {
     const [jobId] = await publishedCanaries(1);
@@ -88,7 +80,7 @@ describe('stale dispatch sweeper', () => {
 
     await age([jobId!]);
     expect(await sweeper.runOnce()).toBe(1);
-    await waitFor(async () => (await dispatchRows([jobId!])).every((row) => row.status === 'published'));
+    await waitUntil(async () => (await dispatchRows([jobId!])).every((row) => row.status === 'published'));
     const rows = await dispatchRows([jobId!]);
     expect(rows).toHaveLength(2);
     expect(rows[1]!.dedupe_key).toMatch(new RegExp(`^redispatch:${jobId}:v\\d+:\\d+$`));
