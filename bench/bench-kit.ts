@@ -1,4 +1,11 @@
 // Small helpers shared by the benchmarks: percentiles, a closed-loop load driver, table output.
+import { requirePinnedNode } from '../scripts/node-runtime.mjs';
+
+// Every benchmark imports this kit: figures are only comparable on the pinned runtime, so a run
+// on another Node stops here (ATELIER_ALLOW_ANY_NODE=1 to compare runtimes on purpose) and every
+// run says which runtime it measured.
+requirePinnedNode('The benchmarks');
+console.log(`bench: Node.js ${process.version}`);
 
 /** The p-th percentile (0–100) of the values, nearest rank. */
 export function percentile(values: readonly number[], p: number): number {

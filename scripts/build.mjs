@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pinnedNodeMajor } from './node-runtime.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2);
@@ -35,7 +36,7 @@ for (const service of services) {
     splitting: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    target: `node${pinnedNodeMajor(root)}`,
     sourcemap: 'linked',
     chunkNames: 'chunks/[name]-[hash]',
     plugins: [externalPackages],

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pinnedNodeMajor } from './node-runtime.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -78,7 +79,11 @@ export function renderDockerfile(service, root = repoRoot) {
   const ports = servicePorts(service, root)
     .map(({ port }) => port)
     .join(' ');
-  return template.replaceAll('{{WORKSPACE_MANIFESTS}}', manifests).replaceAll('{{PORTS}}', ports).replaceAll('{{SERVICE}}', service);
+  return template
+    .replaceAll('{{NODE_MAJOR}}', String(pinnedNodeMajor(root)))
+    .replaceAll('{{WORKSPACE_MANIFESTS}}', manifests)
+    .replaceAll('{{PORTS}}', ports)
+    .replaceAll('{{SERVICE}}', service);
 }
 
 /** @param {string} service */

@@ -101,6 +101,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 try {
+  console.log(`platform: Node.js ${process.version} (${process.execPath})`);
   infrastructure = await localInfrastructure(dataDir);
   for (const line of infrastructure.describe) console.log(`platform: ${line}`);
   const keys = process.env.JWT_PUBLIC_KEY || process.env.JWKS_URL ? undefined : await devKeys(dataDir);

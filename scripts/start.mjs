@@ -1,17 +1,28 @@
-// `npm start`: installs dependencies on a fresh clone, then hands over to the platform launcher.
-// Plain JavaScript on purpose: it must run before tsx is installed.
+// `npm start`: installs dependencies on a fresh clone, then hands over to the platform launcher on
+// the pinned Node (scripts/node-runtime.mjs). Plain JavaScript on purpose: it must run before tsx
+// — and before the pinned Node itself — is installed.
 import { spawnSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { nodeRuntimeProblem, pinnedNodeBinary, pinnedNodeMajor, repoRoot as root } from './node-runtime.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 if (!existsSync(path.join(root, 'node_modules', '.package-lock.json'))) {
   console.log('start: installing dependencies (npm ci)…');
   const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (install.status !== 0) process.exit(install.status ?? 1);
 }
-const platform = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'platform.ts'), ...process.argv.slice(2)], {
+// On a fresh clone npm ran this file on the machine's Node, before the pinned one was installed:
+// the platform then starts on the pinned binary instead.
+const onPinnedMajor = Number(process.versions.node.split('.')[0]) === pinnedNodeMajor();
+const node = onPinnedMajor ? process.execPath : (pinnedNodeBinary() ?? process.execPath);
+if (node === process.execPath) {
+  const problem = nodeRuntimeProblem('npm start');
+  if (problem) {
+    console.error(problem);
+    process.exit(1);
+  }
+}
+const platform = spawn(node, ['--import', 'tsx', path.join(root, 'scripts', 'platform.ts'), ...process.argv.slice(2)], {
   cwd: root,
   stdio: 'inherit',
 });

@@ -5,6 +5,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export NX_NO_CLOUD=true NX_DAEMON=false
 
+# Everything below runs on the pinned Node (scripts/node-runtime.mjs): stop at once otherwise.
+node scripts/node-runtime.mjs 'npm test' || exit 1
+
 failed=()
 step() {
   local name=$1

@@ -1,8 +1,11 @@
 import pg from 'pg';
+import { nodeRuntimeProblem } from '../scripts/node-runtime.mjs';
 import { adminDatabaseUrl, dropStaleTestDatabases, dropStaleTestStreams, testNatsUrl } from '@atelier/testing';
 
-/** Fails fast with a clear message when Postgres or NATS is down, and sweeps crashed runs' leftovers. */
+/** Fails fast with a clear message on another Node major or when Postgres or NATS is down, and sweeps crashed runs' leftovers. */
 export default async function setup(): Promise<void> {
+  const runtimeProblem = nodeRuntimeProblem('The test suite');
+  if (runtimeProblem) throw new Error(runtimeProblem);
   const client = new pg.Client({ connectionString: adminDatabaseUrl(), connectionTimeoutMillis: 3000 });
   try {
     await client.connect();

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dockerfilePath, renderDockerfile, workspaceManifests } from '../../scripts/gen-dockerfiles.mjs';
+import { pinnedNodeMajor } from '../../scripts/node-runtime.mjs';
 import { deployableServices, servicePorts } from './code-facts.js';
 import { repoRoot } from './helm.js';
 
@@ -74,17 +75,21 @@ describe.each(services)('dockerfiles - %s image', (service) => {
     expect(instructions.filter((item) => !KNOWN_INSTRUCTIONS.has(item.keyword))).toEqual([]);
   });
 
-  it('builds in stages on a Node LTS slim base', () => {
+  it('builds in stages on a slim base of the Node major the repository pins (.node-version)', () => {
     expect(stages.length).toBeGreaterThanOrEqual(3);
     const baseDefault = /^NODE_IMAGE=(\S+)$/.exec(instructions[0]?.args ?? '')?.[1];
     expect(instructions[0]?.keyword).toBe('ARG');
-    expect(baseDefault).toMatch(/^node:(22|24)(\.\d+)*-(bookworm|trixie)-slim(@sha256:[a-f0-9]{64})?$/);
+    expect(baseDefault).toMatch(new RegExp(`^node:${pinnedNodeMajor()}(\\.\\d+)*-(bookworm|trixie)-slim(@sha256:[a-f0-9]{64})?$`));
     for (const stage of stages) expect(stage[0]?.args).toMatch(/^(\$\{NODE_IMAGE\}|manifests)( AS \w+)?$/);
   });
 
   it('bundles the service and installs only its production dependencies', () => {
     const build = stages.find((stage) => stage[0]?.args.endsWith('AS build')) ?? [];
     expect(argsOf(build, 'RUN')).toContain(`node scripts/build.mjs ${service}`);
+    // build.mjs reads the target runtime from .node-version through scripts/node-runtime.mjs.
+    expect(argsOf(build, 'COPY')).toEqual(
+      expect.arrayContaining([expect.stringMatching(/\.node-version /), expect.stringMatching(/scripts\/node-runtime\.mjs /)]),
+    );
     const deps = (stages.find((stage) => stage[0]?.args.endsWith('AS deps')) ?? []).map((item) => item.args).join(' ');
     expect(deps).toContain(`--omit=dev --workspace services/${service}`);
     expect(deps).toContain('rm -rf node_modules/@atelier');

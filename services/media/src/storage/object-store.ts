@@ -13,10 +13,6 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ExpiringCache } from '@atelier/caching';
 
-// The SDK is pinned to a release that supports Node 20; its reminder that later releases will
-// need Node 22 is not actionable at run time and would break the JSON log stream.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 export interface ObjectStoreOptions {
   /** Unset: AWS's regional endpoint. */
   endpoint?: string;
