@@ -13,7 +13,7 @@ export async function migrate(orm: MikroORM, databaseUrl: string, schema: string
   try {
     await lockClient.query('SELECT pg_advisory_lock(hashtext($1))', [`atelier.migrate.${schema}`]);
     await lockClient.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    const executed = await orm.getMigrator().up();
+    const executed = await orm.migrator.up();
     return executed.map((migration) => migration.name);
   } finally {
     await lockClient.query('SELECT pg_advisory_unlock(hashtext($1))', [`atelier.migrate.${schema}`]).catch(() => {});
