@@ -1,13 +1,26 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { SpanKind } from '@opentelemetry/api';
 import { startTelemetry } from './index.js';
 
 // Telemetry must start before gRPC is loaded, so everything else is imported dynamically.
+// Spans are exported asynchronously (after the resource's attributes settle): read them after a flush.
 const exporter = new InMemorySpanExporter();
-const telemetry = await startTelemetry({ serviceName: 'telemetry-test', spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const processor = new SimpleSpanProcessor({ exporter });
+const telemetry = await startTelemetry({ serviceName: 'telemetry-test', spanProcessors: [processor] });
 
 afterAll(() => telemetry.shutdown());
+
+interface FixtureSpan {
+  name: string;
+  kind: SpanKind;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+}
 
 describe('telemetry - bootstrap', () => {
   it('is off, and costs nothing, without an OTLP endpoint', async () => {
@@ -16,48 +29,17 @@ describe('telemetry - bootstrap', () => {
     await off.shutdown();
   });
 
-  it('traces a gRPC call from client to server in one trace', async () => {
-    const { catalogV1, loadDescriptorSet } = await import('@atelier/contracts');
-    const { createServiceClient, registerService, startGrpcServer } = await import('@atelier/grpc');
-    const silent = { debug: () => {}, info: () => {}, error: () => {} };
-    const notUsed = async (): Promise<never> => {
-      throw new Error('not used');
-    };
-    const server = await startGrpcServer({
-      host: '127.0.0.1',
-      port: 0,
-      logger: silent,
-      descriptorSet: loadDescriptorSet(),
-      services: [
-        registerService(
-          'atelier.catalog.v1.CatalogService',
-          catalogV1.CatalogServiceService,
-          {
-            getCatalog: async () => ({ models: [], styles: [] }),
-            getModel: notUsed,
-            getStyle: notUsed,
-            listCatalogEntries: notUsed,
-            upsertModel: notUsed,
-            upsertStyle: notUsed,
-            setModelEnabled: notUsed,
-            setStyleEnabled: notUsed,
-          },
-          silent,
-        ),
-      ],
-    });
-    const client = createServiceClient(catalogV1.CatalogServiceClient, `127.0.0.1:${server.port}`);
-    await client.getCatalog({ mediaKind: 1 });
-    client.close();
-    await server.shutdown(100);
-
-    const spans = exporter.getFinishedSpans().filter((s) => s.name === 'grpc.atelier.catalog.v1.CatalogService/GetCatalog');
-    expect(spans).toHaveLength(2);
+  it('traces a gRPC call from client to server in one trace, in a process started as services are', () => {
+    const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'start-telemetry.fixture.ts');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', fixture], { encoding: 'utf8', timeout: 30_000 });
+    expect(run.status, run.stderr).toBe(0);
+    const spans = (JSON.parse(run.stdout) as FixtureSpan[]).filter((s) => s.name === 'grpc.atelier.catalog.v1.CatalogService/GetCatalog');
     const clientSpan = spans.find((s) => s.kind === SpanKind.CLIENT);
     const serverSpan = spans.find((s) => s.kind === SpanKind.SERVER);
-    expect(clientSpan).toBeDefined();
-    expect(serverSpan?.spanContext().traceId).toBe(clientSpan?.spanContext().traceId);
-    expect(serverSpan?.parentSpanContext?.spanId).toBe(clientSpan?.spanContext().spanId);
+    expect(clientSpan, run.stdout).toBeDefined();
+    expect(serverSpan, run.stdout).toBeDefined();
+    expect(serverSpan!.traceId).toBe(clientSpan!.traceId);
+    expect(serverSpan!.parentSpanId).toBe(clientSpan!.spanId);
   });
 });
 
@@ -82,6 +64,7 @@ describe('telemetry - trace context across process boundaries', () => {
       'boom',
     );
 
+    await processor.forceFlush();
     const spans = Object.fromEntries(exporter.getFinishedSpans().map((s) => [s.name, s]));
     const traceId = spans.request!.spanContext().traceId;
     expect(spans.publish!.spanContext().traceId).toBe(traceId);

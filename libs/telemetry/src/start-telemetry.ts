@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 
 export interface TelemetryOptions {
   serviceName: string;
@@ -27,40 +27,39 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   if (!endpoint && !options.spanProcessors) {
     return { enabled: false, shutdown: async () => {} };
   }
-  const [
-    { NodeSDK },
-    { OTLPTraceExporter },
-    { GrpcInstrumentation },
-    { HttpInstrumentation },
-    { PgInstrumentation },
-    { BatchSpanProcessor },
-    { resourceFromAttributes },
-  ] = await Promise.all([
-    import('@opentelemetry/sdk-node'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
+  // The instrumentations are created (which enables their load hooks) and the modules they patch
+  // are loaded before the SDK is imported: the SDK's own gRPC exporters import @grpc/grpc-js, and
+  // an ES module import takes a snapshot of its exports — ts-proto clients would then bind the
+  // unpatched client constructor and no client span would ever be made.
+  const [{ GrpcInstrumentation }, { HttpInstrumentation }, { PgInstrumentation }] = await Promise.all([
     import('@opentelemetry/instrumentation-grpc'),
     import('@opentelemetry/instrumentation-http'),
     import('@opentelemetry/instrumentation-pg'),
-    import('@opentelemetry/sdk-trace-base'),
+  ]);
+  const instrumentations = [
+    new GrpcInstrumentation(),
+    new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => /^\/(healthz|readyz|metrics)/.test(request.url ?? '') }),
+    new PgInstrumentation({ requireParentSpan: true }),
+  ];
+  primeInstrumentedModules();
+  const [{ NodeSDK }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
   ]);
-  const spanProcessors = options.spanProcessors ?? [
-    new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint!.replace(/\/$/, '')}/v1/traces` })),
-  ];
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ 'service.name': options.serviceName, 'service.namespace': 'atelier' }),
-    spanProcessors,
+    // Given an exporter, the SDK batches its spans with the standard OTEL_BSP_* settings (delay,
+    // queue and batch sizes); a BatchSpanProcessor built here would ignore them.
+    ...(options.spanProcessors
+      ? { spanProcessors: options.spanProcessors }
+      : { traceExporter: new OTLPTraceExporter({ url: `${endpoint!.replace(/\/$/, '')}/v1/traces` }) }),
     // Traces only: metrics are scraped from /metrics (Prometheus), logs go to stdout.
     metricReaders: [],
     logRecordProcessors: [],
-    instrumentations: [
-      new GrpcInstrumentation(),
-      new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => /^\/(healthz|readyz|metrics)/.test(request.url ?? '') }),
-      new PgInstrumentation({ requireParentSpan: true }),
-    ],
+    instrumentations,
   });
   sdk.start();
-  primeInstrumentedModules();
   let stopped: Promise<void> | undefined;
   return {
     enabled: true,
@@ -69,10 +68,11 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
 }
 
 /**
- * Instrumentation patches a CommonJS module when it is `require`d after the SDK started. An ESM
- * `import` of a CommonJS module bypasses that hook and snapshots its exports unpatched (ts-proto
- * clients would then get no client spans). Requiring the instrumented modules here, right after
- * start-up, patches their exports before any ESM import takes its snapshot.
+ * Instrumentation patches a CommonJS module when it is `require`d while its instrumentation is
+ * enabled. An ESM `import` of a CommonJS module bypasses that hook and snapshots its exports
+ * unpatched (ts-proto clients would then get no client spans). Requiring the instrumented
+ * modules here, once the instrumentations exist and before anything imports them, patches
+ * their exports before any ESM import takes its snapshot.
  */
 function primeInstrumentedModules(): void {
   const require = createRequire(import.meta.url);
