@@ -23,11 +23,21 @@ function statusMessage(body: unknown): string | undefined {
   return typeof message === 'string' && message !== '' ? message : undefined;
 }
 
-/** HTTP status of an ApiException (client-node's error for any non-2xx answer). */
+/** HTTP status of an ApiException (client-node's error for any non-2xx answer: code, body, headers). */
 function httpStatus(error: unknown): number | undefined {
-  if (!(error instanceof Error) || error.name === 'FetchError') return undefined;
+  if (!(error instanceof Error) || !('body' in error) || !('headers' in error)) return undefined;
   const code = (error as { code?: unknown }).code;
   return typeof code === 'number' && code >= 100 && code < 600 ? code : undefined;
+}
+
+/**
+ * Why the request never got an answer, when it did not: fetch (undici, under client-node) fails
+ * with a TypeError whose cause is the socket's error (ECONNREFUSED, ENOTFOUND, a TLS failure …).
+ */
+function networkFailure(error: unknown): string | undefined {
+  if (!(error instanceof TypeError) || !(error.cause instanceof Error)) return undefined;
+  const code = (error.cause as { code?: unknown }).code;
+  return typeof code === 'string' ? code : error.cause.message;
 }
 
 /**
@@ -57,7 +67,8 @@ export function kubeError(error: unknown, site: KubeCallSite): AppError {
       return refused(ErrorCode.UNAVAILABLE, 'KUBE_UNAVAILABLE', 'The API server is overloaded or failing; try again');
     return refused(ErrorCode.INTERNAL, 'KUBE_UNEXPECTED_STATUS', '');
   }
-  if (error instanceof Error && error.name === 'AbortError') {
+  // AbortSignal.timeout aborts with a TimeoutError; an abort from elsewhere is an AbortError.
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
     return new AppError(
       ErrorCode.DEADLINE_EXCEEDED,
       `cannot ${site.action}: the Kubernetes API did not answer within ${site.timeoutMs} ms ${where}`,
@@ -67,11 +78,11 @@ export function kubeError(error: unknown, site: KubeCallSite): AppError {
       },
     );
   }
-  if (error instanceof Error && error.name === 'FetchError') {
-    const code = (error as { code?: unknown }).code;
+  const failure = networkFailure(error);
+  if (failure !== undefined) {
     return new AppError(
       ErrorCode.UNAVAILABLE,
-      `cannot reach the Kubernetes API server to ${site.action}: ${typeof code === 'string' ? code : error.message} ${where}. ` +
+      `cannot reach the Kubernetes API server to ${site.action}: ${failure} ${where}. ` +
         'Is the cluster up, and is this the right context (--context)?',
       { reason: 'KUBE_UNREACHABLE', cause: error },
     );

@@ -163,7 +163,7 @@ describe('scale-workers - the worker Deployment through its scale subresource', 
     expect(unreachable.err).toContain(
       'KUBE_UNREACHABLE: cannot reach the Kubernetes API server to list Deployments in namespace atelier: ECONNREFUSED',
     );
-    expect(unreachable.err).toContain('(context elsewhere, http://127.0.0.1:1)');
+    expect(unreachable.err).toContain(`(context elsewhere, ${kube.unreachableUrl})`);
   });
 
   it('exits 78 naming the kubeconfig problem', async () => {

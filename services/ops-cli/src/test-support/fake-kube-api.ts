@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '@atelier/testing';
 
 /**
  * A Kubernetes API server small enough to read: plain HTTP on 127.0.0.1, answering only what
@@ -46,6 +47,8 @@ export interface RecordedRequest {
 export interface FakeKubeApi {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
+  /** `http://127.0.0.1:<port>` of a closed port: the `elsewhere` context's unreachable cluster. */
+  readonly unreachableUrl: string;
   readonly deployments: FakeDeployment[];
   readonly hpas: FakeHpa[];
   readonly requests: RecordedRequest[];
@@ -214,9 +217,12 @@ export async function startFakeKubeApi(initial: { deployments?: FakeDeployment[]
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
+  // A port nothing listens on refuses connections (fetch will not even try well-known ports such as 1).
+  const unreachableUrl = `http://127.0.0.1:${await freePort()}`;
 
   return {
     url,
+    unreachableUrl,
     deployments,
     hpas,
     requests,
@@ -231,7 +237,6 @@ export async function startFakeKubeApi(initial: { deployments?: FakeDeployment[]
     },
     writeKubeconfig() {
       const file = path.join(directory, `kubeconfig-${(kubeconfigs += 1)}.yaml`);
-      // Port 1 on loopback refuses connections: the `elsewhere` context is an unreachable cluster.
       writeFileSync(
         file,
         [
@@ -244,7 +249,7 @@ export async function startFakeKubeApi(initial: { deployments?: FakeDeployment[]
           '      insecure-skip-tls-verify: true',
           '  - name: unreachable',
           '    cluster:',
-          '      server: http://127.0.0.1:1',
+          `      server: ${unreachableUrl}`,
           '      insecure-skip-tls-verify: true',
           'users:',
           '  - name: fake-operator',
