@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'tools/**/*.test.ts'],
+    // The fault suite runs on its own (npm run test:chaos, vitest.chaos.config.ts).
+    exclude: ['**/node_modules/**', '**/*.chaos.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

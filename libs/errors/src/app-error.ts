@@ -112,3 +112,14 @@ export class InternalError extends AppError {
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
+
+/** The codes that mean "not now": the same call may succeed later (a peer down, or too slow). */
+const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.UNAVAILABLE, ErrorCode.DEADLINE_EXCEEDED]);
+
+/**
+ * A refusal worth trying again after a pause: the callee was unreachable or did not answer in
+ * time. Everything else (a broken rule, a missing entity, a bug) fails the same way again.
+ */
+export function isTransientError(error: unknown): boolean {
+  return error instanceof AppError && TRANSIENT_CODES.has(error.code);
+}

@@ -16,5 +16,6 @@ export {
   UnavailableError,
   InternalError,
   isAppError,
+  isTransientError,
   type AppErrorOptions,
 } from './app-error.js';

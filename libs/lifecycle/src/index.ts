@@ -1,1 +1,2 @@
 export { installShutdownHandlers, type ShutdownOptions, type ShutdownHandle } from './shutdown.js';
+export { backoffDelayMs, retryWithBackoff, type BackoffOptions, type RetryOptions } from './backoff.js';

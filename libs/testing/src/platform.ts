@@ -24,6 +24,8 @@ export interface PlatformOptions {
   env?: Record<string, string>;
   /** Extra node flags per service name, e.g. `{ gateway: ['--cpu-prof'] }` to profile one. */
   nodeArgs?: Record<string, string[]>;
+  /** The NATS every service uses (default TEST_NATS_URL): a fault test's own nats-server. */
+  natsUrl?: string;
 }
 
 /**
@@ -47,6 +49,11 @@ export interface TestPlatform {
   startWorker(env?: Record<string, string>): Promise<ServiceProcess>;
   /** SIGTERMs every worker started so far and waits for them to exit. */
   stopWorkers(): Promise<void>;
+  /**
+   * Starts a service again after it exited (was killed or stopped): same port, same
+   * environment. The platform's field for it points at the new process afterwards.
+   */
+  restart(service: 'catalog' | 'media' | 'jobs' | 'community' | 'provider' | 'gateway'): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -58,6 +65,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
   const s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: s3Directory, silent: true });
   const s3Address = await s3.run();
   const natsPrefix = natsTestPrefix();
+  const natsUrl = options.natsUrl ?? testNatsUrl();
   const processes: ServiceProcess[] = [];
   const cleanup = async () => {
     // SIGTERM first (a clean exit writes CPU profiles, closes connections), SIGKILL after 5 s.
@@ -68,10 +76,13 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         clearTimeout(forced);
       }),
     );
-    const nc = await connect({ servers: testNatsUrl().replace(/^nats:\/\//, '') });
-    const jsm = await jetstreamManager(nc);
-    for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`]) await jsm.streams.delete(stream).catch(() => false);
-    await nc.close();
+    // A fault test's own broker may be down by now: its streams go with its store.
+    const nc = await connect({ servers: natsUrl.replace(/^nats:\/\//, ''), timeout: 2_000 }).catch(() => undefined);
+    if (nc) {
+      const jsm = await jetstreamManager(nc);
+      for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`]) await jsm.streams.delete(stream).catch(() => false);
+      await nc.close();
+    }
     await s3.close();
     rmSync(s3Directory, { recursive: true, force: true });
     await database.drop();
@@ -84,7 +95,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         {
           ...options.env,
           DATABASE_URL: database.url,
-          NATS_URL: testNatsUrl(),
+          NATS_URL: natsUrl,
           NATS_STREAM_PREFIX: natsPrefix,
           S3_ENDPOINT: `http://${s3Address.address}:${s3Address.port}`,
           // s3rver's fixed development credentials: public, not secrets.
@@ -100,6 +111,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       {
         ...options.env,
         DATABASE_URL: database.url,
+        NATS_URL: natsUrl,
         NATS_STREAM_PREFIX: natsPrefix,
         CATALOG_ADDR: catalog.address,
         MEDIA_ADDR: media.address,
@@ -150,6 +162,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           HTTP_PORT: String(port),
           JOBS_ADDR: jobs.address,
           MEDIA_ADDR: media.address,
+          NATS_URL: natsUrl,
           NATS_STREAM_PREFIX: natsPrefix,
           PROVIDER_URL: providerUrl ?? 'http://127.0.0.1:1',
           WORKER_ACK_WAIT_INTERACTIVE_MS: '2000',
@@ -190,7 +203,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       processes.push(gateway);
     }
 
-    return {
+    const platform: TestPlatform = {
       database,
       natsPrefix,
       catalog,
@@ -206,8 +219,17 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       async stopWorkers() {
         await Promise.all(workers.splice(0).map((worker) => worker.stop()));
       },
+      async restart(service) {
+        const old = platform[service];
+        if (!old) throw new Error(`${service} was not started`);
+        const next = await old.restart();
+        processes.splice(processes.indexOf(old), 1, next);
+        platform[service] = next;
+        return next;
+      },
       stop: cleanup,
     };
+    return platform;
   } catch (error) {
     await cleanup();
     throw error;

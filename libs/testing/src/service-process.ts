@@ -33,6 +33,12 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
   /** SIGKILL: a crash, for crash-safety tests. */
   kill(): Promise<void>;
+  /** SIGSTOP: the process hangs (a stalled peer: its connections stay open, nothing answers). */
+  pause(): void;
+  /** SIGCONT after pause(). */
+  resume(): void;
+  /** Starts the same service again (same port, same environment) once this one has exited. */
+  restart(): Promise<ServiceProcess>;
 }
 
 // Children still running when this process exits (a crashed test or benchmark) are killed, so
@@ -41,6 +47,12 @@ const liveChildren = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of liveChildren) child.kill('SIGKILL');
 });
+
+/** Kills `child` when this process exits, if it is still running then. */
+export function killOnExit(child: ChildProcess): void {
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
+}
 
 /**
  * With ATELIER_RUN_BUILT=1 services run from their `npm run build` bundles (`dist/main.js`, plain
@@ -61,8 +73,7 @@ function runEntry(entry: string, env: Record<string, string>, nodeArgs: readonly
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  liveChildren.add(child);
-  child.once('exit', () => liveChildren.delete(child));
+  killOnExit(child);
   return child;
 }
 
@@ -105,6 +116,12 @@ export async function startProcess(options: {
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
+    },
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
+    restart: async () => {
+      await exited;
+      return startProcess(options);
     },
   };
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);

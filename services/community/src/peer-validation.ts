@@ -1,5 +1,13 @@
 import { jobsV1, mediaV1 } from '@atelier/contracts';
-import { AppError, ErrorCode, FailedPreconditionError, InternalError, NotFoundError, UnavailableError } from '@atelier/errors';
+import {
+  AppError,
+  ErrorCode,
+  FailedPreconditionError,
+  InternalError,
+  NotFoundError,
+  UnavailableError,
+  isTransientError,
+} from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
 import { requireOutputAttached } from './domain/generation-rules.js';
 
@@ -28,7 +36,7 @@ function isCode(error: unknown, ...codes: ErrorCode[]): boolean {
 
 /** A peer that is down or slow is the caller's cue to retry; anything else unexpected is ours. */
 function peerFailure(peer: string, error: unknown): AppError {
-  if (isCode(error, ErrorCode.UNAVAILABLE, ErrorCode.DEADLINE_EXCEEDED)) {
+  if (isTransientError(error)) {
     return new UnavailableError(`the ${peer} service is unavailable; try again shortly`, { cause: error });
   }
   return new InternalError(`${peer} lookup failed`, { cause: error });

@@ -63,7 +63,14 @@ async function makeDue(jobId: string) {
   await h.db.query(`UPDATE jobs.generation_jobs SET next_attempt_at = now() WHERE id = $1`, [jobId]);
 }
 
-const failRequest = (jobId: string, workerId: string, errorClass: jobsExecutionV1.ErrorClass, errorCode: string, retryable = true) => ({
+const failRequest = (
+  jobId: string,
+  workerId: string,
+  errorClass: jobsExecutionV1.ErrorClass,
+  errorCode: string,
+  retryable = true,
+  abandonProviderRequest = false,
+) => ({
   jobId,
   workerId,
   errorClass,
@@ -71,6 +78,7 @@ const failRequest = (jobId: string, workerId: string, errorClass: jobsExecutionV
   publicMessage: '',
   internalMessage: `internal detail for ${errorCode}`,
   retryable,
+  abandonProviderRequest,
 });
 
 describe('execution - ClaimJob', () => {
@@ -173,7 +181,7 @@ describe('execution - RecordProviderRequest (L2)', () => {
     });
   });
 
-  it('hands the recorded request to the attempt after a crash or an internal error, and a fresh key after a provider failure', async () => {
+  it('hands the recorded request to the next attempt after a crash, an internal error or a timeout, and a fresh key only once it is given up', async () => {
     const job = await newStylize(newUser());
     await h.execution.claimJob({ jobId: job.id, workerId: 'r1' });
     await h.execution.recordProviderRequest({ jobId: job.id, workerId: 'r1', providerRequestId: 'pred_a' });
@@ -185,6 +193,7 @@ describe('execution - RecordProviderRequest (L2)', () => {
       providerRequestId: 'pred_a',
       providerIdempotencyKey: job.id,
     });
+    await h.db.query('UPDATE jobs.generation_jobs SET max_attempts = 5 WHERE id = $1', [job.id]);
     await h.execution.failJob(failRequest(job.id, 'r2', ErrorClass.INTERNAL, 'INTERNAL_MEDIA_WRITE'));
     await makeDue(job.id);
     expect((await h.execution.claimJob({ jobId: job.id, workerId: 'r3' })).claimed).toMatchObject({
@@ -192,11 +201,19 @@ describe('execution - RecordProviderRequest (L2)', () => {
       providerRequestId: 'pred_a',
       providerIdempotencyKey: job.id,
     });
-    await h.db.query('UPDATE jobs.generation_jobs SET max_attempts = 4 WHERE id = $1', [job.id]);
-    await h.execution.failJob(failRequest(job.id, 'r3', ErrorClass.PROVIDER, 'PROVIDER_PREDICTION_FAILED'));
+    // The attempt ran out of time while the vendor was slow: the next one polls the same prediction.
+    await h.execution.failJob(failRequest(job.id, 'r3', ErrorClass.TIMEOUT, 'TIMEOUT'));
     await makeDue(job.id);
     expect((await h.execution.claimJob({ jobId: job.id, workerId: 'r4' })).claimed).toMatchObject({
       attempt: 4,
+      providerRequestId: 'pred_a',
+      providerIdempotencyKey: job.id,
+    });
+    // The vendor failed the prediction itself: given up, and the next attempt submits anew.
+    await h.execution.failJob(failRequest(job.id, 'r4', ErrorClass.PROVIDER, 'PROVIDER_PREDICTION_FAILED', true, true));
+    await makeDue(job.id);
+    expect((await h.execution.claimJob({ jobId: job.id, workerId: 'r5' })).claimed).toMatchObject({
+      attempt: 5,
       providerRequestId: undefined,
       providerIdempotencyKey: `${job.id}:1`,
     });

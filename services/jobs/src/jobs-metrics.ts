@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from '@atelier/metrics';
 import type { QueueStats } from './db/queue-stats.js';
+import type { JobRow } from './db/job-row.js';
+import { providerCharges } from './domain/provider-charges.js';
 
 /** A scrape reads the queue statistics once for all the gauges that show them. */
 const STATS_REUSE_MS = 1_000;
@@ -21,7 +23,21 @@ export class JobsMetrics {
   readonly redispatched: Counter;
   /** From the moment an outbox row was due to JetStream's acknowledgement of its publication. */
   readonly outboxPublishLag: Histogram;
+  /** Per job that ended, the provider requests it paid for (the double-charge meter's own side). */
+  readonly providerChargesPerJob: Histogram<'job_type'>;
   private statsRead: { at: number; stats: Promise<QueueStats> } | undefined;
+
+  /**
+   * A job reached a terminal status: counts it by outcome and, for a job that went to a
+   * provider, observes how many provider requests it paid for.
+   */
+  ended(row: Pick<JobRow, 'job_type' | 'status' | 'provider_code_snapshot' | 'provider_request_id' | 'provider_request_generation'>): void {
+    const labels = { job_type: row.job_type };
+    if (row.status === 'succeeded') this.succeeded.inc(labels);
+    else if (row.status === 'failed') this.failed.inc(labels);
+    else if (row.status !== 'cancelled') return;
+    if (row.provider_code_snapshot) this.providerChargesPerJob.observe(labels, providerCharges(row));
+  }
 
   constructor(registry: Registry, readStats: () => Promise<QueueStats>) {
     const registers = [registry];
@@ -46,6 +62,13 @@ export class JobsMetrics {
       help: 'Time from an outbox row falling due to its publication being acknowledged by JetStream',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
+    });
+
+    this.providerChargesPerJob = new Histogram({
+      name: 'atelier_jobs_provider_charges_per_job',
+      help: 'Provider requests (charges) per job that ended with a provider snapshot: 1 unless the vendor itself failed a prediction',
+      buckets: [0, 1, 2, 3, 5],
+      ...byType,
     });
 
     const stats = () => {

@@ -1,6 +1,6 @@
 import type { catalogV1, mediaV1 } from '@atelier/contracts';
 import { commonV1, mediaV1 as media } from '@atelier/contracts';
-import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, UnavailableError } from '@atelier/errors';
+import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, UnavailableError, isTransientError } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
 import type { JobCommand, JobDefinition } from './definitions/index.js';
 
@@ -18,7 +18,7 @@ export interface ResolvedCommand {
 
 function peerFailure(peer: string, error: unknown, notFound: () => AppError): AppError {
   if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) return notFound();
-  if (error instanceof AppError && (error.code === ErrorCode.UNAVAILABLE || error.code === ErrorCode.DEADLINE_EXCEEDED)) {
+  if (isTransientError(error)) {
     return new UnavailableError(`the ${peer} service is unavailable; try again shortly`, { cause: error });
   }
   return new AppError(ErrorCode.INTERNAL, `${peer} lookup failed`, { cause: error });

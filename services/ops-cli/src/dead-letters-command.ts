@@ -1,5 +1,5 @@
 import type { jobsAdminV1 } from '@atelier/contracts';
-import { ErrorCode } from '@atelier/errors';
+import { isTransientError } from '@atelier/errors';
 import type { CliCommand } from './cli-args.js';
 import type { CommandContext } from './command-context.js';
 import { formatDeadLettersJson, formatDeadLettersTable } from './dead-letters-report.js';
@@ -57,7 +57,7 @@ export async function replayDeadLettersCommand(command: ReplayCommand, { io, con
         const error = jobsError(caught, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
         io.stderr.write(`atelier-ops: ${eventId} not replayed: ${errorText(error, { debug: config.ATELIER_OPS_DEBUG })}\n`);
         outcomes.push(exitCodeFor(error));
-        if (error.code === ErrorCode.UNAVAILABLE || error.code === ErrorCode.DEADLINE_EXCEEDED) {
+        if (isTransientError(error)) {
           const rest = command.eventIds.slice(index + 1);
           if (rest.length > 0) io.stderr.write(`atelier-ops: not attempted: ${rest.join(' ')}\n`);
           break;

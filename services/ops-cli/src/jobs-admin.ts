@@ -1,5 +1,5 @@
 import { jobsAdminV1 } from '@atelier/contracts';
-import { AppError, ErrorCode, isAppError } from '@atelier/errors';
+import { AppError, ErrorCode, isAppError, isTransientError } from '@atelier/errors';
 import { createServiceClient, type PromiseClient } from '@atelier/grpc';
 
 /**
@@ -28,7 +28,7 @@ function connectionDetail(message: string): string {
 /** A failed jobs call, with a way forward when jobs could not be reached at all. */
 export function jobsError(error: unknown, address: string, namespace: string): AppError {
   const appError = isAppError(error) ? error : new AppError(ErrorCode.INTERNAL, String(error), { cause: error });
-  if (appError.code !== ErrorCode.UNAVAILABLE && appError.code !== ErrorCode.DEADLINE_EXCEEDED) return appError;
+  if (!isTransientError(appError)) return appError;
   return new AppError(
     appError.code,
     `cannot reach the jobs admin API at ${address} (JOBS_ADDR): ${connectionDetail(appError.message)}. Is jobs running? ` +

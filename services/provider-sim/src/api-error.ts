@@ -29,3 +29,8 @@ export function invalidRequest(field: string, problem: string): ApiError {
 export function predictionNotFound(id: string): ApiError {
   return new ApiError(404, 'not_found', `no prediction ${JSON.stringify(id)}: it never existed or was evicted from memory`);
 }
+
+/** 503 `unavailable` for a read the simulation refuses (`#sim-flaky`): the prediction goes on. */
+export function flakyRead(what: string): ApiError {
+  return new ApiError(503, 'unavailable', `${what} is temporarily unavailable (simulated); retry shortly`);
+}

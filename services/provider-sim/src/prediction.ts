@@ -35,6 +35,8 @@ export interface Prediction {
   flagged: boolean;
   /** Aborted on cancel (and on server close) so the runner's fetch and timers stop at once. */
   readonly abort: AbortController;
+  /** Reads still to refuse with 503 (`#sim-flaky`): polls of the prediction, downloads of its output. */
+  readonly flakyReadsLeft: { polls: number; downloads: number };
 }
 
 export const TERMINAL_STATUSES: ReadonlySet<PredictionStatus> = new Set(['succeeded', 'failed', 'canceled']);
@@ -50,6 +52,7 @@ export function newPrediction(fields: {
   idempotencyKey: string | null;
   latencyMs: number;
   now: Date;
+  flakyReads?: number;
 }): Prediction {
   return {
     id: fields.id,
@@ -67,6 +70,7 @@ export function newPrediction(fields: {
     error: null,
     flagged: false,
     abort: new AbortController(),
+    flakyReadsLeft: { polls: fields.flakyReads ?? 0, downloads: fields.flakyReads ?? 0 },
   };
 }
 
@@ -116,5 +120,12 @@ export function markFailed(prediction: Prediction, error: PredictionError, now: 
 export function markCanceled(prediction: Prediction, now: Date): boolean {
   if (!finish(prediction, 'canceled', now)) return false;
   prediction.abort.abort();
+  return true;
+}
+
+/** Whether this read should be refused as the vendor's passing trouble (`#sim-flaky`); counts it. */
+export function takeFlakyRead(prediction: Prediction, read: 'polls' | 'downloads'): boolean {
+  if (prediction.flakyReadsLeft[read] <= 0) return false;
+  prediction.flakyReadsLeft[read] -= 1;
   return true;
 }

@@ -313,6 +313,18 @@ describe('provider-sim - simulated failures', () => {
     expect(probeImage((await output(done.output_url!)).bytes)?.contentType).toBe('image/png');
   });
 
+  it('#sim-flaky=2 answers the first two polls and the first two output downloads 503, while the prediction goes on', async () => {
+    const created = await submit(base, { prompt: 'a cat #sim-flaky=2 #sim-latency=100' }, { key: key() });
+    const polls = [await getPrediction(base, created.body.id), await getPrediction(base, created.body.id)];
+    expect(polls.map((poll) => poll.status)).toEqual([503, 503]);
+    expect((polls[0]!.body as unknown as ErrorBody).error.code).toBe('unavailable');
+    const done = await finished(base, created.body.id);
+    expect(done.status).toBe('succeeded');
+    const downloads = [await output(done.output_url!), await output(done.output_url!), await output(done.output_url!)];
+    expect(downloads.map((download) => download.status)).toEqual([503, 503, 200]);
+    expect(probeImage(downloads[2]!.bytes)?.contentType).toBe('image/png');
+  });
+
   it('#sim-once refuses only the first POST of the job; a retry with the same key is created and charged once', async () => {
     const job = key();
     const first = await submit<ErrorBody>(base, { prompt: '#sim-once:unavailable' }, { key: job });

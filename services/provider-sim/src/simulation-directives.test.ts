@@ -3,11 +3,12 @@ import { ApiError } from './api-error.js';
 import { chooseSimulation, jobOfIdempotencyKey, parseSimulationDirectives, SIMULATION_KINDS } from './simulation-directives.js';
 
 describe('simulation directives - parsing the prompt', () => {
-  it('reads #sim, #sim-once and #sim-latency anywhere in the prompt', () => {
-    expect(parseSimulationDirectives('a cat in a hat #sim:hang and #sim-once:rate_limit #sim-latency=250')).toEqual({
+  it('reads #sim, #sim-once, #sim-latency and #sim-flaky anywhere in the prompt', () => {
+    expect(parseSimulationDirectives('a cat in a hat #sim:hang and #sim-once:rate_limit #sim-latency=250 #sim-flaky=2')).toEqual({
       always: 'hang',
       once: 'rate_limit',
       latencyMs: 250,
+      flakyReads: 2,
     });
   });
 
@@ -21,8 +22,16 @@ describe('simulation directives - parsing the prompt', () => {
     expect(parseSimulationDirectives('#sim:flagged #sim:hang').always).toBe('flagged');
   });
 
-  it('refuses an unknown kind or a malformed latency with a 400 naming input.prompt', () => {
-    for (const prompt of ['#sim:explode', '#sim-once:', '#sim-latency=fast', '#sim-latency=-5', '#sim-latency=600001']) {
+  it('refuses an unknown kind, a malformed latency or read count with a 400 naming input.prompt', () => {
+    for (const prompt of [
+      '#sim:explode',
+      '#sim-once:',
+      '#sim-latency=fast',
+      '#sim-latency=-5',
+      '#sim-latency=600001',
+      '#sim-flaky=many',
+      '#sim-flaky=21',
+    ]) {
       const error = (() => {
         try {
           parseSimulationDirectives(prompt);

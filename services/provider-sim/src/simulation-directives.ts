@@ -34,10 +34,19 @@ export interface SimulationDirectives {
   once?: SimulationKind;
   /** `#sim-latency=<ms>`: overrides PROVIDER_SIM_LATENCY_MS for this prediction. */
   latencyMs?: number;
+  /**
+   * `#sim-flaky=<n>`: the prediction's first n polls, and the first n downloads of its output,
+   * answer 503 — a vendor having a bad minute while the prediction itself goes on.
+   */
+  flakyReads?: number;
 }
+
+/** Highest `#sim-flaky=` accepted. */
+export const MAX_FLAKY_READS = 20;
 
 const KIND_DIRECTIVE = /#sim(-once)?:(\S*)/g;
 const LATENCY_DIRECTIVE = /#sim-latency=(\S*)/g;
+const FLAKY_DIRECTIVE = /#sim-flaky=(\S*)/g;
 
 function requireKind(raw: string, directive: string): SimulationKind {
   if ((SIMULATION_KINDS as readonly string[]).includes(raw)) return raw as SimulationKind;
@@ -64,6 +73,14 @@ export function parseSimulationDirectives(prompt: string | undefined): Simulatio
       throw invalidRequest('input.prompt', `${match[0]} must give whole milliseconds between 0 and ${MAX_DIRECTIVE_LATENCY_MS}`);
     }
     directives.latencyMs ??= latencyMs;
+  }
+  for (const match of prompt.matchAll(FLAKY_DIRECTIVE)) {
+    const raw = match[1] ?? '';
+    const flakyReads = Number(raw);
+    if (!/^\d+$/.test(raw) || flakyReads > MAX_FLAKY_READS) {
+      throw invalidRequest('input.prompt', `${match[0]} must give a whole number of reads between 0 and ${MAX_FLAKY_READS}`);
+    }
+    directives.flakyReads ??= flakyReads;
   }
   return directives;
 }

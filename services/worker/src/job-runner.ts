@@ -1,11 +1,12 @@
 import { type jobsEventsV1, jobsExecutionV1, type mediaV1 } from '@atelier/contracts';
-import { AppError, ErrorCode } from '@atelier/errors';
+import { AppError, ErrorCode, isTransientError } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { CrashPoint } from './crash-points.js';
 import type { ExecutionBatches } from './execution-batches.js';
 import type { JobExecutor } from './executors/job-executor.js';
-import { classify, JobFailure } from './job-failure.js';
+import { retryInAttempt } from './attempt-retry.js';
+import { classify, isTransientFailure, JobFailure } from './job-failure.js';
 import { startLeaseKeeper, type StopCause } from './lease-keeper.js';
 import { deleteOrphan, putOutput } from './output-store.js';
 import type { ProviderClient } from './provider/provider-client.js';
@@ -41,10 +42,6 @@ export interface JobRunnerDeps {
   timeoutCapMs?: number;
 }
 
-function isTransient(error: unknown): boolean {
-  return error instanceof AppError && (error.code === ErrorCode.UNAVAILABLE || error.code === ErrorCode.DEADLINE_EXCEEDED);
-}
-
 /** Outputs stay with the job when another attempt runs on or succeeded with them (same media key). */
 function outputIsOrphan(reason: string | undefined): boolean {
   return reason === 'JOB_CANCELLED' || reason === 'JOB_FAILED';
@@ -65,7 +62,7 @@ export class JobRunner {
     try {
       claim = await this.deps.batches.claim({ jobId: dispatch.jobId, workerId });
     } catch (error) {
-      if (isTransient(error)) {
+      if (isTransientError(error)) {
         logger.warn({ jobId: dispatch.jobId, err: error }, 'jobs service unreachable at claim; the message comes back later');
         return { kind: 'nak', delayMs: 2_000 };
       }
@@ -129,15 +126,23 @@ export class JobRunner {
         },
       });
       if (controller.signal.aborted) throw controller.signal.reason;
+      const signal = controller.signal;
       if (result.output) {
-        const put = await putOutput(media, job, result.output).catch((error: unknown) => {
-          throw JobFailure.internal('INTERNAL_MEDIA_WRITE', `storing the output failed: ${(error as Error).message}`, error);
-        });
+        const output = result.output;
+        // Storing is keyed by the job id: a retry after a blip of media gets the same asset back.
+        const put = await retryInAttempt('store the output', () => putOutput(media, job, output), signal, logger).catch(
+          (error: unknown) => {
+            if (signal.aborted) throw signal.reason;
+            throw JobFailure.internal('INTERNAL_MEDIA_WRITE', `storing the output failed: ${(error as Error).message}`, { cause: error });
+          },
+        );
         stored = put.asset;
         this.deps.crashPoint('after-output-stored');
-        await this.deps.batches.complete({ jobId: job.id, workerId, outputAssetId: stored.id, outputSha256: put.sha256 });
+        const done = { jobId: job.id, workerId, outputAssetId: stored.id, outputSha256: put.sha256 };
+        await retryInAttempt('record the success', () => this.deps.batches.complete(done), signal, logger);
       } else {
-        await this.deps.batches.complete({ jobId: job.id, workerId, outputAssetId: '', outputSha256: '' });
+        const done = { jobId: job.id, workerId, outputAssetId: '', outputSha256: '' };
+        await retryInAttempt('record the success', () => this.deps.batches.complete(done), signal, logger);
       }
       finish('succeeded');
       return ACK;
@@ -189,13 +194,15 @@ export class JobRunner {
       state.finish('released');
       return ACK;
     }
-    if (isTransient(error)) {
+    if (isTransientError(error)) {
       logger.warn({ jobId: job.id, err: error }, 'jobs service unreachable; leaving the job to its lease');
       return { kind: 'nak', delayMs: 5_000 };
     }
 
-    const failure = cause === 'timeout' ? JobFailure.timeout(`the attempt exceeded its time budget`) : classify(error);
-    if (cause === 'timeout') await this.cancelAtProvider(job, state.predictionId);
+    // A timeout leaves the prediction running: the next attempt resumes it and pays nothing more.
+    const failure =
+      cause === 'timeout' && !isTransientFailure(error) ? JobFailure.timeout(`the attempt exceeded its time budget`) : classify(error);
+    if (failure.abandonsPrediction) await this.cancelAtProvider(job, state.predictionId);
     if (failure.errorClass === jobsExecutionV1.ErrorClass.INTERNAL)
       logger.error({ jobId: job.id, err: error }, 'attempt failed on our side');
     try {
@@ -207,12 +214,17 @@ export class JobRunner {
         publicMessage: failure.publicMessage,
         internalMessage: failure.message.slice(0, 4000),
         retryable: failure.retryable,
+        abandonProviderRequest: failure.abandonsPrediction,
       });
-      if (answer.outcome === FailOutcome.FAILED && state.stored) await this.removeOrphan(state.stored, job.userId);
+      if (answer.outcome === FailOutcome.FAILED) {
+        // The job is over: nothing will poll its prediction again.
+        if (!failure.abandonsPrediction) await this.cancelAtProvider(job, state.predictionId);
+        if (state.stored) await this.removeOrphan(state.stored, job.userId);
+      }
       state.finish(answer.outcome === FailOutcome.REQUEUED ? 'requeued' : 'failed');
       return ACK;
     } catch (failError) {
-      if ((failError instanceof AppError && failError.code === ErrorCode.ABORTED) || isTransient(failError)) {
+      if ((failError instanceof AppError && failError.code === ErrorCode.ABORTED) || isTransientError(failError)) {
         return this.settleFailure(failError, signal, state);
       }
       logger.error({ jobId: job.id, err: failError }, 'FailJob was refused; leaving the job to its lease');

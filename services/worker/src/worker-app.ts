@@ -63,7 +63,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     ['sim', new HttpProviderClient({ baseUrl: config.PROVIDER_URL, apiKey: config.PROVIDER_API_KEY })],
   ]);
   const crashPoint = crashPointsFor(config.WORKER_CRASH_POINT);
-  const image = imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint });
+  const image = imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger });
   const executors = new Map<string, JobExecutor>([
     ['system.canary', canaryExecutor],
     ['image.stylize', image],

@@ -79,6 +79,14 @@ describe('worker - end to end', () => {
     });
   });
 
+  it('rides out a vendor answering 503 to polls and downloads: one attempt, one charge', async () => {
+    const user = newUser();
+    const { job } = await createStylize(user, 'my dog as pop art #sim-flaky=3');
+    const done = await waitForJob(p, job.id, user, { timeoutMs: 30_000 });
+    expect(done).toMatchObject({ status: jobsV1.JobStatus.SUCCEEDED, attemptCount: 1 });
+    expect(chargedFor(await providerStats(p), job.id)).toBe(1);
+  });
+
   it('completes a system.canary at once', async () => {
     const user = newUser();
     const { job } = await p.jobs.createJob(

@@ -253,8 +253,9 @@ export interface FailureRecord {
 /**
  * running → queued under the caller's lease: the attempt failed and will be retried after the
  * delay. Clears progress, start and lease (the error stays in the event history and, for
- * operators, in internal_error_message); the dispatch becomes due at next_attempt_at. Unless the
- * failure was INTERNAL (ours, not the prediction's), the provider request is given up: its id is
+ * operators, in internal_error_message); the dispatch becomes due at next_attempt_at. The
+ * provider request stays recorded, so the next attempt resumes it and pays nothing more —
+ * unless the worker gave it up (the vendor ended it, or its output is unusable): then its id is
  * cleared and the generation grows, so the next attempt submits a fresh one.
  */
 export function requeueJob(
@@ -263,6 +264,7 @@ export function requeueJob(
   workerId: string,
   delayMs: number,
   failure: FailureRecord,
+  abandonProviderRequest: boolean,
   subjects: OutboxSubjects,
 ): Promise<JobRow | null> {
   return one(
@@ -271,8 +273,8 @@ export function requeueJob(
        UPDATE jobs.generation_jobs
           SET status = 'queued', progress = 0, started_at = NULL, error_code = NULL, error_message = NULL,
               internal_error_message = $6, lease_owner = NULL, lease_expires_at = NULL,
-              provider_request_generation = provider_request_generation + CASE WHEN $4 <> 'internal' AND provider_request_id IS NOT NULL THEN 1 ELSE 0 END,
-              provider_request_id = CASE WHEN $4 = 'internal' THEN provider_request_id ELSE NULL END,
+              provider_request_generation = provider_request_generation + CASE WHEN $9 AND provider_request_id IS NOT NULL THEN 1 ELSE 0 END,
+              provider_request_id = CASE WHEN $9 THEN NULL ELSE provider_request_id END,
               next_attempt_at = now() + $3::int * interval '1 millisecond', version = version + 1, updated_at = now()
         WHERE id = $1 AND status = 'running' AND lease_owner = $2
        RETURNING *),
@@ -290,6 +292,7 @@ export function requeueJob(
       failure.internalMessage,
       subjects.dispatchInteractive,
       subjects.dispatchBackground,
+      abandonProviderRequest,
     ],
     'jobs.requeue_job',
   );

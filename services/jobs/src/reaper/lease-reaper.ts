@@ -15,7 +15,7 @@ export interface LeaseReaperOptions {
   onOutboxWrite: () => void;
   intervalMs: number;
   batchSize?: number;
-  metrics?: Pick<JobsMetrics, 'leaseExpiries' | 'failed'>;
+  metrics?: Pick<JobsMetrics, 'leaseExpiries' | 'ended'>;
 }
 
 /**
@@ -71,7 +71,7 @@ export class LeaseReaper {
         if (metrics) {
           metrics.leaseExpiries.inc({ outcome: 'requeued' }, requeued);
           if (reaped.length > requeued) metrics.leaseExpiries.inc({ outcome: 'failed' }, reaped.length - requeued);
-          for (const row of reaped) if (row.status === 'failed') metrics.failed.inc({ job_type: row.job_type });
+          for (const row of reaped) metrics.ended(row);
         }
         total.requeued += requeued;
         total.failed += reaped.length - requeued;

@@ -89,7 +89,7 @@ function completer(context: JobsContext): CompleteJob {
     }
     context.onOutboxWrite();
     context.watchHub.changed(jobId);
-    context.metrics.succeeded.inc({ job_type: row.job_type });
+    context.metrics.ended(row);
     return { job: toJobMessage(row) };
   };
 }

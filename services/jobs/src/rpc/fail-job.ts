@@ -50,14 +50,14 @@ export function failJob(context: JobsContext): FailJob {
 
     const row =
       decision.outcome === 'requeue'
-        ? await requeueJob(context.pool, jobId, workerId, decision.delayMs, failure, context.subjects)
+        ? await requeueJob(context.pool, jobId, workerId, decision.delayMs, failure, request.abandonProviderRequest, context.subjects)
         : decision.outcome === 'cancel'
           ? await cancelRunningJob(context.pool, jobId, workerId, failure, context.subjects)
           : await failJobRow(context.pool, jobId, workerId, failure, context.subjects);
     if (!row) throw await leaseRefusal(context.pool, jobId, workerId);
     context.onOutboxWrite();
     context.watchHub.changed(jobId);
-    if (row.status === 'failed') context.metrics.failed.inc({ job_type: row.job_type });
+    context.metrics.ended(row);
     return {
       job: toJobMessage(row),
       outcome: row.status === 'queued' ? FailOutcome.REQUEUED : FailOutcome.FAILED,

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { ApiError, predictionNotFound } from '../api-error.js';
+import { ApiError, flakyRead, predictionNotFound } from '../api-error.js';
+import { takeFlakyRead } from '../prediction.js';
 import type { ProviderSimContext } from '../provider-sim-context.js';
 import type { PredictionRoute } from './get-prediction.js';
 
@@ -14,6 +15,7 @@ export function getOutput(context: ProviderSimContext) {
     if (prediction.status !== 'succeeded' || !prediction.output) {
       throw new ApiError(404, 'not_found', `prediction ${prediction.id} has no output: its status is ${prediction.status}`);
     }
+    if (takeFlakyRead(prediction, 'downloads')) throw flakyRead(`the output of prediction ${prediction.id}`);
     return reply
       .header('content-type', prediction.output.contentType)
       .header('cache-control', 'private, max-age=3600')

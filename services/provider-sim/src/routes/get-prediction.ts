@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { predictionNotFound } from '../api-error.js';
+import { flakyRead, predictionNotFound } from '../api-error.js';
 import { requireApiKey } from '../auth.js';
+import { takeFlakyRead } from '../prediction.js';
 import { toPredictionJson } from '../prediction-view.js';
 import type { ProviderSimContext } from '../provider-sim-context.js';
 
@@ -12,6 +13,7 @@ export function getPrediction(context: ProviderSimContext) {
     requireApiKey(request.headers.authorization, context.apiKeys);
     const prediction = context.store.get(request.params.id);
     if (!prediction) throw predictionNotFound(request.params.id);
+    if (takeFlakyRead(prediction, 'polls')) throw flakyRead(`prediction ${prediction.id}`);
     return reply.send(toPredictionJson(prediction, context.publicUrl(), context.now()));
   };
 }

@@ -59,6 +59,7 @@ export function submitPrediction(context: ProviderSimContext) {
       idempotencyKey,
       latencyMs: directives.latencyMs ?? context.latencyMs,
       now: context.now(),
+      flakyReads: directives.flakyReads,
     });
     const evicted = context.store.add(prediction);
     context.meter.countSubmission(idempotencyKey);

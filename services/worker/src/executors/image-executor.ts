@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { mediaV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import { probeImage } from '@atelier/images';
+import type { Logger } from '@atelier/logging';
+import { retryInAttempt } from '../attempt-retry.js';
 import type { CrashPoint } from '../crash-points.js';
 import { JobFailure } from '../job-failure.js';
 import { predictionFailure, type Prediction, type ProviderClient } from '../provider/provider-client.js';
@@ -12,12 +14,16 @@ export interface ImageExecutorOptions {
   media: PromiseClient<mediaV1.MediaServiceClient>;
   pollIntervalMs: number;
   crashPoint: (point: CrashPoint) => void;
+  logger: Logger;
 }
 
 /**
  * image.* jobs through an async vendor, in the order that never pays twice (L2):
  * submit with the job's provider idempotency key → record the request id with the jobs service →
  * only then poll. An attempt that finds a recorded request polls it and never submits again.
+ * Every step survives passing faults of the vendor and of our own services (retryInAttempt);
+ * the prediction is given up (abandonsPrediction) only when the vendor itself ended it or its
+ * output is unusable.
  */
 export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
   return {
@@ -30,35 +36,46 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
         throw JobFailure.internal('INTERNAL_PROVIDER_UNKNOWN', `no provider client for "${snapshot?.providerCode ?? '(none)'}"`);
       }
 
+      const { logger } = options;
       let predictionId = claimed.providerRequestId;
       if (!predictionId) {
-        const { downloadUrl } = await options.media
-          .getAssetInternal({ assetId: job.inputAssetId!, includeDownloadUrl: true }, { signal })
-          .catch((error: unknown) => {
-            throw JobFailure.internal('INTERNAL_INPUT_UNAVAILABLE', `input asset lookup failed: ${(error as Error).message}`, error);
-          });
-        if (!downloadUrl) throw JobFailure.internal('INTERNAL_INPUT_UNAVAILABLE', 'the input asset is not ready');
-        const prediction = await provider.submit(
-          {
-            model: snapshot.providerModel,
-            version: snapshot.modelVersion,
-            // Only what the job has: vendors refuse empty strings and nulls.
-            input: {
-              image_url: downloadUrl,
-              ...(snapshot.styleCode ? { style: snapshot.styleCode } : {}),
-              ...(job.prompt ? { prompt: job.prompt } : {}),
-              ...(job.negativePrompt ? { negative_prompt: job.negativePrompt } : {}),
-              ...(job.width ? { width: job.width } : {}),
-              ...(job.height ? { height: job.height } : {}),
-              ...(job.parameters ?? {}),
-            },
-          },
-          claimed.providerIdempotencyKey,
+        const { downloadUrl } = await retryInAttempt(
+          'read the input asset',
+          () => options.media.getAssetInternal({ assetId: job.inputAssetId!, includeDownloadUrl: true }, { signal }),
           signal,
+          logger,
+        ).catch((error: unknown) => {
+          if (signal.aborted) throw signal.reason;
+          throw JobFailure.internal('INTERNAL_INPUT_UNAVAILABLE', `input asset lookup failed: ${(error as Error).message}`, {
+            cause: error,
+          });
+        });
+        if (!downloadUrl) throw JobFailure.internal('INTERNAL_INPUT_UNAVAILABLE', 'the input asset is not ready');
+        const request = {
+          model: snapshot.providerModel,
+          version: snapshot.modelVersion,
+          // Only what the job has: vendors refuse empty strings and nulls.
+          input: {
+            image_url: downloadUrl,
+            ...(snapshot.styleCode ? { style: snapshot.styleCode } : {}),
+            ...(job.prompt ? { prompt: job.prompt } : {}),
+            ...(job.negativePrompt ? { negative_prompt: job.negativePrompt } : {}),
+            ...(job.width ? { width: job.width } : {}),
+            ...(job.height ? { height: job.height } : {}),
+            ...(job.parameters ?? {}),
+          },
+        };
+        // Submitting again after a transient failure is safe: the same idempotency key gets the
+        // same prediction, whether or not the first POST reached the vendor.
+        const prediction = await retryInAttempt(
+          'submit to the provider',
+          () => provider.submit(request, claimed.providerIdempotencyKey, signal),
+          signal,
+          logger,
         );
         options.crashPoint('after-provider-submit');
         context.onProviderRequest(prediction.id);
-        await context.recordProviderRequest(prediction.id);
+        await retryInAttempt('record the provider request', () => context.recordProviderRequest(prediction.id), signal, logger);
         options.crashPoint('after-provider-record');
         predictionId = prediction.id;
       } else {
@@ -67,7 +84,8 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
 
       let prediction: Prediction;
       for (let polls = 0; ; polls += 1) {
-        prediction = await provider.get(predictionId, signal);
+        const id = predictionId;
+        prediction = await retryInAttempt('poll the prediction', () => provider.get(id, signal), signal, logger);
         context.reportProgress(Math.min(99, Math.max(0, Math.round(prediction.progress))));
         const failure = predictionFailure(prediction);
         if (failure) throw failure;
@@ -81,7 +99,8 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
       if (claimed.contentSafety && prediction.safety?.flagged) {
         throw JobFailure.contentSafety('CONTENT_SAFETY_FLAGGED', `prediction ${predictionId} output was flagged by the safety check`);
       }
-      const { bytes } = await provider.download(prediction.output_url, signal);
+      const outputUrl = prediction.output_url;
+      const { bytes } = await retryInAttempt('download the output', () => provider.download(outputUrl, signal), signal, logger);
       const facts = probeImage(bytes);
       if (!facts)
         throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is not a PNG, JPEG or WebP image`);

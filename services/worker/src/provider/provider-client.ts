@@ -31,8 +31,10 @@ const REQUEST_TIMEOUT_MS = 15_000;
 
 /**
  * HTTP client of provider-sim (and of vendors with the same submit / poll / cancel shape).
- * Transport and status failures become classified JobFailures; an abort of the caller's signal
- * (timeout, cancel, lost lease) is rethrown untouched for the pipeline to interpret.
+ * Transport and status failures become classified JobFailures — transient ones (5xx, 429,
+ * refused, reset, no answer) marked so, for the executor to retry inside the attempt; an abort of
+ * the caller's signal (timeout, cancel, lost lease) is rethrown untouched for the pipeline to
+ * interpret.
  */
 export class HttpProviderClient implements ProviderClient {
   constructor(private readonly options: { baseUrl: string; apiKey: string }) {}
@@ -51,7 +53,20 @@ export class HttpProviderClient implements ProviderClient {
 
   async download(url: string, signal: AbortSignal): Promise<{ bytes: Buffer; contentType: string }> {
     const response = await this.fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }, signal);
-    if (!response.ok) throw JobFailure.provider('PROVIDER_OUTPUT_UNAVAILABLE', `output download answered ${response.status}`);
+    if (!response.ok) {
+      // The prediction succeeded, so its output is there to fetch: a 5xx or 429 now is the vendor's
+      // passing trouble. Only an output the vendor no longer has (404, 410) gives the prediction up.
+      const gone = response.status === 404 || response.status === 410;
+      throw JobFailure.provider(
+        gone ? 'PROVIDER_OUTPUT_LOST' : 'PROVIDER_OUTPUT_UNAVAILABLE',
+        `output download answered ${response.status}`,
+        {
+          transient: response.status === 429 || response.status >= 500 || response.status === 408,
+          abandonsPrediction: gone,
+          retryAfterMs: retryAfterMs(response),
+        },
+      );
+    }
     return {
       bytes: Buffer.from(await response.arrayBuffer()),
       contentType: response.headers.get('content-type') ?? 'application/octet-stream',
@@ -82,9 +97,11 @@ export class HttpProviderClient implements ProviderClient {
     if (response.ok) return JSON.parse(text) as Prediction;
     const detail = `${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`;
     if (response.status === 401 || response.status === 403) throw JobFailure.credential('CREDENTIAL_INVALID', detail);
-    if (response.status === 429) throw JobFailure.provider('PROVIDER_RATE_LIMITED', detail);
-    if (response.status === 404) throw JobFailure.provider('PROVIDER_PREDICTION_LOST', detail);
-    if (response.status >= 500) throw JobFailure.provider('PROVIDER_UNAVAILABLE', detail);
+    if (response.status === 429) {
+      throw JobFailure.provider('PROVIDER_RATE_LIMITED', detail, { transient: true, retryAfterMs: retryAfterMs(response) });
+    }
+    if (response.status === 404) throw JobFailure.provider('PROVIDER_PREDICTION_LOST', detail, { abandonsPrediction: true });
+    if (response.status >= 500 || response.status === 408) throw JobFailure.provider('PROVIDER_UNAVAILABLE', detail, { transient: true });
     throw JobFailure.internal('INTERNAL_PROVIDER_REQUEST_REJECTED', detail);
   }
 
@@ -110,22 +127,35 @@ export class HttpProviderClient implements ProviderClient {
           return response;
         } catch (error) {
           if (callerSignal.aborted) throw callerSignal.reason;
-          throw JobFailure.provider('PROVIDER_UNAVAILABLE', `provider unreachable: ${(error as Error).message}`, true, error);
+          // Refused, reset or no answer within REQUEST_TIMEOUT_MS: the vendor may be back in a moment.
+          throw JobFailure.provider('PROVIDER_UNAVAILABLE', `provider unreachable: ${(error as Error).message}`, {
+            transient: true,
+            cause: error,
+          });
         }
       },
     );
   }
 }
 
-/** What a finished prediction means for the job. */
+/** Whole milliseconds of a Retry-After header given in seconds (the form vendors use), if any. */
+function retryAfterMs(response: Response): number | undefined {
+  const seconds = Number(response.headers.get('retry-after'));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 300) * 1000 : undefined;
+}
+
+/** What a finished prediction means for the job. The vendor ended it: it is given up either way. */
 export function predictionFailure(prediction: Prediction): JobFailure | undefined {
   if (prediction.status === 'failed') {
     const detail = `prediction ${prediction.id} failed: ${prediction.error?.code ?? 'unknown'} ${prediction.error?.message ?? ''}`.trim();
     return prediction.error?.code === 'content_policy_violation'
       ? JobFailure.contentSafety('CONTENT_SAFETY_REJECTED', detail)
-      : JobFailure.provider('PROVIDER_PREDICTION_FAILED', detail);
+      : JobFailure.provider('PROVIDER_PREDICTION_FAILED', detail, { abandonsPrediction: true });
   }
-  if (prediction.status === 'canceled')
-    return JobFailure.provider('PROVIDER_PREDICTION_CANCELED', `prediction ${prediction.id} was cancelled at the provider`);
+  if (prediction.status === 'canceled') {
+    return JobFailure.provider('PROVIDER_PREDICTION_CANCELED', `prediction ${prediction.id} was cancelled at the provider`, {
+      abandonsPrediction: true,
+    });
+  }
   return undefined;
 }

@@ -387,6 +387,12 @@ export interface FailJobRequest {
   internalMessage: string;
   /** The worker's opinion; a final class (content safety, credential) is never retried. */
   retryable: boolean;
+  /**
+   * The provider request cannot give this job its output any more: the vendor itself failed,
+   * cancelled or lost the prediction, or its output is unusable. Only then does the next attempt
+   * submit a new one (and pay again); transient vendor errors never set it.
+   */
+  abandonProviderRequest: boolean;
 }
 
 export interface FailJobResponse {
@@ -1444,6 +1450,7 @@ function createBaseFailJobRequest(): FailJobRequest {
     publicMessage: "",
     internalMessage: "",
     retryable: false,
+    abandonProviderRequest: false,
   };
 }
 
@@ -1469,6 +1476,9 @@ export const FailJobRequest: MessageFns<FailJobRequest> = {
     }
     if (message.retryable !== false) {
       writer.uint32(56).bool(message.retryable);
+    }
+    if (message.abandonProviderRequest !== false) {
+      writer.uint32(64).bool(message.abandonProviderRequest);
     }
     return writer;
   },
@@ -1542,6 +1552,14 @@ export const FailJobRequest: MessageFns<FailJobRequest> = {
             message.retryable = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.abandonProviderRequest = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1587,6 +1605,11 @@ export const FailJobRequest: MessageFns<FailJobRequest> = {
         ? globalThis.String(object.internal_message)
         : "",
       retryable: isSet(object.retryable) ? globalThis.Boolean(object.retryable) : false,
+      abandonProviderRequest: isSet(object.abandonProviderRequest)
+        ? globalThis.Boolean(object.abandonProviderRequest)
+        : isSet(object.abandon_provider_request)
+        ? globalThis.Boolean(object.abandon_provider_request)
+        : false,
     };
   },
 
@@ -1613,6 +1636,9 @@ export const FailJobRequest: MessageFns<FailJobRequest> = {
     if (message.retryable !== false) {
       obj.retryable = message.retryable;
     }
+    if (message.abandonProviderRequest !== false) {
+      obj.abandonProviderRequest = message.abandonProviderRequest;
+    }
     return obj;
   },
 
@@ -1628,6 +1654,7 @@ export const FailJobRequest: MessageFns<FailJobRequest> = {
     message.publicMessage = object.publicMessage ?? "";
     message.internalMessage = object.internalMessage ?? "";
     message.retryable = object.retryable ?? false;
+    message.abandonProviderRequest = object.abandonProviderRequest ?? false;
     return message;
   },
 };
@@ -2458,8 +2485,10 @@ export const JobExecutionServiceService = {
   },
   /**
    * running → queued (retry with backoff) or failed. The jobs service decides from the error
-   * class, the retryable flag and the attempts left. Every class but INTERNAL gives the provider
-   * request up: the next attempt submits a new one (see provider_idempotency_key).
+   * class, the retryable flag and the attempts left. The recorded provider request is kept — the
+   * next attempt resumes it, so a timeout, a lost lease or a crash never pays twice — unless the
+   * worker gives it up (abandon_provider_request): then the next attempt submits a new one (see
+   * provider_idempotency_key).
    */
   failJob: {
     path: "/atelier.jobs.v1.JobExecutionService/FailJob" as const,
@@ -2533,8 +2562,10 @@ export interface JobExecutionServiceServer extends UntypedServiceImplementation 
   completeJob: handleUnaryCall<CompleteJobRequest, CompleteJobResponse>;
   /**
    * running → queued (retry with backoff) or failed. The jobs service decides from the error
-   * class, the retryable flag and the attempts left. Every class but INTERNAL gives the provider
-   * request up: the next attempt submits a new one (see provider_idempotency_key).
+   * class, the retryable flag and the attempts left. The recorded provider request is kept — the
+   * next attempt resumes it, so a timeout, a lost lease or a crash never pays twice — unless the
+   * worker gives it up (abandon_provider_request): then the next attempt submits a new one (see
+   * provider_idempotency_key).
    */
   failJob: handleUnaryCall<FailJobRequest, FailJobResponse>;
   /** running → queued without charging the attempt: a worker shutting down hands the job back. */
@@ -2631,8 +2662,10 @@ export interface JobExecutionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * running → queued (retry with backoff) or failed. The jobs service decides from the error
-   * class, the retryable flag and the attempts left. Every class but INTERNAL gives the provider
-   * request up: the next attempt submits a new one (see provider_idempotency_key).
+   * class, the retryable flag and the attempts left. The recorded provider request is kept — the
+   * next attempt resumes it, so a timeout, a lost lease or a crash never pays twice — unless the
+   * worker gives it up (abandon_provider_request): then the next attempt submits a new one (see
+   * provider_idempotency_key).
    */
   failJob(
     request: FailJobRequest,

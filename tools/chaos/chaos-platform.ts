@@ -1,0 +1,96 @@
+// The fault suite's platform: every service as a process (as in production), on a database and a
+// nats-server of the suite's own — so a test can kill, stop and restart any part, the broker
+// included — with the gateway and tokens for the mobile API, and readers of what the vendor
+// (provider-sim) was asked to do.
+import pg from 'pg';
+import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
+import { MobileApi, startNatsServer, startTestPlatform, type NatsServerProcess, type PlatformOptions, type TestPlatform } from '@atelier/testing';
+
+/** provider-sim's API key in the test platform (its development default, not a secret). */
+const PROVIDER_API_KEY = 'local-development';
+
+export interface VendorPrediction {
+  id: string;
+  status: 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled';
+  completed_at: string | null;
+  idempotency_key: string | null;
+}
+
+export interface ChaosPlatform {
+  platform: TestPlatform;
+  nats: NatsServerProcess;
+  /** The mobile API as user `alice-<pid>`. */
+  api: MobileApi;
+  /** A token for another user (each user has their own quota). */
+  tokenFor(subject: string): Promise<string>;
+  /** A plain connection to the platform's database, for reading what the services wrote. */
+  db: pg.Pool;
+  /** Predictions the vendor created (charged) for a job: its Idempotency-Keys are `<jobId>` or `<jobId>:<n>`. */
+  charges(jobId: string): Promise<number>;
+  /** The vendor's view of a prediction. */
+  prediction(predictionId: string): Promise<VendorPrediction>;
+  /** The provider request id the jobs service recorded for a job (null before the submission). */
+  recordedPrediction(jobId: string): Promise<string | null>;
+  stop(): Promise<void>;
+}
+
+export async function startChaosPlatform(options: Omit<PlatformOptions, 'natsUrl' | 'gateway'> = {}): Promise<ChaosPlatform> {
+  const nats = await startNatsServer();
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+  const tokenFor = (subject: string) =>
+    new SignJWT({ roles: [] })
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setSubject(subject)
+      .setIssuer('chaos')
+      .setAudience('atelier-app')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
+  let platform: TestPlatform;
+  try {
+    platform = await startTestPlatform({
+      workers: 1,
+      ...options,
+      natsUrl: nats.url,
+      gateway: { JWT_PUBLIC_KEY: await exportSPKI(publicKey), JWT_ISSUER: 'chaos', JWT_AUDIENCE: 'atelier-app' },
+    });
+  } catch (error) {
+    await nats.close();
+    throw error;
+  }
+  const db = new pg.Pool({ connectionString: platform.database.url, max: 2 });
+  db.on('error', () => {});
+  const providerUrl = platform.providerUrl!;
+  return {
+    platform,
+    nats,
+    api: new MobileApi(platform.gatewayUrl!, await tokenFor(`alice-${process.pid}`)),
+    tokenFor,
+    db,
+    async charges(jobId) {
+      const stats = (await (await fetch(`${providerUrl}/v1/stats`)).json()) as { by_key: Record<string, { submissions: number }> };
+      return Object.entries(stats.by_key)
+        .filter(([key]) => key === jobId || key.startsWith(`${jobId}:`))
+        .reduce((sum, [, counts]) => sum + counts.submissions, 0);
+    },
+    async prediction(predictionId) {
+      const response = await fetch(`${providerUrl}/v1/predictions/${predictionId}`, {
+        headers: { authorization: `Bearer ${PROVIDER_API_KEY}` },
+      });
+      if (!response.ok) throw new Error(`provider-sim answered ${response.status} for prediction ${predictionId}`);
+      return (await response.json()) as VendorPrediction;
+    },
+    async recordedPrediction(jobId) {
+      const { rows } = await db.query<{ provider_request_id: string | null }>(
+        'SELECT provider_request_id FROM jobs.generation_jobs WHERE id = $1',
+        [jobId],
+      );
+      return rows[0]?.provider_request_id ?? null;
+    },
+    async stop() {
+      await db.end();
+      await platform.stop();
+      await nats.close();
+    },
+  };
+}
