@@ -4,7 +4,14 @@
 // (provider-sim) was asked to do.
 import pg from 'pg';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import { MobileApi, startNatsServer, startTestPlatform, type NatsServerProcess, type PlatformOptions, type TestPlatform } from '@atelier/testing';
+import {
+  MobileApi,
+  startNatsServer,
+  startTestPlatform,
+  type NatsServerProcess,
+  type PlatformOptions,
+  type TestPlatform,
+} from '@atelier/testing';
 
 /** provider-sim's API key in the test platform (its development default, not a secret). */
 const PROVIDER_API_KEY = 'local-development';
@@ -51,6 +58,9 @@ export async function startChaosPlatform(options: Omit<PlatformOptions, 'natsUrl
     platform = await startTestPlatform({
       workers: 1,
       ...options,
+      // The production lease settings: faults must be survived with them, not with the short
+      // leases other suites use to make crashes quick to recover from.
+      jobsEnv: { LEASE_TTL_MS: '60000', REAPER_INTERVAL_MS: '10000', ...options.jobsEnv },
       natsUrl: nats.url,
       gateway: { JWT_PUBLIC_KEY: await exportSPKI(publicKey), JWT_ISSUER: 'chaos', JWT_AUDIENCE: 'atelier-app' },
     });

@@ -2,10 +2,11 @@
  * NATS JetStream for Atelier: the topology (streams, subjects, consumer names) declared in one
  * place, idempotent creation, and connections that survive server restarts.
  */
-export { jobsTopology, JOB_QUEUES, type JobsTopology, type JobQueueName } from './topology.js';
+export { jobsTopology, JOB_QUEUES, CONTROL_TASKS, type JobsTopology, type JobQueueName, type ControlTask } from './topology.js';
 export {
   ensureJobStreams,
   ensureWorkerConsumer,
+  ensureControlConsumer,
   ensureEventsConsumer,
   deleteJobStreams,
   type StreamOptions,

@@ -8,7 +8,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { JOB_QUEUES, type JobQueueName, type JobsTopology } from './topology.js';
+import { CONTROL_TASKS, JOB_QUEUES, type ControlTask, type JobQueueName, type JobsTopology } from './topology.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -53,7 +53,10 @@ export async function ensureJobStreams(jsm: JetStreamManager, topology: JobsTopo
   const duplicateWindow = nanos(options.duplicateWindowMs ?? 5 * 60_000);
   await ensureStream(jsm, {
     name: topology.jobsStream,
-    subjects: JOB_QUEUES.map((queue) => topology.dispatchSubject(queue)),
+    subjects: [
+      ...JOB_QUEUES.map((queue) => topology.dispatchSubject(queue)),
+      ...CONTROL_TASKS.map((task) => topology.controlSubject(task)),
+    ],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     duplicate_window: duplicateWindow,
@@ -78,18 +81,37 @@ export interface WorkerConsumerOptions {
 }
 
 /** Creates or updates the durable pull consumer of one dispatch queue. */
-export async function ensureWorkerConsumer(
+export function ensureWorkerConsumer(
   jsm: JetStreamManager,
   topology: JobsTopology,
   queue: JobQueueName,
   options: WorkerConsumerOptions,
 ): Promise<void> {
-  const name = topology.consumerName(queue);
+  return ensureJobsStreamConsumer(jsm, topology, topology.consumerName(queue), topology.dispatchSubject(queue), options);
+}
+
+/** Creates or updates the durable pull consumer workers share for a control task. */
+export function ensureControlConsumer(
+  jsm: JetStreamManager,
+  topology: JobsTopology,
+  task: ControlTask,
+  options: WorkerConsumerOptions,
+): Promise<void> {
+  return ensureJobsStreamConsumer(jsm, topology, topology.controlConsumerName(task), topology.controlSubject(task), options);
+}
+
+async function ensureJobsStreamConsumer(
+  jsm: JetStreamManager,
+  topology: JobsTopology,
+  name: string,
+  subject: string,
+  options: WorkerConsumerOptions,
+): Promise<void> {
   const config = {
     durable_name: name,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subject: topology.dispatchSubject(queue),
+    filter_subject: subject,
     ack_wait: nanos(options.ackWaitMs),
     max_deliver: options.maxDeliver,
     max_ack_pending: options.maxAckPending ?? 1000,

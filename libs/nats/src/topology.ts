@@ -2,9 +2,11 @@
  * The JetStream topology of Atelier, declared in code. Every name derives from one prefix
  * (NATS_STREAM_PREFIX) so that test runs, or two environments on one server, never collide:
  *
- *   stream  <PREFIX>_JOBS        work queue, file storage: dispatch messages, one per ready job
+ *   stream  <PREFIX>_JOBS        work queue, file storage: dispatch messages, one per ready job,
+ *                                and control tasks any worker may execute
  *     <root>.jobs.dispatch.interactive   consumed by durable `worker-interactive`
  *     <root>.jobs.dispatch.background    consumed by durable `worker-background`
+ *     <root>.jobs.control.provider-cancel  consumed by durable `worker-provider-cancel`
  *   stream  <PREFIX>_JOB_EVENTS  limits retention: lifecycle events for anyone who cares
  *     <root>.jobs.events.<type>          e.g. <root>.jobs.events.succeeded
  *
@@ -13,6 +15,10 @@
 export const JOB_QUEUES = ['interactive', 'background'] as const;
 export type JobQueueName = (typeof JOB_QUEUES)[number];
 
+/** Tasks workers execute for the jobs service, beside running jobs. */
+export const CONTROL_TASKS = ['provider-cancel'] as const;
+export type ControlTask = (typeof CONTROL_TASKS)[number];
+
 const PREFIX_PATTERN = /^[A-Z][A-Z0-9_]{0,31}$/;
 
 export interface JobsTopology {
@@ -20,6 +26,9 @@ export interface JobsTopology {
   readonly jobsStream: string;
   readonly eventsStream: string;
   dispatchSubject(queue: JobQueueName): string;
+  controlSubject(task: ControlTask): string;
+  /** The durable consumer workers share for a control task. */
+  controlConsumerName(task: ControlTask): string;
   eventSubject(eventType: string): string;
   /** `<root>.jobs.events.>`: every lifecycle event. */
   readonly allEventsSubject: string;
@@ -34,6 +43,8 @@ export function jobsTopology(prefix: string): JobsTopology {
     jobsStream: `${prefix}_JOBS`,
     eventsStream: `${prefix}_JOB_EVENTS`,
     dispatchSubject: (queue) => `${root}.jobs.dispatch.${queue}`,
+    controlSubject: (task) => `${root}.jobs.control.${task}`,
+    controlConsumerName: (task) => `worker-${task}`,
     eventSubject: (eventType) => `${root}.jobs.events.${eventType}`,
     allEventsSubject: `${root}.jobs.events.>`,
     consumerName: (queue) => `worker-${queue}`,

@@ -59,6 +59,7 @@ export async function startJobsApp(
     dispatchInteractive: topology.dispatchSubject('interactive'),
     dispatchBackground: topology.dispatchSubject('background'),
     eventPrefix: topology.eventSubject(''),
+    providerCancel: topology.controlSubject('provider-cancel'),
   };
   const relay = new OutboxRelay({
     pool,

@@ -16,6 +16,7 @@ import { heartbeat } from './rpc/heartbeat.js';
 import { listJobs } from './rpc/list-jobs.js';
 import { recordProviderRequest } from './rpc/record-provider-request.js';
 import { releaseJob } from './rpc/release-job.js';
+import { reportProgress } from './rpc/report-progress.js';
 import { watchJob } from './rpc/watch-job.js';
 
 export const JOBS_SERVICE_NAMES = {
@@ -61,6 +62,7 @@ export function startJobsServer(
           releaseJob: releaseJob(context),
           claimJobs: claimJobs(context),
           completeJobs: completeJobs(context),
+          reportProgress: reportProgress(context),
         },
         logger,
       ),

@@ -17,7 +17,12 @@ export const workerConfigSpec = {
   /** A delivered message not acked nor marked working within this is redelivered. */
   WORKER_ACK_WAIT_INTERACTIVE_MS: int({ default: 30_000, min: 1_000, max: 3_600_000 }),
   WORKER_ACK_WAIT_BACKGROUND_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
-  WORKER_MAX_DELIVER: int({ default: 20, min: 1, max: 1_000 }),
+  /**
+   * Deliveries of one dispatch before JetStream drops it; -1 (the default) never does: an outage
+   * of the jobs service must not use a job's dispatch up (its job is not lost either way: the
+   * stale-dispatch sweep dispatches it again).
+   */
+  WORKER_MAX_DELIVER: int({ default: -1, min: -1, max: 1_000 }),
   /** How often a running prediction is polled. */
   WORKER_POLL_INTERVAL_MS: int({ default: 500, min: 10, max: 60_000 }),
   /** On SIGTERM, running jobs may finish within this; the rest are handed back. */

@@ -7,16 +7,25 @@ import type { ExecutionBatches } from './execution-batches.js';
 import type { JobExecutor } from './executors/job-executor.js';
 import { retryInAttempt } from './attempt-retry.js';
 import { classify, isTransientFailure, JobFailure } from './job-failure.js';
-import { startLeaseKeeper, type StopCause } from './lease-keeper.js';
+import { startLeaseKeeper, stopCauseOf, type StopCause } from './lease-keeper.js';
 import { deleteOrphan, putOutput } from './output-store.js';
+import { ProgressReporter } from './progress-reporter.js';
 import type { ProviderClient } from './provider/provider-client.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
 const { ClaimOutcome, FailOutcome } = jobsExecutionV1;
 
-/** What to do with the message that brought the job: the outcome is in the database by now. */
-export type Settlement = { kind: 'ack' } | { kind: 'term' } | { kind: 'nak'; delayMs: number };
+/**
+ * What to do with the message that brought the job: the outcome is in the database by now. A
+ * `retry-later` (the jobs service could not be reached) comes back after a pause that grows with
+ * each delivery of the message.
+ */
+export type Settlement = { kind: 'ack' } | { kind: 'term' } | { kind: 'nak'; delayMs: number } | { kind: 'retry-later' };
+const RETRY_LATER: Settlement = { kind: 'retry-later' };
 const ACK: Settlement = { kind: 'ack' };
+
+/** Progress goes to the jobs service at most this often per job. */
+const PROGRESS_INTERVAL_MS = 1_000;
 
 /** Why an attempt was aborted before it finished. */
 type AbortCause = StopCause | 'timeout' | 'shutdown';
@@ -54,7 +63,19 @@ function outputIsOrphan(reason: string | undefined): boolean {
  * (and be reaped) or a finished one.
  */
 export class JobRunner {
+  /** How to stop each attempt this worker runs now, by job id. */
+  private readonly running = new Map<string, (cause: AbortCause) => void>();
+
   constructor(private readonly deps: JobRunnerDeps) {}
+
+  /**
+   * Stops the attempt running for this job here, if any — a cancel pushed by the jobs service
+   * reaches the vendor from here within moments. Unknown jobs are ignored: most cancels are for
+   * jobs other workers run, or that run nowhere.
+   */
+  stop(jobId: string, cause: StopCause): void {
+    this.running.get(jobId)?.(cause);
+  }
 
   async run(dispatch: jobsEventsV1.JobDispatch, drain: AbortSignal): Promise<Settlement> {
     const { workerId, logger } = this.deps;
@@ -64,7 +85,7 @@ export class JobRunner {
     } catch (error) {
       if (isTransientError(error)) {
         logger.warn({ jobId: dispatch.jobId, err: error }, 'jobs service unreachable at claim; the message comes back later');
-        return { kind: 'nak', delayMs: 2_000 };
+        return RETRY_LATER;
       }
       logger.error({ jobId: dispatch.jobId, err: error }, 'claim refused; dropping the message');
       return { kind: 'term' };
@@ -95,6 +116,17 @@ export class JobRunner {
     let progress = 0;
     let predictionId: string | undefined;
     let stored: mediaV1.Asset | undefined;
+    this.running.set(job.id, abort);
+    const reporter = new ProgressReporter<StopCause>({
+      send: async (value) => {
+        const reason = await this.deps.batches.reportProgress({ jobId: job.id, workerId, progress: value });
+        return reason === undefined ? undefined : stopCauseOf(reason);
+      },
+      onStop: (cause) => abort(cause),
+      intervalMs: PROGRESS_INTERVAL_MS,
+      logger,
+      jobId: job.id,
+    });
     const keeper = startLeaseKeeper({
       execution,
       jobId: job.id,
@@ -116,13 +148,14 @@ export class JobRunner {
         signal: controller.signal,
         reportProgress: (value) => {
           progress = Math.max(progress, value);
+          reporter.update(progress);
         },
         recordProviderRequest: async (id) => {
           await execution.recordProviderRequest({ jobId: job.id, workerId, providerRequestId: id });
         },
-        onProviderRequest: (id) => {
+        onProviderRequest: (id, submitted) => {
           predictionId = id;
-          metrics.providerSubmissions.inc({ provider: job.snapshot?.providerCode ?? 'none' });
+          if (submitted) metrics.providerSubmissions.inc({ provider: job.snapshot?.providerCode ?? 'none' });
         },
       });
       if (controller.signal.aborted) throw controller.signal.reason;
@@ -152,6 +185,8 @@ export class JobRunner {
       clearTimeout(timeout);
       drain.removeEventListener('abort', onDrain);
       keeper.stop();
+      reporter.stop();
+      this.running.delete(job.id);
     }
   }
 
@@ -196,7 +231,7 @@ export class JobRunner {
     }
     if (isTransientError(error)) {
       logger.warn({ jobId: job.id, err: error }, 'jobs service unreachable; leaving the job to its lease');
-      return { kind: 'nak', delayMs: 5_000 };
+      return RETRY_LATER;
     }
 
     // A timeout leaves the prediction running: the next attempt resumes it and pays nothing more.
@@ -228,7 +263,7 @@ export class JobRunner {
         return this.settleFailure(failError, signal, state);
       }
       logger.error({ jobId: job.id, err: failError }, 'FailJob was refused; leaving the job to its lease');
-      return { kind: 'nak', delayMs: 5_000 };
+      return RETRY_LATER;
     }
   }
 

@@ -2,9 +2,14 @@ import { jobsExecutionV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 
-const { HeartbeatDirective, StopReason } = jobsExecutionV1;
+const { HeartbeatDirective } = jobsExecutionV1;
 
 export type StopCause = 'cancelled' | 'lease-lost';
+
+/** What the jobs service's reason to stop (Heartbeat, ReportProgress) means for the attempt. */
+export function stopCauseOf(reason: jobsExecutionV1.StopReason): StopCause {
+  return reason === jobsExecutionV1.StopReason.CANCELLED ? 'cancelled' : 'lease-lost';
+}
 
 /**
  * Keeps one attempt's lease alive: a heartbeat every interval carrying the latest progress. When
@@ -36,7 +41,7 @@ export function startLeaseKeeper(options: {
           if (stopped || answer.directive !== HeartbeatDirective.STOP) return;
           stopped = true;
           clearInterval(timer);
-          options.onStop(answer.stopReason === StopReason.CANCELLED ? 'cancelled' : 'lease-lost');
+          options.onStop(stopCauseOf(answer.stopReason));
         },
         (error: unknown) => options.logger.warn({ jobId: options.jobId, err: error }, 'heartbeat failed; retrying at the next tick'),
       )

@@ -1,9 +1,13 @@
 import { jobsEventsV1 } from '@atelier/contracts';
+import { backoffDelayMs } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startDurablePull, type DurablePull, type JetStreamClient, type JobQueueName, type JobsTopology, type JsMsg } from '@atelier/nats';
 import { inSpan, SpanKind, traceCarrierFrom } from '@atelier/telemetry';
 import type { Settlement } from './job-runner.js';
 import type { WorkerMetrics } from './worker-metrics.js';
+
+/** A message handed back because the jobs service was unreachable: from a second, growing to half a minute. */
+const RETRY_LATER_BACKOFF = { baseMs: 1_000, maxMs: 30_000 };
 
 export interface QueueConsumerOptions {
   js: JetStreamClient;
@@ -115,7 +119,8 @@ export class QueueConsumer {
         : await this.options.handle(dispatch, this.drainController.signal);
       if (settlement.kind === 'ack') message.ack();
       else if (settlement.kind === 'term') message.term();
-      else message.nak(settlement.delayMs);
+      else if (settlement.kind === 'nak') message.nak(settlement.delayMs);
+      else message.nak(backoffDelayMs(message.info.deliveryCount, RETRY_LATER_BACKOFF));
     } catch (error) {
       logger.error({ err: error }, 'job handling failed unexpectedly; the message comes back');
       message.nak(5_000);

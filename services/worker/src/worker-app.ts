@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import { jobsExecutionV1, mediaV1 } from '@atelier/contracts';
+import { jobsEventsV1, jobsExecutionV1, mediaV1 } from '@atelier/contracts';
 import { createServiceClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import {
   connectNats,
+  ensureControlConsumer,
   ensureJobStreams,
   ensureWorkerConsumer,
   jetstream,
@@ -22,6 +23,7 @@ import type { JobExecutor } from './executors/job-executor.js';
 import { createExecutionBatches } from './execution-batches.js';
 import { JobRunner } from './job-runner.js';
 import { HttpProviderClient, type ProviderClient } from './provider/provider-client.js';
+import { ProviderCancelConsumer } from './provider-cancel-consumer.js';
 import { QueueConsumer } from './queue-consumer.js';
 import { WorkerMetrics } from './worker-metrics.js';
 
@@ -35,7 +37,8 @@ export interface WorkerApp {
 
 /**
  * Wires a worker: clients for the jobs execution API and media, provider clients by provider code,
- * executors by job type, and one consumer per dispatch queue (declared idempotently).
+ * executors by job type, one consumer per dispatch queue and one for provider cancels (declared
+ * idempotently), and the subscription that pushes cancellations to running attempts.
  */
 export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, logger: Logger): Promise<WorkerApp> {
   const workerId = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
@@ -54,6 +57,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     for (const queue of ['interactive', 'background'] as const) {
       await ensureWorkerConsumer(jsm, topology, queue, { ackWaitMs: ackWait[queue], maxDeliver: config.WORKER_MAX_DELIVER });
     }
+    await ensureControlConsumer(jsm, topology, 'provider-cancel', { ackWaitMs: 30_000, maxDeliver: -1 });
   };
   await declareTopology();
 
@@ -97,9 +101,25 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
         restoreTopology: declareTopology,
       }),
   );
+  const providerCancels = new ProviderCancelConsumer({ js, topology, providers, logger, restoreTopology: declareTopology });
+  // A cancel is pushed: every worker hears every cancellation and stops the attempt if it runs
+  // it here (most are not). Plain NATS, not a durable consumer: a worker that misses one while
+  // disconnected learns it from its next progress report or heartbeat.
+  const cancellations = nats.subscribe(topology.eventSubject('cancelled'), {
+    callback: (error, message) => {
+      if (error) return;
+      try {
+        runner.stop(jobsEventsV1.JobLifecycleEvent.fromJSON(message.json()).jobId, 'cancelled');
+      } catch (decodeError) {
+        logger.warn({ err: decodeError }, 'undecodable cancellation event');
+      }
+    },
+  });
+
   let consuming = false;
   const metricsServer = await metrics.listen(config.HTTP_PORT, () => consuming && !nats.isClosed());
   for (const consumer of consumers) await consumer.start();
+  await providerCancels.start();
   consuming = true;
 
   return {
@@ -109,6 +129,8 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     async stop() {
       consuming = false;
       await Promise.all(consumers.map((consumer) => consumer.drain(config.WORKER_DRAIN_TIMEOUT_MS)));
+      await providerCancels.stop();
+      cancellations.unsubscribe();
       execution.close();
       media.close();
       await nats.drain().catch(() => {});

@@ -66,4 +66,6 @@ export interface OutboxSubjects {
   dispatchBackground: string;
   /** `<root>.jobs.events.` — the event type is appended. */
   eventPrefix: string;
+  /** Where "cancel this prediction at the vendor" tasks go (ProviderCancel). */
+  providerCancel: string;
 }

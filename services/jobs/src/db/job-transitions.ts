@@ -1,6 +1,14 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from './job-row.js';
-import { dispatchDedupeSql, dispatchPayloadSql, dispatchSubjectSql, eventDedupeSql, lifecyclePayloadSql } from './outbox-payloads.js';
+import {
+  dispatchDedupeSql,
+  dispatchPayloadSql,
+  dispatchSubjectSql,
+  eventDedupeSql,
+  lifecyclePayloadSql,
+  providerCancelDedupeSql,
+  providerCancelPayloadSql,
+} from './outbox-payloads.js';
 
 /**
  * The one module that writes a job's status. Each function is one statement: a conditional
@@ -48,6 +56,15 @@ async function one(db: Queryable, text: string, values: unknown[], name?: string
 const LIFECYCLE_OUTBOX = (source: string, subjectParam: string) => `
   INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, trace_context)
   SELECT j.id, 'job.' || j.status, ${subjectParam}, ${eventDedupeSql('j')}, ${lifecyclePayloadSql('j')}, j.trace_context FROM ${source} j`;
+
+/**
+ * A job that ends without its output (cancelled, failed) while a prediction it paid for may still
+ * run at the vendor: a task any worker executes, since the one that ran the job may be dead.
+ */
+const PROVIDER_CANCEL_OUTBOX = (source: string, subjectParam: string) => `
+  INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, trace_context)
+  SELECT j.id, 'job.provider_cancel', ${subjectParam}, ${providerCancelDedupeSql('j')}, ${providerCancelPayloadSql('j')}, j.trace_context
+    FROM ${source} j WHERE j.provider_request_id IS NOT NULL`;
 
 const DISPATCH_OUTBOX = (source: string, interactiveParam: string, backgroundParam: string) => `
   INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, available_at, trace_context)
@@ -190,6 +207,48 @@ export async function heartbeatJob(
   return result.rows[0] ?? null;
 }
 
+/** One worker's progress of one running job. */
+export interface ProgressReport {
+  jobId: string;
+  workerId: string;
+  progress: number;
+}
+
+/** What a progress report found: the job's status and lease owner as they were when it ran. */
+export interface ProgressOutcome {
+  job_id: string;
+  /** The progress moved forward (WatchJob streams it). */
+  advanced: boolean;
+  status: string | null;
+  lease_owner: string | null;
+}
+
+/**
+ * Records the progress of many running jobs in one statement, each only under its reporter's
+ * lease and only forward (a late report never moves it back; an equal one changes nothing, not
+ * even the version). Not a transition: no event, and the lease is left to Heartbeat. Answers,
+ * per report and in report order, whether it advanced and the job's status and lease owner, so
+ * the caller can tell a worker which of its jobs no longer run under it.
+ */
+export async function reportProgress(db: Queryable, reports: readonly ProgressReport[]): Promise<ProgressOutcome[]> {
+  const result = await db.query<ProgressOutcome>({
+    name: 'jobs.report_progress',
+    text: `WITH reported AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[]) WITH ORDINALITY AS r(job_id, worker_id, progress, n)),
+           advanced AS (
+             UPDATE jobs.generation_jobs j
+                SET progress = r.progress, version = j.version + 1, updated_at = now()
+               FROM reported r
+              WHERE j.id = r.job_id AND j.status = 'running' AND j.lease_owner = r.worker_id AND r.progress > j.progress
+             RETURNING j.id)
+           SELECT r.job_id, EXISTS (SELECT 1 FROM advanced a WHERE a.id = r.job_id) AS advanced, j.status, j.lease_owner
+             FROM reported r LEFT JOIN jobs.generation_jobs j ON j.id = r.job_id
+            ORDER BY r.n`,
+    values: [reports.map((r) => r.jobId), reports.map((r) => r.workerId), reports.map((r) => r.progress)],
+  });
+  return result.rows;
+}
+
 /**
  * Remembers the provider's request id before the worker polls it (L2). Setting the same id again
  * is a no-op that still answers the row; a different id once one is set answers null.
@@ -298,7 +357,10 @@ export function requeueJob(
   );
 }
 
-/** running → failed under the caller's lease, with the error, its event and announcement. */
+/**
+ * running → failed under the caller's lease, with the error, its event and announcement, and the
+ * cancel of its prediction at the vendor when it has one.
+ */
 export function failJob(
   db: Queryable,
   jobId: string,
@@ -317,9 +379,19 @@ export function failJob(
      event AS (
        INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_class, error_code)
        SELECT id, 'running', 'failed', attempt_count, 'worker:' || $2, $3, $4 FROM failed),
-     announce AS (${LIFECYCLE_OUTBOX('failed', `$7 || 'failed'`)})
+     announce AS (${LIFECYCLE_OUTBOX('failed', `$7 || 'failed'`)}),
+     provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('failed', '$8')})
      SELECT * FROM failed`,
-    [jobId, workerId, failure.errorClass, failure.errorCode, failure.publicMessage, failure.internalMessage, subjects.eventPrefix],
+    [
+      jobId,
+      workerId,
+      failure.errorClass,
+      failure.errorCode,
+      failure.publicMessage,
+      failure.internalMessage,
+      subjects.eventPrefix,
+      subjects.providerCancel,
+    ],
     'jobs.fail_job',
   );
 }
@@ -343,9 +415,10 @@ export function cancelRunningJob(
      event AS (
        INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_class, error_code)
        SELECT id, 'running', 'cancelled', attempt_count, 'worker:' || $2, $3, $4 FROM cancelled),
-     announce AS (${LIFECYCLE_OUTBOX('cancelled', `$6 || 'cancelled'`)})
+     announce AS (${LIFECYCLE_OUTBOX('cancelled', `$6 || 'cancelled'`)}),
+     provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('cancelled', '$7')})
      SELECT * FROM cancelled`,
-    [jobId, workerId, failure.errorClass, failure.errorCode, failure.internalMessage, subjects.eventPrefix],
+    [jobId, workerId, failure.errorClass, failure.errorCode, failure.internalMessage, subjects.eventPrefix, subjects.providerCancel],
   );
 }
 
@@ -378,8 +451,10 @@ export function releaseJob(
 }
 
 /**
- * queued|running → cancelled for the job's owner. A running job's worker learns it at its next
- * heartbeat (its lease is gone) and abandons the attempt. Answers the previous status too.
+ * queued|running → cancelled for the job's owner. Workers hear of it at once (the announcement is
+ * pushed to them) and a running attempt stops; a prediction the job has — running, or waiting
+ * for the next attempt — is cancelled at the vendor by whichever worker takes the task. Answers
+ * the previous status too.
  */
 export async function cancelJob(
   db: Queryable,
@@ -400,9 +475,10 @@ export async function cancelJob(
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
              SELECT id, from_status, 'cancelled', attempt_count, 'user:' || $2 FROM cancelled),
-           announce AS (${LIFECYCLE_OUTBOX('cancelled', `$3 || 'cancelled'`)})
+           announce AS (${LIFECYCLE_OUTBOX('cancelled', `$3 || 'cancelled'`)}),
+           provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('cancelled', '$4')})
            SELECT * FROM cancelled`,
-    values: [jobId, userId, subjects.eventPrefix],
+    values: [jobId, userId, subjects.eventPrefix, subjects.providerCancel],
   });
   return result.rows[0] ?? null;
 }
@@ -443,7 +519,8 @@ export async function reapJobs(db: Queryable, decisions: readonly ReapDecision[]
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_code)
              SELECT id, 'running', status, attempt_count, 'reaper', 'LEASE_EXPIRED' FROM reaped),
            dispatch AS (${DISPATCH_OUTBOX(`(SELECT * FROM reaped WHERE status = 'queued')`, '$4', '$5')}),
-           announce AS (${LIFECYCLE_OUTBOX(`(SELECT * FROM reaped WHERE status = 'failed')`, `$6 || 'failed'`)})
+           announce AS (${LIFECYCLE_OUTBOX(`(SELECT * FROM reaped WHERE status = 'failed')`, `$6 || 'failed'`)}),
+           provider_cancel AS (${PROVIDER_CANCEL_OUTBOX(`(SELECT * FROM reaped WHERE status = 'failed')`, '$7')})
            SELECT * FROM reaped`,
     values: [
       decisions.map((d) => d.jobId),
@@ -452,6 +529,7 @@ export async function reapJobs(db: Queryable, decisions: readonly ReapDecision[]
       subjects.dispatchInteractive,
       subjects.dispatchBackground,
       subjects.eventPrefix,
+      subjects.providerCancel,
     ],
   });
   return result.rows;

@@ -34,3 +34,9 @@ export const dispatchDedupeSql = (j: string) => `'dispatch:' || ${j}.id || ':v' 
 export const redispatchDedupeSql = (j: string) =>
   `'redispatch:' || ${j}.id || ':v' || ${j}.version || ':' || floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
 export const eventDedupeSql = (j: string) => `'event:' || ${j}.id || ':' || ${j}.status || ':v' || ${j}.version`;
+
+/** ProviderCancel for a job row aliased `j` that ended without its output while its prediction may run on. */
+export const providerCancelPayloadSql = (j: string) =>
+  `jsonb_build_object('jobId', ${j}.id, 'providerCode', ${j}.provider_code_snapshot, 'providerRequestId', ${j}.provider_request_id)`;
+/** One cancel task per prediction: a job ends once. */
+export const providerCancelDedupeSql = (j: string) => `'provider-cancel:' || ${j}.id || ':' || ${j}.provider_request_id`;

@@ -4,14 +4,14 @@ import { requireIntInRange, requireUuid } from '@atelier/validation';
 import { findJob } from '../db/job-queries.js';
 import { heartbeatJob } from '../db/job-transitions.js';
 import type { JobsContext } from '../jobs-context.js';
-import { requireWorkerId } from './lease-refusal.js';
+import { requireWorkerId, stopReasonFor } from './lease-refusal.js';
 
 type Heartbeat = Handler<typeof jobsExecutionV1.JobExecutionServiceService.heartbeat>;
 const { HeartbeatDirective, StopReason } = jobsExecutionV1;
 
 /**
- * Extends the lease and records progress, or tells the worker to stop: this is how a cancel
- * reaches a running job, and how a worker whose lease was reaped learns it lost the job.
+ * Extends the lease and records progress, or tells the worker to stop: how a worker whose lease
+ * was reaped learns it lost the job, and the backstop of a cancel (which is pushed to workers).
  */
 export function heartbeat(context: JobsContext): Heartbeat {
   return async (request) => {
@@ -24,12 +24,6 @@ export function heartbeat(context: JobsContext): Heartbeat {
       return { directive: HeartbeatDirective.CONTINUE, stopReason: StopReason.UNSPECIFIED, leaseExpiresAt: extended.lease_expires_at };
     }
     const row = await findJob(context.pool, jobId);
-    const stopReason =
-      row?.status === 'cancelled'
-        ? StopReason.CANCELLED
-        : row?.status === 'running' || row?.status === 'queued'
-          ? StopReason.LEASE_LOST
-          : StopReason.JOB_NOT_RUNNING;
-    return { directive: HeartbeatDirective.STOP, stopReason, leaseExpiresAt: undefined };
+    return { directive: HeartbeatDirective.STOP, stopReason: stopReasonFor(row?.status), leaseExpiresAt: undefined };
   };
 }

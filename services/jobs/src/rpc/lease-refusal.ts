@@ -1,3 +1,4 @@
+import { jobsExecutionV1 } from '@atelier/contracts';
 import { AbortedError, NotFoundError } from '@atelier/errors';
 import { InvalidArgumentError } from '@atelier/errors';
 import type { Queryable } from '@atelier/db';
@@ -27,4 +28,15 @@ export async function leaseRefusal(db: Queryable, jobId: string, workerId: strin
     return new AbortedError('LEASE_LOST', "this worker no longer holds the job's lease (it expired or passed to another worker)");
   }
   return new AbortedError(`JOB_${row.status.toUpperCase()}`, `the job is ${row.status}`);
+}
+
+/**
+ * Why a worker must stop a job it reports on (Heartbeat, ReportProgress) when the job is not
+ * running under its lease: the user cancelled it, the lease passed on (the job is queued again or
+ * runs elsewhere), or it ended otherwise (or never existed).
+ */
+export function stopReasonFor(status: string | null | undefined): jobsExecutionV1.StopReason {
+  if (status === 'cancelled') return jobsExecutionV1.StopReason.CANCELLED;
+  if (status === 'running' || status === 'queued') return jobsExecutionV1.StopReason.LEASE_LOST;
+  return jobsExecutionV1.StopReason.JOB_NOT_RUNNING;
 }

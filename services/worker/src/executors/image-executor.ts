@@ -74,12 +74,12 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
           logger,
         );
         options.crashPoint('after-provider-submit');
-        context.onProviderRequest(prediction.id);
+        context.onProviderRequest(prediction.id, true);
         await retryInAttempt('record the provider request', () => context.recordProviderRequest(prediction.id), signal, logger);
         options.crashPoint('after-provider-record');
         predictionId = prediction.id;
       } else {
-        context.onProviderRequest(predictionId);
+        context.onProviderRequest(predictionId, false);
       }
 
       let prediction: Prediction;

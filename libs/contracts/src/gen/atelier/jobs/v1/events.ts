@@ -39,6 +39,19 @@ export interface JobLifecycleEvent {
   occurredAt: Date | undefined;
 }
 
+/**
+ * "Cancel this prediction at the vendor." Written when a job that has a recorded provider request
+ * ends without its output (cancelled, failed), in the same transaction: the worker that ran it
+ * may be dead, so any worker executes it (durable consumer worker-provider-cancel). Cancelling a
+ * prediction twice, or one that already ended, is harmless.
+ */
+export interface ProviderCancel {
+  jobId: string;
+  /** The provider code of the job's snapshot: which vendor client to use. */
+  providerCode: string;
+  providerRequestId: string;
+}
+
 function createBaseJobDispatch(): JobDispatch {
   return { jobId: "", jobType: "", queue: 0, attempt: 0, dueAt: undefined };
 }
@@ -394,6 +407,119 @@ export const JobLifecycleEvent: MessageFns<JobLifecycleEvent> = {
     message.errorCode = object.errorCode ?? undefined;
     message.outputAssetId = object.outputAssetId ?? undefined;
     message.occurredAt = object.occurredAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseProviderCancel(): ProviderCancel {
+  return { jobId: "", providerCode: "", providerRequestId: "" };
+}
+
+export const ProviderCancel: MessageFns<ProviderCancel> = {
+  encode(message: ProviderCancel, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    if (message.providerCode !== "") {
+      writer.uint32(18).string(message.providerCode);
+    }
+    if (message.providerRequestId !== "") {
+      writer.uint32(26).string(message.providerRequestId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProviderCancel {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProviderCancel();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.providerCode = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerRequestId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProviderCancel {
+    return {
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      providerCode: isSet(object.providerCode)
+        ? globalThis.String(object.providerCode)
+        : isSet(object.provider_code)
+        ? globalThis.String(object.provider_code)
+        : "",
+      providerRequestId: isSet(object.providerRequestId)
+        ? globalThis.String(object.providerRequestId)
+        : isSet(object.provider_request_id)
+        ? globalThis.String(object.provider_request_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ProviderCancel): unknown {
+    const obj: any = {};
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    if (message.providerCode !== "") {
+      obj.providerCode = message.providerCode;
+    }
+    if (message.providerRequestId !== "") {
+      obj.providerRequestId = message.providerRequestId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ProviderCancel>): ProviderCancel {
+    return ProviderCancel.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ProviderCancel>): ProviderCancel {
+    const message = createBaseProviderCancel();
+    message.jobId = object.jobId ?? "";
+    message.providerCode = object.providerCode ?? "";
+    message.providerRequestId = object.providerRequestId ?? "";
     return message;
   },
 };

@@ -350,6 +350,27 @@ export interface HeartbeatResponse {
   leaseExpiresAt?: Date | undefined;
 }
 
+export interface ProgressReport {
+  jobId: string;
+  workerId: string;
+  /** 0–100. */
+  progress: number;
+}
+
+export interface ReportProgressRequest {
+  reports: ProgressReport[];
+}
+
+/** A reported job that is not running under its reporter any more. */
+export interface StoppedJob {
+  jobId: string;
+  reason: StopReason;
+}
+
+export interface ReportProgressResponse {
+  stopped: StoppedJob[];
+}
+
 export interface RecordProviderRequestRequest {
   jobId: string;
   workerId: string;
@@ -1072,6 +1093,344 @@ export const HeartbeatResponse: MessageFns<HeartbeatResponse> = {
     message.directive = object.directive ?? 0;
     message.stopReason = object.stopReason ?? 0;
     message.leaseExpiresAt = object.leaseExpiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseProgressReport(): ProgressReport {
+  return { jobId: "", workerId: "", progress: 0 };
+}
+
+export const ProgressReport: MessageFns<ProgressReport> = {
+  encode(message: ProgressReport, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    if (message.workerId !== "") {
+      writer.uint32(18).string(message.workerId);
+    }
+    if (message.progress !== 0) {
+      writer.uint32(24).int32(message.progress);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProgressReport {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProgressReport();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.progress = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProgressReport {
+    return {
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      progress: isSet(object.progress) ? globalThis.Number(object.progress) : 0,
+    };
+  },
+
+  toJSON(message: ProgressReport): unknown {
+    const obj: any = {};
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.progress !== 0) {
+      obj.progress = Math.round(message.progress);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ProgressReport>): ProgressReport {
+    return ProgressReport.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ProgressReport>): ProgressReport {
+    const message = createBaseProgressReport();
+    message.jobId = object.jobId ?? "";
+    message.workerId = object.workerId ?? "";
+    message.progress = object.progress ?? 0;
+    return message;
+  },
+};
+
+function createBaseReportProgressRequest(): ReportProgressRequest {
+  return { reports: [] };
+}
+
+export const ReportProgressRequest: MessageFns<ReportProgressRequest> = {
+  encode(message: ReportProgressRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.reports) {
+      ProgressReport.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportProgressRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportProgressRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reports.push(ProgressReport.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportProgressRequest {
+    return {
+      reports: globalThis.Array.isArray(object?.reports)
+        ? object.reports.map((e: any) => ProgressReport.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ReportProgressRequest): unknown {
+    const obj: any = {};
+    if (message.reports?.length) {
+      obj.reports = message.reports.map((e) => ProgressReport.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReportProgressRequest>): ReportProgressRequest {
+    return ReportProgressRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReportProgressRequest>): ReportProgressRequest {
+    const message = createBaseReportProgressRequest();
+    message.reports = object.reports?.map((e) => ProgressReport.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseStoppedJob(): StoppedJob {
+  return { jobId: "", reason: 0 };
+}
+
+export const StoppedJob: MessageFns<StoppedJob> = {
+  encode(message: StoppedJob, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    if (message.reason !== 0) {
+      writer.uint32(16).int32(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoppedJob {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoppedJob();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.reason = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StoppedJob {
+    return {
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      reason: isSet(object.reason) ? stopReasonFromJSON(object.reason) : 0,
+    };
+  },
+
+  toJSON(message: StoppedJob): unknown {
+    const obj: any = {};
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    if (message.reason !== 0) {
+      obj.reason = stopReasonToJSON(message.reason);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<StoppedJob>): StoppedJob {
+    return StoppedJob.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<StoppedJob>): StoppedJob {
+    const message = createBaseStoppedJob();
+    message.jobId = object.jobId ?? "";
+    message.reason = object.reason ?? 0;
+    return message;
+  },
+};
+
+function createBaseReportProgressResponse(): ReportProgressResponse {
+  return { stopped: [] };
+}
+
+export const ReportProgressResponse: MessageFns<ReportProgressResponse> = {
+  encode(message: ReportProgressResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.stopped) {
+      StoppedJob.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportProgressResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportProgressResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.stopped.push(StoppedJob.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportProgressResponse {
+    return {
+      stopped: globalThis.Array.isArray(object?.stopped) ? object.stopped.map((e: any) => StoppedJob.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ReportProgressResponse): unknown {
+    const obj: any = {};
+    if (message.stopped?.length) {
+      obj.stopped = message.stopped.map((e) => StoppedJob.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ReportProgressResponse>): ReportProgressResponse {
+    return ReportProgressResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ReportProgressResponse>): ReportProgressResponse {
+    const message = createBaseReportProgressResponse();
+    message.stopped = object.stopped?.map((e) => StoppedJob.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2536,6 +2895,23 @@ export const JobExecutionServiceService = {
       Buffer.from(CompleteJobsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CompleteJobsResponse => CompleteJobsResponse.decode(value),
   },
+  /**
+   * Progress of running jobs, as it changes (a worker sends it about once a second per job at
+   * most, many jobs per call). Not the lease: Heartbeat keeps that. Progress never moves back.
+   * The answer names the jobs that no longer run under their reporter, so a worker that missed
+   * a cancel stops within a report.
+   */
+  reportProgress: {
+    path: "/atelier.jobs.v1.JobExecutionService/ReportProgress" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReportProgressRequest): Buffer =>
+      Buffer.from(ReportProgressRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReportProgressRequest => ReportProgressRequest.decode(value),
+    responseSerialize: (value: ReportProgressResponse): Buffer =>
+      Buffer.from(ReportProgressResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReportProgressResponse => ReportProgressResponse.decode(value),
+  },
 } as const;
 
 export interface JobExecutionServiceServer extends UntypedServiceImplementation {
@@ -2580,6 +2956,13 @@ export interface JobExecutionServiceServer extends UntypedServiceImplementation 
    * the refusal CompleteJob would have raised (status code and reason), in request order.
    */
   completeJobs: handleUnaryCall<CompleteJobsRequest, CompleteJobsResponse>;
+  /**
+   * Progress of running jobs, as it changes (a worker sends it about once a second per job at
+   * most, many jobs per call). Not the lease: Heartbeat keeps that. Progress never moves back.
+   * The answer names the jobs that no longer run under their reporter, so a worker that missed
+   * a cancel stops within a report.
+   */
+  reportProgress: handleUnaryCall<ReportProgressRequest, ReportProgressResponse>;
 }
 
 export interface JobExecutionServiceClient extends Client {
@@ -2735,6 +3118,27 @@ export interface JobExecutionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CompleteJobsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Progress of running jobs, as it changes (a worker sends it about once a second per job at
+   * most, many jobs per call). Not the lease: Heartbeat keeps that. Progress never moves back.
+   * The answer names the jobs that no longer run under their reporter, so a worker that missed
+   * a cancel stops within a report.
+   */
+  reportProgress(
+    request: ReportProgressRequest,
+    callback: (error: ServiceError | null, response: ReportProgressResponse) => void,
+  ): ClientUnaryCall;
+  reportProgress(
+    request: ReportProgressRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReportProgressResponse) => void,
+  ): ClientUnaryCall;
+  reportProgress(
+    request: ReportProgressRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReportProgressResponse) => void,
   ): ClientUnaryCall;
 }
 
