@@ -218,6 +218,67 @@ describe('jobs - daily quota', () => {
   });
 });
 
+describe('jobs - the daily quota counts what the vendor was paid for', () => {
+  const { ErrorClass } = jobsExecutionV1;
+
+  /** A job of `user` ended as told: claimed, maybe charged (a provider request recorded), then ended. */
+  async function endedJob(
+    user: string,
+    key: string,
+    input: string,
+    charged: boolean,
+    end: 'cancel' | { errorClass: jobsExecutionV1.ErrorClass; errorCode: string } | 'lease-expired',
+  ): Promise<void> {
+    const job = (await h.jobs.createJob(await stylizeRequest(user, key, { inputAssetId: input }))).job!;
+    const workerId = `quota-${key}`;
+    await h.db.query('UPDATE jobs.generation_jobs SET max_attempts = 1 WHERE id = $1', [job.id]);
+    await h.execution.claimJob({ jobId: job.id, workerId });
+    if (charged) await h.execution.recordProviderRequest({ jobId: job.id, workerId, providerRequestId: `pred-${key}-${process.pid}` });
+    if (end === 'cancel') await h.jobs.cancelJob({ jobId: job.id, userId: user });
+    else if (end === 'lease-expired') {
+      await h.db.query(`UPDATE jobs.generation_jobs SET lease_expires_at = started_at + interval '1 ms' WHERE id = $1`, [job.id]);
+      await h.app.reaper.runOnce();
+    } else {
+      await h.execution.failJob({
+        jobId: job.id,
+        workerId,
+        errorClass: end.errorClass,
+        errorCode: end.errorCode,
+        publicMessage: '',
+        internalMessage: '',
+        retryable: false,
+        abandonProviderRequest: false,
+      });
+    }
+    const status = (await h.jobs.getJob({ jobId: job.id, userId: user })).job!.status;
+    expect([jobsV1.JobStatus.CANCELLED, jobsV1.JobStatus.FAILED]).toContain(status);
+  }
+
+  it('keeps charged jobs counted, cancelled or failed, and gives back the ones never charged or failed by us', async () => {
+    await h.restart({ QUOTA_DAILY_LIMIT: 4, QUOTA_MAX_IN_FLIGHT: 100 });
+    try {
+      const user = newUser();
+      const input = await uploadInputImage(h.media, user);
+      // Given back: cancelled before any submission; failed by our own bug; lease expired on the last attempt.
+      await endedJob(user, 'free-cancel', input, false, 'cancel');
+      await endedJob(user, 'free-internal', input, false, { errorClass: ErrorClass.INTERNAL, errorCode: 'INTERNAL_BUG' });
+      await endedJob(user, 'free-lease', input, false, 'lease-expired');
+      // Counted: charged, then cancelled; charged, then failed by us; refused by the content policy.
+      await endedJob(user, 'paid-cancel', input, true, 'cancel');
+      await endedJob(user, 'paid-internal', input, true, { errorClass: ErrorClass.INTERNAL, errorCode: 'INTERNAL_MEDIA_WRITE' });
+      await endedJob(user, 'refused', input, false, { errorClass: ErrorClass.CONTENT_SAFETY, errorCode: 'CONTENT_SAFETY_REJECTED' });
+      // 3 of 4 used: one more job fits, the next is refused.
+      expect((await h.jobs.createJob(await stylizeRequest(user, 'fourth', { inputAssetId: input }))).created).toBe(true);
+      expect(await refusal(h.jobs.createJob(await stylizeRequest(user, 'fifth', { inputAssetId: input })))).toMatchObject({
+        code: ErrorCode.RESOURCE_EXHAUSTED,
+        reason: 'GENERATION_QUOTA_EXCEEDED',
+      });
+    } finally {
+      await h.restart({ QUOTA_DAILY_LIMIT: 20, QUOTA_MAX_IN_FLIGHT: 2 });
+    }
+  });
+});
+
 describe('jobs - GetJob, ListJobs, CancelJob', () => {
   it('shows the owner a job with its queue position and timings, and nobody else', async () => {
     const user = newUser();

@@ -1,3 +1,5 @@
+import { providerChargedSql } from './provider-charges.js';
+
 /** The per-user limits of L3 (SPEC §4.3). */
 export interface QuotaLimits {
   dailyLimit: number;
@@ -7,7 +9,7 @@ export interface QuotaLimits {
 }
 
 export interface QuotaUsage {
-  /** Non-cancelled jobs created since the start of the current UTC day. */
+  /** Jobs created since the start of the current UTC day that count (countsTowardDailyQuotaSql). */
   today: number;
   /** queued + running jobs. */
   inFlight: number;
@@ -15,6 +17,20 @@ export interface QuotaUsage {
 
 export type QuotaDecision =
   { allowed: true } | { allowed: false; limit: 'daily' | 'in_flight'; retryAfterSeconds: number; message: string };
+
+/**
+ * Which jobs the daily quota counts: what the vendor was asked to do. A job counts once its
+ * provider submission was recorded — cancelled or not, failed or not: that was paid for — and
+ * while it may still be submitted (queued, running) or once it succeeded. It is given back when
+ * it was cancelled before any submission, or failed through our own fault (an error of ours,
+ * INTERNAL_*, or a lease that expired on its last attempt) without a charge. A job the vendor or
+ * the content policy refused still counts. In SQL over a generation_jobs row aliased `alias`.
+ */
+export function countsTowardDailyQuotaSql(alias: string): string {
+  return `(${providerChargedSql(alias)}
+           OR ${alias}.status IN ('queued', 'running', 'succeeded')
+           OR (${alias}.status = 'failed' AND NOT starts_with(${alias}.error_code, 'INTERNAL_') AND ${alias}.error_code <> 'LEASE_EXPIRED'))`;
+}
 
 /** Whole seconds from `now` to the next UTC midnight (at least 1). */
 export function secondsToNextUtcDay(now: Date): number {
