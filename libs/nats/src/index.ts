@@ -14,6 +14,7 @@ export {
   type EventsConsumerOptions,
 } from './streams.js';
 export { connectNats } from './connect.js';
+export { openNatsLink, NATS_HEALTH_SERVICE, type NatsLink, type NatsLinkOptions } from './nats-link.js';
 export { startDurablePull, type DurablePull, type DurablePullOptions } from './durable-pull.js';
 export { natsConfigSpec, checkNatsCredentials, type NatsCredentials } from './nats-config.js';
 export { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type PubAck } from '@nats-io/jetstream';

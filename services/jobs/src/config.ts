@@ -18,8 +18,8 @@ export const jobsConfigSpec = {
   LEASE_TTL_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
   REAPER_INTERVAL_MS: int({ default: 10_000, min: 100, max: 3_600_000 }),
   /** A queued job overdue this long with no dispatch on its way is dispatched again (a lost message). */
-  DISPATCH_STALE_AFTER_MS: int({ default: 600_000, min: 1_000, max: 7 * 24 * 3_600_000 }),
-  DISPATCH_SWEEP_INTERVAL_MS: int({ default: 60_000, min: 100, max: 3_600_000 }),
+  DISPATCH_STALE_AFTER_MS: int({ default: 120_000, min: 1_000, max: 7 * 24 * 3_600_000 }),
+  DISPATCH_SWEEP_INTERVAL_MS: int({ default: 30_000, min: 100, max: 3_600_000 }),
   OUTBOX_POLL_INTERVAL_MS: int({ default: 1_000, min: 10, max: 60_000 }),
   OUTBOX_LOCK_TIMEOUT_MS: int({ default: 30_000, min: 1_000, max: 600_000 }),
   OUTBOX_MAX_ATTEMPTS: int({ default: 10, min: 1, max: 1000 }),

@@ -5,7 +5,16 @@ import { createSqlPool } from '@atelier/db';
 import { createServiceClient, type GrpcServerHandle } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import { createServiceMetrics, type Registry, type ServiceMetrics } from '@atelier/metrics';
-import { connectNats, ensureJobStreams, jetstream, jetstreamManager, jobsTopology, type NatsConnection } from '@atelier/nats';
+import {
+  NATS_HEALTH_SERVICE,
+  ensureJobStreams,
+  jetstream,
+  jetstreamManager,
+  jobsTopology,
+  openNatsLink,
+  type JetStreamClient,
+  type NatsLink,
+} from '@atelier/nats';
 import type { JobsConfig } from './config.js';
 import { createRegistry } from './definitions/index.js';
 import type { OutboxSubjects } from './db/job-row.js';
@@ -28,7 +37,8 @@ export interface JobsApp {
   readonly relay: OutboxRelay;
   readonly reaper: LeaseReaper;
   readonly dispatchSweeper: StaleDispatchSweeper;
-  readonly nats: NatsConnection;
+  /** The broker: jobs serves without it (reads, creates, transitions); only the relay waits for it. */
+  readonly nats: NatsLink;
   /** Every series of this service: serve it at /metrics. */
   readonly metricsRegistry: Registry;
   /** Stops serving (graceful for graceMs), then the relay, reaper, connections. */
@@ -37,8 +47,8 @@ export interface JobsApp {
 
 /**
  * Wires the jobs service: registry (validated here — a bad definition stops start-up), pg pool,
- * peers, JetStream streams (declared idempotently), the outbox relay with its wake-ups, the lease
- * reaper and the gRPC server.
+ * peers, the NATS link (streams declared idempotently whenever it connects; the service does not
+ * wait for it), the outbox relay with its wake-ups, the lease reaper and the gRPC server.
  */
 export async function startJobsApp(
   config: JobsAppConfig,
@@ -51,9 +61,24 @@ export async function startJobsApp(
   const metricsRegistry = serviceMetrics.registry;
   const metrics = new JobsMetrics(metricsRegistry, () => readQueueStats(pool));
   const topology = jobsTopology(config.NATS_STREAM_PREFIX);
-  const nats = await connectNats({ servers: config.NATS_URL, name: `jobs@${hostname()}`, credentials: config });
-  const jsm = await jetstreamManager(nats);
-  await ensureJobStreams(jsm, topology);
+  // Set once serving; the link may come up (or go down) before or after.
+  const serverRef: { current?: GrpcServerHandle } = {};
+  // NATS is the doorbell, not the truth: jobs serves (and the outbox fills) while it is away.
+  const nats = openNatsLink({
+    servers: config.NATS_URL,
+    name: `jobs@${hostname()}`,
+    credentials: config,
+    logger,
+    onConnected: async (connection) => ensureJobStreams(await jetstreamManager(connection), topology),
+    onStateChange: (up) => serverRef.current?.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
+  });
+  let js: { connection: unknown; client: JetStreamClient } | undefined;
+  const broker = () => {
+    const connection = nats.up() ? nats.connection() : undefined;
+    if (!connection) return undefined;
+    if (js?.connection !== connection) js = { connection, client: jetstream(connection) };
+    return js.client;
+  };
 
   const subjects: OutboxSubjects = {
     dispatchInteractive: topology.dispatchSubject('interactive'),
@@ -63,14 +88,18 @@ export async function startJobsApp(
   };
   const relay = new OutboxRelay({
     pool,
-    js: jetstream(nats),
+    broker,
     logger,
     relayId: `relay/${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
     pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
     lockTimeoutMs: config.OUTBOX_LOCK_TIMEOUT_MS,
     maxAttempts: config.OUTBOX_MAX_ATTEMPTS,
     publishLag: metrics.outboxPublishLag,
-    restoreStreams: () => ensureJobStreams(jsm, topology),
+    restoreStreams: async () => {
+      const connection = nats.connection();
+      if (!connection) throw new Error('not connected to NATS');
+      await ensureJobStreams(await jetstreamManager(connection), topology);
+    },
   });
   const wakeups = new OutboxWakeups({ databaseUrl: config.DATABASE_URL, pool, logger, onWake: () => relay.wake() });
   await wakeups.start();
@@ -113,6 +142,8 @@ export async function startJobsApp(
     host: options.host,
     callObserver: serviceMetrics.grpcCalls,
   });
+  serverRef.current = server;
+  server.health.setStatus(NATS_HEALTH_SERVICE, nats.up() ? 'SERVING' : 'NOT_SERVING');
   relay.start();
   reaper.start();
   dispatchSweeper.start();
@@ -133,7 +164,7 @@ export async function startJobsApp(
       await wakeups.stop();
       peers.catalog.close();
       peers.media.close();
-      await nats.drain().catch(() => {});
+      await nats.close();
       await pool.end();
     },
   };

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil } from '@atelier/testing';
+import { startNatsServer, waitUntil } from '@atelier/testing';
 import { jobsAdminV1, jobsEventsV1, jobsV1 } from '@atelier/contracts';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
 import { createLogger } from '@atelier/logging';
-import { jetstream, jetstreamManager } from '@atelier/nats';
+import { connectNats, ensureJobStreams, jetstream, jetstreamManager } from '@atelier/nats';
 import { claimDueOutboxRows } from './db/outbox-sql.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
 import { OutboxWakeups } from './outbox/outbox-wakeups.js';
@@ -36,7 +36,7 @@ function newPool(): SqlPool {
 }
 
 function newRelay(relayId: string, overrides: Partial<ConstructorParameters<typeof OutboxRelay>[0]> = {}) {
-  return new OutboxRelay({ pool: newPool(), js: jetstream(h.nats), logger, relayId, pollIntervalMs: 100, ...overrides });
+  return new OutboxRelay({ pool: newPool(), broker: () => jetstream(h.nats), logger, relayId, pollIntervalMs: 100, ...overrides });
 }
 
 async function streamMessages(stream: string): Promise<number> {
@@ -67,15 +67,19 @@ describe('outbox - relay to JetStream', () => {
     try {
       const before = await streamMessages(h.topology.jobsStream);
       const jobs = await createCanaries(300);
-      const relays = [newRelay('relay-a', { batchSize: 10 }), newRelay('relay-b', { batchSize: 10 })];
+      // Each relay counts what it published: a row claimed by both would be counted twice (JetStream
+      // would hide the second copy behind its Nats-Msg-Id, so the stream alone cannot tell).
+      let publishes = 0;
+      const counting = { observe: () => (publishes += 1) };
+      const relays = [
+        newRelay('relay-a', { batchSize: 10, publishLag: counting }),
+        newRelay('relay-b', { batchSize: 10, publishLag: counting }),
+      ];
       relays.forEach((r) => r.start());
       await waitUntil(async () => (await outboxStatus(jobs.map((j) => j.id))).published === 300, { timeoutMs: 20_000 });
       await Promise.all(relays.map((r) => r.stop()));
       expect(await streamMessages(h.topology.jobsStream)).toBe(before + 300);
-      const { rows } = await h.db.query(`SELECT count(*)::int AS n FROM jobs.outbox WHERE aggregate_id = ANY($1) AND attempt_count = 1`, [
-        jobs.map((j) => j.id),
-      ]);
-      expect(rows[0].n).toBe(300); // no row was claimed twice
+      expect(publishes).toBe(300); // no row was claimed twice
     } finally {
       h.app.relay.start();
     }
@@ -93,8 +97,9 @@ describe('outbox - relay to JetStream', () => {
       await waitUntil(async () => (await outboxStatus([job!.id])).published === 1, { timeoutMs: 10_000 });
       await survivor.stop();
       expect(await streamMessages(h.topology.jobsStream)).toBeGreaterThanOrEqual(before + 1);
+      // The broker never refused it: no attempt is spent on a relay that died.
       const { rows } = await h.db.query(`SELECT attempt_count, last_error FROM jobs.outbox WHERE aggregate_id = $1`, [job!.id]);
-      expect(rows[0].attempt_count).toBe(2);
+      expect(rows[0].attempt_count).toBe(0);
     } finally {
       h.app.relay.start();
     }
@@ -142,7 +147,13 @@ describe('outbox - relay to JetStream', () => {
   it('wakes a relay of another replica through LISTEN/NOTIFY, long before its poll interval', async () => {
     await h.app.relay.stop();
     const otherPool = newPool();
-    const other = new OutboxRelay({ pool: otherPool, js: jetstream(h.nats), logger, relayId: 'other-replica', pollIntervalMs: 60_000 });
+    const other = new OutboxRelay({
+      pool: otherPool,
+      broker: () => jetstream(h.nats),
+      logger,
+      relayId: 'other-replica',
+      pollIntervalMs: 60_000,
+    });
     const wakeups = new OutboxWakeups({ databaseUrl: h.database.url, pool: otherPool, logger, onWake: () => other.wake() });
     await wakeups.start();
     other.start();
@@ -216,5 +227,51 @@ describe('outbox - streams that disappear', () => {
     await waitUntil(async () => (await outboxStatus([job!.id])).published === 1, { timeoutMs: 15_000 });
     const message = await jsm.streams.getMessage(h.topology.jobsStream, { last_by_subj: h.topology.dispatchSubject('interactive') });
     expect(jobsEventsV1.JobDispatch.fromJSON(message!.json()).jobId).toBe(job!.id);
+  });
+});
+
+describe('outbox - broker outages', () => {
+  it('waits out a broker that does not answer without spending any attempt, then publishes', async () => {
+    await h.app.relay.stop();
+    const broker = await startNatsServer();
+    const connection = await connectNats({ servers: broker.url, name: 'outbox-outage-test' });
+    try {
+      await ensureJobStreams(await jetstreamManager(connection), h.topology);
+      let reachable = false;
+      const relay = newRelay('outage-relay', {
+        maxAttempts: 2,
+        publishTimeoutMs: 300,
+        broker: () => jetstream(reachable ? h.nats : connection),
+      });
+      await broker.kill();
+      const jobs = await createCanaries(3);
+      relay.start();
+      // The broker is gone: publishes time out, and the rows wait, pending, with no attempt spent.
+      await waitUntil(
+        async () => {
+          const { rows } = await h.db.query(`SELECT last_error FROM jobs.outbox WHERE aggregate_id = ANY($1)`, [jobs.map((j) => j.id)]);
+          return rows.every((row) => String(row.last_error).startsWith('not published yet'));
+        },
+        { timeoutMs: 10_000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2_000)); // several more cycles of the outage
+      const waiting = await h.db.query(`SELECT status, attempt_count FROM jobs.outbox WHERE aggregate_id = ANY($1)`, [
+        jobs.map((j) => j.id),
+      ]);
+      expect(waiting.rows.map((row) => [row.status, row.attempt_count])).toEqual([
+        ['pending', 0],
+        ['pending', 0],
+        ['pending', 0],
+      ]);
+      // The broker answers again (here: the suite's own NATS): everything goes out, nothing died.
+      reachable = true;
+      await waitUntil(async () => (await outboxStatus(jobs.map((j) => j.id))).published === 3, { timeoutMs: 15_000 });
+      await relay.stop();
+      expect((await outboxStatus(jobs.map((j) => j.id))).dead).toBeUndefined();
+    } finally {
+      await connection.close().catch(() => {});
+      await broker.close();
+      h.app.relay.start();
+    }
   });
 });

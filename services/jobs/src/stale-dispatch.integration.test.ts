@@ -89,15 +89,14 @@ describe('stale dispatch sweeper', () => {
     expect(await newSweeper().runOnce()).toBe(0);
   });
 
-  it('leaves alone jobs whose dispatch is on its way, dead (the operator replays it), recent, running or finished', async () => {
-    const ids = await publishedCanaries(5);
-    const [pending, dead, recent, running, finished] = ids as [string, string, string, string, string];
-    await age([pending, dead, running, finished]);
+  it('leaves alone jobs whose dispatch is on its way, recent, running or finished', async () => {
+    const ids = await publishedCanaries(4);
+    const [pending, recent, running, finished] = ids as [string, string, string, string];
+    await age([pending, running, finished]);
     await h.db.query(
       `UPDATE jobs.outbox SET status = 'pending', published_at = NULL, available_at = now() + interval '1 hour' WHERE aggregate_id = $1`,
       [pending],
     );
-    await h.db.query(`UPDATE jobs.outbox SET status = 'dead', published_at = NULL WHERE aggregate_id = $1`, [dead]);
     await h.db.query(`UPDATE jobs.generation_jobs SET next_attempt_at = now() - interval '1 hour' WHERE id = $1`, [recent]);
     await h.db.query(
       `UPDATE jobs.generation_jobs SET status = 'running', attempt_count = 1, started_at = now(), lease_owner = 'w', lease_expires_at = now() + interval '1 minute' WHERE id = $1`,
@@ -108,7 +107,17 @@ describe('stale dispatch sweeper', () => {
       [finished],
     );
     expect(await newSweeper().runOnce()).toBe(0);
-    expect((await dispatchRows(ids)).length).toBe(5);
+    expect((await dispatchRows(ids)).length).toBe(4);
+  });
+
+  it('dispatches again a queued job whose dispatch row is dead, and keeps the dead row for operators', async () => {
+    const [jobId] = (await publishedCanaries(1)) as [string];
+    await age([jobId]);
+    await h.db.query(`UPDATE jobs.outbox SET status = 'dead', published_at = NULL WHERE aggregate_id = $1`, [jobId]);
+    expect(await newSweeper().runOnce()).toBe(1);
+    const rows = await dispatchRows([jobId]);
+    expect(rows.map((row) => row.status)).toContain('dead');
+    expect(rows.filter((row) => row.dedupe_key.startsWith('redispatch:'))).toHaveLength(1);
   });
 
   it('dispatches each of many stale jobs exactly once with sweepers on several replicas at once', async () => {

@@ -43,7 +43,6 @@ export async function deleteOutputsOfJob(pool: SqlPool, store: ObjectStore, jobI
 export interface JobOutputCleanupOptions {
   pool: SqlPool;
   store: ObjectStore;
-  nats: NatsConnection;
   topology: JobsTopology;
   logger: Logger;
   /** Redelivery after this without an ack (a crashed replica's messages go to another). */
@@ -62,8 +61,9 @@ export class JobOutputCleanup {
 
   constructor(private readonly options: JobOutputCleanupOptions) {}
 
-  async start(): Promise<void> {
-    const { nats, topology, logger } = this.options;
+  /** Declares the consumers and starts pulling, on a connected NATS. */
+  async start(nats: NatsConnection): Promise<void> {
+    const { topology, logger } = this.options;
     const jsm = await jetstreamManager(nats);
     // Media may start before jobs: both declare the streams, idempotently.
     const declare = async () => {

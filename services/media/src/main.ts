@@ -16,7 +16,7 @@ const { startMediaServer } = await import('./server.js');
 const { ObjectStore } = await import('./storage/object-store.js');
 const { startUploadSweeper } = await import('./upload-sweeper.js');
 const { startServiceMetrics } = await import('@atelier/metrics');
-const { connectNats, jobsTopology } = await import('@atelier/nats');
+const { NATS_HEALTH_SERVICE, jobsTopology, openNatsLink } = await import('@atelier/nats');
 const { JobOutputCleanup } = await import('./job-output-cleanup.js');
 
 const config = loadConfigOrExit('media', mediaConfigSpec, process.env, [checkNatsCredentials]);
@@ -63,21 +63,32 @@ const context = {
 };
 const server = await startMediaServer(context, { port: config.GRPC_PORT, callObserver: metrics.grpcCalls });
 const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
+// The orphan-output cleanup listens to the jobs' lifecycle events. Media serves without NATS:
+// the cleanup starts when the broker first answers and the durable consumer catches up after.
 const nats = config.NATS_URL
-  ? await connectNats({ servers: config.NATS_URL, name: `media@${hostname()}`, credentials: config })
+  ? openNatsLink({
+      servers: config.NATS_URL,
+      name: `media@${hostname()}`,
+      credentials: config,
+      logger,
+      onStateChange: (up) => server.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
+    })
   : undefined;
-const outputCleanup = nats
-  ? new JobOutputCleanup({ pool, store, nats, topology: jobsTopology(config.NATS_STREAM_PREFIX), logger })
-  : undefined;
-await outputCleanup?.start();
-if (!outputCleanup) logger.warn('no NATS_URL: outputs of jobs that fail or are cancelled after a worker stored them are not cleaned up');
+server.health.setStatus(NATS_HEALTH_SERVICE, nats?.up() ? 'SERVING' : 'NOT_SERVING');
+const outputCleanup = nats ? new JobOutputCleanup({ pool, store, topology: jobsTopology(config.NATS_STREAM_PREFIX), logger }) : undefined;
+if (nats && outputCleanup) {
+  void nats
+    .ready()
+    .then((connection) => outputCleanup.start(connection))
+    .catch((error: unknown) => logger.error({ err: error }, 'the orphan-output cleanup could not start'));
+} else logger.warn('no NATS_URL: outputs of jobs that fail or are cancelled after a worker stored them are not cleaned up');
 logger.info({ port: server.port, metricsPort: metrics.port, bucket: config.S3_BUCKET }, 'media serving gRPC');
 
 installShutdownHandlers(
   async () => {
     await stopSweeper();
     await outputCleanup?.stop();
-    await nats?.drain().catch(() => {});
+    await nats?.close();
     await server.shutdown(config.SHUTDOWN_GRACE_MS);
     await pool.end();
     store.close();

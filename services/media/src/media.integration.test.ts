@@ -466,9 +466,9 @@ describe('media - outputs of jobs that end without them', () => {
   it('deletes the stored output (row and object) when the job fails or is cancelled, and nothing else', async () => {
     const topology = jobsTopology(natsTestPrefix());
     const nats = await connectNats({ servers: testNatsUrl(), name: 'media-cleanup-test' });
-    const cleanup = new JobOutputCleanup({ pool, store, nats, topology, logger });
+    const cleanup = new JobOutputCleanup({ pool, store, topology, logger });
     try {
-      await cleanup.start();
+      await cleanup.start(nats);
       const bytes = await png();
       const output = async (jobId: string) =>
         (

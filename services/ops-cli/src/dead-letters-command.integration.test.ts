@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureJobStreams } from '@atelier/nats';
 import { runCli } from './cli.js';
 import { ExitCode } from './exit-codes.js';
 import { captureIo, startOpsTestEnv, waitFor, type OpsTestEnv } from './test-support/ops-test-env.js';
@@ -24,22 +23,24 @@ async function cli(args: string[], extraEnv: Record<string, string> = {}) {
 }
 
 /**
- * Dispatches die the way they do in production when the work-queue stream is gone (deleted, or
- * a wrong prefix): the relay's publish finds no stream and, attempts spent, marks the row dead.
- * Answers the ids of the jobs whose dispatch died; the stream is declared again afterwards, as
- * jobs does at its next start.
+ * Dispatches die the way they do in production: the broker refuses them. Here the work-queue
+ * stream takes no message larger than a byte, so every publish is answered "message size exceeds
+ * maximum allowed" and, its attempts spent, the row is dead. (A stream that is simply missing
+ * kills nothing: the relay declares it again.) Answers the ids of the jobs whose dispatch died;
+ * the stream takes messages again afterwards.
  */
 async function killDispatches(count: number): Promise<string[]> {
   // Only the new dispatches may die: an event still in flight (a replay) would die with them.
   await waitFor('the outbox to be drained', async () => (await env.admin.getQueueStats({})).outboxPending === 0);
   const deadBefore = (await env.admin.getQueueStats({})).outboxDead;
-  await env.jsm.streams.delete(env.topology.jobsStream);
+  const { config } = await env.jsm.streams.info(env.topology.jobsStream);
+  await env.jsm.streams.update(env.topology.jobsStream, { ...config, max_msg_size: 1 });
   try {
     const jobIds = await env.createCanaries(count);
     await waitFor('the dispatches to die', async () => (await env.admin.getQueueStats({})).outboxDead === deadBefore + count);
     return jobIds;
   } finally {
-    await ensureJobStreams(env.jsm, env.topology);
+    await env.jsm.streams.update(env.topology.jobsStream, { ...config, max_msg_size: -1 });
   }
 }
 

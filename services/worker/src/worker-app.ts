@@ -5,13 +5,13 @@ import { jobsEventsV1, jobsExecutionV1, mediaV1 } from '@atelier/contracts';
 import { createServiceClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import {
-  connectNats,
   ensureControlConsumer,
   ensureJobStreams,
   ensureWorkerConsumer,
   jetstream,
   jetstreamManager,
   jobsTopology,
+  openNatsLink,
   type JobQueueName,
   type NatsConnection,
 } from '@atelier/nats';
@@ -44,22 +44,33 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   const workerId = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   const metrics = new WorkerMetrics();
   const topology = jobsTopology(config.NATS_STREAM_PREFIX);
-  const nats = await connectNats({ servers: config.NATS_URL, name: `worker ${workerId}`, credentials: config });
-  const jsm = await jetstreamManager(nats);
   const ackWait: Record<JobQueueName, number> = {
     interactive: config.WORKER_ACK_WAIT_INTERACTIVE_MS,
     background: config.WORKER_ACK_WAIT_BACKGROUND_MS,
   };
   // Declared here too (idempotently), so a worker does not depend on jobs having started first,
-  // and again whenever JetStream reports them gone.
-  const declareTopology = async () => {
+  // and again on every reconnection and whenever JetStream reports them gone.
+  const declareOn = async (connection: NatsConnection) => {
+    const jsm = await jetstreamManager(connection);
     await ensureJobStreams(jsm, topology);
     for (const queue of ['interactive', 'background'] as const) {
       await ensureWorkerConsumer(jsm, topology, queue, { ackWaitMs: ackWait[queue], maxDeliver: config.WORKER_MAX_DELIVER });
     }
     await ensureControlConsumer(jsm, topology, 'provider-cancel', { ackWaitMs: 30_000, maxDeliver: -1 });
   };
-  await declareTopology();
+  // A worker has nothing to do without NATS: it waits for the broker (forever, also at start-up),
+  // alive (/healthz) but not ready (/readyz) meanwhile.
+  let consuming = false;
+  const link = openNatsLink({
+    servers: config.NATS_URL,
+    name: `worker ${workerId}`,
+    credentials: config,
+    logger,
+    onConnected: declareOn,
+  });
+  const metricsServer = await metrics.listen(config.HTTP_PORT, () => consuming && link.up());
+  const nats = await link.ready();
+  const declareTopology = () => declareOn(nats);
 
   const execution = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, config.JOBS_ADDR, { defaultDeadlineMs: 10_000 });
   const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, { defaultDeadlineMs: 10_000 });
@@ -116,8 +127,6 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     },
   });
 
-  let consuming = false;
-  const metricsServer = await metrics.listen(config.HTTP_PORT, () => consuming && !nats.isClosed());
   for (const consumer of consumers) await consumer.start();
   await providerCancels.start();
   consuming = true;
@@ -133,7 +142,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       cancellations.unsubscribe();
       execution.close();
       media.close();
-      await nats.drain().catch(() => {});
+      await link.close();
       await new Promise((resolve) => metricsServer.close(resolve));
     },
   };

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AppError,
   ErrorCode,
+  UnavailableError,
   ResourceExhaustedError,
   NotFoundError,
   FailedPreconditionError,
@@ -48,5 +50,18 @@ describe('gateway errors - one table from service answers to API codes', () => {
     expect(toHttpError(new FailedPreconditionError('STYLE_DISABLED', 'x')).http.status).toBe(422);
     expect(toHttpError(new AbortedError('VERSION_CONFLICT', 'stale')).http.status).toBe(409);
     expect(toHttpError(new InvalidArgumentError('prompt', 'too long')).http.message).toBe('prompt: too long');
+  });
+
+  it('answers a dependency outage 503 with Retry-After and without the peer addresses grpc-js puts in its messages', () => {
+    const down = toHttpError(
+      new UnavailableError('round_robin: No connection established. Last error: connect ECONNREFUSED 10.1.2.3:50053'),
+    );
+    expect(down).toMatchObject({ unexpected: false, http: { status: 503, apiError: 'UNAVAILABLE' } });
+    expect(down.http.headers).toEqual({ 'retry-after': '2' });
+    expect(down.http.message).toBe('a service is unavailable right now; try again in 2 s');
+    const slow = toHttpError(new AppError(ErrorCode.DEADLINE_EXCEEDED, 'deadline exceeded after 5.001s, LB pick: 10.1.2.3'));
+    expect(slow.http.status).toBe(503);
+    expect(slow.http.message).not.toContain('10.1.2.3');
+    expect(toHttpError(new UnavailableError('db', { retryAfterSeconds: 7 })).http.headers).toEqual({ 'retry-after': '7' });
   });
 });

@@ -1,6 +1,9 @@
 import { AppError, isAppError } from '@atelier/errors';
 import { ApiError, apiErrorFor, type ApiErrorName } from './error-codes.js';
 
+/** Retry-After of a 503 whose cause gave none: most outages the platform rides out are short. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
 /** An error answered to the client: HTTP status, business code, a message it can act on. */
 export class HttpError extends Error {
   override name = 'HttpError';
@@ -29,6 +32,13 @@ export function toHttpError(error: unknown): { http: HttpError; unexpected: bool
     const headers: Record<string, string> = {};
     if (name === 'GENERATION_QUOTA_EXCEEDED' && error.retryAfterSeconds !== undefined)
       headers['retry-after'] = String(error.retryAfterSeconds);
+    if (name === 'UNAVAILABLE') {
+      // A dependency is down or too slow: say when to come back, and nothing about where it runs
+      // (grpc-js messages carry peer addresses).
+      const seconds = Math.max(1, Math.min(60, Math.ceil(error.retryAfterSeconds ?? UNAVAILABLE_RETRY_AFTER_SECONDS)));
+      headers['retry-after'] = String(seconds);
+      return { http: new HttpError(name, `a service is unavailable right now; try again in ${seconds} s`, headers), unexpected: false };
+    }
     const unexpected = name === 'INTERNAL';
     return { http: new HttpError(name, unexpected ? 'internal error' : error.message, headers), unexpected };
   }

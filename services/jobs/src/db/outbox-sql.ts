@@ -25,14 +25,14 @@ export interface OutboxRow {
 /**
  * Claim first, publish after: due pending rows become `processing` under this relay's name in
  * one statement. SKIP LOCKED lets any number of relays claim disjoint rows without waiting on
- * each other. The attempt is counted at claim time, so a relay that dies holding rows still
- * uses up their attempts.
+ * each other. No attempt is counted here: only the broker's refusal of a publish spends one
+ * (markOutboxRejected), so an outage, or a relay that dies holding rows, never kills a row.
  */
 export async function claimDueOutboxRows(db: Queryable, relayId: string, limit: number): Promise<OutboxRow[]> {
   const result = await db.query<OutboxRow>({
     name: 'outbox.claim_due',
     text: `UPDATE jobs.outbox o
-              SET status = 'processing', locked_by = $1, locked_at = now(), attempt_count = o.attempt_count + 1
+              SET status = 'processing', locked_by = $1, locked_at = now()
             WHERE o.id IN (SELECT id FROM jobs.outbox
                             WHERE status = 'pending' AND available_at <= now()
                             ORDER BY available_at, id
@@ -57,10 +57,11 @@ export async function markOutboxPublished(db: Queryable, relayId: string, ids: r
 }
 
 /**
- * A failed publish: back to pending after a backoff, or dead once the attempts are spent
+ * Publishes the broker refused (no stream takes the subject, the message is too large …): the
+ * attempt is spent; back to pending after a backoff, or dead once the attempts are spent
  * (visible to operators, replayable).
  */
-export async function markOutboxFailed(
+export async function markOutboxRejected(
   db: Queryable,
   relayId: string,
   failures: readonly { id: string; error: string; retryInMs: number }[],
@@ -68,9 +69,10 @@ export async function markOutboxFailed(
 ): Promise<void> {
   if (failures.length === 0) return;
   await db.query({
-    name: 'outbox.mark_failed',
+    name: 'outbox.mark_rejected',
     text: `UPDATE jobs.outbox o
-              SET status = CASE WHEN o.attempt_count >= $5 THEN 'dead' ELSE 'pending' END,
+              SET attempt_count = o.attempt_count + 1,
+                  status = CASE WHEN o.attempt_count + 1 >= $5 THEN 'dead' ELSE 'pending' END,
                   available_at = now() + f.retry_ms * interval '1 millisecond',
                   last_error = left(f.error, 1000), locked_by = NULL, locked_at = NULL
              FROM unnest($1::bigint[], $2::text[], $3::int[]) AS f(id, error, retry_ms)
@@ -80,19 +82,34 @@ export async function markOutboxFailed(
 }
 
 /**
- * Rows a relay claimed but never settled (it crashed or hung) go back to pending once their lock
- * is older than lockTimeoutMs — or to dead when their attempts are spent. Publishing such a row
- * again is harmless: JetStream drops the copy by its Nats-Msg-Id within the duplicate window.
+ * Publishes that got no answer (the broker is unreachable, restarting, or has no JetStream yet):
+ * back to pending at once, with no attempt spent — an outage is waited out, however long.
  */
-export async function releaseStaleOutboxLocks(db: Queryable, lockTimeoutMs: number, maxAttempts: number): Promise<number> {
+export async function releaseUnpublishedOutboxRows(db: Queryable, relayId: string, ids: readonly string[], error: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query({
+    name: 'outbox.release_unpublished',
+    text: `UPDATE jobs.outbox
+              SET status = 'pending', last_error = left($3, 1000), locked_by = NULL, locked_at = NULL
+            WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'processing'`,
+    values: [ids, relayId, error],
+  });
+}
+
+/**
+ * Rows a relay claimed but never settled (it crashed or hung) go back to pending once their lock
+ * is older than lockTimeoutMs, with no attempt spent. Publishing such a row again is harmless:
+ * JetStream drops the copy by its Nats-Msg-Id within the duplicate window.
+ */
+export async function releaseStaleOutboxLocks(db: Queryable, lockTimeoutMs: number): Promise<number> {
   const result = await db.query({
     name: 'outbox.release_stale',
     text: `UPDATE jobs.outbox
-              SET status = CASE WHEN attempt_count >= $2 THEN 'dead' ELSE 'pending' END,
+              SET status = 'pending',
                   last_error = 'relay ' || locked_by || ' held the row past its lock timeout',
                   locked_by = NULL, locked_at = NULL
             WHERE status = 'processing' AND locked_at < now() - $1::int * interval '1 millisecond'`,
-    values: [lockTimeoutMs, maxAttempts],
+    values: [lockTimeoutMs],
   });
   return result.rowCount ?? 0;
 }
@@ -143,15 +160,6 @@ export async function findOutboxRow(db: Queryable, id: string): Promise<OutboxRo
 }
 
 /**
- * Queues a new dispatch for queued jobs that have been due for staleAfterMs with no dispatch on
- * its way: none pending or being published, none published within staleAfterMs. Their message was
- * lost after publication (JetStream dropped it after max_deliver or max_age, a stream was
- * recreated) and nothing else would ever run them. A job whose dispatch is dead is left to the
- * operator (dead-letter replay), as dead rows are. Run it under lockRedispatch: the NOT EXISTS
- * reads a snapshot, so two sweepers at once could both dispatch a job the other just did.
- * Answers the ids of the jobs dispatched again.
- */
-/**
  * One stale-dispatch sweep at a time across replicas: a transaction-scoped advisory lock, taken
  * or not (another replica is sweeping; this one skips its turn).
  */
@@ -163,6 +171,15 @@ export async function lockRedispatch(db: Queryable): Promise<boolean> {
   return result.rows[0]!.locked;
 }
 
+/**
+ * Queues a new dispatch for queued jobs that have been due for staleAfterMs with no dispatch on
+ * its way: none pending or being published, none published within staleAfterMs. Their message was
+ * lost after publication (JetStream dropped it after max_age, a stream was recreated), or their
+ * dispatch row is dead (the broker refused it), and nothing else would ever run them: a queued job
+ * is never left to an operator. The dead row stays for operators to see. Run it under
+ * lockRedispatch: the NOT EXISTS reads a snapshot, so two sweepers at once could both dispatch a
+ * job the other just did. Answers the ids of the jobs dispatched again.
+ */
 export async function redispatchStaleJobs(db: Queryable, staleAfterMs: number, limit: number, subjects: OutboxSubjects): Promise<string[]> {
   const result = await db.query<{ aggregate_id: string }>({
     name: 'outbox.redispatch_stale',
@@ -173,7 +190,7 @@ export async function redispatchStaleJobs(db: Queryable, staleAfterMs: number, l
                 AND NOT EXISTS (
                       SELECT 1 FROM jobs.outbox o
                        WHERE o.aggregate_id = j.id AND o.event_type = 'job.dispatch'
-                         AND (o.status IN ('pending', 'processing', 'dead')
+                         AND (o.status IN ('pending', 'processing')
                               OR o.published_at > now() - make_interval(secs => $1::double precision / 1000)))
               ORDER BY j.next_attempt_at, j.id
               LIMIT $2

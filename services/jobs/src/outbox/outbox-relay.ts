@@ -1,25 +1,41 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
 import { headers, type JetStreamClient } from '@atelier/nats';
 import { inSpan, SpanKind } from '@atelier/telemetry';
+import { backoffDelayMs } from '@atelier/lifecycle';
 import {
   claimDueOutboxRows,
   deletePublishedOutboxRows,
-  markOutboxFailed,
   markOutboxPublished,
+  markOutboxRejected,
   nextOutboxDueAt,
   releaseStaleOutboxLocks,
+  releaseUnpublishedOutboxRows,
   type OutboxRow,
 } from '../db/outbox-sql.js';
 
 /**
- * What an operator reads in a dead row's last_error. nats.js reports a publish nobody answers
- * (no stream takes the subject) as "jetstream is not enabled", which sends people the wrong way.
+ * What a failed publish means. `unanswered`: the broker is unreachable, restarting or slow —
+ * waited out, no attempt spent. `missing-stream`: nobody answered on the subject (nats.js calls it
+ * "jetstream is not enabled"): a stream deleted, a broker that lost its state, or JetStream not
+ * up yet after a restart — the streams are declared again before anything is counted.
+ * `rejected`: the broker answered no (the message is too large, the stream refuses it) — an
+ * attempt spent, dead after OUTBOX_MAX_ATTEMPTS.
  */
-const isMissingStream = (error: unknown) => (error as Error | undefined)?.name === 'JetStreamNotEnabled';
+export type PublishFailure = 'unanswered' | 'missing-stream' | 'rejected';
 
+const UNANSWERED = new Set(['TimeoutError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'RequestError']);
+
+export function publishFailureOf(error: unknown): PublishFailure {
+  const name = (error as Error | undefined)?.name ?? '';
+  if (name === 'JetStreamNotEnabled') return 'missing-stream';
+  return UNANSWERED.has(name) ? 'unanswered' : 'rejected';
+}
+
+/** What an operator reads in a row's last_error. */
 export function publishErrorText(error: unknown, subject: string): string {
-  if (isMissingStream(error)) {
+  if (publishFailureOf(error) === 'missing-stream') {
     return `no JetStream stream takes subject ${subject} (no responders): the stream is missing, or JetStream is off`;
   }
   return String((error as Error | undefined)?.message ?? error).slice(0, 1_000);
@@ -27,7 +43,8 @@ export function publishErrorText(error: unknown, subject: string): string {
 
 export interface OutboxRelayOptions {
   pool: SqlPool;
-  js: JetStreamClient;
+  /** JetStream while the broker is connected; undefined while it is not (the relay waits). */
+  broker: () => JetStreamClient | undefined;
   logger: Logger;
   /** Unique per relay (process): the lock owner of claimed rows. */
   relayId: string;
@@ -36,7 +53,7 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** A claimed row not settled within this is given to another relay. */
   lockTimeoutMs?: number;
-  /** Publish attempts before a row is dead. */
+  /** Publishes the broker refuses before a row is dead (an unanswered publish counts for nothing). */
   maxAttempts?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
@@ -46,30 +63,38 @@ export interface OutboxRelayOptions {
   /** Told, per published row, the seconds from its falling due to JetStream's acknowledgement. */
   publishLag?: { observe(seconds: number): void };
   /**
-   * Declares the streams again; called (at most every few seconds) when a publish finds no stream
-   * for its subject — deleted by hand, or a NATS server that lost its state. The failed rows are
-   * retried with their usual backoff.
+   * Declares the streams again (throws when it cannot): called when a publish finds no stream for
+   * its subject — deleted by hand, a NATS server that lost its state, JetStream not up yet.
    */
   restoreStreams?: () => Promise<void>;
 }
 
-const RESTORE_MIN_INTERVAL_MS = 5_000;
+/** After the streams were declared, a publish no stream takes is the subject's fault for this long. */
+const STREAMS_TRUSTED_FOR_MS = 30_000;
+/** While the broker does not answer: from a quarter second, growing to five. */
+const OUTAGE_BACKOFF = { baseMs: 250, maxMs: 5_000 };
 
 /**
  * Moves outbox rows to JetStream: claim due rows (SKIP LOCKED), publish each with
- * Nats-Msg-Id = dedupe key, mark the acknowledged ones published and back the others off.
- * Wakes when told (a local commit, a NOTIFY from another replica), when the next delayed row
- * falls due, and at least every poll interval. Any number of replicas may run one.
+ * Nats-Msg-Id = dedupe key, mark the acknowledged ones published and back the refused ones off.
+ * While the broker is away nothing is claimed and nothing counts against a row: the relay
+ * pauses (backoff capped at 5 s) and carries on when it answers again. Wakes when told (a local
+ * commit, a NOTIFY from another replica), when the next delayed row falls due, and at least every
+ * poll interval. Any number of replicas may run one.
  */
 export class OutboxRelay {
   private readonly options: Required<Omit<OutboxRelayOptions, 'publishLag' | 'restoreStreams'>> &
     Pick<OutboxRelayOptions, 'publishLag' | 'restoreStreams'>;
-  private lastRestoreAt = 0;
+  /** When the streams were last declared successfully (a publish that finds none after that is refused). */
+  private streamsDeclaredAt = 0;
+  /** Cycles in a row in which the broker did not answer: how long to pause before the next. */
+  private unansweredCycles = 0;
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private stopped = true;
   private loop: Promise<void> | undefined;
   private housekeeping: NodeJS.Timeout | undefined;
+  private stopping = new AbortController();
 
   constructor(options: OutboxRelayOptions) {
     this.options = {
@@ -88,6 +113,7 @@ export class OutboxRelay {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.stopping = new AbortController();
     this.loop = this.run();
     this.housekeeping = setInterval(() => void this.keepHouse(), Math.max(1_000, this.options.lockTimeoutMs / 2));
     this.housekeeping.unref();
@@ -101,44 +127,79 @@ export class OutboxRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     clearInterval(this.housekeeping);
     this.wakeUp?.();
     await this.loop;
   }
 
-  /** One claim → publish → settle cycle; answers how many rows it claimed. */
-  async runOnce(): Promise<number> {
+  /**
+   * One claim → publish → settle cycle; answers how many rows it claimed, or 'unanswered' when the
+   * broker is away (nothing claimed, or the claimed rows handed back untouched).
+   */
+  async runOnce(): Promise<number | 'unanswered'> {
+    const js = this.options.broker();
+    if (!js) return 'unanswered';
     const rows = await claimDueOutboxRows(this.options.pool, this.options.relayId, this.options.batchSize);
     if (rows.length === 0) return 0;
-    const results = await Promise.allSettled(rows.map((row) => this.publish(row)));
+    const results = await Promise.allSettled(rows.map((row) => this.publish(js, row)));
     const publishedAt = Date.now();
     const published: string[] = [];
-    const failures: { id: string; error: string; retryInMs: number }[] = [];
+    const failed: { row: OutboxRow; error: unknown; kind: PublishFailure }[] = [];
     results.forEach((result, i) => {
       const row = rows[i]!;
       if (result.status === 'fulfilled') {
         published.push(row.id);
         this.options.publishLag?.observe(Math.max(0, publishedAt - row.available_at.getTime()) / 1000);
-      } else
-        failures.push({
-          id: row.id,
-          error: publishErrorText(result.reason, row.subject),
-          retryInMs: this.retryDelay(row.attempt_count),
-        });
+      } else failed.push({ row, error: result.reason, kind: publishFailureOf(result.reason) });
     });
     await markOutboxPublished(this.options.pool, this.options.relayId, published);
-    if (failures.length > 0) {
-      if (results.some((result) => result.status === 'rejected' && isMissingStream(result.reason))) await this.restoreStreams();
-      await markOutboxFailed(this.options.pool, this.options.relayId, failures, this.options.maxAttempts);
-      this.options.logger.warn({ failed: failures.length, firstError: failures[0]!.error }, 'outbox publish failed; backing off');
+    if (failed.length === 0) return rows.length;
+
+    // No stream took a subject: declare the streams (again). If that cannot be done the broker is
+    // not ready; if it was done just now, the next try tells. Only a publish that finds no stream
+    // although the streams were declared recently is the subject's fault.
+    let missingIsRefusal = Date.now() - this.streamsDeclaredAt < STREAMS_TRUSTED_FOR_MS;
+    let brokerReady = true;
+    if (!missingIsRefusal && failed.some((f) => f.kind === 'missing-stream')) {
+      brokerReady = await this.restoreStreams();
+      missingIsRefusal = false;
     }
-    return rows.length;
+    const rejected = failed.filter((f) => f.kind === 'rejected' || (f.kind === 'missing-stream' && missingIsRefusal));
+    const handedBack = failed.filter((f) => !rejected.includes(f));
+    await markOutboxRejected(
+      this.options.pool,
+      this.options.relayId,
+      rejected.map((f) => ({
+        id: f.row.id,
+        error: publishErrorText(f.error, f.row.subject),
+        retryInMs: this.retryDelay(f.row.attempt_count + 1),
+      })),
+      this.options.maxAttempts,
+    );
+    if (handedBack.length > 0) {
+      const first = handedBack[0]!;
+      await releaseUnpublishedOutboxRows(
+        this.options.pool,
+        this.options.relayId,
+        handedBack.map((f) => f.row.id),
+        `not published yet: ${publishErrorText(first.error, first.row.subject)}`,
+      );
+    }
+    if (rejected.length > 0) {
+      this.options.logger.warn(
+        { refused: rejected.length, firstError: publishErrorText(rejected[0]!.error, rejected[0]!.row.subject) },
+        'outbox publish refused; backing off',
+      );
+    }
+    const unanswered = handedBack.some((f) => f.kind === 'unanswered') || !brokerReady;
+    return unanswered ? 'unanswered' : rows.length;
   }
 
   /** Releases expired locks and prunes old published rows. */
   async keepHouse(): Promise<void> {
     try {
-      const released = await releaseStaleOutboxLocks(this.options.pool, this.options.lockTimeoutMs, this.options.maxAttempts);
+      const released = await releaseStaleOutboxLocks(this.options.pool, this.options.lockTimeoutMs);
       if (released > 0) {
         this.options.logger.warn({ released }, 'released outbox rows whose relay lock expired');
         this.wake();
@@ -154,14 +215,14 @@ export class OutboxRelay {
    * context travels in the message headers to the consumer. Rows without one (tracing off when
    * the job was created) are published bare: no span, no headers.
    */
-  private publish(row: OutboxRow) {
+  private publish(js: JetStreamClient, row: OutboxRow) {
     const send = (carrier?: Record<string, string>) => {
       let traceHeaders;
       if (carrier?.traceparent) {
         traceHeaders = headers();
         for (const [name, value] of Object.entries(carrier)) traceHeaders.set(name, value);
       }
-      return this.options.js.publish(row.subject, JSON.stringify(row.payload), {
+      return js.publish(row.subject, JSON.stringify(row.payload), {
         msgID: row.dedupe_key,
         timeout: this.options.publishTimeoutMs,
         headers: traceHeaders,
@@ -185,35 +246,53 @@ export class OutboxRelay {
     );
   }
 
-  private async restoreStreams(): Promise<void> {
+  /** Declares the streams again; answers whether that worked (if not, the broker is not ready). */
+  private async restoreStreams(): Promise<boolean> {
     const { restoreStreams, logger } = this.options;
-    if (!restoreStreams || Date.now() - this.lastRestoreAt < RESTORE_MIN_INTERVAL_MS) return;
-    this.lastRestoreAt = Date.now();
+    if (!restoreStreams) return true;
     logger.warn('a publish found no stream for its subject: declaring the JetStream streams again');
-    // A pause first: NATS removes a deleted file-backed stream from disk in the background, and one
-    // declared again under its name at once can come up unable to serve its first messages.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    await restoreStreams().catch((error: unknown) => logger.error({ err: error }, 'declaring the JetStream streams failed'));
+    try {
+      await restoreStreams();
+      this.streamsDeclaredAt = Date.now();
+      return true;
+    } catch (error) {
+      logger.warn({ err: error }, 'declaring the JetStream streams failed: the broker is not ready');
+      return false;
+    }
   }
 
   private retryDelay(attempt: number): number {
-    const exponential = Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** Math.max(0, attempt - 1));
-    return Math.round(exponential * (0.8 + 0.4 * Math.random()));
+    return backoffDelayMs(attempt, { baseMs: this.options.retryBaseMs, maxMs: this.options.retryMaxMs });
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
       this.woken = false;
-      let claimed = 0;
+      let claimed: number | 'unanswered' = 0;
       try {
         claimed = await this.runOnce();
       } catch (error) {
         this.options.logger.warn({ err: error }, 'outbox relay cycle failed');
       }
       if (this.stopped) break;
+      if (claimed === 'unanswered') {
+        // The broker is away: wait (not woken by commits, which would only retry at once).
+        this.unansweredCycles += 1;
+        if (this.unansweredCycles === 1) this.options.logger.warn({}, 'NATS does not answer: the outbox waits for it');
+        await this.pause(backoffDelayMs(this.unansweredCycles, OUTAGE_BACKOFF));
+        continue;
+      }
+      if (this.unansweredCycles > 0)
+        this.options.logger.info({ cycles: this.unansweredCycles }, 'NATS answers again: the outbox carries on');
+      this.unansweredCycles = 0;
       if (claimed === this.options.batchSize || this.woken) continue;
       await this.sleep(await this.untilNextDue());
     }
+  }
+
+  /** Sleeps through wake-ups; only stop() ends it early. */
+  private pause(ms: number): Promise<void> {
+    return sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => {});
   }
 
   private async untilNextDue(): Promise<number> {
