@@ -1,23 +1,64 @@
+import { AppError, ErrorCode, UnavailableError, isTransientError } from '@atelier/errors';
+
+export interface MicroBatcherOptions {
+  /** Requests per batch at most. */
+  maxBatch: number;
+  /** Batches running at once at most; more requests wait and leave together. */
+  maxConcurrent: number;
+  /**
+   * Requests waiting for a batch at most (default 10 000): beyond, a call is refused at once with
+   * UNAVAILABLE instead of joining a queue that only grows while the database is slow.
+   */
+  maxQueued?: number;
+}
+
+interface Entry<Request, Result> {
+  request: Request;
+  signal: AbortSignal | undefined;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Why a queued request was dropped before its batch ran: its caller gave up or ran out of time. */
+function expired(signal: AbortSignal): AppError {
+  const reason = signal.reason as { name?: string } | undefined;
+  return reason?.name === 'TimeoutError'
+    ? new AppError(ErrorCode.DEADLINE_EXCEEDED, 'the call ran out of time before its work started', { reason: 'DEADLINE_EXCEEDED' })
+    : new AppError(ErrorCode.CANCELLED, 'the caller gave up before its work started', { reason: 'CANCELLED' });
+}
+
 /**
  * Coalesces concurrent calls into batches: a call made while fewer than maxConcurrent batches
  * are running goes out at once (in the same tick as its neighbours), so a lone call waits for
  * nothing; calls made while the database is busy queue up and leave together as the next batch.
  * Under load one statement then does the work of many round trips (group commit, in the app).
+ * A call whose signal aborted (its caller's deadline passed, or it gave up) while it waited is
+ * dropped, never run: a claim must not commit for a worker that stopped waiting for it.
  */
 export class MicroBatcher<Request, Result> {
-  private readonly queue: { request: Request; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
+  private readonly queue: Entry<Request, Result>[] = [];
   private running = 0;
   private scheduled = false;
 
   constructor(
     /** Must answer one result per request, in order. */
     private readonly runBatch: (requests: Request[]) => Promise<Result[]>,
-    private readonly options: { maxBatch: number; maxConcurrent: number },
+    private readonly options: MicroBatcherOptions,
   ) {}
 
-  submit(request: Request): Promise<Result> {
+  /** Queues a request; `signal` is the caller's (a gRPC call's deadline or cancellation). */
+  submit(request: Request, signal?: AbortSignal): Promise<Result> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      if (signal?.aborted) return reject(expired(signal));
+      if (this.queue.length >= (this.options.maxQueued ?? 10_000)) {
+        return reject(
+          new UnavailableError(`too many calls waiting (${this.queue.length}); try again shortly`, {
+            reason: 'OVERLOADED',
+            retryAfterSeconds: 1,
+          }),
+        );
+      }
+      this.queue.push({ request, signal, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         queueMicrotask(() => {
@@ -30,21 +71,29 @@ export class MicroBatcher<Request, Result> {
 
   private flush(): void {
     while (this.running < this.options.maxConcurrent && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.options.maxBatch);
+      const batch: Entry<Request, Result>[] = [];
+      while (batch.length < this.options.maxBatch && this.queue.length > 0) {
+        const entry = this.queue.shift()!;
+        if (entry.signal?.aborted) entry.reject(expired(entry.signal));
+        else batch.push(entry);
+      }
+      if (batch.length === 0) continue;
       this.running += 1;
       this.runBatch(batch.map((entry) => entry.request))
         .then(
           (results): void => batch.forEach((entry, i) => entry.resolve(results[i]!)),
           async (error: unknown): Promise<void> => {
+            // A database (or peer) that is away fails them all alike: no use trying each alone.
+            if (batch.length === 1 || isTransientError(error)) return batch.forEach((entry) => entry.reject(error));
             // One bad request must not fail its neighbours: retry them one by one.
-            if (batch.length === 1) return batch[0]!.reject(error);
             await Promise.all(
-              batch.map((entry) =>
-                this.runBatch([entry.request]).then(
+              batch.map(async (entry) => {
+                if (entry.signal?.aborted) return entry.reject(expired(entry.signal));
+                await this.runBatch([entry.request]).then(
                   (results) => entry.resolve(results[0]!),
                   (alone: unknown) => entry.reject(alone),
-                ),
-              ),
+                );
+              }),
             );
           },
         )

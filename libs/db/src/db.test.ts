@@ -1,7 +1,18 @@
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
-import { adminDatabaseUrl, uniqueName } from '@atelier/testing';
-import { ensureDatabaseExists, isTransientDatabaseError, isUniqueViolation, retryTransient, sqlStateOf, uuidv7 } from './index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorCode } from '@atelier/errors';
+import { adminDatabaseUrl, createTestDatabase, uniqueName, type TestDatabase } from '@atelier/testing';
+import {
+  createSqlPool,
+  databaseUnavailable,
+  ensureDatabaseExists,
+  inTransaction,
+  isConnectionLoss,
+  isTransientDatabaseError,
+  isUniqueViolation,
+  sqlStateOf,
+  uuidv7,
+} from './index.js';
 
 const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
 
@@ -42,44 +53,107 @@ describe('db - SQL error classification', () => {
     }
   });
 
-  it('retries transient failures only, and gives up after the budget', async () => {
-    let calls = 0;
-    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
-    await expect(
-      retryTransient(
-        async () => {
-          calls += 1;
-          if (calls < 3) throw deadlock;
-          return 'done';
-        },
-        { baseDelayMs: 1 },
-      ),
-    ).resolves.toBe('done');
-    expect(calls).toBe(3);
+  it('names a lost connection or a lost race UNAVAILABLE, and leaves every other error alone', () => {
+    for (const lost of [
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('could not serialize access'), { code: '40001' }),
+      Object.assign(new Error('connection failure'), { code: '08006' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    ]) {
+      const unavailable = databaseUnavailable(lost);
+      expect(unavailable, lost.message).toMatchObject({
+        code: ErrorCode.UNAVAILABLE,
+        reason: 'DATABASE_UNAVAILABLE',
+        retryAfterSeconds: 1,
+      });
+      expect(unavailable!.cause).toBe(lost);
+    }
+    expect(isConnectionLoss(Object.assign(new Error('could not serialize access'), { code: '40001' }))).toBe(false);
+    expect(databaseUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeUndefined();
+    expect(databaseUnavailable(new TypeError('x is not a function'))).toBeUndefined();
+  });
+});
 
-    calls = 0;
-    await expect(
-      retryTransient(
-        async () => {
-          calls += 1;
-          throw Object.assign(new Error('duplicate'), { code: '23505' });
-        },
-        { baseDelayMs: 1 },
-      ),
-    ).rejects.toThrow('duplicate');
-    expect(calls).toBe(1);
+describe('db - the pool through database faults', () => {
+  let database: TestDatabase;
+  let admin: pg.Client;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    admin = new pg.Client({ connectionString: adminDatabaseUrl() });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await database?.drop();
+  });
 
-    calls = 0;
-    await expect(
-      retryTransient(
-        async () => {
-          calls += 1;
-          throw deadlock;
-        },
-        { retries: 1, baseDelayMs: 1 },
-      ),
-    ).rejects.toBe(deadlock);
-    expect(calls).toBe(2);
+  /** Terminates, from outside, every backend the test database has: what a failover or a DBA does. */
+  const terminateAll = () =>
+    admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database.name]);
+  const whileRunning = async (statement: Promise<unknown>) => {
+    const outcome = statement.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await terminateAll();
+    return outcome;
+  };
+
+  it('runs a read again on a new connection when its backend is terminated mid-statement', async () => {
+    const pool = createSqlPool({ databaseUrl: database.url, applicationName: 'db-test' });
+    try {
+      const outcome = await whileRunning(pool.query('SELECT pg_sleep(0.6), 42 AS answer'));
+      expect(outcome).toMatchObject({ value: { rows: [{ answer: 42 }] } });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('answers a write cut short UNAVAILABLE without running it again, and serves the next call', async () => {
+    const pool = createSqlPool({ databaseUrl: database.url, applicationName: 'db-test' });
+    try {
+      await pool.query('CREATE TABLE IF NOT EXISTS writes (n int)');
+      const outcome = await whileRunning(pool.query('INSERT INTO writes SELECT 1 FROM pg_sleep(0.6)'));
+      expect((outcome as { error: unknown }).error).toMatchObject({ code: ErrorCode.UNAVAILABLE, reason: 'DATABASE_UNAVAILABLE' });
+      expect((await pool.query('SELECT count(*)::int AS n FROM writes')).rows[0].n).toBe(0);
+      const transaction = inTransaction(pool, async (client) => {
+        await client.query('INSERT INTO writes VALUES (2)');
+        await client.query('SELECT pg_sleep(0.6)');
+      });
+      expect(((await whileRunning(transaction)) as { error: unknown }).error).toMatchObject({ code: ErrorCode.UNAVAILABLE });
+      await inTransaction(pool, (client) => client.query('INSERT INTO writes VALUES (3)'));
+      expect((await pool.query('SELECT array_agg(n) AS ns FROM writes')).rows[0].ns).toEqual([3]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('refuses at once, UNAVAILABLE, a caller that would wait behind too many others for a connection', async () => {
+    const pool = createSqlPool({ databaseUrl: database.url, applicationName: 'db-test', max: 1, maxWaiting: 1 });
+    try {
+      const holding = pool.query('SELECT pg_sleep(0.5)');
+      const waiting = pool.query('SELECT 1');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const refused = await pool.query('SELECT 2').catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: ErrorCode.UNAVAILABLE, reason: 'DATABASE_BUSY', retryAfterSeconds: 1 });
+      await Promise.all([holding, waiting]);
+      expect((await pool.query('SELECT 3 AS n')).rows[0].n).toBe(3);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('has the server end a statement that runs past the statement timeout', async () => {
+    const pool = createSqlPool({ databaseUrl: database.url, applicationName: 'db-test', statementTimeoutMs: 200 });
+    try {
+      const error = await pool.query('SELECT pg_sleep(2)').catch((caught: unknown) => caught);
+      expect(sqlStateOf(error)).toBe('57014'); // query_canceled
+    } finally {
+      await pool.end();
+    }
   });
 });
 

@@ -1,3 +1,5 @@
+import { UnavailableError } from '@atelier/errors';
+
 /**
  * PostgreSQL SQLSTATE codes the services act on. Transient ones are safe to retry: the
  * transaction was rolled back as a whole, so running it again cannot apply it twice.
@@ -16,16 +18,33 @@ export const SqlState = {
   TOO_MANY_CONNECTIONS: '53300',
 } as const;
 
-const TRANSIENT_SQL_STATES: ReadonlySet<string> = new Set([
-  SqlState.SERIALIZATION_FAILURE,
-  SqlState.DEADLOCK_DETECTED,
+/** The connection is gone or refused: another one (a reconnect, a failover) may work. */
+const CONNECTION_LOSS_SQL_STATES: ReadonlySet<string> = new Set([
   SqlState.ADMIN_SHUTDOWN,
   SqlState.CRASH_SHUTDOWN,
   SqlState.CANNOT_CONNECT_NOW,
   SqlState.TOO_MANY_CONNECTIONS,
 ]);
 
-const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+/** The transaction lost a race and was rolled back as a whole: running it again is safe. */
+const CONTENTION_SQL_STATES: ReadonlySet<string> = new Set([SqlState.SERIALIZATION_FAILURE, SqlState.DEADLOCK_DETECTED]);
+
+const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
+
+/** What pg says, without a code, when a connection died, timed out or was never made. */
+const CONNECTION_LOSS_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect/,
+  /has encountered a connection error and is not queryable/,
+  /^Query read timeout/,
+];
 
 /** The SQLSTATE of a pg error, also when MikroORM wrapped it. */
 export function sqlStateOf(error: unknown): string | undefined {
@@ -48,27 +67,34 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return sqlStateOf(error) === SqlState.UNIQUE_VIOLATION && (constraint === undefined || violatedConstraint(error) === constraint);
 }
 
+/** The connection was lost, refused or timed out (SQLSTATE class 08, 57P0x, 53300, socket errors). */
+export function isConnectionLoss(error: unknown): boolean {
+  const state = sqlStateOf(error);
+  if (state !== undefined) return CONNECTION_LOSS_SQL_STATES.has(state) || state.startsWith('08');
+  for (let current = error, depth = 0; current && depth < 5; depth += 1) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code)) return true;
+    if (typeof message === 'string' && CONNECTION_LOSS_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    current = cause;
+  }
+  return false;
+}
+
+/** A failure that may pass: a lost connection, or a transaction that lost a race (rolled back as a whole). */
 export function isTransientDatabaseError(error: unknown): boolean {
   const state = sqlStateOf(error);
-  if (state !== undefined) return TRANSIENT_SQL_STATES.has(state) || state.startsWith('08');
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code);
+  return (state !== undefined && CONTENTION_SQL_STATES.has(state)) || isConnectionLoss(error);
 }
 
 /**
- * Runs `work` (a whole transaction) again when it fails transiently, with jittered exponential
- * backoff: 2 retries by default, 20 ms base.
+ * What a caller sees of a transient database failure: UNAVAILABLE (503 with Retry-After at the
+ * gateway), not a bug; undefined for any other error, which keeps its own meaning.
  */
-export async function retryTransient<T>(work: () => Promise<T>, options: { retries?: number; baseDelayMs?: number } = {}): Promise<T> {
-  const retries = options.retries ?? 2;
-  const baseDelayMs = options.baseDelayMs ?? 20;
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= retries || !isTransientDatabaseError(error)) throw error;
-      const delay = baseDelayMs * 2 ** attempt * (0.5 + Math.random());
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
+export function databaseUnavailable(error: unknown): UnavailableError | undefined {
+  if (error instanceof UnavailableError || !isTransientDatabaseError(error)) return undefined;
+  return new UnavailableError('the database is unavailable right now; try again shortly', {
+    reason: 'DATABASE_UNAVAILABLE',
+    retryAfterSeconds: 1,
+    cause: error,
+  });
 }

@@ -5,15 +5,17 @@ import { claimJobs, completeJobs, insertJobs, type ClaimRequest, type CompleteRe
 
 /**
  * The hot transitions, coalesced: concurrent creates (of standalone job types), claims and
- * completions each become one statement per batch. Every call still gets its own answer.
+ * completions each become one statement per batch. Every call still gets its own answer, and a
+ * call whose caller's deadline passed while it waited for its batch is dropped, not run (the
+ * signal is the gRPC call's).
  */
 export interface JobBatches {
   /** The inserted row, or null when the (user, idempotency key) already existed. */
-  insert(job: NewJob, actor: string): Promise<JobRow | null>;
+  insert(job: NewJob, actor: string, signal?: AbortSignal): Promise<JobRow | null>;
   /** The claimed row, or null when this worker did not get the job. */
-  claim(request: ClaimRequest): Promise<JobRow | null>;
+  claim(request: ClaimRequest, signal?: AbortSignal): Promise<JobRow | null>;
   /** The succeeded row, or null when the worker no longer held the lease (or gave no required output). */
-  complete(request: CompleteRequest): Promise<JobRow | null>;
+  complete(request: CompleteRequest, signal?: AbortSignal): Promise<JobRow | null>;
 }
 
 export function createJobBatches(
@@ -41,8 +43,8 @@ export function createJobBatches(
     return requests.map((r) => rows.find((row) => row.id === r.jobId && row.worker_id === r.workerId) ?? null);
   }, options);
   return {
-    insert: (job, actor) => inserts.submit({ job, actor }),
-    claim: (request) => claims.submit(request),
-    complete: (request) => completions.submit(request),
+    insert: (job, actor, signal) => inserts.submit({ job, actor }, signal),
+    claim: (request, signal) => claims.submit(request, signal),
+    complete: (request, signal) => completions.submit(request, signal),
   };
 }

@@ -18,24 +18,29 @@ const { ClaimOutcome } = jobsExecutionV1;
  * terminate a finished or unknown job, nak one that is not due yet).
  */
 export function claimJob(context: JobsContext): ClaimJob {
-  return async (request) => claimOne(context, requireUuid(request.jobId, 'job_id'), requireWorkerId(request.workerId));
+  return async (request, call) => claimOne(context, requireUuid(request.jobId, 'job_id'), requireWorkerId(request.workerId), call.signal);
 }
 
 /** ClaimJob for many dispatches at once; the entries still share one statement per batch. */
 export function claimJobs(context: JobsContext): ClaimJobs {
-  return async (request) => {
+  return async (request, call) => {
     if (request.claims.length > 500) throw new InvalidArgumentError('claims', 'at most 500 entries per call');
     const entries = request.claims.map((claim, i) => ({
       jobId: requireUuid(claim.jobId, `claims[${i}].job_id`),
       workerId: requireWorkerId(claim.workerId),
     }));
-    return { results: await Promise.all(entries.map((entry) => claimOne(context, entry.jobId, entry.workerId))) };
+    return { results: await Promise.all(entries.map((entry) => claimOne(context, entry.jobId, entry.workerId, call.signal))) };
   };
 }
 
-async function claimOne(context: JobsContext, jobId: string, workerId: string): Promise<jobsExecutionV1.ClaimJobResponse> {
+async function claimOne(
+  context: JobsContext,
+  jobId: string,
+  workerId: string,
+  signal: AbortSignal,
+): Promise<jobsExecutionV1.ClaimJobResponse> {
   {
-    const row = await context.batches.claim({ jobId, workerId });
+    const row = await context.batches.claim({ jobId, workerId }, signal);
     if (row) {
       context.watchHub.changed(jobId);
       context.metrics.claimed.inc({ job_type: row.job_type });

@@ -74,12 +74,12 @@ function completer(context: JobsContext): CompleteJob {
     if (problem) throw new FailedPreconditionError('OUTPUT_INVALID', `the output asset ${problem}`);
   }
 
-  return async (request) => {
+  return async (request, call) => {
     const jobId = requireUuid(request.jobId, 'job_id');
     const workerId = requireWorkerId(request.workerId);
     const outputAssetId = request.outputAssetId ? requireUuid(request.outputAssetId, 'output_asset_id') : null;
     if (outputAssetId) await verifyOutput(jobId, workerId, outputAssetId, request.outputSha256);
-    const row = await context.batches.complete({ jobId, workerId, outputAssetId });
+    const row = await context.batches.complete({ jobId, workerId, outputAssetId }, call.signal);
     if (!row) {
       const current = await findJob(context.pool, jobId);
       if (current?.status === 'running' && current.lease_owner === workerId && current.expects_output && !outputAssetId) {

@@ -1,6 +1,7 @@
 import type { jobsV1 } from '@atelier/contracts';
 import { uuidv7, inTransaction } from '@atelier/db';
-import { AlreadyExistsError, ResourceExhaustedError } from '@atelier/errors';
+import { AlreadyExistsError, ResourceExhaustedError, isTransientError } from '@atelier/errors';
+import { retryWithBackoff } from '@atelier/lifecycle';
 import type { Handler } from '@atelier/grpc';
 import { currentTraceCarrier } from '@atelier/telemetry';
 import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
@@ -16,6 +17,14 @@ import { toJobMessage } from '../job-mapper.js';
 import { resolveAgainstPeers } from '../peer-validation.js';
 
 type CreateJob = Handler<typeof jobsV1.JobsServiceService.createJob>;
+
+/** A create cut short by the database is run once more (idempotent by its key), then the blip is the caller's 503. */
+const ONE_RETRY_ON_A_BLIP = (signal: AbortSignal) => ({
+  isTransient: isTransientError,
+  maxAttempts: 2,
+  backoff: { baseMs: 50, maxMs: 200 },
+  signal,
+});
 
 /** Same key and same command: the existing job (a replay). Same key, another command: refused. */
 function replayOrRefuse(existing: JobRow, hash: Buffer): JobRow {
@@ -44,7 +53,7 @@ export function createJob(context: JobsContext): CreateJob {
     return { job: toJobMessage(row, { events: await listEvents(context.pool, [row.id]) }), created: false };
   }
 
-  return async (request) => {
+  return async (request, call) => {
     const userId = requireUserId(request.userId, 'user_id');
     const idempotencyKey = requireIdempotencyKey(request.idempotencyKey);
     const definition: JobDefinition = context.registry.get(request.jobType);
@@ -90,21 +99,27 @@ export function createJob(context: JobsContext): CreateJob {
     };
     const actor = `user:${userId}`;
 
+    // Safe to run twice after a database blip: under the lock the first run's job, if it
+    // committed, is found by its key (and has this very id).
     const inserted = definition.countsTowardQuota
-      ? await inTransaction(context.pool, async (client) => {
-          await lockUserForQuota(client, userId);
-          // Under the lock a concurrent request with the same key has committed or not started.
-          const raced = await findJobByIdempotencyKey(client, userId, idempotencyKey);
-          if (raced) return raced;
-          const usage = await quotaUsage(client, userId, quotaJobTypes);
-          const decision = decideQuota({ today: usage.today, inFlight: usage.in_flight }, context.quota, new Date());
-          if (!decision.allowed) {
-            throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', decision.message, decision.retryAfterSeconds);
-          }
-          const [row] = await insertJobs(client, [job], [actor], context.subjects);
-          return row ?? null;
-        })
-      : await context.batches.insert(job, actor);
+      ? await retryWithBackoff(
+          () =>
+            inTransaction(context.pool, async (client) => {
+              await lockUserForQuota(client, userId);
+              // Under the lock a concurrent request with the same key has committed or not started.
+              const raced = await findJobByIdempotencyKey(client, userId, idempotencyKey);
+              if (raced) return raced;
+              const usage = await quotaUsage(client, userId, quotaJobTypes);
+              const decision = decideQuota({ today: usage.today, inFlight: usage.in_flight }, context.quota, new Date());
+              if (!decision.allowed) {
+                throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', decision.message, decision.retryAfterSeconds);
+              }
+              const [row] = await insertJobs(client, [job], [actor], context.subjects);
+              return row ?? null;
+            }),
+          ONE_RETRY_ON_A_BLIP(call.signal),
+        )
+      : await context.batches.insert(job, actor, call.signal);
 
     // null: the unique key lost a race outside the lock (quota-exempt types); the winner stands.
     const row = inserted ?? (await findJobByIdempotencyKey(context.pool, userId, idempotencyKey))!;

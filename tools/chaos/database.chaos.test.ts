@@ -1,0 +1,87 @@
+// Postgres drops every connection, twice, while the app reads and creates at a few hundred
+// requests a second. What users see is a short 503 with Retry-After, never a 500; the services
+// heal themselves within seconds, and the next job succeeds.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChaosPlatform, type ChaosPlatform } from './chaos-platform.js';
+
+let chaos: ChaosPlatform;
+beforeAll(async () => {
+  chaos = await startChaosPlatform({ workers: 1 });
+});
+afterAll(async () => {
+  await chaos?.stop();
+});
+
+interface Answered {
+  at: number;
+  status: number;
+  retryAfter: string | null;
+  route: string;
+}
+
+describe('chaos - every database backend terminated, twice, under load', () => {
+  it('answers no 500, only 200s again within 10 s, and the next job succeeds', async () => {
+    const { api } = chaos;
+    const input = await api.uploadPhoto();
+    const body = await api.stylizeBody(input, 'under load');
+    const known = await api.createJob(body, 'known');
+    expect((await api.waitTerminal(known.body.job.id)).status).toBe('succeeded');
+
+    const answers: Answered[] = [];
+    let stop = false;
+    let created = 0;
+    const record = async (route: string, call: () => Promise<{ status: number; headers: Headers }>) => {
+      const at = Date.now();
+      const answer = await call();
+      answers.push({ at, status: answer.status, retryAfter: answer.headers.get('retry-after'), route });
+    };
+    const reader = async () => {
+      while (!stop) {
+        await record('job', () => api.call('GET', `/api/v1/creation/jobs/${known.body.job.id}`));
+        await record('catalog', () => api.call('GET', '/api/v1/creation/catalog?mediaKind=image'));
+        await record('list', () => api.call('GET', '/api/v1/creation/jobs?limit=5'));
+      }
+    };
+    const creator = async (n: number) => {
+      while (!stop) {
+        await record('create', () => api.createJob(body, `load-${n}-${(created += 1)}`));
+        await sleep(300);
+      }
+    };
+    const load = [...Array.from({ length: 12 }, reader), creator(0)];
+
+    const terminateAll = () =>
+      chaos.db.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+                       WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+    await sleep(3_000);
+    const first = await terminateAll();
+    await sleep(4_000);
+    const second = await terminateAll();
+    const lastTermination = Date.now();
+    await sleep(14_000);
+    stop = true;
+    await Promise.all(load);
+
+    expect(first.rows[0].n).toBeGreaterThan(5);
+    expect(second.rows[0].n).toBeGreaterThan(5);
+    const seconds = (answers.at(-1)!.at - answers[0]!.at) / 1000;
+    expect(answers.length / seconds, 'requests per second').toBeGreaterThan(100);
+    const statuses = new Set(answers.map((a) => a.status));
+    expect(
+      [...statuses].filter((status) => ![200, 201, 503].includes(status)),
+      `statuses ${[...statuses]}`,
+    ).toEqual([]);
+    for (const unavailable of answers.filter((a) => a.status === 503)) expect(Number(unavailable.retryAfter)).toBeGreaterThan(0);
+    const late = answers.filter((a) => a.at > lastTermination + 10_000);
+    expect(late.length).toBeGreaterThan(100);
+    expect(
+      late.filter((a) => a.status >= 300),
+      'answers after the last termination + 10 s',
+    ).toEqual([]);
+
+    const after = await api.createJob(body, 'after-the-blips');
+    expect(after.status).toBe(201);
+    expect((await api.waitTerminal(after.body.job.id, 60_000)).status).toBe('succeeded');
+  });
+});
