@@ -1,0 +1,71 @@
+// Our own services blip while a job runs: media dies and comes back, or hangs for 12 s, just as
+// the worker stores the output; the worker is told to stop (a rollout) mid-job. Each is a wait:
+// the job succeeds, once, charged once.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil, type ApiJob, type MobileApi } from '@atelier/testing';
+import { startChaosPlatform, type ChaosPlatform } from './chaos-platform.js';
+
+let chaos: ChaosPlatform;
+beforeAll(async () => {
+  chaos = await startChaosPlatform({ workers: 1 });
+});
+afterAll(async () => {
+  await chaos?.stop();
+});
+
+/** A stylize job of 3 s at the vendor, followed until its progress passes `progress`. */
+async function jobNearItsEnd(api: MobileApi, key: string, progress = 60): Promise<string> {
+  const input = await api.uploadPhoto();
+  const created = await api.createJob(await api.stylizeBody(input, `${key} #sim-latency=3000`), key);
+  expect(created.status).toBe(201);
+  const jobId = created.body.job.id;
+  let job: ApiJob | undefined;
+  await waitUntil(async () => (job = await api.getJob(jobId)).status === 'running' && job.progress >= progress, {
+    what: `the job passes ${progress} %`,
+    timeoutMs: 20_000,
+  });
+  return jobId;
+}
+
+async function expectSucceededOnce(jobId: string): Promise<void> {
+  const { api } = chaos;
+  const job = await api.waitTerminal(jobId, 90_000);
+  expect(job.status).toBe('succeeded');
+  expect(job.attempts.count).toBe(1);
+  expect(await chaos.charges(jobId)).toBe(1);
+  const output = await fetch(job.outputUrl!);
+  expect(output.status).toBe(200);
+}
+
+describe('chaos - media blips while the output is stored', () => {
+  it('media killed and restarted: the job succeeds, charged once', async () => {
+    const { api, platform } = chaos;
+    const jobId = await jobNearItsEnd(api, 'media-killed');
+    await platform.media.kill();
+    await sleep(3_000); // the prediction ends meanwhile: the worker tries to store its output
+    await platform.restart('media');
+    await expectSucceededOnce(jobId);
+  });
+
+  it('media stopped (SIGSTOP) for 12 s: the job succeeds, charged once', async () => {
+    const { api, platform } = chaos;
+    const jobId = await jobNearItsEnd(api, 'media-stalled');
+    platform.media.pause();
+    await sleep(12_000);
+    platform.media.resume();
+    await expectSucceededOnce(jobId);
+  });
+});
+
+describe('chaos - a worker told to stop mid-job', () => {
+  it('SIGTERM during a job: drained or handed over, the job succeeds once, charged once', async () => {
+    const { api, platform } = chaos;
+    const standby = await platform.startWorker();
+    const jobId = await jobNearItsEnd(api, 'worker-sigterm', 20);
+    const stopping = platform.workers[0]!;
+    expect(await stopping.stop()).toBe(0);
+    await expectSucceededOnce(jobId);
+    expect(standby.child.exitCode).toBeNull();
+  });
+});
