@@ -302,6 +302,12 @@ describe('execution - FailJob and ReleaseJob', () => {
       if (attempt < 3) {
         expect(result.outcome).toBe(FailOutcome.REQUEUED);
         expect(result.job).toMatchObject({ status: jobsV1.JobStatus.QUEUED, progress: 0, errorCode: undefined });
+        // The owner sees why the attempt failed, and that it will be tried again.
+        expect((await h.jobs.getJob({ jobId: job.id, userId: job.userId })).job).toMatchObject({
+          status: jobsV1.JobStatus.QUEUED,
+          errorCode: 'PROVIDER_UNAVAILABLE',
+          errorMessage: `Attempt ${attempt} of 3 did not succeed (PROVIDER_UNAVAILABLE); it will be tried again shortly.`,
+        });
         const delay = result.nextAttemptAt!.getTime() - Date.now();
         expect(delay).toBeGreaterThan(500);
         const dispatch = await h.db.query(

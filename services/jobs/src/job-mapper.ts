@@ -17,6 +17,21 @@ export function storedQueue(queue: jobsV1.JobQueue): 'interactive' | 'background
 const opt = <T>(value: T | null): T | undefined => value ?? undefined;
 
 /**
+ * Why a queued job is waiting again, when its last attempt failed: the code of that failure and
+ * a message that says it will be tried again. A final failure's message (error_message of a
+ * failed job) never promises a retry; this one does, because the jobs service decided on one.
+ */
+function retryNotice(row: JobRow, events: readonly JobEventRow[] | undefined): { errorCode: string; errorMessage: string } | undefined {
+  if (row.status !== 'queued' || row.attempt_count === 0 || !events) return undefined;
+  const last = events.at(-1);
+  if (!last || last.from_status !== 'running' || last.to_status !== 'queued' || !last.error_code) return undefined;
+  return {
+    errorCode: last.error_code,
+    errorMessage: `Attempt ${row.attempt_count} of ${row.max_attempts} did not succeed (${last.error_code}); it will be tried again shortly.`,
+  };
+}
+
+/**
  * A job as users see it: no provider request id, no internal error, no lease. Timings come from
  * the transition history; without `events` (the execution API, which has no use for them) they
  * are left out rather than read for nothing.
@@ -25,6 +40,7 @@ export function toJobMessage(
   row: JobRow,
   extras: { events?: readonly JobEventRow[]; queuePosition?: number; now?: Date } = {},
 ): jobsV1.Job {
+  const retry = retryNotice(row, extras.events);
   const events = extras.events?.map((e) => ({
     fromStatus: e.from_status,
     toStatus: e.to_status,
@@ -62,8 +78,8 @@ export function toJobMessage(
     queuePosition: row.status === 'queued' ? extras.queuePosition : undefined,
     attemptCount: row.attempt_count,
     maxAttempts: row.max_attempts,
-    errorCode: opt(row.error_code),
-    errorMessage: opt(row.error_message),
+    errorCode: opt(row.error_code) ?? retry?.errorCode,
+    errorMessage: opt(row.error_message) ?? retry?.errorMessage,
     retryOfJobId: opt(row.retry_of_job_id),
     idempotencyKey: row.idempotency_key,
     createdAt: row.created_at,

@@ -185,11 +185,18 @@ export interface Job {
   queuePosition?: number | undefined;
   attemptCount: number;
   maxAttempts: number;
-  /** Why the job failed (e.g. PROVIDER_UNAVAILABLE, CONTENT_SAFETY_REJECTED, LEASE_EXPIRED). */
+  /**
+   * Why the job failed (e.g. PROVIDER_UNAVAILABLE, CONTENT_SAFETY_REJECTED, LEASE_EXPIRED); for a
+   * job queued again after a failed attempt, why that attempt failed.
+   */
   errorCode?:
     | string
     | undefined;
-  /** A message safe to show the user. Internal details are only in the operator API. */
+  /**
+   * A message safe to show the user. A failed job's never promises a retry; a job queued again
+   * after a failed attempt says it will be tried again. Internal details are only in the
+   * operator API.
+   */
   errorMessage?:
     | string
     | undefined;
