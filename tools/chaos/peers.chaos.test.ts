@@ -1,6 +1,6 @@
 // Our own services blip while a job runs: media dies and comes back, or hangs for 12 s, just as
-// the worker stores the output; the worker is told to stop (a rollout) mid-job. Each is a wait:
-// the job succeeds, once, charged once.
+// the worker stores the output; jobs is away for 40 s while dispatches wait; the worker is told
+// to stop (a rollout) mid-job. Each is a wait: the job succeeds, once, charged once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil, type ApiJob, type MobileApi } from '@atelier/testing';
@@ -55,6 +55,28 @@ describe('chaos - media blips while the output is stored', () => {
     await sleep(12_000);
     platform.media.resume();
     await expectSucceededOnce(jobId);
+  });
+});
+
+describe('chaos - the jobs service away while dispatches wait', () => {
+  it('jobs down for 40 s: workers hand the dispatches back with growing pauses, and every job runs after', async () => {
+    const { api, platform } = chaos;
+    await platform.stopWorkers(); // the dispatches wait in the stream
+    const input = await api.uploadPhoto();
+    const jobIds: string[] = [];
+    for (let i = 0; i < 3; i += 1)
+      jobIds.push((await api.createJob(await api.stylizeBody(input, `waiting ${i}`), `jobs-away-${i}`)).body.job.id);
+    await waitUntil(
+      async () =>
+        (await chaos.db.query(`SELECT count(*)::int AS n FROM jobs.outbox WHERE status = 'published' AND aggregate_id = ANY($1)`, [jobIds]))
+          .rows[0].n === 3,
+      { what: 'the dispatches are published' },
+    );
+    await platform.jobs.kill();
+    await platform.startWorker(); // it pulls the dispatches and cannot claim them
+    await sleep(40_000);
+    await platform.restart('jobs');
+    for (const jobId of jobIds) await expectSucceededOnce(jobId);
   });
 });
 

@@ -6,8 +6,8 @@ import { inSpan, SpanKind, traceCarrierFrom } from '@atelier/telemetry';
 import type { Settlement } from './job-runner.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
-/** A message handed back because the jobs service was unreachable: from a second, growing to half a minute. */
-const RETRY_LATER_BACKOFF = { baseMs: 1_000, maxMs: 30_000 };
+/** A message handed back because the jobs service was unreachable: from a second, growing to ten. */
+const RETRY_LATER_BACKOFF = { baseMs: 1_000, maxMs: 10_000 };
 
 export interface QueueConsumerOptions {
   js: JetStreamClient;
