@@ -34,13 +34,13 @@ function isReadOnly(config: unknown): boolean {
   return /^\s*with\b/i.test(text) && !/\b(insert|update|delete|merge)\b/i.test(text);
 }
 
-function refuseWhenSaturated(pool: pg.Pool, maxWaiting: number): void {
-  if (pool.waitingCount >= maxWaiting) {
-    throw new UnavailableError(`the database is busy (${pool.waitingCount} requests waiting for a connection); try again shortly`, {
-      reason: 'DATABASE_BUSY',
-      retryAfterSeconds: 1,
-    });
-  }
+/** The refusal of a caller that would wait behind maxWaiting others, or undefined. */
+function saturation(pool: pg.Pool, maxWaiting: number): UnavailableError | undefined {
+  if (pool.waitingCount < maxWaiting) return undefined;
+  return new UnavailableError(`the database is busy (${pool.waitingCount} requests waiting for a connection); try again shortly`, {
+    reason: 'DATABASE_BUSY',
+    retryAfterSeconds: 1,
+  });
 }
 
 /**
@@ -77,25 +77,24 @@ export function createSqlPool(options: SqlPoolOptions): SqlPool {
   pool.on('error', () => {});
 
   const query = pool.query.bind(pool) as (config: unknown, values?: unknown) => Promise<pg.QueryResult>;
-  pool.query = (async (config: unknown, values?: unknown) => {
-    refuseWhenSaturated(pool, maxWaiting);
-    try {
-      return await query(config, values);
-    } catch (error) {
+  // The hot path adds one check and one catch handler to pg's own promise, nothing more.
+  pool.query = ((config: unknown, values?: unknown) => {
+    const busy = saturation(pool, maxWaiting);
+    if (busy) return Promise.reject(busy);
+    return query(config, values).catch((error: unknown) => {
       if (!isReadOnly(config) || !isTransientDatabaseError(error)) throw databaseUnavailable(error) ?? error;
-      try {
-        return await query(config, values);
-      } catch (again) {
+      return query(config, values).catch((again: unknown) => {
         throw databaseUnavailable(again) ?? again;
-      }
-    }
+      });
+    });
   }) as typeof pool.query;
 
   // pg-pool's own query() connects with a callback: that form passes through untouched.
   const connect = pool.connect.bind(pool) as (callback?: (...args: unknown[]) => void) => Promise<pg.PoolClient> | undefined;
   pool.connect = ((callback?: (...args: unknown[]) => void) => {
     if (callback) return connect(callback);
-    refuseWhenSaturated(pool, maxWaiting);
+    const busy = saturation(pool, maxWaiting);
+    if (busy) return Promise.reject(busy);
     return connect()!.catch((error: unknown) => {
       throw databaseUnavailable(error) ?? error;
     });

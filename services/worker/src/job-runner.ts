@@ -160,23 +160,19 @@ export class JobRunner {
       });
       if (controller.signal.aborted) throw controller.signal.reason;
       const signal = controller.signal;
+      let put: { asset: mediaV1.Asset; sha256: string } | undefined;
       if (result.output) {
         const output = result.output;
         // Storing is keyed by the job id: a retry after a blip of media gets the same asset back.
-        const put = await retryInAttempt('store the output', () => putOutput(media, job, output), signal, logger).catch(
-          (error: unknown) => {
-            if (signal.aborted) throw signal.reason;
-            throw JobFailure.internal('INTERNAL_MEDIA_WRITE', `storing the output failed: ${(error as Error).message}`, { cause: error });
-          },
-        );
+        put = await retryInAttempt('store the output', () => putOutput(media, job, output), signal, logger).catch((error: unknown) => {
+          if (signal.aborted) throw signal.reason;
+          throw JobFailure.internal('INTERNAL_MEDIA_WRITE', `storing the output failed: ${(error as Error).message}`, { cause: error });
+        });
         stored = put.asset;
         this.deps.crashPoint('after-output-stored');
-        const done = { jobId: job.id, workerId, outputAssetId: stored.id, outputSha256: put.sha256 };
-        await retryInAttempt('record the success', () => this.deps.batches.complete(done), signal, logger);
-      } else {
-        const done = { jobId: job.id, workerId, outputAssetId: '', outputSha256: '' };
-        await retryInAttempt('record the success', () => this.deps.batches.complete(done), signal, logger);
       }
+      const done = { jobId: job.id, workerId, outputAssetId: stored?.id ?? '', outputSha256: put?.sha256 ?? '' };
+      await retryInAttempt('record the success', () => this.deps.batches.complete(done), signal, logger);
       finish('succeeded');
       return ACK;
     } catch (error) {
