@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { catalogV1, commonV1, jobsV1, mediaV1 } from '@atelier/contracts';
-import { createServiceClient } from '@atelier/grpc';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
-import { createTestDatabase, natsTestPrefix, startGrpcServiceProcess, testNatsUrl } from '@atelier/testing';
+import { createTestDatabase, natsTestPrefix, startGrpcServiceProcess, testClient, testNatsUrl } from '@atelier/testing';
 import { closedLoop, ms, percentile, printTable } from './bench-kit.js';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8_000);
@@ -41,9 +40,9 @@ const jobs = await startGrpcServiceProcess(
 const nats = await connectNats({ servers: testNatsUrl(), name: 'bench' });
 const topology = jobsTopology(prefix);
 
-const jobsClient = createServiceClient(jobsV1.JobsServiceClient, jobs.address);
-const catalogClient = createServiceClient(catalogV1.CatalogServiceClient, catalog.address);
-const mediaClient = createServiceClient(mediaV1.MediaServiceClient, media.address);
+const jobsClient = await testClient(jobsV1.JobsServiceClient, jobs.address, 'gateway');
+const catalogClient = await testClient(catalogV1.CatalogServiceClient, catalog.address, 'gateway');
+const mediaClient = await testClient(mediaV1.MediaServiceClient, media.address, 'gateway');
 
 // Dispatch arrival times, by job id.
 const arrivals = new Map<string, number>();

@@ -15,7 +15,6 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { Logger, run } from 'graphile-worker';
 import { catalogV1, commonV1, jobsV1, mediaV1 } from '@atelier/contracts';
-import { createServiceClient } from '@atelier/grpc';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
 import {
   createTestDatabase,
@@ -23,6 +22,8 @@ import {
   natsTestPrefix,
   startGrpcServiceProcess,
   startProcess,
+  testClient,
+  testIdentityEnv,
   testNatsUrl,
   type ServiceProcess,
 } from '@atelier/testing';
@@ -88,6 +89,7 @@ async function startWorkers(count: number, concurrency = WORKER_CONCURRENCY): Pr
         port,
         env: {
           HTTP_PORT: String(port),
+          ...(await testIdentityEnv('worker')),
           JOBS_ADDR: jobs.address,
           MEDIA_ADDR: media.address,
           NATS_STREAM_PREFIX: prefix,
@@ -106,7 +108,7 @@ async function startWorkers(count: number, concurrency = WORKER_CONCURRENCY): Pr
   );
 }
 
-const jobsClient = createServiceClient(jobsV1.JobsServiceClient, jobs.address, { defaultDeadlineMs: 30_000 });
+const jobsClient = await testClient(jobsV1.JobsServiceClient, jobs.address, 'gateway', { defaultDeadlineMs: 30_000 });
 const db = new pg.Client({ connectionString: database.url });
 await db.connect();
 
@@ -231,8 +233,8 @@ try {
 
   // ---------------------------------------------------------------- ours: image.stylize through provider-sim
   if (only.has('stylize')) {
-    const catalogClient = createServiceClient(catalogV1.CatalogServiceClient, catalog.address);
-    const mediaClient = createServiceClient(mediaV1.MediaServiceClient, media.address);
+    const catalogClient = await testClient(catalogV1.CatalogServiceClient, catalog.address, 'gateway');
+    const mediaClient = await testClient(mediaV1.MediaServiceClient, media.address, 'gateway');
     const { models, styles } = await catalogClient.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
     const png = await sharp({ create: { width: 256, height: 256, channels: 3, background: 'teal' } })
       .png()

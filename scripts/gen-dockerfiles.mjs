@@ -17,7 +17,7 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 const NOT_DEPLOYED = new Set(['ops-cli']);
 
 /** Listen-port variables, in the order EXPOSE lists them (the service's own port first). */
-const PORT_VARIABLES = ['GRPC_PORT', 'HTTP_PORT', 'METRICS_PORT'];
+const PORT_VARIABLES = ['GRPC_PORT', 'HTTP_PORT', 'METRICS_PORT', 'GRPC_HEALTH_PORT'];
 
 /**
  * The services that get an image: every services/<name> with a src/main.ts, but the CLI.

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDatabaseExists } from '@atelier/db';
-import { checkHealth } from '@atelier/testing';
+import { checkHealth, ensureDevPki, type DevPki } from '@atelier/testing';
 import { DEV_AUDIENCE, DEV_ISSUER, devKeys } from './dev-keys.js';
 import { localInfrastructure } from './local-infrastructure.js';
 
@@ -16,15 +16,17 @@ interface ServiceSpec {
   readyPath?: string;
   /** Where a gRPC service serves /metrics (HTTP services serve it on their own port). */
   metricsPort?: number;
+  /** A gRPC service's plaintext health-only port (its GRPC_HEALTH_PORT default). */
+  healthPort?: number;
   migrates: boolean;
 }
 
 /** In start order: each service's peers come before it. */
 const SERVICES: readonly ServiceSpec[] = [
-  { name: 'catalog', kind: 'grpc', port: 50051, metricsPort: 9471, migrates: true },
-  { name: 'media', kind: 'grpc', port: 50052, metricsPort: 9472, migrates: true },
-  { name: 'jobs', kind: 'grpc', port: 50053, metricsPort: 9473, migrates: true },
-  { name: 'community', kind: 'grpc', port: 50054, metricsPort: 9474, migrates: true },
+  { name: 'catalog', kind: 'grpc', port: 50051, healthPort: 50151, metricsPort: 9471, migrates: true },
+  { name: 'media', kind: 'grpc', port: 50052, healthPort: 50152, metricsPort: 9472, migrates: true },
+  { name: 'jobs', kind: 'grpc', port: 50053, healthPort: 50153, metricsPort: 9473, migrates: true },
+  { name: 'community', kind: 'grpc', port: 50054, healthPort: 50154, metricsPort: 9474, migrates: true },
   { name: 'provider-sim', kind: 'http', port: 8090, readyPath: '/healthz', migrates: false },
   { name: 'worker', kind: 'http', port: 9464, readyPath: '/readyz', migrates: false },
   { name: 'gateway', kind: 'http', port: 8080, readyPath: '/readyz', migrates: false },
@@ -35,6 +37,7 @@ const dataDir = path.join(root, '.data');
 const colours = [36, 35, 33, 32, 34, 31, 90];
 const children: ChildProcess[] = [];
 let env: NodeJS.ProcessEnv = process.env;
+let pki: DevPki | undefined;
 
 /** Runs a service's TypeScript entry point directly (no npm/sh in between, so signals arrive). */
 function run(name: string, entry: string, extraEnv: Record<string, string>, colour: number): ChildProcess {
@@ -68,7 +71,7 @@ async function waitReady(service: ServiceSpec, child: ChildProcess): Promise<voi
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${service.name} exited with code ${child.exitCode}`);
     try {
-      if (service.kind === 'grpc' && (await checkHealth(`127.0.0.1:${service.port}`)) === 'SERVING') return;
+      if (service.kind === 'grpc' && (await checkHealth(`127.0.0.1:${service.healthPort}`)) === 'SERVING') return;
       if (service.kind === 'http' && (await fetch(`http://127.0.0.1:${service.port}${service.readyPath}`)).ok) return;
     } catch {
       // not listening yet
@@ -105,6 +108,8 @@ try {
   infrastructure = await localInfrastructure(dataDir);
   for (const line of infrastructure.describe) console.log(`platform: ${line}`);
   const keys = process.env.JWT_PUBLIC_KEY || process.env.JWKS_URL ? undefined : await devKeys(dataDir);
+  // Each service's certificate for mutual TLS, from a development CA made on first start.
+  pki = await ensureDevPki(path.join(dataDir, 'dev-pki'));
   env = {
     ...process.env,
     DATABASE_URL: infrastructure.databaseUrl,
@@ -125,7 +130,12 @@ try {
     const child = run(
       service.name,
       `services/${service.name}/src/main.ts`,
-      { [portVariable]: String(service.port), ...(service.metricsPort ? { METRICS_PORT: String(service.metricsPort) } : {}) },
+      {
+        ...(service.name === 'provider-sim' ? {} : pki!.filesOf(service.name)),
+        [portVariable]: String(service.port),
+        ...(service.metricsPort ? { METRICS_PORT: String(service.metricsPort) } : {}),
+        ...(service.healthPort ? { GRPC_HEALTH_PORT: String(service.healthPort) } : {}),
+      },
       colours[i % colours.length]!,
     );
     children.push(child);
@@ -146,6 +156,10 @@ try {
     console.log('\n  Try: curl -H "Authorization: Bearer <user token>" http://127.0.0.1:8080/api/v1/creation/catalog');
     console.log('  Or, in another shell: npm run demo');
   }
+  const ops = pki!.filesOf('ops');
+  console.log('\n  Internal gRPC is mutual TLS; development certificates are in .data/dev-pki. The operator CLI calls');
+  console.log(`  jobs as "ops": GRPC_TLS_CA_FILE=${ops.GRPC_TLS_CA_FILE} GRPC_TLS_CERT_FILE=${ops.GRPC_TLS_CERT_FILE} \\`);
+  console.log(`    GRPC_TLS_KEY_FILE=${ops.GRPC_TLS_KEY_FILE} npx atelier-ops dead-letters list`);
   console.log('\n  Ctrl-C stops everything.\n');
 } catch (error) {
   console.error(`platform: ${(error as Error).message}`);

@@ -32,8 +32,8 @@ describe('chaos - NATS down for 60 s', () => {
     await Promise.all([platform.jobs.kill(), platform.media.kill()]);
     await Promise.all([platform.restart('jobs'), platform.restart('media')]);
     for (const service of [platform.jobs, platform.media]) {
-      expect(await checkHealth(service.address)).toBe('SERVING');
-      expect(await checkHealth(service.address, 'nats')).toBe('NOT_SERVING');
+      expect(await checkHealth(service.healthAddress!)).toBe('SERVING');
+      expect(await checkHealth(service.healthAddress!, 'nats')).toBe('NOT_SERVING');
     }
     const readStatuses: number[] = [];
     const reading = (async () => {
@@ -56,7 +56,7 @@ describe('chaos - NATS down for 60 s', () => {
     expect(readStatuses.length).toBeGreaterThan(100);
 
     await nats.start();
-    await waitUntil(async () => (await checkHealth(platform.jobs.address, 'nats')) === 'SERVING', { what: 'jobs reconnected' });
+    await waitUntil(async () => (await checkHealth(platform.jobs.healthAddress!, 'nats')) === 'SERVING', { what: 'jobs reconnected' });
     for (const jobId of created) expect((await api.waitTerminal(jobId, 90_000)).status).toBe('succeeded');
     for (const jobId of created) expect(await chaos.charges(jobId)).toBe(1);
     const dead = await chaos.db.query(`SELECT count(*)::int AS n FROM jobs.outbox WHERE status = 'dead'`);

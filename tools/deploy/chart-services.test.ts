@@ -99,21 +99,23 @@ describe('chart - hardened pods', () => {
 
 describe('chart - ports and probes follow the code', () => {
   it.each(services)('%s: container ports are the ones its config.ts listens on and its image exposes', (service) => {
-    const { main, metrics } = portsOf(service);
+    const { main, metrics, health } = portsOf(service);
     const container = containerOf(get(manifestsOf('default'), 'Deployment', nameOf(service)));
     const ports = container.ports.map((port: Manifest) => port.containerPort);
-    expect(ports).toEqual(metrics ? [main, metrics] : [main]);
+    expect(ports).toEqual([main, metrics, health].filter((port) => port !== undefined));
     const dockerfile = readFileSync(path.join(repoRoot, 'services', service, 'Dockerfile'), 'utf8');
     expect(/^EXPOSE (.+)$/m.exec(dockerfile)?.[1]?.split(' ').map(Number)).toEqual(ports);
   });
 
   it.each(services)('%s: readiness, liveness and startup probes on its own health endpoint', (service) => {
-    const { main, protocol } = portsOf(service);
+    const { main, health, protocol } = portsOf(service);
     const container = containerOf(get(manifestsOf('default'), 'Deployment', nameOf(service)));
     const probes = [container.readinessProbe, container.livenessProbe, container.startupProbe];
     if (protocol === 'grpc') {
-      // grpc.health.v1 with the overall service "" (libs/grpc), on the gRPC port.
-      for (const probe of probes) expect(probe.grpc).toEqual({ port: main });
+      // grpc.health.v1 with the overall service "" (libs/grpc), on the plaintext health port:
+      // kubelet probes speak no TLS, and the gRPC port requires a client certificate.
+      expect(health).toBeDefined();
+      for (const probe of probes) expect(probe.grpc).toEqual({ port: health });
       return;
     }
     const paths = healthPathsOf(service);
@@ -125,10 +127,11 @@ describe('chart - ports and probes follow the code', () => {
   });
 
   it.each(services)('%s: the ConfigMap sets the listen ports the probes and Service use', (service) => {
-    const { main, metrics, protocol } = portsOf(service);
+    const { main, metrics, health, protocol } = portsOf(service);
     const config = configOf(manifestsOf('default'), service);
     expect(config[protocol === 'grpc' ? 'GRPC_PORT' : 'HTTP_PORT']).toBe(String(main));
     if (metrics) expect(config.METRICS_PORT).toBe(String(metrics));
+    if (health) expect(config.GRPC_HEALTH_PORT).toBe(String(health));
     const service_ = get(manifestsOf('default'), 'Service', nameOf(service));
     expect(service_.spec.ports.map((port: Manifest) => port.port)).toEqual(metrics ? [main, metrics] : [main]);
   });

@@ -35,15 +35,19 @@ export function callersByService(): Map<string, string[]> {
   return callers;
 }
 
-/** A service's own port (GRPC_PORT or HTTP_PORT default) and, for gRPC services, METRICS_PORT. */
-export function portsOf(service: string): { main: number; metrics?: number; protocol: 'grpc' | 'http' } {
+/**
+ * A service's own port (GRPC_PORT or HTTP_PORT default) and, for gRPC services, METRICS_PORT and
+ * GRPC_HEALTH_PORT (plaintext health for the probes; the main port is mutual TLS).
+ */
+export function portsOf(service: string): { main: number; metrics?: number; health?: number; protocol: 'grpc' | 'http' } {
   const ports = servicePorts(service);
   const grpc = ports.find((port) => port.variable === 'GRPC_PORT');
   const http = ports.find((port) => port.variable === 'HTTP_PORT');
   const metrics = ports.find((port) => port.variable === 'METRICS_PORT');
+  const health = ports.find((port) => port.variable === 'GRPC_HEALTH_PORT');
   const main = grpc ?? http;
   if (!main) throw new Error(`services/${service} declares neither GRPC_PORT nor HTTP_PORT`);
-  return { main: main.port, metrics: metrics?.port, protocol: grpc ? 'grpc' : 'http' };
+  return { main: main.port, metrics: metrics?.port, health: health?.port, protocol: grpc ? 'grpc' : 'http' };
 }
 
 /** The HTTP probe paths a service serves (its non-test sources name them), for HTTP services. */

@@ -34,6 +34,12 @@ export function validateManifest(manifest: Manifest): string[] {
   if (manifest.apiVersion === 'keda.sh/v1alpha1' && manifest.kind === 'ScaledObject') {
     return validateScaledObject(manifest).map((problem) => `${id}: ${problem}`);
   }
+  if (manifest.apiVersion === 'cert-manager.io/v1' && manifest.kind === 'Certificate') {
+    return validateCertificate(manifest).map((problem) => `${id}: ${problem}`);
+  }
+  if (manifest.apiVersion === 'cert-manager.io/v1' && manifest.kind === 'Issuer') {
+    return validateIssuer(manifest).map((problem) => `${id}: ${problem}`);
+  }
   const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}`];
   if (!Model) return [`${id}: no model to validate it against (add its kind to tools/deploy/kube-models.ts)`];
   try {
@@ -42,6 +48,38 @@ export function validateManifest(manifest: Manifest): string[] {
   } catch (error) {
     return [`${id}: ${error instanceof Error ? error.message : String(error)}`];
   }
+}
+
+// cert-manager's Certificate and Issuer have no model there either: checked against the fields
+// cert-manager.io/docs/reference/api-docs (v1) requires and the values it accepts.
+const KEY_USAGES = new Set(['digital signature', 'key encipherment', 'server auth', 'client auth', 'cert sign', 'crl sign']);
+
+function validateCertificate(manifest: Manifest): string[] {
+  const problems: string[] = [];
+  const spec = manifest.spec ?? {};
+  if (typeof spec.secretName !== 'string' || spec.secretName === '') problems.push('spec.secretName is required');
+  if (typeof spec.issuerRef?.name !== 'string' || spec.issuerRef.name === '') problems.push('spec.issuerRef.name is required');
+  if (spec.issuerRef?.kind !== undefined && !['Issuer', 'ClusterIssuer'].includes(spec.issuerRef.kind)) {
+    problems.push(`spec.issuerRef.kind must be Issuer or ClusterIssuer, got ${spec.issuerRef.kind}`);
+  }
+  if (!spec.isCA && !spec.commonName && !(Array.isArray(spec.uris) && spec.uris.length > 0) && !spec.dnsNames) {
+    problems.push('a certificate needs a subject: commonName, uris or dnsNames');
+  }
+  for (const uri of spec.uris ?? [])
+    if (!/^spiffe:\/\/[a-z0-9.-]+\/svc\/[a-z][a-z0-9-]*$/.test(uri)) problems.push(`spec.uris: ${uri} is no service identity`);
+  for (const usage of spec.usages ?? []) if (!KEY_USAGES.has(usage)) problems.push(`spec.usages: unknown usage ${usage}`);
+  for (const field of ['duration', 'renewBefore']) {
+    if (spec[field] !== undefined && !/^\d+(h|m|s)$/.test(spec[field])) problems.push(`spec.${field} must be a Go duration such as 2160h`);
+  }
+  return problems;
+}
+
+function validateIssuer(manifest: Manifest): string[] {
+  const spec = manifest.spec ?? {};
+  const kinds = ['selfSigned', 'ca', 'acme', 'vault', 'venafi'].filter((kind) => spec[kind] !== undefined);
+  if (kinds.length !== 1) return [`spec must configure exactly one issuer type, got ${kinds.join(', ') || 'none'}`];
+  if (kinds[0] === 'ca' && !spec.ca.secretName) return ['spec.ca.secretName is required'];
+  return [];
 }
 
 const NATS_JETSTREAM_METADATA = ['natsServerMonitoringEndpoint', 'account', 'stream', 'consumer', 'lagThreshold'];

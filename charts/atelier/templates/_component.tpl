@@ -14,6 +14,8 @@ PodDisruptionBudget. Each service's template file says only what is its own. Cal
   scrape        whether Prometheus scrapes the pod (on metricsPort, else on the service port)
   forcedExitMs  when the process, after SIGTERM, gives up draining and exits (its own timer)
   autoscaled    true when an HPA or ScaledObject owns the replica count
+  mtls          true when the component calls or serves gRPC: its certificate Secret is mounted
+                at /etc/atelier/tls and GRPC_TLS_* point at it (atelier.tlsSecretName)
 */}}
 {{- define "atelier.component" -}}
 {{- $root := .root }}
@@ -25,6 +27,16 @@ PodDisruptionBudget. Each service's template file says only what is its own. Cal
 {{- $env := deepCopy .env }}
 {{- range $key, $value := $values.env }}
 {{- $_ := set $env $key $value }}
+{{- end }}
+{{- $healthPort := include "atelier.healthPort" .component | int }}
+{{- if eq .protocol "grpc" }}
+{{- $_ := set $env "GRPC_HEALTH_PORT" (toString $healthPort) }}
+{{- end }}
+{{- if .mtls }}
+{{- $_ := set $env "GRPC_TLS_CA_FILE" "/etc/atelier/tls/ca.crt" }}
+{{- $_ = set $env "GRPC_TLS_CERT_FILE" "/etc/atelier/tls/tls.crt" }}
+{{- $_ = set $env "GRPC_TLS_KEY_FILE" "/etc/atelier/tls/tls.key" }}
+{{- $_ = set $env "GRPC_TRUST_DOMAIN" $root.Values.mtls.trustDomain }}
 {{- end }}
 {{- $secretData := include "atelier.secretData" $ctx }}
 {{- $scrapePort := .metricsPort | default $port }}
@@ -150,6 +162,11 @@ spec:
               containerPort: {{ .metricsPort }}
               protocol: TCP
             {{- end }}
+            {{- if eq .protocol "grpc" }}
+            - name: grpc-health
+              containerPort: {{ $healthPort }}
+              protocol: TCP
+            {{- end }}
           envFrom:
             - configMapRef:
                 name: {{ $name }}
@@ -160,18 +177,18 @@ spec:
           {{- if eq .protocol "grpc" }}
           startupProbe:
             grpc:
-              port: {{ $port }}
+              port: {{ $healthPort }}
             periodSeconds: 2
             failureThreshold: 60
           readinessProbe:
             grpc:
-              port: {{ $port }}
+              port: {{ $healthPort }}
             periodSeconds: 5
             timeoutSeconds: 2
             failureThreshold: 2
           livenessProbe:
             grpc:
-              port: {{ $port }}
+              port: {{ $healthPort }}
             periodSeconds: 10
             timeoutSeconds: 3
             failureThreshold: 3
@@ -211,11 +228,28 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
+            {{- if .mtls }}
+            - name: tls
+              mountPath: /etc/atelier/tls
+              readOnly: true
+            {{- end }}
       volumes:
         # The root filesystem is read-only; /tmp is the one writable place.
         - name: tmp
           emptyDir:
             sizeLimit: 64Mi
+        {{- if .mtls }}
+        # This component's certificate for mutual TLS (cert-manager renews it in place; the
+        # services read it at start-up, so a rollout picks a renewed one up).
+        - name: tls
+          secret:
+            secretName: {{ include "atelier.tlsSecretName" $ctx }}
+            defaultMode: 0440
+            items:
+              - { key: ca.crt, path: ca.crt }
+              - { key: tls.crt, path: tls.crt }
+              - { key: tls.key, path: tls.key }
+        {{- end }}
 ---
 apiVersion: v1
 kind: Service

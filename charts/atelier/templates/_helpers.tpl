@@ -87,6 +87,40 @@ tools/deploy tests check them against the code.
 {{- required (printf "no port known for component %q" .) (get $ports .) }}
 {{- end }}
 
+{{/*
+A gRPC service's plaintext health-only port (GRPC_HEALTH_PORT): kubelet gRPC probes speak neither
+TLS nor client certificates, and the main port requires both. The services' default: port + 100.
+*/}}
+{{- define "atelier.healthPort" -}}
+{{- add (include "atelier.port" . | int) 100 }}
+{{- end }}
+
+{{/* The components that speak gRPC over mutual TLS, each with a certificate of its own. */}}
+{{- define "atelier.mtlsComponents" -}}
+{{- list "catalog" "media" "jobs" "community" "gateway" "worker" | toJson }}
+{{- end }}
+
+{{/* The Secret (ca.crt, tls.crt, tls.key) holding a component's certificate. Call with root, component. */}}
+{{- define "atelier.tlsSecretName" -}}
+{{- $existing := get (.root.Values.mtls.existingSecrets | default dict) .component }}
+{{- if $existing }}{{ $existing }}{{ else }}{{ include "atelier.componentName" . }}-tls{{ end }}
+{{- end }}
+
+{{/*
+Fails unless every gRPC component gets a certificate: from cert-manager (mtls.certManager) or
+from a Secret of yours (mtls.existingSecrets.<component>). The services refuse to start without.
+*/}}
+{{- define "atelier.requireMtls" -}}
+{{- $mtls := .Values.mtls }}
+{{- if not $mtls.certManager.enabled }}
+{{- range (include "atelier.mtlsComponents" . | fromJsonArray) }}
+{{- if not (get ($mtls.existingSecrets | default dict) .) }}
+{{- fail (printf "mtls: internal gRPC is mutual TLS; set mtls.certManager.enabled=true with an issuerRef, or mtls.existingSecrets.%s to a Secret with ca.crt, tls.crt and tls.key (URI SAN spiffe://%s/svc/%s)" . $mtls.trustDomain .) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
 {{/* Prometheus /metrics of the gRPC services, a port of its own beside gRPC (METRICS_PORT). */}}
 {{- define "atelier.metricsPort" -}}9464{{- end }}
 

@@ -1,13 +1,14 @@
 import {
   Metadata,
-  credentials,
   type CallOptions,
+  type ChannelCredentials,
   type Client,
   type ClientUnaryCall,
   type ServiceDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { fromServiceError } from './service-errors.js';
+import { channelCredentialsOf, serverNameOfService, tlsChannelOptions, type GrpcSecurity } from './transport-security.js';
 
 /** Per-call options of a promise client method. */
 export interface UnaryCallOptions {
@@ -42,7 +43,7 @@ export type PromiseClient<C> = {
 };
 
 export interface ClientConstructor<C extends Client> {
-  new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object): C;
+  new (address: string, creds: ChannelCredentials, options?: object): C;
   service: ServiceDefinition;
 }
 
@@ -54,6 +55,11 @@ export interface ServiceClientOptions {
   /** First retry delay; each next one doubles, with jitter, up to maxBackoffMs. */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * The identity the server's certificate must prove; by default the service's own
+   * (`atelier.jobs.v1.JobsService` → jobs). For a process that serves several services' APIs.
+   */
+  serverName?: string;
 }
 
 function serviceNameOf(service: ServiceDefinition): string {
@@ -64,7 +70,9 @@ function serviceNameOf(service: ServiceDefinition): string {
 }
 
 /**
- * Connects to one gRPC service. Unary calls get a default deadline; calls answered UNAVAILABLE
+ * Connects to one gRPC service over mutual TLS: presents this process's certificate and accepts
+ * only a server whose certificate proves the service's identity (`atelier.jobs.v1.…` → jobs).
+ * Unary calls get a default deadline; calls answered UNAVAILABLE
  * (the server is down, restarting, or overloaded) are retried with jittered exponential backoff
  * by grpc-js's own retry policy, within the call's deadline. Other failures are not retried:
  * they are answers, not accidents. Round-robin balancing spreads calls over every address the
@@ -73,14 +81,16 @@ function serviceNameOf(service: ServiceDefinition): string {
 export function createServiceClient<C extends Client>(
   ClientCtor: ClientConstructor<C>,
   address: string,
+  security: GrpcSecurity,
   options: ServiceClientOptions = {},
 ): PromiseClient<C> {
   const defaultDeadlineMs = options.defaultDeadlineMs ?? 5_000;
+  const serviceName = serviceNameOf(ClientCtor.service);
   const serviceConfig = {
     loadBalancingConfig: [{ round_robin: {} }],
     methodConfig: [
       {
-        name: [{ service: serviceNameOf(ClientCtor.service) }],
+        name: [{ service: serviceName }],
         retryPolicy: {
           maxAttempts: Math.min(5, Math.max(2, options.maxAttempts ?? 4)),
           initialBackoff: `${(options.initialBackoffMs ?? 100) / 1000}s`,
@@ -91,7 +101,9 @@ export function createServiceClient<C extends Client>(
       },
     ],
   };
-  const raw = new ClientCtor(address, credentials.createInsecure(), {
+  const serverName = options.serverName ?? serverNameOfService(serviceName);
+  const raw = new ClientCtor(address, channelCredentialsOf(security, serverName), {
+    ...tlsChannelOptions(serverName),
     'grpc.service_config': JSON.stringify(serviceConfig),
     'grpc.enable_retries': 1,
     'grpc.keepalive_time_ms': 30_000,

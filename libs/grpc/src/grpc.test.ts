@@ -2,8 +2,17 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, ErrorCode, InvalidArgumentError, NotFoundError, ResourceExhaustedError, UnavailableError } from '@atelier/errors';
 import { catalogV1, commonV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
-import { checkHealth, listReflectedServices } from '@atelier/testing';
-import { GrpcStatus, createServiceClient, registerService, startGrpcServer, type GrpcServerHandle, type ServiceHandlers } from './index.js';
+import { checkHealth, listReflectedServices, testSecurity } from '@atelier/testing';
+import {
+  GrpcStatus,
+  Metadata,
+  createServiceClient,
+  registerService,
+  startGrpcServer,
+  type GrpcSecurity,
+  type GrpcServerHandle,
+  type ServiceHandlers,
+} from './index.js';
 
 const silent = { debug: () => {}, info: () => {}, error: () => {} };
 const CATALOG = 'atelier.catalog.v1.CatalogService';
@@ -60,18 +69,25 @@ const jobsHandlers: ServiceHandlers<typeof jobsV1.JobsServiceService> = {
 
 let server: GrpcServerHandle;
 let address: string;
+let gateway: GrpcSecurity;
+let catalogIdentity: GrpcSecurity;
 const observedCalls: { method: string; code: string; seconds: number }[] = [];
 
+const catalogRegistration = () =>
+  registerService(CATALOG, catalogV1.CatalogServiceService, catalogHandlers, silent, { gateway: 'all', worker: ['getModel'] });
+
 beforeAll(async () => {
+  gateway = await testSecurity('gateway');
+  catalogIdentity = await testSecurity('catalog');
   server = await startGrpcServer({
     host: '127.0.0.1',
     port: 0,
+    healthPort: 0,
+    reflection: true,
+    security: catalogIdentity,
     logger: silent,
     descriptorSet: loadDescriptorSet(),
-    services: [
-      registerService(CATALOG, catalogV1.CatalogServiceService, catalogHandlers, silent),
-      registerService(JOBS, jobsV1.JobsServiceService, jobsHandlers, silent),
-    ],
+    services: [catalogRegistration(), registerService(JOBS, jobsV1.JobsServiceService, jobsHandlers, silent, { gateway: 'all' })],
     callObserver: (method, code, seconds) => observedCalls.push({ method, code, seconds }),
   });
   address = `127.0.0.1:${server.port}`;
@@ -83,7 +99,7 @@ afterAll(async () => {
 
 describe('grpc - error mapping', () => {
   it('answers a domain error with its status, reason and field in trailing metadata', async () => {
-    const client = createServiceClient(catalogV1.CatalogServiceClient, address);
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, gateway);
     const error = await client.getCatalog({ mediaKind: commonV1.MediaKind.UNSPECIFIED }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, reason: 'INVALID_ARGUMENT', field: 'media_kind' });
@@ -93,14 +109,14 @@ describe('grpc - error mapping', () => {
   });
 
   it('carries retry-after seconds on RESOURCE_EXHAUSTED', async () => {
-    const client = createServiceClient(catalogV1.CatalogServiceClient, address);
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, gateway);
     const error = await client.getCatalog({ mediaKind: commonV1.MediaKind.VIDEO }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.RESOURCE_EXHAUSTED, reason: 'GENERATION_QUOTA_EXCEEDED', retryAfterSeconds: 42 });
     client.close();
   });
 
   it('hides an unexpected error behind INTERNAL', async () => {
-    const client = createServiceClient(catalogV1.CatalogServiceClient, address);
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, gateway);
     const error = await client.getModel({ modelId: 'bug' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.INTERNAL, message: 'internal error' });
     expect(JSON.stringify((error as AppError).message)).not.toContain('secret detail');
@@ -108,7 +124,7 @@ describe('grpc - error mapping', () => {
   });
 
   it('ends a server stream with the domain status', async () => {
-    const client = createServiceClient(jobsV1.JobsServiceClient, address);
+    const client = createServiceClient(jobsV1.JobsServiceClient, address, gateway, { serverName: 'catalog' });
     const received: number[] = [];
     for await (const update of client.raw.watchJob({ jobId: 'j1', userId: 'u', afterVersion: 0 })) {
       received.push((update as jobsV1.WatchJobResponse).job!.progress);
@@ -129,8 +145,8 @@ describe('grpc - error mapping', () => {
 
 describe('grpc - call observer', () => {
   it('tells the observer of every finished call: method, status name and duration, streams included', async () => {
-    const client = createServiceClient(catalogV1.CatalogServiceClient, address);
-    const jobs = createServiceClient(jobsV1.JobsServiceClient, address);
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, gateway);
+    const jobs = createServiceClient(jobsV1.JobsServiceClient, address, gateway, { serverName: 'catalog' });
     observedCalls.length = 0;
     await client.getModel({ modelId: 'm1' });
     await client.getModel({ modelId: 'missing' }).catch(() => undefined);
@@ -158,7 +174,9 @@ describe('grpc - connection age', () => {
       port: 0,
       logger: silent,
       descriptorSet: loadDescriptorSet(),
-      services: [registerService(CATALOG, catalogV1.CatalogServiceService, catalogHandlers, silent)],
+      healthPort: 0,
+      security: catalogIdentity,
+      services: [catalogRegistration()],
       maxConnectionAgeMs: 150,
     });
     const counter = net.createServer((socket) => {
@@ -169,7 +187,7 @@ describe('grpc - connection age', () => {
       upstream.on('error', () => socket.destroy());
     });
     await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
-    const client = createServiceClient(catalogV1.CatalogServiceClient, `127.0.0.1:${(counter.address() as net.AddressInfo).port}`);
+    const client = createServiceClient(catalogV1.CatalogServiceClient, `127.0.0.1:${(counter.address() as net.AddressInfo).port}`, gateway);
     try {
       for (let i = 0; i < 12; i += 1) {
         expect((await client.getModel({ modelId: 'm1' })).model?.id).toBe('m1');
@@ -187,7 +205,7 @@ describe('grpc - connection age', () => {
 
 describe('grpc - client retries and deadlines', () => {
   it('retries UNAVAILABLE with backoff and succeeds', async () => {
-    const client = createServiceClient(catalogV1.CatalogServiceClient, address, { initialBackoffMs: 10 });
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, gateway, { initialBackoffMs: 10 });
     unavailableBeforeSuccess = 2;
     getModelCalls = 0;
     const response = await client.getModel({ modelId: 'flaky' });
@@ -197,7 +215,7 @@ describe('grpc - client retries and deadlines', () => {
   });
 
   it('does not retry an answer such as NOT_FOUND', async () => {
-    const client = createServiceClient(catalogV1.CatalogServiceClient, address, { initialBackoffMs: 10 });
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, gateway, { initialBackoffMs: 10 });
     getModelCalls = 0;
     await expect(client.getModel({ modelId: 'missing' })).rejects.toMatchObject({ code: ErrorCode.NOT_FOUND, reason: 'MODEL_NOT_FOUND' });
     expect(getModelCalls).toBe(1);
@@ -205,7 +223,7 @@ describe('grpc - client retries and deadlines', () => {
   });
 
   it('gives up after maxAttempts and reports UNAVAILABLE', async () => {
-    const client = createServiceClient(catalogV1.CatalogServiceClient, address, { initialBackoffMs: 10, maxAttempts: 2 });
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, gateway, { initialBackoffMs: 10, maxAttempts: 2 });
     unavailableBeforeSuccess = 5;
     getModelCalls = 0;
     await expect(client.getModel({ modelId: 'flaky' })).rejects.toMatchObject({ code: ErrorCode.UNAVAILABLE });
@@ -215,7 +233,7 @@ describe('grpc - client retries and deadlines', () => {
   });
 
   it('applies the default deadline to unary calls', async () => {
-    const client = createServiceClient(catalogV1.CatalogServiceClient, address, { defaultDeadlineMs: 100 });
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, gateway, { defaultDeadlineMs: 100 });
     const startedAt = Date.now();
     await expect(client.getModel({ modelId: 'slow' })).rejects.toMatchObject({ code: ErrorCode.DEADLINE_EXCEEDED });
     expect(Date.now() - startedAt).toBeLessThan(2000);
@@ -224,21 +242,27 @@ describe('grpc - client retries and deadlines', () => {
   });
 
   it('reports UNAVAILABLE when nothing listens, after retrying', async () => {
-    const client = createServiceClient(catalogV1.CatalogServiceClient, '127.0.0.1:1', { initialBackoffMs: 10, maxAttempts: 2 });
+    const client = createServiceClient(catalogV1.CatalogServiceClient, '127.0.0.1:1', gateway, { initialBackoffMs: 10, maxAttempts: 2 });
     await expect(client.getModel({ modelId: 'x' })).rejects.toMatchObject({ code: ErrorCode.UNAVAILABLE });
     client.close();
   });
 });
 
 describe('grpc - health, reflection and shutdown', () => {
-  it('answers grpc.health.v1 SERVING for the server and each service', async () => {
-    expect(await checkHealth(address)).toBe('SERVING');
-    expect(await checkHealth(address, CATALOG)).toBe('SERVING');
-    await expect(checkHealth(address, 'atelier.nope.v1.Nope')).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
+  it('answers grpc.health.v1 SERVING for the server and each service, in plaintext on the health port', async () => {
+    const healthAddress = `127.0.0.1:${server.healthPort}`;
+    expect(await checkHealth(healthAddress)).toBe('SERVING');
+    expect(await checkHealth(healthAddress, CATALOG)).toBe('SERVING');
+    await expect(checkHealth(healthAddress, 'atelier.nope.v1.Nope')).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
   });
 
-  it('lists exactly the registered services through reflection', async () => {
-    expect(await listReflectedServices(address)).toEqual([CATALOG, JOBS]);
+  it('answers health on the main port to any caller with a platform certificate', async () => {
+    const worker = await testSecurity('worker');
+    expect(await checkHealth({ address, tls: { security: worker, serverName: 'catalog' } })).toBe('SERVING');
+  });
+
+  it('lists exactly the registered services through reflection, when enabled', async () => {
+    expect(await listReflectedServices(address, gateway, 'catalog')).toEqual([CATALOG, JOBS]);
   });
 
   it('lets an in-flight call finish, then stops serving', async () => {
@@ -247,16 +271,110 @@ describe('grpc - health, reflection and shutdown', () => {
       port: 0,
       logger: silent,
       descriptorSet: loadDescriptorSet(),
-      services: [registerService(CATALOG, catalogV1.CatalogServiceService, catalogHandlers, silent)],
+      healthPort: 0,
+      security: catalogIdentity,
+      services: [catalogRegistration()],
     });
-    const client = createServiceClient(catalogV1.CatalogServiceClient, `127.0.0.1:${own.port}`, { maxAttempts: 2, initialBackoffMs: 10 });
+    const client = createServiceClient(catalogV1.CatalogServiceClient, `127.0.0.1:${own.port}`, gateway, {
+      maxAttempts: 2,
+      initialBackoffMs: 10,
+    });
+    const callsBefore = getModelCalls;
     const inFlight = client.getModel({ modelId: 'slow' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    while (getModelCalls === callsBefore) await new Promise((resolve) => setTimeout(resolve, 10));
     const stopped = own.shutdown(5_000);
     setTimeout(() => releaseSlowCall(), 50);
     await expect(inFlight).resolves.toMatchObject({ model: { id: 'slow' } });
     await stopped;
     await expect(client.getModel({ modelId: 'x' })).rejects.toMatchObject({ code: ErrorCode.UNAVAILABLE });
     client.close();
+  });
+});
+
+describe('grpc - mutual TLS and per-method authorization', () => {
+  it('refuses a caller without a certificate at the handshake', async () => {
+    // A plaintext client, then a TLS client that trusts the CA but presents no certificate.
+    const { credentials } = await import('@grpc/grpc-js');
+    for (const creds of [
+      credentials.createInsecure(),
+      credentials.createSsl(gateway.ca, null, null, { checkServerIdentity: () => undefined }),
+    ]) {
+      const raw = new catalogV1.CatalogServiceClient(address, creds);
+      const error = await new Promise<{ code?: number }>((resolve) =>
+        raw.getModel({ modelId: 'm' }, new Metadata(), { deadline: Date.now() + 2_000 }, (e) => resolve(e ?? {})),
+      );
+      expect(error.code).toBe(GrpcStatus.UNAVAILABLE);
+      raw.close();
+    }
+  });
+
+  it('refuses a certificate from another CA', async () => {
+    const { ensureDevPki } = await import('@atelier/testing');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const directory = mkdtempSync(path.join(tmpdir(), 'atelier-foreign-ca-'));
+    try {
+      const { loadGrpcSecurity } = await import('./index.js');
+      const foreign = loadGrpcSecurity((await ensureDevPki(directory, { identities: ['gateway'] })).filesOf('gateway'));
+      // Trusts our CA (so the server is accepted) but presents a gateway certificate of its own CA.
+      const client = createServiceClient(
+        catalogV1.CatalogServiceClient,
+        address,
+        { ...foreign, ca: gateway.ca },
+        { maxAttempts: 2, initialBackoffMs: 10 },
+      );
+      await expect(client.getModel({ modelId: 'm' })).rejects.toMatchObject({ code: ErrorCode.UNAVAILABLE });
+      client.close();
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('answers PERMISSION_DENIED to an identity the policy does not list, or for a method it does not allow', async () => {
+    const stranger = createServiceClient(catalogV1.CatalogServiceClient, address, await testSecurity('stranger'));
+    await expect(stranger.getModel({ modelId: 'm' })).rejects.toMatchObject({
+      code: ErrorCode.PERMISSION_DENIED,
+      message: expect.stringContaining('service stranger may not call /atelier.catalog.v1.CatalogService/GetModel'),
+    });
+    const worker = createServiceClient(catalogV1.CatalogServiceClient, address, await testSecurity('worker'));
+    const callsBefore = getModelCalls;
+    await expect(worker.getModel({ modelId: 'm' })).resolves.toMatchObject({ model: { id: 'm' } });
+    expect(getModelCalls).toBe(callsBefore + 1);
+    await expect(worker.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE })).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
+    const jobsAsWorker = createServiceClient(jobsV1.JobsServiceClient, address, await testSecurity('worker'), { serverName: 'catalog' });
+    const stream = jobsAsWorker.raw.watchJob({ jobId: 'j', userId: 'u', afterVersion: 0 });
+    const streamError = await new Promise<{ code?: number }>((resolve) => {
+      stream.on('error', resolve);
+      stream.on('end', () => resolve({}));
+    });
+    expect(streamError.code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect(observedCalls).toContainEqual(
+      expect.objectContaining({ method: '/atelier.catalog.v1.CatalogService/GetCatalog', code: 'PERMISSION_DENIED' }),
+    );
+    for (const client of [stranger, worker, jobsAsWorker]) client.close();
+  });
+
+  it('refuses a server whose certificate proves another service', async () => {
+    // The catalog server's certificate proves "catalog": a jobs client will not talk to it.
+    const jobs = createServiceClient(jobsV1.JobsServiceClient, address, gateway, { maxAttempts: 2, initialBackoffMs: 10 });
+    await expect(jobs.getJob({ jobId: 'j', userId: 'u' })).rejects.toMatchObject({ code: ErrorCode.UNAVAILABLE });
+    jobs.close();
+  });
+
+  it('serves no reflection unless asked', async () => {
+    const quiet = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      healthPort: 0,
+      security: catalogIdentity,
+      logger: silent,
+      descriptorSet: loadDescriptorSet(),
+      services: [catalogRegistration()],
+    });
+    await expect(listReflectedServices(`127.0.0.1:${quiet.port}`, gateway, 'catalog')).rejects.toMatchObject({
+      code: GrpcStatus.UNIMPLEMENTED,
+    });
+    await quiet.shutdown(100);
   });
 });

@@ -2,7 +2,15 @@
  * gRPC for Atelier services: a server bootstrap with health, reflection, error mapping and
  * graceful shutdown, and a promise client factory with deadlines and retries.
  */
-export { startGrpcServer, registerService, type GrpcServerOptions, type GrpcServerHandle, type ServiceRegistration } from './server.js';
+export {
+  startGrpcServer,
+  registerService,
+  servingOptionsOf,
+  type GrpcServingOptions,
+  type GrpcServerOptions,
+  type GrpcServerHandle,
+  type ServiceRegistration,
+} from './server.js';
 export {
   adaptService,
   type CallContext,
@@ -19,7 +27,20 @@ export {
   type ClientConstructor,
 } from './client.js';
 export { toStatusObject, fromServiceError } from './service-errors.js';
-export { checkHealth } from './health-client.js';
+export { checkHealth, type HealthCheckTarget } from './health-client.js';
 export { observeCalls, type CallObserver } from './call-observer.js';
 export { GRPC_STATUS_BY_ERROR_CODE, errorCodeForGrpcStatus, ErrorMetadataKey } from './status-map.js';
 export { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+export {
+  loadGrpcSecurity,
+  loadGrpcSecurityOrExit,
+  channelCredentialsOf,
+  tlsChannelOptions,
+  identityOfCertificate,
+  serviceIdentityUri,
+  serverNameOfService,
+  type GrpcSecurity,
+  type GrpcSecurityFiles,
+} from './transport-security.js';
+export { authorizeCalls, type CallerPolicy } from './caller-authorization.js';
+export { grpcSecurityConfigSpec } from './grpc-config.js';

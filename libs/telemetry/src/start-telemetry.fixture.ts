@@ -12,6 +12,8 @@ const telemetry = await startTelemetry({ serviceName: 'telemetry-fixture', spanP
 
 const { catalogV1, loadDescriptorSet } = await import('@atelier/contracts');
 const { createServiceClient, registerService, startGrpcServer } = await import('@atelier/grpc');
+const { testSecurity } = await import('@atelier/testing');
+const [catalogIdentity, gatewayIdentity] = [await testSecurity('catalog'), await testSecurity('gateway')];
 const silent = { debug: () => {}, info: () => {}, error: () => {} };
 const notUsed = async (): Promise<never> => {
   throw new Error('not used');
@@ -19,6 +21,8 @@ const notUsed = async (): Promise<never> => {
 const server = await startGrpcServer({
   host: '127.0.0.1',
   port: 0,
+  healthPort: 0,
+  security: catalogIdentity,
   logger: silent,
   descriptorSet: loadDescriptorSet(),
   services: [
@@ -36,10 +40,11 @@ const server = await startGrpcServer({
         setStyleEnabled: notUsed,
       },
       silent,
+      { gateway: ['getCatalog'] },
     ),
   ],
 });
-const client = createServiceClient(catalogV1.CatalogServiceClient, `127.0.0.1:${server.port}`);
+const client = createServiceClient(catalogV1.CatalogServiceClient, `127.0.0.1:${server.port}`, gatewayIdentity);
 await client.getCatalog({ mediaKind: 1 });
 client.close();
 await server.shutdown(100);

@@ -1,10 +1,11 @@
 import { createRequire } from 'node:module';
-import { credentials, loadPackageDefinition, type Client } from '@grpc/grpc-js';
+import { loadPackageDefinition, type ChannelCredentials, type Client } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { channelCredentialsOf, tlsChannelOptions, type GrpcSecurity } from '@atelier/grpc';
 
 const require = createRequire(import.meta.url);
 
-type GrpcClientCtor = new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => Client;
+type GrpcClientCtor = new (address: string, creds: ChannelCredentials, options?: object) => Client;
 
 function loadService(protoFile: string, path: string[]): GrpcClientCtor {
   const definition = loadSync(protoFile, { enums: String, keepCase: true, longs: String, defaults: true });
@@ -13,11 +14,11 @@ function loadService(protoFile: string, path: string[]): GrpcClientCtor {
   return node as GrpcClientCtor;
 }
 
-/** Lists the services a server exposes through gRPC server reflection (v1). */
-export async function listReflectedServices(address: string): Promise<string[]> {
+/** Lists the services a server exposes through gRPC server reflection (v1), called over mutual TLS. */
+export async function listReflectedServices(address: string, security: GrpcSecurity, serverName: string): Promise<string[]> {
   const protoFile = require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto');
   const Reflection = loadService(protoFile, ['grpc', 'reflection', 'v1', 'ServerReflection']);
-  const client = new Reflection(address, credentials.createInsecure()) as Client & {
+  const client = new Reflection(address, channelCredentialsOf(security, serverName), tlsChannelOptions(serverName)) as Client & {
     ServerReflectionInfo(opts: object): NodeJS.ReadWriteStream & { write(m: object): boolean; end(): void };
   };
   try {

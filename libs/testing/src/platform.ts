@@ -7,6 +7,7 @@ import S3rver from 's3rver';
 import { natsTestPrefix, testNatsUrl } from './nats-test-prefix.js';
 import { freePort, startGrpcServiceProcess, startProcess, type ServiceProcess } from './service-process.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { testIdentityEnv } from './test-pki.js';
 
 export interface PlatformOptions {
   /** Start community (needed by the gateway). */
@@ -158,6 +159,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         entry: 'services/worker/src/main.ts',
         port,
         env: {
+          ...(await testIdentityEnv('worker')),
           ...options.env,
           HTTP_PORT: String(port),
           JOBS_ADDR: jobs.address,
@@ -188,6 +190,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         entry: 'services/gateway/src/main.ts',
         port,
         env: {
+          ...(await testIdentityEnv('gateway')),
           ...options.env,
           HTTP_PORT: String(port),
           CATALOG_ADDR: catalog.address,

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkHealth } from './grpc-probes.js';
+import { testIdentityEnv } from './test-pki.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -26,6 +27,8 @@ export interface ServiceProcess {
   readonly address: string;
   /** Where a gRPC service serves Prometheus /metrics (startGrpcServiceProcess only). */
   readonly metricsPort?: number;
+  /** `127.0.0.1:<port>` of a gRPC service's plaintext health-only port (startGrpcServiceProcess only). */
+  readonly healthAddress?: string;
   readonly child: ChildProcess;
   /** What the process printed so far (for failure messages). */
   output(): string;
@@ -92,6 +95,7 @@ export async function startProcess(options: {
   /** Extra node flags, e.g. `--cpu-prof` for profiling (not allowed in NODE_OPTIONS). */
   nodeArgs?: readonly string[];
   metricsPort?: number;
+  healthPort?: number;
 }): Promise<ServiceProcess> {
   const child = runEntry(options.entry, options.env, options.nodeArgs);
   let output = '';
@@ -107,6 +111,7 @@ export async function startProcess(options: {
     port: options.port,
     address,
     metricsPort: options.metricsPort,
+    healthAddress: options.healthPort === undefined ? undefined : `127.0.0.1:${options.healthPort}`,
     child,
     output: () => output,
     stop: async () => {
@@ -137,8 +142,9 @@ export async function startProcess(options: {
 }
 
 /**
- * Runs a service's migrations, then starts its gRPC server as a process on a free port and waits
- * for grpc.health.v1 SERVING.
+ * Runs a service's migrations, then starts its gRPC server as a process on a free port, with the
+ * service's own certificate from this test process's CA (`testPki`), and waits for its plaintext
+ * grpc.health.v1 port to answer SERVING.
  */
 export async function startGrpcServiceProcess(
   service: string,
@@ -153,14 +159,22 @@ export async function startGrpcServiceProcess(
     });
     if (migrated.status !== 0) throw new Error(`migrations of ${service} failed:\n${migrated.stdout}${migrated.stderr}`);
   }
-  const [port, metricsPort] = [await freePort(), await freePort()];
+  const [port, metricsPort, healthPort] = [await freePort(), await freePort(), await freePort()];
   return startProcess({
     name: service,
     entry: `services/${service}/src/main.ts`,
     port,
     metricsPort,
-    env: { LOG_LEVEL: 'warn', ...env, GRPC_PORT: String(port), METRICS_PORT: String(metricsPort) },
-    ready: async (address) => (await checkHealth(address)) === 'SERVING',
+    healthPort,
+    env: {
+      LOG_LEVEL: 'warn',
+      ...(await testIdentityEnv(service)),
+      ...env,
+      GRPC_PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      GRPC_HEALTH_PORT: String(healthPort),
+    },
+    ready: async () => (await checkHealth(`127.0.0.1:${healthPort}`)) === 'SERVING',
     nodeArgs,
   });
 }

@@ -4,9 +4,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogV1, commonV1 } from '@atelier/contracts';
 import { ErrorCode } from '@atelier/errors';
-import { createServiceClient, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
+import type { GrpcServerHandle, PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
-import { checkHealth, createTestDatabase, listReflectedServices, type TestDatabase } from '@atelier/testing';
+import { checkHealth, createTestDatabase, listReflectedServices, testClient, testSecurity, type TestDatabase } from '@atelier/testing';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { createCatalogOrm, migrateCatalog } from './db/catalog-orm.js';
 import { CATALOG_SERVICE_NAME, startCatalogServer } from './server.js';
@@ -26,9 +26,12 @@ beforeAll(async () => {
   await migrateCatalog(orm, database.url);
   await orm.close();
   pool = createSqlPool({ databaseUrl: database.url, max: 4, applicationName: 'catalog-test' });
-  server = await startCatalogServer({ pool }, { host: '127.0.0.1', port: 0, logger });
+  server = await startCatalogServer(
+    { pool },
+    { host: '127.0.0.1', port: 0, healthPort: 0, reflection: true, security: await testSecurity('catalog'), logger },
+  );
   address = `127.0.0.1:${server.port}`;
-  client = createServiceClient(catalogV1.CatalogServiceClient, address);
+  client = await testClient(catalogV1.CatalogServiceClient, address, 'gateway');
 });
 
 afterAll(async () => {
@@ -275,13 +278,32 @@ describe('catalog - the database guards its own invariants', () => {
 });
 
 describe('catalog - health and reflection', () => {
-  it('answers grpc.health.v1 SERVING', async () => {
-    expect(await checkHealth(address)).toBe('SERVING');
-    expect(await checkHealth(address, CATALOG_SERVICE_NAME)).toBe('SERVING');
+  it('answers grpc.health.v1 SERVING on its plaintext health port', async () => {
+    expect(await checkHealth(`127.0.0.1:${server.healthPort}`)).toBe('SERVING');
+    expect(await checkHealth(`127.0.0.1:${server.healthPort}`, CATALOG_SERVICE_NAME)).toBe('SERVING');
   });
 
   it('lists atelier.catalog.v1.CatalogService through reflection', async () => {
-    expect(await listReflectedServices(address)).toEqual([CATALOG_SERVICE_NAME]);
+    expect(await listReflectedServices(address, await testSecurity('gateway'), 'catalog')).toEqual([CATALOG_SERVICE_NAME]);
+  });
+});
+
+describe('catalog - who may call what', () => {
+  it('lets jobs read a model but not edit the catalog, and refuses the worker', async () => {
+    const jobs = await testClient(catalogV1.CatalogServiceClient, address, 'jobs');
+    const worker = await testClient(catalogV1.CatalogServiceClient, address, 'worker');
+    try {
+      await expect(jobs.getModel({ modelId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: ErrorCode.NOT_FOUND });
+      await expect(jobs.setModelEnabled(catalogV1.SetModelEnabledRequest.fromPartial({}))).rejects.toMatchObject({
+        code: ErrorCode.PERMISSION_DENIED,
+      });
+      await expect(worker.getModel({ modelId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({
+        code: ErrorCode.PERMISSION_DENIED,
+      });
+    } finally {
+      jobs.close();
+      worker.close();
+    }
   });
 });
 

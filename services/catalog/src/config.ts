@@ -1,8 +1,15 @@
-import { int, oneOf, port, url, type ConfigOf } from '@atelier/config';
+import { bool, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
+import { grpcSecurityConfigSpec } from '@atelier/grpc';
 
 /** Environment variables of the catalog service (README, "Configuration"). */
 export const catalogConfigSpec = {
   GRPC_PORT: port(50051),
+  /** Plaintext grpc.health.v1 only, for Kubernetes probes (they speak no TLS); 0 = a free port (tests). */
+  GRPC_HEALTH_PORT: port(50151),
+  /** Serve gRPC server reflection (off: it lists every method to any caller with a certificate). */
+  GRPC_REFLECTION: bool(false),
+  /** Mutual TLS: this service's certificate and key, the platform CA, the identities' trust domain. */
+  ...grpcSecurityConfigSpec,
   /** Prometheus scrapes http://<pod>:METRICS_PORT/metrics; 0 asks the OS for a free port (tests). */
   METRICS_PORT: port(9464),
   DATABASE_URL: url({

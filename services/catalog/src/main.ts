@@ -12,9 +12,11 @@ const { createSqlPool, pendingMigrations } = await import('@atelier/db');
 const { CATALOG_SCHEMA, catalogMigrations } = await import('./db/migrations/index.js');
 const { startCatalogServer } = await import('./server.js');
 const { startServiceMetrics } = await import('@atelier/metrics');
+const { loadGrpcSecurityOrExit, servingOptionsOf } = await import('@atelier/grpc');
 
 const config = loadConfigOrExit('catalog', catalogConfigSpec);
 const logger = createLogger({ service: 'catalog', level: config.LOG_LEVEL });
+const security = loadGrpcSecurityOrExit(config, logger);
 const pending = await pendingMigrations(config.DATABASE_URL, CATALOG_SCHEMA, catalogMigrations);
 if (pending.length > 0) {
   logger.fatal({ pending }, 'schema catalog is behind: run `npm run migrate -w @atelier/catalog`');
@@ -22,7 +24,7 @@ if (pending.length > 0) {
 }
 const metrics = await startServiceMetrics('catalog', { port: config.METRICS_PORT });
 const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'catalog' });
-const server = await startCatalogServer({ pool }, { port: config.GRPC_PORT, logger, callObserver: metrics.grpcCalls });
+const server = await startCatalogServer({ pool }, { ...servingOptionsOf(config, security), logger, callObserver: metrics.grpcCalls });
 logger.info({ port: server.port, metricsPort: metrics.port }, 'catalog serving gRPC');
 
 installShutdownHandlers(

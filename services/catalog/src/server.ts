@@ -1,7 +1,8 @@
 import { catalogV1, loadDescriptorSet } from '@atelier/contracts';
-import { registerService, startGrpcServer, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
+import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { CatalogContext } from './catalog-context.js';
+import { catalogCallerPolicy } from './rpc/caller-policy.js';
 import { getCatalog } from './rpc/get-catalog.js';
 import { getModel } from './rpc/get-model.js';
 import { getStyle } from './rpc/get-style.js';
@@ -12,11 +13,8 @@ import { upsertStyle } from './rpc/upsert-style.js';
 
 export const CATALOG_SERVICE_NAME = 'atelier.catalog.v1.CatalogService';
 
-/** Serves atelier.catalog.v1.CatalogService with health and reflection. */
-export function startCatalogServer(
-  context: CatalogContext,
-  options: { port: number; host?: string; callObserver?: CallObserver; logger: Logger },
-): Promise<GrpcServerHandle> {
+/** Serves atelier.catalog.v1.CatalogService over mutual TLS, with health (and reflection when enabled). */
+export function startCatalogServer(context: CatalogContext, options: GrpcServingOptions & { logger: Logger }): Promise<GrpcServerHandle> {
   const handlers = {
     getCatalog: getCatalog(context),
     getModel: getModel(context),
@@ -28,11 +26,9 @@ export function startCatalogServer(
     setStyleEnabled: setStyleEnabled(context),
   };
   return startGrpcServer({
-    host: options.host,
-    port: options.port,
-    callObserver: options.callObserver,
+    ...options,
     logger: options.logger,
     descriptorSet: loadDescriptorSet(),
-    services: [registerService(CATALOG_SERVICE_NAME, catalogV1.CatalogServiceService, handlers, options.logger)],
+    services: [registerService(CATALOG_SERVICE_NAME, catalogV1.CatalogServiceService, handlers, options.logger, catalogCallerPolicy)],
   });
 }

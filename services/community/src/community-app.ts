@@ -1,12 +1,24 @@
 import { jobsV1, mediaV1 } from '@atelier/contracts';
 import { createSqlPool } from '@atelier/db';
-import { createServiceClient, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
+import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { CommunityConfig } from './config.js';
 import type { CommunityContext } from './community-context.js';
 import { startCommunityServer } from './server.js';
 
-export type CommunityAppConfig = Pick<CommunityConfig, 'GRPC_PORT' | 'DATABASE_URL' | 'MEDIA_ADDR' | 'JOBS_ADDR'>;
+export type CommunityAppConfig = Pick<
+  CommunityConfig,
+  | 'GRPC_PORT'
+  | 'GRPC_HEALTH_PORT'
+  | 'GRPC_REFLECTION'
+  | 'GRPC_TLS_CA_FILE'
+  | 'GRPC_TLS_CERT_FILE'
+  | 'GRPC_TLS_KEY_FILE'
+  | 'GRPC_TRUST_DOMAIN'
+  | 'DATABASE_URL'
+  | 'MEDIA_ADDR'
+  | 'JOBS_ADDR'
+>;
 
 export interface CommunityApp {
   readonly server: GrpcServerHandle;
@@ -21,14 +33,15 @@ export async function startCommunityApp(
   logger: Logger,
   options: { host?: string; callObserver?: CallObserver } = {},
 ): Promise<CommunityApp> {
+  const security = loadGrpcSecurity(config);
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, applicationName: 'community' });
   const peers = {
-    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, { defaultDeadlineMs: 3_000 }),
-    jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, { defaultDeadlineMs: 3_000 }),
+    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 }),
+    jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, security, { defaultDeadlineMs: 3_000 }),
   };
   const context: CommunityContext = { pool, peers, logger };
   const server = await startCommunityServer(context, {
-    port: config.GRPC_PORT,
+    ...servingOptionsOf(config, security),
     host: options.host,
     callObserver: options.callObserver,
   }).catch(async (error: unknown) => {

@@ -4,9 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { communityV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { uuidv7 } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
-import { createServiceClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
-import { checkHealth, createTestDatabase, listReflectedServices } from '@atelier/testing';
+import { checkHealth, createTestDatabase, listReflectedServices, testClient, testIdentityEnv, testSecurity } from '@atelier/testing';
 import { startCommunityApp } from './community-app.js';
 import { COMMUNITY_SERVICE_NAME } from './server.js';
 import {
@@ -110,7 +109,7 @@ describe('community - CreatePost', () => {
     const request = postRequest(author, { mediaAssetIds: [image], status: PostStatus.DRAFT });
     const first = await h.community.createPost(request);
     // Replays are answered before the peers are asked: an image deleted since does not matter.
-    await h.media.deleteAsset({ assetId: image, ownerUserId: author });
+    await h.mediaAsWorker.deleteAsset({ assetId: image, ownerUserId: author });
     const again = await h.community.createPost({
       ...request,
       title: `  ${request.title}\n`,
@@ -175,7 +174,7 @@ describe('community - media rules', () => {
       code: ErrorCode.FAILED_PRECONDITION,
       reason: 'MEDIA_WRONG_PURPOSE',
     });
-    const generated = await putOutputImage(h.media, author, `loose-output-${seq}`);
+    const generated = await putOutputImage(h.mediaAsWorker, author, `loose-output-${seq}`);
     expect((await h.community.createPost(postRequest(author, { mediaAssetIds: [ready, generated.asset.id] }))).post!.media).toHaveLength(2);
     expect(await countPosts(author)).toBe(1);
   });
@@ -183,11 +182,19 @@ describe('community - media rules', () => {
   it('answers UNAVAILABLE when media cannot be reached, writing nothing', async () => {
     const logger = createLogger({ service: 'community-test', level: 'silent' });
     const cut = await startCommunityApp(
-      { GRPC_PORT: 0, DATABASE_URL: h.database.url, MEDIA_ADDR: '127.0.0.1:1', JOBS_ADDR: '127.0.0.1:1' },
+      {
+        ...(await testIdentityEnv('community')),
+        GRPC_PORT: 0,
+        GRPC_HEALTH_PORT: 0,
+        GRPC_REFLECTION: false,
+        DATABASE_URL: h.database.url,
+        MEDIA_ADDR: '127.0.0.1:1',
+        JOBS_ADDR: '127.0.0.1:1',
+      },
       logger,
       { host: '127.0.0.1' },
     );
-    const client = createServiceClient(communityV1.CommunityServiceClient, `127.0.0.1:${cut.server.port}`);
+    const client = await testClient(communityV1.CommunityServiceClient, `127.0.0.1:${cut.server.port}`, 'gateway');
     try {
       const author = newUser('offline');
       expect(await refusal(client.createPost(postRequest(author, { mediaAssetIds: [UNKNOWN_ID] })))).toMatchObject({
@@ -642,9 +649,10 @@ describe('community - database rules', () => {
 
 describe('community - health and reflection', () => {
   it('answers grpc.health.v1 SERVING and lists the service through reflection', async () => {
-    expect(await checkHealth(h.address)).toBe('SERVING');
-    expect(await checkHealth(h.address, COMMUNITY_SERVICE_NAME)).toBe('SERVING');
-    expect(await listReflectedServices(h.address)).toEqual([COMMUNITY_SERVICE_NAME]);
+    const healthAddress = `127.0.0.1:${h.app.server.healthPort}`;
+    expect(await checkHealth(healthAddress)).toBe('SERVING');
+    expect(await checkHealth(healthAddress, COMMUNITY_SERVICE_NAME)).toBe('SERVING');
+    expect(await listReflectedServices(h.address, await testSecurity('gateway'), 'community')).toEqual([COMMUNITY_SERVICE_NAME]);
   });
 });
 
@@ -668,7 +676,7 @@ describe('community - process start-up', () => {
     const fresh = await createTestDatabase();
     try {
       const result = spawnSync(process.execPath, ['--import', 'tsx', main], {
-        env: { ...process.env, GRPC_PORT: '0', DATABASE_URL: fresh.url, LOG_LEVEL: 'info' },
+        env: { ...process.env, ...(await testIdentityEnv('community')), GRPC_PORT: '0', DATABASE_URL: fresh.url, LOG_LEVEL: 'info' },
         encoding: 'utf8',
         timeout: 20_000,
       });

@@ -1,6 +1,7 @@
 import { communityV1, loadDescriptorSet } from '@atelier/contracts';
-import { registerService, startGrpcServer, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
+import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { CommunityContext } from './community-context.js';
+import { communityCallerPolicy } from './rpc/caller-policy.js';
 import { createDraftFromJob } from './rpc/create-draft-from-job.js';
 import { createPost } from './rpc/create-post.js';
 import { deletePost } from './rpc/delete-post.js';
@@ -11,11 +12,8 @@ import { updatePost } from './rpc/update-post.js';
 
 export const COMMUNITY_SERVICE_NAME = 'atelier.community.v1.CommunityService';
 
-/** Serves atelier.community.v1.CommunityService with health and reflection. */
-export function startCommunityServer(
-  context: CommunityContext,
-  options: { port: number; host?: string; callObserver?: CallObserver },
-): Promise<GrpcServerHandle> {
+/** Serves atelier.community.v1.CommunityService over mutual TLS, with health (and reflection when enabled). */
+export function startCommunityServer(context: CommunityContext, options: GrpcServingOptions): Promise<GrpcServerHandle> {
   const handlers = {
     createPost: createPost(context),
     createDraftFromJob: createDraftFromJob(context),
@@ -26,11 +24,11 @@ export function startCommunityServer(
     listMyPosts: listMyPosts(context),
   };
   return startGrpcServer({
-    host: options.host,
-    port: options.port,
-    callObserver: options.callObserver,
+    ...options,
     logger: context.logger,
     descriptorSet: loadDescriptorSet(),
-    services: [registerService(COMMUNITY_SERVICE_NAME, communityV1.CommunityServiceService, handlers, context.logger)],
+    services: [
+      registerService(COMMUNITY_SERVICE_NAME, communityV1.CommunityServiceService, handlers, context.logger, communityCallerPolicy),
+    ],
   });
 }

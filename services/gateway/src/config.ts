@@ -1,7 +1,9 @@
 import { hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { grpcSecurityConfigSpec } from '@atelier/grpc';
 
 /** Environment variables of the gateway (README, "Configuration of gateway"). */
 export const gatewayConfigSpec = {
+  ...grpcSecurityConfigSpec,
   HTTP_PORT: port(8080),
   CATALOG_ADDR: hostPort('127.0.0.1:50051'),
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),

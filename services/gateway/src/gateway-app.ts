@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { catalogV1, communityV1, jobsAdminV1, jobsV1, mediaV1 } from '@atelier/contracts';
-import { checkHealth, createServiceClient } from '@atelier/grpc';
+import { checkHealth, createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import { buildGateway } from './app.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
@@ -18,13 +18,14 @@ export async function startGatewayApp(
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
   });
+  const security = loadGrpcSecurity(config);
   const deadline = { defaultDeadlineMs: config.UPSTREAM_DEADLINE_MS };
   const peers: GatewayPeers = {
-    catalog: createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, deadline),
-    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, deadline),
-    jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, deadline),
-    jobsAdmin: createServiceClient(jobsAdminV1.JobsAdminServiceClient, config.JOBS_ADDR, deadline),
-    community: createServiceClient(communityV1.CommunityServiceClient, config.COMMUNITY_ADDR, deadline),
+    catalog: createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, deadline),
+    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, deadline),
+    jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, security, deadline),
+    jobsAdmin: createServiceClient(jobsAdminV1.JobsAdminServiceClient, config.JOBS_ADDR, security, deadline),
+    community: createServiceClient(communityV1.CommunityServiceClient, config.COMMUNITY_ADDR, security, deadline),
   };
   const addresses = { catalog: config.CATALOG_ADDR, media: config.MEDIA_ADDR, jobs: config.JOBS_ADDR, community: config.COMMUNITY_ADDR };
   const app = await buildGateway({
@@ -38,7 +39,7 @@ export async function startGatewayApp(
         await Promise.all(
           Object.entries(addresses).map(async ([name, address]) => [
             name,
-            await checkHealth(address, '', 1_000).catch(() => 'UNREACHABLE'),
+            await checkHealth({ address, tls: { security, serverName: name } }, '', 1_000).catch(() => 'UNREACHABLE'),
           ]),
         ),
       ),

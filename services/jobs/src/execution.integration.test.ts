@@ -257,14 +257,14 @@ describe('execution - CompleteJob', () => {
       code: ErrorCode.INVALID_ARGUMENT,
       field: 'output_asset_id',
     });
-    const foreign = await putOutputImage(h.media, newUser(), `foreign-${job.id}`);
+    const foreign = await putOutputImage(h.mediaAsWorker, newUser(), `foreign-${job.id}`);
     expect(
       await refusal(h.execution.completeJob({ jobId: job.id, workerId: 'img', outputAssetId: foreign.id, outputSha256: foreign.sha256! })),
     ).toMatchObject({
       code: ErrorCode.FAILED_PRECONDITION,
       reason: 'OUTPUT_INVALID',
     });
-    const output = await putOutputImage(h.media, user, job.id);
+    const output = await putOutputImage(h.mediaAsWorker, user, job.id);
     expect(
       await refusal(h.execution.completeJob({ jobId: job.id, workerId: 'img', outputAssetId: output.id, outputSha256: 'ab'.repeat(32) })),
     ).toMatchObject({

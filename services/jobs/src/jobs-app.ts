@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { catalogV1, mediaV1 } from '@atelier/contracts';
 import { createSqlPool } from '@atelier/db';
-import { createServiceClient, type GrpcServerHandle } from '@atelier/grpc';
+import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type GrpcServerHandle } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import { createServiceMetrics, type Registry, type ServiceMetrics } from '@atelier/metrics';
 import {
@@ -55,6 +55,7 @@ export async function startJobsApp(
   logger: Logger,
   options: { host?: string; metrics?: ServiceMetrics } = {},
 ): Promise<JobsApp> {
+  const security = loadGrpcSecurity(config);
   const registry = createRegistry();
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'jobs' });
   const serviceMetrics = options.metrics ?? createServiceMetrics('jobs');
@@ -106,8 +107,8 @@ export async function startJobsApp(
   const onOutboxWrite = () => wakeups.signal();
 
   const peers = {
-    catalog: createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, { defaultDeadlineMs: 3_000 }),
-    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, { defaultDeadlineMs: 3_000 }),
+    catalog: createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 3_000 }),
+    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 }),
   };
   const context: JobsContext = {
     pool,
@@ -138,7 +139,7 @@ export async function startJobsApp(
     onRedispatch: (count) => metrics.redispatched.inc(count),
   });
   const server = await startJobsServer(context, {
-    port: config.GRPC_PORT,
+    ...servingOptionsOf(config, security),
     host: options.host,
     callObserver: serviceMetrics.grpcCalls,
   });

@@ -1,6 +1,7 @@
 import { jobsAdminV1, jobsExecutionV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
-import { registerService, startGrpcServer, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
+import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { JobsContext } from './jobs-context.js';
+import { adminCallerPolicy, executionCallerPolicy, jobsCallerPolicy } from './rpc/caller-policy.js';
 import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
 import { listAllJobs } from './rpc/admin/list-all-jobs.js';
@@ -25,16 +26,11 @@ export const JOBS_SERVICE_NAMES = {
   admin: 'atelier.jobs.v1.JobsAdminService',
 } as const;
 
-/** Serves the user, execution and operator APIs of atelier.jobs.v1 with health and reflection. */
-export function startJobsServer(
-  context: JobsContext,
-  options: { port: number; host?: string; callObserver?: CallObserver },
-): Promise<GrpcServerHandle> {
+/** Serves the user, execution and operator APIs of atelier.jobs.v1 over mutual TLS, with health (and reflection when enabled). */
+export function startJobsServer(context: JobsContext, options: GrpcServingOptions): Promise<GrpcServerHandle> {
   const { logger } = context;
   return startGrpcServer({
-    host: options.host,
-    port: options.port,
-    callObserver: options.callObserver,
+    ...options,
     logger,
     descriptorSet: loadDescriptorSet(),
     services: [
@@ -49,6 +45,7 @@ export function startJobsServer(
           watchJob: watchJob(context),
         },
         logger,
+        jobsCallerPolicy,
       ),
       registerService(
         JOBS_SERVICE_NAMES.execution,
@@ -65,6 +62,7 @@ export function startJobsServer(
           reportProgress: reportProgress(context),
         },
         logger,
+        executionCallerPolicy,
       ),
       registerService(
         JOBS_SERVICE_NAMES.admin,
@@ -78,6 +76,7 @@ export function startJobsServer(
           getQueueStats: getQueueStats(context),
         },
         logger,
+        adminCallerPolicy,
       ),
     ],
   });

@@ -1,9 +1,16 @@
 import { bool, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { natsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the media service (README, "Configuration"). */
 export const mediaConfigSpec = {
   GRPC_PORT: port(50052),
+  /** Plaintext grpc.health.v1 only, for Kubernetes probes (they speak no TLS); 0 = a free port (tests). */
+  GRPC_HEALTH_PORT: port(50152),
+  /** Serve gRPC server reflection (off: it lists every method to any caller with a certificate). */
+  GRPC_REFLECTION: bool(false),
+  /** Mutual TLS: this service's certificate and key, the platform CA, the identities' trust domain. */
+  ...grpcSecurityConfigSpec,
   /** Prometheus scrapes http://<pod>:METRICS_PORT/metrics; 0 asks the OS for a free port (tests). */
   METRICS_PORT: port(9464),
   DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),

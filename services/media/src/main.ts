@@ -13,6 +13,7 @@ const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { mediaConfigSpec } = await import('./config.js');
 const { MEDIA_SCHEMA, mediaMigrations } = await import('./db/migrations/index.js');
 const { startMediaServer } = await import('./server.js');
+const { loadGrpcSecurityOrExit, servingOptionsOf } = await import('@atelier/grpc');
 const { ObjectStore } = await import('./storage/object-store.js');
 const { startUploadSweeper } = await import('./upload-sweeper.js');
 const { startServiceMetrics } = await import('@atelier/metrics');
@@ -21,6 +22,7 @@ const { JobOutputCleanup } = await import('./job-output-cleanup.js');
 
 const config = loadConfigOrExit('media', mediaConfigSpec, process.env, [checkNatsCredentials]);
 const logger = createLogger({ service: 'media', level: config.LOG_LEVEL });
+const security = loadGrpcSecurityOrExit(config, logger);
 
 if (config.S3_ENDPOINT && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)) {
   process.stderr.write('media: invalid configuration:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required when S3_ENDPOINT is set\n');
@@ -61,7 +63,7 @@ const context = {
   uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS,
   downloadUrlTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS,
 };
-const server = await startMediaServer(context, { port: config.GRPC_PORT, callObserver: metrics.grpcCalls });
+const server = await startMediaServer(context, { ...servingOptionsOf(config, security), callObserver: metrics.grpcCalls });
 const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
 // The orphan-output cleanup listens to the jobs' lifecycle events. Media serves without NATS:
 // the cleanup starts when the broker first answers and the durable consumer catches up after.

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mediaV1 } from '@atelier/contracts';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
-import { createServiceClient, fromServiceError, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
+import { fromServiceError, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
 import { connectNats, deleteJobStreams, jetstream, jetstreamManager, jobsTopology } from '@atelier/nats';
 import {
@@ -16,7 +16,9 @@ import {
   createTestDatabase,
   listReflectedServices,
   natsTestPrefix,
+  testClient,
   testNatsUrl,
+  testSecurity,
   uniqueName,
   type TestDatabase,
 } from '@atelier/testing';
@@ -41,6 +43,8 @@ let pool: SqlPool;
 let db: pg.Client;
 let server: GrpcServerHandle;
 let client: PromiseClient<mediaV1.MediaServiceClient>;
+/** Media as the worker calls it: reading any user's asset, writing and deleting server assets. */
+let internal: PromiseClient<mediaV1.MediaServiceClient>;
 let address: string;
 
 beforeAll(async () => {
@@ -62,13 +66,21 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: database.url });
   await db.connect();
   const context: MediaContext = { pool, store, logger, uploadUrlTtlSeconds: 300, downloadUrlTtlSeconds: 60 };
-  server = await startMediaServer(context, { host: '127.0.0.1', port: 0 });
+  server = await startMediaServer(context, {
+    host: '127.0.0.1',
+    port: 0,
+    healthPort: 0,
+    reflection: true,
+    security: await testSecurity('media'),
+  });
   address = `127.0.0.1:${server.port}`;
-  client = createServiceClient(mediaV1.MediaServiceClient, address);
+  client = await testClient(mediaV1.MediaServiceClient, address, 'gateway');
+  internal = await testClient(mediaV1.MediaServiceClient, address, 'worker');
 });
 
 afterAll(async () => {
   client?.close();
+  internal?.close();
   await server?.shutdown(100);
   await db?.end();
   await pool?.end();
@@ -114,7 +126,7 @@ async function countAssets(): Promise<number> {
 
 function putServerAsset(header: Partial<mediaV1.PutServerAssetHeader>, bytes: Buffer, chunkSize = 16 * 1024) {
   return new Promise<mediaV1.PutServerAssetResponse>((resolve, reject) => {
-    const call = client.raw.putServerAsset((error, response) => (error ? reject(fromServiceError(error)) : resolve(response)));
+    const call = internal.raw.putServerAsset((error, response) => (error ? reject(fromServiceError(error)) : resolve(response)));
     call.write({ part: { $case: 'header', header: mediaV1.PutServerAssetHeader.fromPartial(header) } });
     for (let offset = 0; offset < bytes.length; offset += chunkSize) {
       call.write({ part: { $case: 'chunk', chunk: bytes.subarray(offset, offset + chunkSize) } });
@@ -126,7 +138,7 @@ function putServerAsset(header: Partial<mediaV1.PutServerAssetHeader>, bytes: Bu
 async function readAsset(assetId: string): Promise<{ asset: mediaV1.Asset | undefined; bytes: Buffer }> {
   let asset: mediaV1.Asset | undefined;
   const chunks: Buffer[] = [];
-  for await (const message of client.raw.readAsset({ assetId }) as AsyncIterable<mediaV1.ReadAssetResponse>) {
+  for await (const message of internal.raw.readAsset({ assetId }) as AsyncIterable<mediaV1.ReadAssetResponse>) {
     if (message.part?.$case === 'asset') asset = message.part.asset;
     if (message.part?.$case === 'chunk') chunks.push(Buffer.from(message.part.chunk));
   }
@@ -270,7 +282,7 @@ describe("media - another user's asset does not exist", () => {
     for (const call of [
       () => client.completeUpload({ assetId: id, ownerUserId: BOB }),
       () => client.getAsset({ assetId: id, callerUserId: BOB }),
-      () => client.deleteAsset({ assetId: id, ownerUserId: BOB }),
+      () => internal.deleteAsset({ assetId: id, ownerUserId: BOB }),
     ]) {
       expect(await refusal(call())).toMatchObject({ code: ErrorCode.NOT_FOUND, reason: 'ASSET_NOT_FOUND', message: 'asset not found' });
     }
@@ -285,10 +297,10 @@ describe("media - another user's asset does not exist", () => {
     const upload = await startUpload(bytes, { owner: BOB });
     await put(upload, bytes);
     await client.completeUpload({ assetId: upload.asset!.id, ownerUserId: BOB });
-    const internal = await client.getAssetInternal({ assetId: upload.asset!.id, includeDownloadUrl: true });
-    expect(internal.asset!.ownerUserId).toBe(BOB);
-    expect(sha256(Buffer.from(await (await fetch(internal.downloadUrl!)).arrayBuffer()))).toBe(sha256(bytes));
-    const withoutUrl = await client.getAssetInternal({ assetId: upload.asset!.id, includeDownloadUrl: false });
+    const seen = await internal.getAssetInternal({ assetId: upload.asset!.id, includeDownloadUrl: true });
+    expect(seen.asset!.ownerUserId).toBe(BOB);
+    expect(sha256(Buffer.from(await (await fetch(seen.downloadUrl!)).arrayBuffer()))).toBe(sha256(bytes));
+    const withoutUrl = await internal.getAssetInternal({ assetId: upload.asset!.id, includeDownloadUrl: false });
     expect(withoutUrl.downloadUrl).toBeUndefined();
   });
 });
@@ -352,7 +364,7 @@ describe('media - server-written assets', () => {
     });
     const headless = await refusal(
       new Promise((resolve, reject) => {
-        const call = client.raw.putServerAsset((error, response) => (error ? reject(fromServiceError(error)) : resolve(response)));
+        const call = internal.raw.putServerAsset((error, response) => (error ? reject(fromServiceError(error)) : resolve(response)));
         call.write({ part: { $case: 'chunk', chunk: bytes } });
         call.end();
       }),
@@ -390,12 +402,12 @@ describe('media - delete', () => {
     const { rows } = await db.query('SELECT storage_key FROM media.assets WHERE id = $1', [asset!.id]);
     expect(await store.head(rows[0].storage_key)).toBeDefined();
 
-    const deleted = await client.deleteAsset({ assetId: asset!.id, ownerUserId: ALICE });
+    const deleted = await internal.deleteAsset({ assetId: asset!.id, ownerUserId: ALICE });
     expect(deleted.asset).toMatchObject({ status: AssetStatus.DELETED });
     expect(deleted.asset!.deletedAt).toBeInstanceOf(Date);
     expect(await store.head(rows[0].storage_key)).toBeUndefined();
     expect(await refusal(client.getAsset({ assetId: asset!.id, callerUserId: ALICE }))).toMatchObject({ code: ErrorCode.NOT_FOUND });
-    expect((await client.deleteAsset({ assetId: asset!.id })).asset).toEqual(deleted.asset);
+    expect((await internal.deleteAsset({ assetId: asset!.id })).asset).toEqual(deleted.asset);
 
     // The key is free again: a new put with it stores a new asset.
     const again = await putServerAsset(
@@ -457,8 +469,25 @@ describe('media - the database guards asset invariants', () => {
 
 describe('media - health and reflection', () => {
   it('answers SERVING and lists atelier.media.v1.MediaService', async () => {
-    expect(await checkHealth(address, MEDIA_SERVICE_NAME)).toBe('SERVING');
-    expect(await listReflectedServices(address)).toEqual([MEDIA_SERVICE_NAME]);
+    expect(await checkHealth(`127.0.0.1:${server.healthPort}`, MEDIA_SERVICE_NAME)).toBe('SERVING');
+    expect(await listReflectedServices(address, await testSecurity('gateway'), 'media')).toEqual([MEDIA_SERVICE_NAME]);
+  });
+
+  it("keeps reading any user's asset and writing server assets to the services that run jobs", async () => {
+    const asGateway = (await client
+      .getAssetInternal({ assetId: '00000000-0000-4000-8000-000000000000', includeDownloadUrl: false })
+      .catch((error: unknown) => error)) as { code?: string };
+    expect(asGateway.code).toBe(ErrorCode.PERMISSION_DENIED);
+    const community = await testClient(mediaV1.MediaServiceClient, address, 'community');
+    try {
+      await expect(
+        community.createUpload({ ownerUserId: ALICE, purpose: AssetPurpose.AI_INPUT, contentType: 'image/png', sizeBytes: 10 }),
+      ).rejects.toMatchObject({
+        code: ErrorCode.PERMISSION_DENIED,
+      });
+    } finally {
+      community.close();
+    }
   });
 });
 

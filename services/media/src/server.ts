@@ -1,6 +1,7 @@
 import { loadDescriptorSet, mediaV1 } from '@atelier/contracts';
-import { registerService, startGrpcServer, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
+import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { MediaContext } from './media-context.js';
+import { mediaCallerPolicy } from './rpc/caller-policy.js';
 import { completeUpload } from './rpc/complete-upload.js';
 import { createUpload } from './rpc/create-upload.js';
 import { deleteAsset } from './rpc/delete-asset.js';
@@ -10,11 +11,8 @@ import { readAsset } from './rpc/read-asset.js';
 
 export const MEDIA_SERVICE_NAME = 'atelier.media.v1.MediaService';
 
-/** Serves atelier.media.v1.MediaService with health and reflection. */
-export function startMediaServer(
-  context: MediaContext,
-  options: { port: number; host?: string; callObserver?: CallObserver },
-): Promise<GrpcServerHandle> {
+/** Serves atelier.media.v1.MediaService over mutual TLS, with health (and reflection when enabled). */
+export function startMediaServer(context: MediaContext, options: GrpcServingOptions): Promise<GrpcServerHandle> {
   const handlers = {
     createUpload: createUpload(context),
     completeUpload: completeUpload(context),
@@ -25,11 +23,9 @@ export function startMediaServer(
     deleteAsset: deleteAsset(context),
   };
   return startGrpcServer({
-    host: options.host,
-    port: options.port,
-    callObserver: options.callObserver,
+    ...options,
     logger: context.logger,
     descriptorSet: loadDescriptorSet(),
-    services: [registerService(MEDIA_SERVICE_NAME, mediaV1.MediaServiceService, handlers, context.logger)],
+    services: [registerService(MEDIA_SERVICE_NAME, mediaV1.MediaServiceService, handlers, context.logger, mediaCallerPolicy)],
   });
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testIdentityEnv } from '@atelier/testing';
 import { runCli } from './cli.js';
 import { ExitCode } from './exit-codes.js';
 import { captureIo, startOpsTestEnv, waitFor, type OpsTestEnv } from './test-support/ops-test-env.js';
@@ -45,6 +46,21 @@ async function killDispatches(count: number): Promise<string[]> {
 }
 
 describe('dead-letters - through the jobs admin API', () => {
+  it('needs an operator certificate, and one that proves the ops identity', async () => {
+    const missing = await cli(['dead-letters', 'list'], { GRPC_TLS_CERT_FILE: '', GRPC_TLS_KEY_FILE: '' });
+    expect(missing.exitCode).not.toBe(ExitCode.OK);
+    expect(missing.err).toContain(
+      'the jobs admin API needs an operator certificate: set GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE',
+    );
+    const worker = await testIdentityEnv('worker');
+    const wrong = await cli(['dead-letters', 'list'], {
+      GRPC_TLS_CERT_FILE: worker.GRPC_TLS_CERT_FILE,
+      GRPC_TLS_KEY_FILE: worker.GRPC_TLS_KEY_FILE,
+    });
+    expect(wrong.exitCode).not.toBe(ExitCode.OK);
+    expect(wrong.err).toContain('service worker may not call /atelier.jobs.v1.JobsAdminService/ListDeadOutboxEvents');
+  });
+
   it('says so when there are no dead events', async () => {
     const { exitCode, out } = await cli(['dead-letters', 'list']);
     expect(exitCode).toBe(ExitCode.OK);

@@ -16,7 +16,7 @@ const PAGE_SIZE_MAX = 100;
 
 /** `atelier-ops dead-letters list`: dead outbox events, oldest first, up to --limit across pages. */
 export async function listDeadLettersCommand(command: ListCommand, { io, config }: CommandContext): Promise<ExitCode> {
-  const admin = connectJobsAdmin(config.JOBS_ADDR, config.ATELIER_OPS_TIMEOUT_MS);
+  const admin = connectJobsAdmin(config, config.ATELIER_OPS_TIMEOUT_MS);
   try {
     const events: jobsAdminV1.OutboxEvent[] = [];
     let pageToken = '';
@@ -43,7 +43,7 @@ export async function listDeadLettersCommand(command: ListCommand, { io, config 
  */
 export async function replayDeadLettersCommand(command: ReplayCommand, { io, config }: CommandContext): Promise<ExitCode> {
   const operatorId = command.operator ?? config.ATELIER_OPERATOR_ID ?? defaultOperatorId(io.env);
-  const admin = connectJobsAdmin(config.JOBS_ADDR, config.ATELIER_OPS_TIMEOUT_MS);
+  const admin = connectJobsAdmin(config, config.ATELIER_OPS_TIMEOUT_MS);
   const outcomes: ExitCode[] = [];
   try {
     for (const [index, eventId] of command.eventIds.entries()) {

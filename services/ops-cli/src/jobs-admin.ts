@@ -1,19 +1,42 @@
 import { jobsAdminV1 } from '@atelier/contracts';
 import { AppError, ErrorCode, isAppError, isTransientError } from '@atelier/errors';
-import { createServiceClient, type PromiseClient } from '@atelier/grpc';
+import { createServiceClient, loadGrpcSecurity, type PromiseClient } from '@atelier/grpc';
+import type { OpsConfig } from './ops-config.js';
 
 /**
- * The jobs operator API (`atelier.jobs.v1.JobsAdminService`). It takes no credentials: it is
- * served on the cluster network only (the gateway fronts it for HTTP callers and checks the
- * admin role there), so reaching JOBS_ADDR — a port-forward from an operator's machine — is the
- * access control.
+ * The jobs operator API (`atelier.jobs.v1.JobsAdminService`), over mutual TLS: jobs lets the
+ * identity `ops` (and the gateway, which checks the admin role for HTTP callers) call it, so an
+ * operator needs a certificate for `spiffe://<trust domain>/svc/ops` from the platform's CA.
  */
 export type JobsAdminClient = PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
 
-export function connectJobsAdmin(address: string, timeoutMs: number): JobsAdminClient {
+type JobsAdminAccess = Pick<OpsConfig, 'JOBS_ADDR' | 'GRPC_TLS_CA_FILE' | 'GRPC_TLS_CERT_FILE' | 'GRPC_TLS_KEY_FILE' | 'GRPC_TRUST_DOMAIN'>;
+
+export function connectJobsAdmin(config: JobsAdminAccess, timeoutMs: number): JobsAdminClient {
+  const { GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE, GRPC_TRUST_DOMAIN } = config;
+  if (!GRPC_TLS_CA_FILE || !GRPC_TLS_CERT_FILE || !GRPC_TLS_KEY_FILE) {
+    throw new AppError(
+      ErrorCode.FAILED_PRECONDITION,
+      'the jobs admin API needs an operator certificate: set GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE ' +
+        '(identity `ops` from the platform CA; `npm start` writes one to .data/dev-pki/ops.crt)',
+      { reason: 'OPERATOR_CERTIFICATE_MISSING' },
+    );
+  }
+  let security;
+  try {
+    security = loadGrpcSecurity({ GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE, GRPC_TRUST_DOMAIN });
+  } catch (error) {
+    throw new AppError(ErrorCode.FAILED_PRECONDITION, (error as Error).message, {
+      reason: 'OPERATOR_CERTIFICATE_UNREADABLE',
+      cause: error,
+    });
+  }
   // Two attempts: one retry rides out a jobs pod restarting, more would only delay the answer
   // an operator is waiting for at a terminal.
-  return createServiceClient(jobsAdminV1.JobsAdminServiceClient, address, { defaultDeadlineMs: timeoutMs, maxAttempts: 2 });
+  return createServiceClient(jobsAdminV1.JobsAdminServiceClient, config.JOBS_ADDR, security, {
+    defaultDeadlineMs: timeoutMs,
+    maxAttempts: 2,
+  });
 }
 
 /**

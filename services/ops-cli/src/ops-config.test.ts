@@ -16,6 +16,7 @@ describe('ops config - environment', () => {
       ATELIER_OPERATOR_ID: undefined,
       ATELIER_OPS_TIMEOUT_MS: 5000,
       ATELIER_OPS_DEBUG: false,
+      GRPC_TRUST_DOMAIN: 'atelier.local',
     });
   });
 

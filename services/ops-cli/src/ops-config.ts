@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { bool, hostPort, int, optional, str, type ConfigOf } from '@atelier/config';
+import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { natsConfigSpec } from '@atelier/nats';
 import { DEFAULT_RELEASE_SELECTOR, NAMESPACE_PATTERN } from './release-labels.js';
 
@@ -22,6 +23,14 @@ export const opsConfigSpec = {
   ATELIER_SELECTOR: str({ default: DEFAULT_RELEASE_SELECTOR, maxLength: 1000 }),
   /** The jobs gRPC API (its admin service); in a cluster, a port-forward of the jobs Service. */
   JOBS_ADDR: hostPort('127.0.0.1:50053'),
+  /**
+   * The operator's certificate for the jobs admin API (identity `ops`, issued by the platform's CA)
+   * and that CA; needed by the commands that call jobs only.
+   */
+  GRPC_TLS_CA_FILE: optional(str()),
+  GRPC_TLS_CERT_FILE: optional(str()),
+  GRPC_TLS_KEY_FILE: optional(str()),
+  GRPC_TRUST_DOMAIN: grpcSecurityConfigSpec.GRPC_TRUST_DOMAIN,
   /** May carry credentials (`nats://user:pass@host:4222`): never echoed. */
   NATS_URL: str({ default: 'nats://127.0.0.1:4222', secret: true }),
   /** Must be the prefix jobs and the workers run with: stream and consumer names derive from it. */

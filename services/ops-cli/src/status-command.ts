@@ -89,7 +89,7 @@ export async function gatherStatus(command: StatusCommand, { config }: CommandCo
       readConsumerLag({ natsUrl: config.NATS_URL, credentials: config, streamPrefix: config.NATS_STREAM_PREFIX, timeoutMs }),
     ),
     settle('jobs', timeoutMs, async () => {
-      const admin = connectJobsAdmin(config.JOBS_ADDR, timeoutMs);
+      const admin = connectJobsAdmin(config, timeoutMs);
       try {
         return toBacklog(await admin.getQueueStats({}));
       } catch (error) {

@@ -1,9 +1,11 @@
 import { hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { natsConfigSpec } from '@atelier/nats';
 import { CRASH_POINTS } from './crash-points.js';
 
 /** Environment variables of the worker (README, "Configuration"). */
 export const workerConfigSpec = {
+  ...grpcSecurityConfigSpec,
   /** Metrics and health over HTTP. */
   HTTP_PORT: port(9464),
   JOBS_ADDR: hostPort('127.0.0.1:50053'),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { jobsEventsV1, jobsExecutionV1, mediaV1 } from '@atelier/contracts';
-import { createServiceClient } from '@atelier/grpc';
+import { createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import {
   ensureControlConsumer,
@@ -72,8 +72,11 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   const nats = await link.ready();
   const declareTopology = () => declareOn(nats);
 
-  const execution = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, config.JOBS_ADDR, { defaultDeadlineMs: 10_000 });
-  const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, { defaultDeadlineMs: 10_000 });
+  const security = loadGrpcSecurity(config);
+  const execution = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, config.JOBS_ADDR, security, {
+    defaultDeadlineMs: 10_000,
+  });
+  const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 10_000 });
   const providers = new Map<string, ProviderClient>([
     ['sim', new HttpProviderClient({ baseUrl: config.PROVIDER_URL, apiKey: config.PROVIDER_API_KEY })],
   ]);

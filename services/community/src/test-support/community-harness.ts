@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import sharp from 'sharp';
 import { catalogV1, commonV1, communityV1, jobsExecutionV1, jobsV1, mediaV1 } from '@atelier/contracts';
-import { createServiceClient, fromServiceError, type PromiseClient } from '@atelier/grpc';
+import { fromServiceError, type PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
 import {
@@ -15,6 +15,8 @@ import {
   testNatsUrl,
   type ServiceProcess,
   type TestDatabase,
+  testClient,
+  testIdentityEnv,
 } from '@atelier/testing';
 import { startCommunityApp, type CommunityApp } from '../community-app.js';
 import { createCommunityOrm, migrateCommunity } from '../db/community-orm.js';
@@ -30,7 +32,10 @@ export interface CommunityHarness {
   app: CommunityApp;
   address: string;
   community: PromiseClient<communityV1.CommunityServiceClient>;
+  /** Media as the gateway calls it (uploads, a user's own assets). */
   media: PromiseClient<mediaV1.MediaServiceClient>;
+  /** Media as the worker calls it (server-written outputs, deletes). */
+  mediaAsWorker: PromiseClient<mediaV1.MediaServiceClient>;
   jobs: PromiseClient<jobsV1.JobsServiceClient>;
   execution: PromiseClient<jobsExecutionV1.JobExecutionServiceClient>;
   catalog: PromiseClient<catalogV1.CatalogServiceClient>;
@@ -74,7 +79,15 @@ export async function startCommunityHarness(): Promise<CommunityHarness> {
 
     const logger = createLogger({ service: 'community-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
     const app = await startCommunityApp(
-      { GRPC_PORT: 0, DATABASE_URL: database.url, MEDIA_ADDR: mediaProcess.address, JOBS_ADDR: jobsProcess.address },
+      {
+        ...(await testIdentityEnv('community')),
+        GRPC_PORT: 0,
+        GRPC_HEALTH_PORT: 0,
+        GRPC_REFLECTION: true,
+        DATABASE_URL: database.url,
+        MEDIA_ADDR: mediaProcess.address,
+        JOBS_ADDR: jobsProcess.address,
+      },
       logger,
       { host: '127.0.0.1' },
     );
@@ -87,13 +100,15 @@ export async function startCommunityHarness(): Promise<CommunityHarness> {
       db,
       app,
       address,
-      community: createServiceClient(communityV1.CommunityServiceClient, address, options),
-      media: createServiceClient(mediaV1.MediaServiceClient, mediaProcess.address, options),
-      jobs: createServiceClient(jobsV1.JobsServiceClient, jobsProcess.address, options),
-      execution: createServiceClient(jobsExecutionV1.JobExecutionServiceClient, jobsProcess.address, options),
-      catalog: createServiceClient(catalogV1.CatalogServiceClient, catalogProcess.address, options),
+      community: await testClient(communityV1.CommunityServiceClient, address, 'gateway', options),
+      media: await testClient(mediaV1.MediaServiceClient, mediaProcess.address, 'gateway', options),
+      mediaAsWorker: await testClient(mediaV1.MediaServiceClient, mediaProcess.address, 'worker', options),
+      jobs: await testClient(jobsV1.JobsServiceClient, jobsProcess.address, 'gateway', options),
+      execution: await testClient(jobsExecutionV1.JobExecutionServiceClient, jobsProcess.address, 'worker', options),
+      catalog: await testClient(catalogV1.CatalogServiceClient, catalogProcess.address, 'gateway', options),
       async stop() {
-        for (const client of [harness.community, harness.media, harness.jobs, harness.execution, harness.catalog]) client.close();
+        for (const client of [harness.community, harness.media, harness.mediaAsWorker, harness.jobs, harness.execution, harness.catalog])
+          client.close();
         await app.stop(100);
         await db.end();
         await Promise.all(processes.map((p) => p.stop()));
@@ -196,7 +211,7 @@ export async function succeededJob(h: CommunityHarness, userId: string, idempote
   const workerId = `community-test-worker-${process.pid}`;
   const { outcome } = await h.execution.claimJob({ jobId: queued.id, workerId });
   if (outcome !== jobsExecutionV1.ClaimOutcome.CLAIMED) throw new Error(`could not claim job ${queued.id}: ${outcome}`);
-  const output = await putOutputImage(h.media, userId, `job-output:${queued.id}`);
+  const output = await putOutputImage(h.mediaAsWorker, userId, `job-output:${queued.id}`);
   const { job } = await h.execution.completeJob({
     jobId: queued.id,
     workerId,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import sharp from 'sharp';
 import { catalogV1, commonV1, jobsAdminV1, jobsExecutionV1, jobsV1, mediaV1 } from '@atelier/contracts';
-import { createServiceClient, type PromiseClient } from '@atelier/grpc';
+import type { PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology, type JobsTopology, type NatsConnection } from '@atelier/nats';
 import {
@@ -14,6 +14,8 @@ import {
   testNatsUrl,
   type ServiceProcess,
   type TestDatabase,
+  testClient,
+  testIdentityEnv,
 } from '@atelier/testing';
 import type { JobsConfig } from '../config.js';
 import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
@@ -34,7 +36,10 @@ export interface JobsHarness {
   jobs: PromiseClient<jobsV1.JobsServiceClient>;
   execution: PromiseClient<jobsExecutionV1.JobExecutionServiceClient>;
   admin: PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
+  /** Media as the gateway calls it (uploads, a user's own assets). */
   media: PromiseClient<mediaV1.MediaServiceClient>;
+  /** Media as the worker calls it (server-written outputs, deletes). */
+  mediaAsWorker: PromiseClient<mediaV1.MediaServiceClient>;
   catalog: PromiseClient<catalogV1.CatalogServiceClient>;
   config: JobsAppConfig;
   /** Restarts the jobs service under test with other settings (same database and streams). */
@@ -65,7 +70,10 @@ export async function startJobsHarness(
 
     const prefix = natsTestPrefix();
     let config: JobsAppConfig = {
+      ...(await testIdentityEnv('jobs')),
       GRPC_PORT: 0,
+      GRPC_HEALTH_PORT: 0,
+      GRPC_REFLECTION: true,
       DATABASE_URL: database.url,
       NATS_URL: testNatsUrl(),
       NATS_STREAM_PREFIX: prefix,
@@ -94,13 +102,13 @@ export async function startJobsHarness(
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
 
-    const connect = (port: number) => {
+    const connect = async (port: number) => {
       const address = `127.0.0.1:${port}`;
       return {
         address,
-        jobs: createServiceClient(jobsV1.JobsServiceClient, address, { defaultDeadlineMs: 15_000 }),
-        execution: createServiceClient(jobsExecutionV1.JobExecutionServiceClient, address, { defaultDeadlineMs: 15_000 }),
-        admin: createServiceClient(jobsAdminV1.JobsAdminServiceClient, address, { defaultDeadlineMs: 15_000 }),
+        jobs: await testClient(jobsV1.JobsServiceClient, address, 'gateway', { defaultDeadlineMs: 15_000 }),
+        execution: await testClient(jobsExecutionV1.JobExecutionServiceClient, address, 'worker', { defaultDeadlineMs: 15_000 }),
+        admin: await testClient(jobsAdminV1.JobsAdminServiceClient, address, 'gateway', { defaultDeadlineMs: 15_000 }),
       };
     };
     const harness: JobsHarness = {
@@ -110,9 +118,10 @@ export async function startJobsHarness(
       nats,
       app,
       config,
-      ...connect(app.server.port),
-      media: createServiceClient(mediaV1.MediaServiceClient, mediaProcess?.address ?? '127.0.0.1:1'),
-      catalog: createServiceClient(catalogV1.CatalogServiceClient, catalogProcess?.address ?? '127.0.0.1:1'),
+      ...(await connect(app.server.port)),
+      media: await testClient(mediaV1.MediaServiceClient, mediaProcess?.address ?? '127.0.0.1:1', 'gateway'),
+      mediaAsWorker: await testClient(mediaV1.MediaServiceClient, mediaProcess?.address ?? '127.0.0.1:1', 'worker'),
+      catalog: await testClient(catalogV1.CatalogServiceClient, catalogProcess?.address ?? '127.0.0.1:1', 'gateway'),
       async restart(changes = {}) {
         await app.stop(100);
         config = { ...config, ...changes };
@@ -120,13 +129,14 @@ export async function startJobsHarness(
         harness.jobs.close();
         harness.execution.close();
         harness.admin.close();
-        Object.assign(harness, { app, config }, connect(app.server.port));
+        Object.assign(harness, { app, config }, await connect(app.server.port));
       },
       async stop() {
         harness.jobs.close();
         harness.execution.close();
         harness.admin.close();
         harness.media.close();
+        harness.mediaAsWorker.close();
         harness.catalog.close();
         await app.stop(100);
         await deleteJobStreams(await jetstreamManager(nats), jobsTopology(prefix));

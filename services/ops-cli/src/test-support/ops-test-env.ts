@@ -1,5 +1,5 @@
 import { jobsAdminV1, jobsV1 } from '@atelier/contracts';
-import { createServiceClient, type PromiseClient } from '@atelier/grpc';
+import type { PromiseClient } from '@atelier/grpc';
 import {
   JOB_QUEUES,
   connectNats,
@@ -18,6 +18,8 @@ import {
   testNatsUrl,
   type ServiceProcess,
   type TestDatabase,
+  testClient,
+  testIdentityEnv,
 } from '@atelier/testing';
 import type { CliIo } from '../command-context.js';
 
@@ -76,9 +78,10 @@ export async function startOpsTestEnv(jobsEnv: Record<string, string> = {}): Pro
     await cleanUp(undefined);
     throw error;
   }
-  const jobsApi = createServiceClient(jobsV1.JobsServiceClient, jobs.address, { defaultDeadlineMs: 10_000 });
-  const admin = createServiceClient(jobsAdminV1.JobsAdminServiceClient, jobs.address, { defaultDeadlineMs: 10_000 });
+  const jobsApi = await testClient(jobsV1.JobsServiceClient, jobs.address, 'gateway', { defaultDeadlineMs: 10_000 });
+  const admin = await testClient(jobsAdminV1.JobsAdminServiceClient, jobs.address, 'ops', { defaultDeadlineMs: 10_000 });
   const userId = `ops-cli-test-${process.pid}`;
+  const opsIdentity = await testIdentityEnv('ops');
 
   return {
     database,
@@ -90,6 +93,7 @@ export async function startOpsTestEnv(jobsEnv: Record<string, string> = {}): Pro
     jobsApi,
     admin,
     cliEnv: (extra = {}) => ({
+      ...opsIdentity,
       JOBS_ADDR: jobs.address,
       NATS_URL: testNatsUrl(),
       NATS_STREAM_PREFIX: streamPrefix,

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import sharp from 'sharp';
 import { catalogV1, commonV1, jobsAdminV1, jobsV1, mediaV1 } from '@atelier/contracts';
-import { createServiceClient, type PromiseClient } from '@atelier/grpc';
+import type { PromiseClient } from '@atelier/grpc';
 import { connectNats, jobsTopology, type JobsTopology, type NatsConnection } from '@atelier/nats';
-import { startTestPlatform, testNatsUrl, type PlatformOptions, type TestPlatform } from '@atelier/testing';
+import { startTestPlatform, testClient, testNatsUrl, type PlatformOptions, type TestPlatform } from '@atelier/testing';
 
 /**
  * The whole pipeline as real processes (see @atelier/testing startTestPlatform) plus the clients
@@ -20,7 +20,10 @@ export interface Platform {
   providerUrl: string;
   jobs: PromiseClient<jobsV1.JobsServiceClient>;
   admin: PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
+  /** Media as the gateway calls it (uploads). */
   media: PromiseClient<mediaV1.MediaServiceClient>;
+  /** Media as the worker calls it (reading outputs back). */
+  mediaAsWorker: PromiseClient<mediaV1.MediaServiceClient>;
   catalog: PromiseClient<catalogV1.CatalogServiceClient>;
 }
 
@@ -30,10 +33,11 @@ export async function startPlatform(options: Pick<PlatformOptions, 'jobsEnv' | '
   const db = new pg.Client({ connectionString: platform.database.url });
   await db.connect();
   const clients = {
-    jobs: createServiceClient(jobsV1.JobsServiceClient, platform.jobs.address, { defaultDeadlineMs: 15_000 }),
-    admin: createServiceClient(jobsAdminV1.JobsAdminServiceClient, platform.jobs.address, { defaultDeadlineMs: 15_000 }),
-    media: createServiceClient(mediaV1.MediaServiceClient, platform.media.address),
-    catalog: createServiceClient(catalogV1.CatalogServiceClient, platform.catalog.address),
+    jobs: await testClient(jobsV1.JobsServiceClient, platform.jobs.address, 'gateway', { defaultDeadlineMs: 15_000 }),
+    admin: await testClient(jobsAdminV1.JobsAdminServiceClient, platform.jobs.address, 'gateway', { defaultDeadlineMs: 15_000 }),
+    media: await testClient(mediaV1.MediaServiceClient, platform.media.address, 'gateway'),
+    mediaAsWorker: await testClient(mediaV1.MediaServiceClient, platform.media.address, 'worker'),
+    catalog: await testClient(catalogV1.CatalogServiceClient, platform.catalog.address, 'gateway'),
   };
   return {
     processes: platform,

@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Client } from '@grpc/grpc-js';
+import {
+  createServiceClient,
+  loadGrpcSecurity,
+  type ClientConstructor,
+  type GrpcSecurity,
+  type PromiseClient,
+  type ServiceClientOptions,
+} from '@atelier/grpc';
+import { ensureDevPki, type DevPki, type IdentityFiles } from './dev-pki.js';
+
+let pki: Promise<DevPki> | undefined;
+
+/**
+ * This test process's CA and service certificates (created once, in a temporary directory removed
+ * at exit). Every platform a test starts uses it, so a test can call any service as any identity.
+ */
+export function testPki(): Promise<DevPki> {
+  pki ??= (async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'atelier-test-pki-'));
+    process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+    return ensureDevPki(directory, { identities: ['catalog', 'media', 'jobs', 'community', 'gateway', 'worker', 'ops', 'stranger'] });
+  })();
+  return pki;
+}
+
+/** The GRPC_TLS_* variables that make a service process run as `identity`. */
+export async function testIdentityEnv(identity: string): Promise<IdentityFiles> {
+  return (await testPki()).filesOf(identity);
+}
+
+/** Mutual-TLS material of `identity`, for gRPC clients and servers made inside a test. */
+export async function testSecurity(identity: string): Promise<GrpcSecurity> {
+  return loadGrpcSecurity((await testPki()).filesOf(identity));
+}
+
+/** A gRPC client of a platform service that calls as `identity` (its certificate from testPki). */
+export async function testClient<C extends Client>(
+  ClientCtor: ClientConstructor<C>,
+  address: string,
+  identity: string,
+  options?: ServiceClientOptions,
+): Promise<PromiseClient<C>> {
+  return createServiceClient(ClientCtor, address, await testSecurity(identity), options);
+}

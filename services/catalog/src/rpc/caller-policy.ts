@@ -1,0 +1,12 @@
+import type { catalogV1 } from '@atelier/contracts';
+import type { CallerPolicy } from '@atelier/grpc';
+
+/**
+ * Who may call what (callers are the service identities of their certificates). The gateway
+ * serves the catalog to users and edits it for admins (it checks the admin role itself); jobs
+ * reads a model and a style when it validates a new job.
+ */
+export const catalogCallerPolicy: CallerPolicy<typeof catalogV1.CatalogServiceService> = {
+  gateway: 'all',
+  jobs: ['getModel', 'getStyle'],
+};

@@ -1,0 +1,21 @@
+import type { jobsAdminV1, jobsExecutionV1, jobsV1 } from '@atelier/contracts';
+import type { CallerPolicy } from '@atelier/grpc';
+
+// Who may call what (callers are the service identities of their certificates).
+
+/** The user API: the gateway acts for users; community reads a job to make a draft from it. */
+export const jobsCallerPolicy: CallerPolicy<typeof jobsV1.JobsServiceService> = {
+  gateway: 'all',
+  community: ['getJob'],
+};
+
+/** The execution API (claims, leases, outcomes): workers only. */
+export const executionCallerPolicy: CallerPolicy<typeof jobsExecutionV1.JobExecutionServiceService> = {
+  worker: 'all',
+};
+
+/** The operator API: the gateway (for admins) and the operator CLI. */
+export const adminCallerPolicy: CallerPolicy<typeof jobsAdminV1.JobsAdminServiceService> = {
+  gateway: 'all',
+  ops: 'all',
+};
