@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobsEventsV1, jobsExecutionV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import { jobsAdminV1, jobsEventsV1, jobsExecutionV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { ErrorCode } from '@atelier/errors';
 import { jetstreamManager } from '@atelier/nats';
 import {
@@ -10,6 +10,7 @@ import {
   uploadInputImage,
   type JobsHarness,
 } from './test-support/jobs-harness.js';
+import { testClient } from '@atelier/testing';
 
 let h: JobsHarness;
 let choice: Awaited<ReturnType<typeof catalogChoice>>;
@@ -427,6 +428,31 @@ describe('jobs - published messages carry ids only', () => {
           ['jobId', 'jobType', 'queue', 'attempt', 'dueAt', 'eventType', 'status', 'errorCode', 'outputAssetId', 'occurredAt'].includes(k),
         ),
       ).toBe(true);
+    }
+  });
+});
+
+describe('jobs - who may call what', () => {
+  it('lets only the worker claim jobs, only the gateway and operators use the admin API, and community only read a job', async () => {
+    const asCommunity = await testClient(jobsExecutionV1.JobExecutionServiceClient, h.address, 'community');
+    const adminAsWorker = await testClient(jobsAdminV1.JobsAdminServiceClient, h.address, 'worker');
+    const adminAsOps = await testClient(jobsAdminV1.JobsAdminServiceClient, h.address, 'ops');
+    const jobsAsCommunity = await testClient(jobsV1.JobsServiceClient, h.address, 'community');
+    try {
+      await expect(asCommunity.claimJobs({ claims: [] })).rejects.toMatchObject({
+        code: ErrorCode.PERMISSION_DENIED,
+        message: expect.stringContaining('service community may not call /atelier.jobs.v1.JobExecutionService/ClaimJobs'),
+      });
+      await expect(adminAsWorker.getQueueStats({})).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
+      await expect(adminAsOps.getQueueStats({})).resolves.toBeDefined();
+      await expect(jobsAsCommunity.listJobs(jobsV1.ListJobsRequest.fromPartial({ userId: 'someone', pageSize: 5 }))).rejects.toMatchObject({
+        code: ErrorCode.PERMISSION_DENIED,
+      });
+      await expect(jobsAsCommunity.getJob({ jobId: '00000000-0000-7000-8000-000000000000', userId: 'someone' })).rejects.toMatchObject({
+        code: ErrorCode.NOT_FOUND,
+      });
+    } finally {
+      for (const client of [asCommunity, adminAsWorker, adminAsOps, jobsAsCommunity]) client.close();
     }
   });
 });
