@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { jobsV1 } from '@atelier/contracts';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
-import { object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
+import { badRequest } from '../http/http-error.js';
+import { MAX_INT64, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
 import { adminJobDto, outboxEventDto } from '../mappers/dtos.js';
 import { jobQueues, jobStatuses } from '../mappers/enums.js';
 
@@ -96,6 +97,8 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
       },
     },
     async (request) => {
+      // The pattern bounds the digits; a 19-digit id may still be above the bigint maximum.
+      if (BigInt(request.params.id) > MAX_INT64) throw badRequest(`params.id must be at most ${MAX_INT64} (an outbox event id)`);
       const { event } = await peers.jobsAdmin.replayOutboxEvent({ eventId: request.params.id, operatorId: callerOf(request).userId });
       return { event: outboxEventDto(event!) };
     },
