@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MobileApi, freePort, startTestPlatform, waitUntil, type ApiAnswer, type TestPlatform } from '@atelier/testing';
 import { readMetric, startExtraGateway, testTokenKey } from './test-support/gateway-harness.js';
@@ -187,9 +188,9 @@ describe('edges: 400 naming the field, never a 500', () => {
   });
 
   it.each([
-    ['NUL in a post title', 'POST', '/api/v1/posts', { category: 'daily', title: 'a\u0000b' }, 'body.title'],
-    ['a bell in post content', 'POST', '/api/v1/posts', { category: 'daily', title: 't', content: 'x\u0007' }, 'body.content'],
-    ['a lone surrogate in a title', 'POST', '/api/v1/posts', { category: 'daily', title: '\ud83d' }, 'body.title'],
+    ['NUL in a post title', 'POST', '/api/v1/posts', { category: 'general', title: 'a\u0000b' }, 'body.title'],
+    ['a bell in post content', 'POST', '/api/v1/posts', { category: 'general', title: 't', content: 'x\u0007' }, 'body.content'],
+    ['a lone surrogate in a title', 'POST', '/api/v1/posts', { category: 'general', title: '\ud83d' }, 'body.title'],
     ['NUL in a prompt', 'POST', '/api/v1/creation/jobs', { jobType: 'image.stylize', prompt: 'cat\u0000' }, 'body.prompt'],
     [
       'NUL deep in parameters',
@@ -241,5 +242,20 @@ describe('edges: 400 naming the field, never a 500', () => {
     } finally {
       await platform.restart('community');
     }
+  });
+
+  it("the README's error body example is what the gateway really answers", async () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const example = /an error body is[^\n]*\n\n```json\n([\s\S]*?)```/.exec(readme);
+    expect(example, 'the README shows an error body').not.toBeNull();
+    const documented = JSON.parse(example![1]!) as ErrorBody;
+    const answer = await api.call('POST', '/api/v1/posts', {
+      body: { category: 'general', title: 'a\u0000b' },
+      headers: { 'idempotency-key': 'readme-example' },
+    });
+    expect(answer.status).toBe(400);
+    const real = answer.body as unknown as ErrorBody;
+    expect({ ...real.error, requestId: documented.error.requestId }).toEqual(documented.error);
+    expect(Object.keys(real)).toEqual(Object.keys(documented));
   });
 });
