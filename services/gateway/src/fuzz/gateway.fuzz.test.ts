@@ -135,6 +135,7 @@ describe('gateway fuzz', () => {
             } catch (error) {
               const message = (error as Error).message;
               transportErrors.set(message, (transportErrors.get(message) ?? 0) + 1);
+              if (transportErrors.get(message) === 1) console.log(`gateway fuzz: first "${message}":\n${describeRequest(request)}\n`);
               // The server closing the connection after refusing a huge request is fine; a hang is not.
               if (message.startsWith('no answer')) failures.push(`${message}\n${describeRequest(request)}`);
             }
