@@ -57,6 +57,15 @@ describe('token verifier', () => {
     const verifier = await createTokenVerifier({ publicKeyPem, ...trust, clockToleranceS: 30, cacheSize: 0 });
     expect((await verifier.verify(await token('u', nowSeconds() - 5))).userId).toBe('u');
     expect((await verifier.verify(await token('u', nowSeconds() + 600, { notBefore: nowSeconds() + 5 }))).userId).toBe('u');
+    const issuedAhead = await new SignJWT({})
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setSubject('u')
+      .setIssuer(trust.issuer)
+      .setAudience(trust.audience)
+      .setIssuedAt(nowSeconds() + 5)
+      .setExpirationTime(nowSeconds() + 600)
+      .sign(privateKey);
+    expect((await verifier.verify(issuedAhead)).userId).toBe('u');
     await expect(verifier.verify(await token('u', nowSeconds() - 40))).rejects.toMatchObject({ kind: 'expired' });
     const strict = await createTokenVerifier({ publicKeyPem, ...trust, clockToleranceS: 0, cacheSize: 0 });
     await expect(strict.verify(await token('u', nowSeconds() - 5))).rejects.toMatchObject({ kind: 'expired' });
