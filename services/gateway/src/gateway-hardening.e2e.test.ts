@@ -223,6 +223,15 @@ describe('edges: 400 naming the field, never a 500', () => {
     expect(((await response.json()) as ErrorBody).error.message).toContain('body.expectedVersion');
   });
 
+  it.each(['2026-12-31T23:59:60Z', '0000-01-01T00:00:00Z'])(
+    '/admin-api/jobs?createdAfter=%s (a valid RFC 3339 leap second or year 0) is 400',
+    async (at) => {
+      const admin = await key.sign('ops', { roles: ['admin'] });
+      const answer = await api.call('GET', `/admin-api/jobs?createdAfter=${encodeURIComponent(at)}`, { token: admin });
+      expect(expectError(answer, 400, 40000).message).toContain('querystring.createdAfter');
+    },
+  );
+
   it('an outbox id above the int64 maximum is 400; the maximum itself is a 404', async () => {
     const admin = await key.sign('ops', { roles: ['admin'] });
     const above = await api.call('POST', '/admin-api/outbox/9223372036854775808/replay', { token: admin });

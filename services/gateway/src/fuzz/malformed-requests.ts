@@ -110,7 +110,12 @@ function validValue(schema: JsonSchema, fixtures: FuzzFixtures): fc.Arbitrary<un
   switch (type) {
     case 'string':
       if (schema.format === 'uuid') return fc.oneof(fc.constantFrom(...fixtures.ids), fc.uuid());
-      if (schema.format === 'date-time') return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
+      if (schema.format === 'date-time')
+        return fc.oneof(
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          // Valid RFC 3339 that a JavaScript Date or a protobuf Timestamp cannot hold.
+          fc.constantFrom('2026-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999999Z', '2026-01-01T00:00:00+23:59'),
+        );
       if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern), { maxLength: 40 });
       return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40) });
     case 'integer':

@@ -18,6 +18,18 @@ interface AdminJobsQuery {
   limit: number;
 }
 
+/**
+ * A date-time the schema let through as a Date the services can store: RFC 3339 allows a leap
+ * second (23:59:60, an invalid Date here) and year 0000 (before a protobuf Timestamp's range).
+ */
+function instant(value: string | undefined, field: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  const year = date.getUTCFullYear();
+  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) throw badRequest(`${field} must be a date-time between years 1 and 9999`);
+  return date;
+}
+
 /** Operator routes (role admin, checked by the admin hook). Internal error messages are shown here only. */
 export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayContext): void {
   app.get<{ Querystring: AdminJobsQuery }>(
@@ -44,8 +56,8 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
         status: q.status ? jobStatuses.fromApi(q.status)! : jobsV1.JobStatus.UNSPECIFIED,
         queue: q.queue ? jobQueues.fromApi(q.queue)! : jobsV1.JobQueue.UNSPECIFIED,
         userId: q.userId,
-        createdAfter: q.createdAfter ? new Date(q.createdAfter) : undefined,
-        createdBefore: q.createdBefore ? new Date(q.createdBefore) : undefined,
+        createdAfter: instant(q.createdAfter, 'querystring.createdAfter'),
+        createdBefore: instant(q.createdBefore, 'querystring.createdBefore'),
         pageSize: q.limit,
         pageToken: q.cursor ?? '',
       });
