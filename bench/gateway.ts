@@ -34,6 +34,8 @@ const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519
 const token = await new SignJWT({ roles: [] })
   .setProtectedHeader({ alg: 'EdDSA' })
   .setSubject('bench-user')
+  .setIssuer('bench')
+  .setAudience('atelier-app')
   .setIssuedAt()
   .setExpirationTime('1h')
   .sign(privateKey);
@@ -41,7 +43,7 @@ const profile = process.env.BENCH_PROFILE;
 const platform = await startTestPlatform({
   workers: 1,
   providerEnv: { PROVIDER_SIM_LATENCY_MS: '200' },
-  gateway: { JWT_PUBLIC_KEY: await exportSPKI(publicKey) },
+  gateway: { JWT_PUBLIC_KEY: await exportSPKI(publicKey), JWT_ISSUER: 'bench', JWT_AUDIENCE: 'atelier-app' },
   // BENCH_PROFILE=<dir> writes CPU profiles of the gateway, jobs and media.
   nodeArgs: profile
     ? Object.fromEntries(['gateway', 'jobs', 'media'].map((name) => [name, ['--cpu-prof', `--cpu-prof-dir=${profile}/${name}`]]))

@@ -83,6 +83,12 @@ describe('chart - strictSecrets refuses missing secrets', () => {
     );
   });
 
+  it.each(['issuer', 'audience'])('refuses production values without jwt.%s (the gateway would refuse to start)', (key) => {
+    expect(refusal({ valuesFiles: [productionValues], set: { [`jwt.${key}`]: '' } })).toMatch(
+      new RegExp(`jwt\\.${key} is required when strictSecrets is on`),
+    );
+  });
+
   it('refuses production values without an S3 endpoint', () => {
     expect(refusal({ valuesFiles: [productionValues], set: { 's3.endpoint': '' } })).toMatch(
       /s3\.endpoint is required when strictSecrets is on/,

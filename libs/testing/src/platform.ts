@@ -16,7 +16,7 @@ export interface PlatformOptions {
   provider?: boolean;
   /** Worker processes to start now (more with startWorker). */
   workers?: number;
-  /** Start the gateway with these extra variables (JWT_PUBLIC_KEY at least). */
+  /** Start the gateway with these extra variables: JWT_PUBLIC_KEY (or JWKS_URL), JWT_ISSUER and JWT_AUDIENCE at least. */
   gateway?: Record<string, string>;
   jobsEnv?: Record<string, string>;
   providerEnv?: Record<string, string>;

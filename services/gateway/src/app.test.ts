@@ -86,6 +86,7 @@ beforeAll(async () => {
     logger: createLogger({ service: 'gateway-test', level: 'silent' }),
     upstreamDeadlineMs: 1000,
     sseKeepAliveMs: 1000,
+    sseMaxStreamsPerUser: 5,
     peerHealth: async () => ({ catalog: 'SERVING', media: 'SERVING', jobs: 'SERVING', community: 'SERVING' }),
   });
 });
@@ -300,10 +301,11 @@ describe('gateway - probes', () => {
     let health: Record<string, string> = { catalog: 'SERVING', media: 'SERVING', jobs: 'UNREACHABLE', community: 'SERVING' };
     const probed = await buildGateway({
       peers,
-      tokens: await createTokenVerifier({ jwksUrl: 'http://127.0.0.1:1/jwks.json' }),
+      tokens: await createTokenVerifier({ jwksUrl: 'http://127.0.0.1:1/jwks.json', issuer: 'test-issuer', audience: 'atelier-app' }),
       logger: createLogger({ service: 'gateway-test', level: 'silent' }),
       upstreamDeadlineMs: 1000,
       sseKeepAliveMs: 1000,
+      sseMaxStreamsPerUser: 5,
       peerHealth: async () => health,
     });
     try {

@@ -8,6 +8,7 @@ import type { GatewayContext } from './gateway-context.js';
 import { ApiError } from './http/error-codes.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { HttpError, toHttpError } from './http/http-error.js';
+import { findInputProblem } from './http/input-rules.js';
 import { sharedSchemas } from './http/schemas.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
@@ -85,6 +86,21 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // Before the schemas and long before any service: NUL, control characters, lone surrogates,
+  // non-finite numbers or runaway nesting anywhere in what the client sent are its mistake.
+  app.addHook('preValidation', async (request) => {
+    const problem =
+      findInputProblem(request.params, 'params') ??
+      findInputProblem(request.query, 'querystring') ??
+      findInputProblem(request.body, 'body');
+    if (problem) throw new HttpError('BAD_REQUEST', problem);
+  });
+  // Ajv coerces "Infinity" or "1e400" in a query string to Infinity and then lets it past
+  // minimum/maximum: look again at the coerced values.
+  app.addHook('preHandler', async (request) => {
+    const problem = findInputProblem(request.query, 'querystring');
+    if (problem) throw new HttpError('BAD_REQUEST', problem);
   });
   app.addHook('onResponse', async (request, reply) => {
     metrics.requestDuration.observe(

@@ -1,4 +1,4 @@
-import { hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { hostPort, int, oneOf, optional, port, str, url, type ConfigCheck, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 
 /** Environment variables of the gateway (README, "Configuration of gateway"). */
@@ -12,14 +12,27 @@ export const gatewayConfigSpec = {
   /** PEM (SPKI) public key of the token issuer; or JWKS_URL. One of them is required. */
   JWT_PUBLIC_KEY: optional(str({ secret: true })),
   JWKS_URL: optional(url({ protocols: ['http:', 'https:'] })),
-  JWT_ISSUER: optional(str()),
-  JWT_AUDIENCE: optional(str()),
+  /** Required: a token from the right key but another issuer or audience is refused. */
+  JWT_ISSUER: str({ maxLength: 1000 }),
+  JWT_AUDIENCE: str({ maxLength: 1000 }),
+  /** Clock skew allowed between the token issuer and this gateway (exp, nbf). */
+  JWT_CLOCK_TOLERANCE_S: int({ default: 30, min: 0, max: 300 }),
   /** Deadline of a gRPC call made for a request. */
   UPSTREAM_DEADLINE_MS: int({ default: 10_000, min: 100, max: 120_000 }),
   /** Comment lines keep SSE streams open through proxies. */
   SSE_KEEPALIVE_MS: int({ default: 15_000, min: 100, max: 600_000 }),
+  /** Live job event streams one user may hold on this gateway replica; one more is a 429. */
+  SSE_MAX_STREAMS_PER_USER: int({ default: 5, min: 1, max: 1000 }),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
 } as const;
 
 export type GatewayConfig = ConfigOf<typeof gatewayConfigSpec>;
+
+/** Rules across variables: tokens cannot be verified without a key. */
+export const gatewayConfigChecks: readonly ConfigCheck<typeof gatewayConfigSpec>[] = [
+  (config) =>
+    config.JWT_PUBLIC_KEY || config.JWKS_URL
+      ? []
+      : [{ variable: 'JWT_PUBLIC_KEY or JWKS_URL', problem: 'is required (tokens cannot be verified without one)' }],
+];

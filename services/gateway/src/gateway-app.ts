@@ -17,6 +17,7 @@ export async function startGatewayApp(
     jwksUrl: config.JWKS_URL,
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
+    clockToleranceS: config.JWT_CLOCK_TOLERANCE_S,
   });
   const security = loadGrpcSecurity(config);
   const deadline = { defaultDeadlineMs: config.UPSTREAM_DEADLINE_MS };
@@ -34,6 +35,7 @@ export async function startGatewayApp(
     logger,
     upstreamDeadlineMs: config.UPSTREAM_DEADLINE_MS,
     sseKeepAliveMs: config.SSE_KEEPALIVE_MS,
+    sseMaxStreamsPerUser: config.SSE_MAX_STREAMS_PER_USER,
     peerHealth: async () =>
       Object.fromEntries(
         await Promise.all(

@@ -20,6 +20,8 @@ export interface GatewayContext {
   logger: Logger;
   upstreamDeadlineMs: number;
   sseKeepAliveMs: number;
+  /** Live job event streams one user may hold on this replica. */
+  sseMaxStreamsPerUser: number;
   /** Each peer's grpc.health.v1 status now (`SERVING`, `NOT_SERVING`, `UNREACHABLE` …), by name. */
   peerHealth(): Promise<Record<string, string>>;
 }

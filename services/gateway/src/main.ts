@@ -7,16 +7,10 @@ const telemetry = await startTelemetry({ serviceName: 'gateway' });
 const { loadConfigOrExit } = await import('@atelier/config');
 const { createLogger } = await import('@atelier/logging');
 const { installShutdownHandlers } = await import('@atelier/lifecycle');
-const { gatewayConfigSpec } = await import('./config.js');
+const { gatewayConfigChecks, gatewayConfigSpec } = await import('./config.js');
 const { startGatewayApp } = await import('./gateway-app.js');
 
-const config = loadConfigOrExit('gateway', gatewayConfigSpec);
-if (!config.JWT_PUBLIC_KEY && !config.JWKS_URL) {
-  process.stderr.write(
-    'gateway: invalid configuration:\n  JWT_PUBLIC_KEY or JWKS_URL is required (tokens cannot be verified without one)\n',
-  );
-  process.exit(78);
-}
+const config = loadConfigOrExit('gateway', gatewayConfigSpec, process.env, gatewayConfigChecks);
 const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
 const gateway = await startGatewayApp(config, logger);
 logger.info({ port: config.HTTP_PORT }, 'gateway serving HTTP');

@@ -25,6 +25,8 @@ export class JobsMetrics {
   readonly outboxPublishLag: Histogram;
   /** Per job that ended, the provider requests it paid for (the double-charge meter's own side). */
   readonly providerChargesPerJob: Histogram<'job_type'>;
+  /** WatchJob streams this replica is serving now: streams left behind by gone clients show here. */
+  readonly watchStreamsOpen: Gauge;
   private statsRead: { at: number; stats: Promise<QueueStats> } | undefined;
 
   /**
@@ -69,6 +71,12 @@ export class JobsMetrics {
       help: 'Provider requests (charges) per job that ended with a provider snapshot: 1 unless the vendor itself failed a prediction',
       buckets: [0, 1, 2, 3, 5],
       ...byType,
+    });
+
+    this.watchStreamsOpen = new Gauge({
+      name: 'atelier_jobs_watch_streams_open',
+      help: 'WatchJob streams open on this replica',
+      registers,
     });
 
     const stats = () => {

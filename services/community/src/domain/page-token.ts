@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '@atelier/errors';
+import { isUuid } from '@atelier/validation';
 
 /**
  * Where the previous page ended: the sort timestamp (published_at for the feed, created_at for
@@ -22,7 +23,9 @@ export function decodePageToken(order: PageOrder, token: string, field = 'page_t
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { o?: unknown; t?: unknown; i?: unknown };
     const at = new Date(String(parsed.t));
-    if (parsed.o !== order || typeof parsed.i !== 'string' || !/^[0-9a-f-]{36}$/.test(parsed.i) || Number.isNaN(at.getTime())) {
+    // Years outside 1–9999 are valid JavaScript dates that Postgres may refuse or misread.
+    const year = at.getUTCFullYear();
+    if (parsed.o !== order || typeof parsed.i !== 'string' || !isUuid(parsed.i) || Number.isNaN(at.getTime()) || year < 1 || year > 9999) {
       throw new Error('shape');
     }
     return { at, id: parsed.i };

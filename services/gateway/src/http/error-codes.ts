@@ -7,6 +7,8 @@ import { ErrorCode } from '@atelier/errors';
 export const ApiError = {
   BAD_REQUEST: { status: 400, code: 40000 },
   UNAUTHENTICATED: { status: 401, code: 40101 },
+  TOKEN_EXPIRED: { status: 401, code: 40102 },
+  TOKEN_WITHOUT_EXPIRY: { status: 401, code: 40103 },
   FORBIDDEN: { status: 403, code: 40301 },
   NOT_FOUND: { status: 404, code: 40400 },
   MEDIA_NOT_FOUND: { status: 404, code: 40405 },
@@ -21,6 +23,7 @@ export const ApiError = {
   MEDIA_NOT_READY: { status: 422, code: 42203 },
   GENERATION_RULE_VIOLATION: { status: 422, code: 42206 },
   GENERATION_QUOTA_EXCEEDED: { status: 429, code: 42900 },
+  TOO_MANY_STREAMS: { status: 429, code: 42901 },
   INTERNAL: { status: 500, code: 50000 },
   UNAVAILABLE: { status: 503, code: 50300 },
 } as const;

@@ -208,11 +208,21 @@ export const idempotencyHeaders = {
     },
   },
 };
+/** Versions are int64 at the services; JSON numbers are exact only up to 2^53 − 1. */
+export const MAX_VERSION = Number.MAX_SAFE_INTEGER;
+/** The largest outbox event id (a Postgres bigint). */
+export const MAX_INT64 = 9223372036854775807n;
+/** `Last-Event-ID` of a job event stream: the version of the last event seen. */
+export const lastEventIdHeaders = {
+  type: 'object',
+  properties: { 'last-event-id': { type: 'string', pattern: '^[0-9]{1,15}$', description: 'the id of the last event received' } },
+};
 export const pageQuery = (extra: Record<string, object> = {}) => ({
   type: 'object',
   additionalProperties: false,
   properties: {
-    cursor: { type: 'string', maxLength: 1000, description: 'nextCursor of the previous page' },
+    // Cursors are opaque base64url tokens (or a decimal id); what they hold is checked where they are read.
+    cursor: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[A-Za-z0-9_-]+$', description: 'nextCursor of the previous page' },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     ...extra,
   },

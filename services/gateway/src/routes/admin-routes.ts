@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { jobsV1 } from '@atelier/contracts';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
-import { object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
+import { badRequest } from '../http/http-error.js';
+import { MAX_INT64, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
 import { adminJobDto, outboxEventDto } from '../mappers/dtos.js';
 import { jobQueues, jobStatuses } from '../mappers/enums.js';
 
@@ -15,6 +16,18 @@ interface AdminJobsQuery {
   createdBefore?: string;
   cursor?: string;
   limit: number;
+}
+
+/**
+ * A date-time the schema let through as a Date the services can store: RFC 3339 allows a leap
+ * second (23:59:60, an invalid Date here) and year 0000 (before a protobuf Timestamp's range).
+ */
+function instant(value: string | undefined, field: string): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  const year = date.getUTCFullYear();
+  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) throw badRequest(`${field} must be a date-time between years 1 and 9999`);
+  return date;
 }
 
 /** Operator routes (role admin, checked by the admin hook). Internal error messages are shown here only. */
@@ -43,8 +56,8 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
         status: q.status ? jobStatuses.fromApi(q.status)! : jobsV1.JobStatus.UNSPECIFIED,
         queue: q.queue ? jobQueues.fromApi(q.queue)! : jobsV1.JobQueue.UNSPECIFIED,
         userId: q.userId,
-        createdAfter: q.createdAfter ? new Date(q.createdAfter) : undefined,
-        createdBefore: q.createdBefore ? new Date(q.createdBefore) : undefined,
+        createdAfter: instant(q.createdAfter, 'querystring.createdAfter'),
+        createdBefore: instant(q.createdBefore, 'querystring.createdBefore'),
         pageSize: q.limit,
         pageToken: q.cursor ?? '',
       });
@@ -96,6 +109,8 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
       },
     },
     async (request) => {
+      // The pattern bounds the digits; a 19-digit id may still be above the bigint maximum.
+      if (BigInt(request.params.id) > MAX_INT64) throw badRequest(`params.id must be at most ${MAX_INT64} (an outbox event id)`);
       const { event } = await peers.jobsAdmin.replayOutboxEvent({ eventId: request.params.id, operatorId: callerOf(request).userId });
       return { event: outboxEventDto(event!) };
     },

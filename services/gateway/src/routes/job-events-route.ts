@@ -1,21 +1,39 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
-import { idParam, responses } from '../http/schemas.js';
+import { ApiError, type ApiErrorName } from '../http/error-codes.js';
+import { HttpError } from '../http/http-error.js';
+import { idParam, lastEventIdHeaders, responses } from '../http/schemas.js';
 import type { JobViews } from './job-view.js';
 import { watchJobResuming, type WatchCall } from './job-watch-stream.js';
+import { StreamSlots } from './stream-slots.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+/** When a user at the stream ceiling may try again: streams end with their job or their client. */
+const STREAM_SLOT_RETRY_AFTER_SECONDS = 10;
+/** setTimeout's ceiling (about 24.8 days); a token valid for longer is re-armed, never overflowed. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Whether the client's connection is already gone (it may close while the auth hook awaits). */
+function connectionGone(request: FastifyRequest, reply: FastifyReply): boolean {
+  const socket = request.raw.socket as { destroyed?: boolean } | null | undefined;
+  return !socket || socket.destroyed === true || reply.raw.destroyed || reply.raw.writableEnded;
+}
+
+const errorEvent = (name: ApiErrorName, message: string) =>
+  `event: error\ndata: ${JSON.stringify({ code: ApiError[name].code, name, message })}\n\n`;
 
 /**
  * `GET /api/v1/creation/jobs/{jobId}/events`: Server-Sent Events of the job's state from WatchJob
  * until it is terminal. Each event is `event: job`, `id: <job version>`, `data: <Job JSON>`; a
  * reconnect with `Last-Event-ID` resumes after that version (and so does the gateway itself when
  * the WatchJob call breaks UNAVAILABLE). A comment every SSE_KEEPALIVE_MS keeps proxies from
- * closing a quiet stream.
+ * closing a quiet stream. A user holds at most SSE_MAX_STREAMS_PER_USER streams (429 / 42901
+ * above); a stream ends with `event: error` (code 40102) when its token expires.
  */
 export function registerJobEventsRoute(app: FastifyInstance, context: GatewayContext, jobViews: JobViews): void {
   const { peers } = context;
+  const slots = new StreamSlots(context.sseMaxStreamsPerUser);
   app.get<{ Params: { jobId: string }; Headers: { 'last-event-id'?: string } }>(
     '/api/v1/creation/jobs/:jobId/events',
     {
@@ -23,14 +41,38 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
         tags: ['creation'],
         summary: 'Server-Sent Events of the job until it is terminal (resumable with Last-Event-ID)',
         params: idParam('jobId'),
-        headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^[0-9]{1,15}$' } } },
+        headers: lastEventIdHeaders,
         response: responses({ 200: { type: 'string', description: 'text/event-stream of `job` events carrying Job JSON' } }),
       },
     },
     async (request, reply) => {
+      // The disconnect listener goes on before anything awaits: a client that aborts while the
+      // job is looked up must not leave a WatchJob stream (and its re-reads) behind.
+      const clientGone = new AbortController();
+      reply.raw.once('close', () => clientGone.abort());
+      if (connectionGone(request, reply)) clientGone.abort();
       const caller = callerOf(request);
-      // Ownership and existence are answered as JSON errors before the stream starts.
-      await peers.jobs.getJob({ jobId: request.params.jobId, userId: caller.userId });
+      const release = slots.acquire(caller.userId);
+      if (!release)
+        throw new HttpError(
+          'TOO_MANY_STREAMS',
+          `at most ${context.sseMaxStreamsPerUser} job event streams at a time; close one or try again in ${STREAM_SLOT_RETRY_AFTER_SECONDS} s`,
+          { 'retry-after': String(STREAM_SLOT_RETRY_AFTER_SECONDS) },
+        );
+      clientGone.signal.addEventListener('abort', release, { once: true });
+      try {
+        // Ownership and existence are answered as JSON errors before the stream starts.
+        if (!clientGone.signal.aborted) await peers.jobs.getJob({ jobId: request.params.jobId, userId: caller.userId });
+      } catch (error) {
+        release();
+        throw error;
+      }
+      if (clientGone.signal.aborted) {
+        release();
+        reply.hijack();
+        reply.raw.destroy();
+        return;
+      }
       const afterVersion = Number(request.headers['last-event-id'] ?? 0);
 
       reply.hijack();
@@ -44,25 +86,34 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
       });
       out.write(': stream open\n\n');
       const keepAlive = setInterval(() => out.write(': keepalive\n\n'), context.sseKeepAliveMs);
-      const clientGone = new AbortController();
-      request.raw.on('close', () => clientGone.abort());
+      const tokenExpired = new AbortController();
+      let expiryTimer: NodeJS.Timeout | undefined;
+      const armExpiry = () => {
+        const left = caller.validUntilMs - Date.now();
+        expiryTimer = left <= 0 ? undefined : setTimeout(armExpiry, Math.min(left, MAX_TIMER_MS));
+        if (left <= 0) tokenExpired.abort();
+      };
+      armExpiry();
       const open = (after: number) =>
         peers.jobs.raw.watchJob({ jobId: request.params.jobId, userId: caller.userId, afterVersion: after }) as unknown as WatchCall;
       try {
-        for await (const update of watchJobResuming(open, afterVersion, { signal: clientGone.signal })) {
+        const signal = AbortSignal.any([clientGone.signal, tokenExpired.signal]);
+        for await (const update of watchJobResuming(open, afterVersion, { signal })) {
           const job = await jobViews.view(update, caller.userId);
+          if (signal.aborted) break;
           out.write(`event: job\nid: ${job.version}\ndata: ${JSON.stringify(job)}\n\n`);
           if (TERMINAL.has(job.status)) break;
         }
+        if (tokenExpired.signal.aborted && !out.destroyed)
+          out.write(errorEvent('TOKEN_EXPIRED', 'the token has expired; reconnect with a fresh token and Last-Event-ID'));
       } catch (error) {
-        if (!out.destroyed)
-          out.write(
-            `event: error\ndata: ${JSON.stringify({ message: 'the job stream was interrupted; reconnect with Last-Event-ID' })}\n\n`,
-          );
+        if (!out.destroyed) out.write(errorEvent('UNAVAILABLE', 'the job stream was interrupted; reconnect with Last-Event-ID'));
         request.log.debug({ err: error }, 'job event stream ended early');
       } finally {
         clearInterval(keepAlive);
+        clearTimeout(expiryTimer);
         clientGone.abort();
+        release();
         out.end();
       }
     },

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { communityV1 } from '@atelier/contracts';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
-import { idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
+import { MAX_VERSION, idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
 import { postDto } from '../mappers/dtos.js';
 import { postCategories, postStatuses } from '../mappers/enums.js';
 
@@ -84,7 +84,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
           required: ['expectedVersion'],
           minProperties: 2,
           properties: {
-            expectedVersion: { type: 'integer', minimum: 1 },
+            expectedVersion: { type: 'integer', minimum: 1, maximum: MAX_VERSION },
             title: { type: 'string', minLength: 1, maxLength: 120 },
             content: { type: 'string', maxLength: 10000 },
             category: { type: 'string', enum: postCategories.words },

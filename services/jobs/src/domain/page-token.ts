@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '@atelier/errors';
+import { isUuid } from '@atelier/validation';
 
 /**
  * Where the previous page ended in (created_at DESC, id DESC) order. The time is kept in whole
@@ -19,7 +20,7 @@ export function decodePageToken(token: string, field = 'page_token'): PageCursor
   if (!token) return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
-    if (typeof parsed.i !== 'string' || !/^[0-9a-f-]{36}$/.test(parsed.i) || typeof parsed.c !== 'string' || !/^\d{1,18}$/.test(parsed.c)) {
+    if (typeof parsed.i !== 'string' || !isUuid(parsed.i) || typeof parsed.c !== 'string' || !/^\d{1,18}$/.test(parsed.c)) {
       throw new Error('shape');
     }
     return { createdMicros: parsed.c, id: parsed.i };

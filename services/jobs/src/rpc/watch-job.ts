@@ -15,17 +15,22 @@ type WatchJob = Handler<typeof jobsV1.JobsServiceService.watchJob>;
  */
 export function watchJob(context: JobsContext): WatchJob {
   return async (request, stream, call) => {
-    const jobId = requireUuid(request.jobId, 'job_id');
-    let row = await findOwnJob(context.pool, jobId, requireUserId(request.userId, 'user_id'));
-    let sentVersion = request.afterVersion;
-    while (!call.signal.aborted) {
-      if (row.version > sentVersion) {
-        await stream.write({ job: await describeJob(context.pool, row) });
-        sentVersion = row.version;
+    context.metrics.watchStreamsOpen.inc();
+    try {
+      const jobId = requireUuid(request.jobId, 'job_id');
+      let row = await findOwnJob(context.pool, jobId, requireUserId(request.userId, 'user_id'));
+      let sentVersion = request.afterVersion;
+      while (!call.signal.aborted) {
+        if (row.version > sentVersion) {
+          await stream.write({ job: await describeJob(context.pool, row) });
+          sentVersion = row.version;
+        }
+        if (isTerminal(row.status)) return;
+        await context.watchHub.next(jobId, context.watchPollMs, call.signal);
+        row = (await findJob(context.pool, jobId)) ?? row;
       }
-      if (isTerminal(row.status)) return;
-      await context.watchHub.next(jobId, context.watchPollMs, call.signal);
-      row = (await findJob(context.pool, jobId)) ?? row;
+    } finally {
+      context.metrics.watchStreamsOpen.dec();
     }
   };
 }

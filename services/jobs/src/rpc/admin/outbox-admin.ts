@@ -33,7 +33,9 @@ export function toOutboxEventMessage(row: OutboxRow): jobsAdminV1.OutboxEvent {
 }
 
 function requireOutboxId(value: string, field: string): string {
-  if (!/^[1-9][0-9]{0,18}$/.test(value)) throw new InvalidArgumentError(field, 'must be an outbox event id');
+  // A bigint: 19 digits may still be above its maximum (Postgres would refuse the query).
+  if (!/^[1-9][0-9]{0,18}$/.test(value) || BigInt(value) > 9223372036854775807n)
+    throw new InvalidArgumentError(field, 'must be an outbox event id');
   return value;
 }
 
