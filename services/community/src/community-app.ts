@@ -6,7 +6,8 @@ import type { CommunityConfig } from './config.js';
 import type { CommunityContext } from './community-context.js';
 import { startCommunityServer } from './server.js';
 
-export type CommunityAppConfig = Pick<CommunityConfig, 'GRPC_PORT' | 'DATABASE_URL' | 'MEDIA_ADDR' | 'JOBS_ADDR'>;
+export type CommunityAppConfig = Pick<CommunityConfig, 'GRPC_PORT' | 'DATABASE_URL' | 'MEDIA_ADDR' | 'JOBS_ADDR'> &
+  Partial<Pick<CommunityConfig, 'POSTS_DAILY_LIMIT'>>;
 
 export interface CommunityApp {
   readonly server: GrpcServerHandle;
@@ -26,7 +27,12 @@ export async function startCommunityApp(
     media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, { defaultDeadlineMs: 3_000 }),
     jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, { defaultDeadlineMs: 3_000 }),
   };
-  const context: CommunityContext = { pool, peers, logger };
+  const context: CommunityContext = {
+    pool,
+    peers,
+    logger,
+    ...(config.POSTS_DAILY_LIMIT === undefined ? {} : { postLimits: { postsPerDay: config.POSTS_DAILY_LIMIT } }),
+  };
   const server = await startCommunityServer(context, {
     port: config.GRPC_PORT,
     host: options.host,
