@@ -47,6 +47,11 @@ export interface TestPlatform {
   providerUrl?: string;
   gatewayUrl?: string;
   startWorker(env?: Record<string, string>): Promise<ServiceProcess>;
+  /**
+   * Starts one more gateway (a replica: same peers, same NATS and so the same shared rate limit),
+   * with `options.gateway` and then these variables; stopped with the platform.
+   */
+  startGateway(env?: Record<string, string>): Promise<ServiceProcess>;
   /** SIGTERMs every worker started so far and waits for them to exit. */
   stopWorkers(): Promise<void>;
   /**
@@ -80,7 +85,8 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     const nc = await connect({ servers: natsUrl.replace(/^nats:\/\//, ''), timeout: 2_000 }).catch(() => undefined);
     if (nc) {
       const jsm = await jetstreamManager(nc);
-      for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`]) await jsm.streams.delete(stream).catch(() => false);
+      for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`, `KV_${natsPrefix}_RATE_LIMITS`])
+        await jsm.streams.delete(stream).catch(() => false);
       await nc.close();
     }
     await s3.close();
@@ -180,10 +186,10 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     };
     for (let i = 0; i < (options.workers ?? 0); i += 1) await startWorker();
 
-    let gateway: ServiceProcess | undefined;
-    if (options.gateway) {
+    const startGateway = async (env: Record<string, string> = {}) => {
+      if (!options.gateway) throw new Error('startGateway needs options.gateway (JWT_PUBLIC_KEY at least)');
       const port = await freePort();
-      gateway = await startProcess({
+      const started = await startProcess({
         name: 'gateway',
         entry: 'services/gateway/src/main.ts',
         port,
@@ -194,14 +200,20 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           MEDIA_ADDR: media.address,
           JOBS_ADDR: jobs.address,
           COMMUNITY_ADDR: community!.address,
+          // The rate limit's shared counters: a bucket of this run's own prefix.
+          NATS_URL: natsUrl,
+          NATS_STREAM_PREFIX: natsPrefix,
           LOG_LEVEL: 'warn',
           ...options.gateway,
+          ...env,
         },
         ready: httpReady('/readyz'),
         nodeArgs: options.nodeArgs?.gateway,
       });
-      processes.push(gateway);
-    }
+      processes.push(started);
+      return started;
+    };
+    const gateway = options.gateway ? await startGateway() : undefined;
 
     const platform: TestPlatform = {
       database,
@@ -216,6 +228,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       providerUrl,
       gatewayUrl: gateway ? `http://${gateway.address}` : undefined,
       startWorker,
+      startGateway,
       async stopWorkers() {
         await Promise.all(workers.splice(0).map((worker) => worker.stop()));
       },

@@ -8,6 +8,7 @@ import type { GatewayContext } from './gateway-context.js';
 import { ApiError } from './http/error-codes.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { HttpError, toHttpError } from './http/http-error.js';
+import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-limit/rate-limit-hooks.js';
 import { sharedSchemas } from './http/schemas.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
@@ -45,7 +46,7 @@ function classifyError(error: FastifyError): { http: HttpError; unexpected: bool
  * admin role on /admin-api, one error shape with a request id, OpenAPI at /openapi.json and /docs.
  */
 export async function buildGateway(context: GatewayContext): Promise<FastifyInstance> {
-  const metrics = new HttpMetrics();
+  const metrics = context.metrics ?? new HttpMetrics();
   const app = Fastify({
     loggerInstance: context.logger as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -55,6 +56,8 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     bodyLimit: 1024 * 1024,
+    // request.ip is the rate limit's client address: behind N proxies, the Nth address from the right of X-Forwarded-For.
+    trustProxy: (_address: string, hop: number) => hop < (context.trustedProxyHops ?? 0),
   });
 
   // Many clients send `Content-Type: application/json` on every POST, even without a body (cancel,
@@ -86,6 +89,7 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (context.rateLimiter) app.addHook('onRequest', limitUnauthenticatedRoutes(context.rateLimiter));
   app.addHook('onResponse', async (request, reply) => {
     metrics.requestDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
@@ -115,8 +119,11 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
 
   registerOpsRoutes(app, context, metrics);
   const jobViews = new JobViews(context.peers.media);
+  const authenticated = context.rateLimiter
+    ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)
+    : authenticate(context.tokens);
   await app.register(async (api) => {
-    api.addHook('onRequest', authenticate(context.tokens));
+    api.addHook('onRequest', authenticated);
     registerCatalogRoutes(api, context);
     registerMediaRoutes(api, context);
     registerJobRoutes(api, context, jobViews);
@@ -124,7 +131,7 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
     registerPostRoutes(api, context);
   });
   await app.register(async (admin) => {
-    admin.addHook('onRequest', authenticate(context.tokens));
+    admin.addHook('onRequest', authenticated);
     admin.addHook('onRequest', requireAdmin);
     registerAdminRoutes(admin, context);
   });

@@ -10,7 +10,8 @@ const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { gatewayConfigSpec } = await import('./config.js');
 const { startGatewayApp } = await import('./gateway-app.js');
 
-const config = loadConfigOrExit('gateway', gatewayConfigSpec);
+const { checkNatsCredentials } = await import('@atelier/nats');
+const config = loadConfigOrExit('gateway', gatewayConfigSpec, process.env, [checkNatsCredentials]);
 if (!config.JWT_PUBLIC_KEY && !config.JWKS_URL) {
   process.stderr.write(
     'gateway: invalid configuration:\n  JWT_PUBLIC_KEY or JWKS_URL is required (tokens cannot be verified without one)\n',
