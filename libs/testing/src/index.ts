@@ -11,5 +11,5 @@ export { natsTestPrefix, dropStaleTestStreams, testNatsUrl } from './nats-test-p
 export { startProcess, startGrpcServiceProcess, freePort, type ServiceProcess } from './service-process.js';
 export { startTestPlatform, type TestPlatform, type PlatformOptions } from './platform.js';
 export { startOtlpCollector, type OtlpCollector, type CollectedSpan } from './otlp-collector.js';
-export { startNatsServer, natsServerBinary, type NatsServerProcess } from './nats-server-process.js';
+export { startNatsServer, natsServerBinary, type NatsServerProcess, type NatsServerOptions } from './nats-server-process.js';
 export { MobileApi, testPng, type ApiAnswer, type ApiJob } from './mobile-api.js';
