@@ -3,7 +3,9 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 /** How many times a reservation re-reads a counter another replica moved before giving up. */
-const MAX_CAS_ATTEMPTS = 8;
+const MAX_CAS_ATTEMPTS = 16;
+/** The longest random pause after a lost CAS, so that replicas racing for a key spread out. */
+const CONFLICT_JITTER_MS = 5;
 
 /** The name of the rate-limit bucket of a NATS_STREAM_PREFIX (its stream is `KV_<name>`). */
 export function windowCountersBucket(prefix: string): string {
@@ -35,6 +37,8 @@ export interface Reservation {
 export class WindowCounters {
   /** The last revision and value seen per key: the next CAS tries it before reading again. */
   private readonly seen = new Map<string, { revision: number; count: number }>();
+  /** The reservation under way per key: this replica's own reservations of a key run one by one. */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
 
   private constructor(private readonly kv: KV) {}
 
@@ -57,7 +61,21 @@ export class WindowCounters {
    * The first try uses the revision this replica last saw, so an uncontended reservation is one
    * round trip; a conflict re-reads the key and tries again.
    */
-  async reserve(key: string, want: (remaining: number) => number, limit: number): Promise<Reservation> {
+  reserve(key: string, want: (remaining: number) => number, limit: number): Promise<Reservation> {
+    // Queued behind this replica's previous reservation of the key: CAS conflicts then come only
+    // from other replicas, not from this one's concurrent requests.
+    const previous = this.inFlight.get(key) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.reserveNow(key, want, limit));
+    this.inFlight.set(key, next);
+    void next
+      .catch(() => undefined)
+      .then(() => {
+        if (this.inFlight.get(key) === next) this.inFlight.delete(key);
+      });
+    return next;
+  }
+
+  private async reserveNow(key: string, want: (remaining: number) => number, limit: number): Promise<Reservation> {
     let known = this.seen.get(key);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt += 1) {
       if (!known || attempt > 0) {
@@ -76,6 +94,7 @@ export class WindowCounters {
       } catch (error) {
         // A wrong last sequence: another replica moved the counter first. Anything else is the store's failure.
         if (!(error instanceof JetStreamApiError)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * CONFLICT_JITTER_MS));
       }
     }
     throw new Error(`the counter ${key} kept changing under ${MAX_CAS_ATTEMPTS} attempts`);
