@@ -1,6 +1,6 @@
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MobileApi, startTestPlatform, type ApiAnswer, type ServiceProcess, type TestPlatform } from '@atelier/testing';
+import { MobileApi, startTestPlatform, waitUntil, type ApiAnswer, type ServiceProcess, type TestPlatform } from '@atelier/testing';
 
 // Limits end to end: two gateway replicas sharing one rate limit through the JetStream KV bucket,
 // a third whose NATS is unreachable (it starts and lets requests through), and the per-user
@@ -25,10 +25,18 @@ beforeAll(async () => {
       RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
       RATE_LIMIT_USER_MAX: String(USER_MAX),
       RATE_LIMIT_ADDRESS_MAX: String(ADDRESS_MAX),
+      // A loaded test machine must not turn a slow KV answer into a request let through.
+      RATE_LIMIT_STORE_TIMEOUT_MS: '5000',
     },
   });
   const second = await platform.startGateway();
   replicas = [platform.gatewayUrl!, `http://${second.address}`].map((url) => new MobileApi(url, ''));
+  // Ready means the peers answer; the shared counters may come a moment later (until then requests go unchecked).
+  for (const url of [platform.gatewayUrl!, `http://${second.address}`]) {
+    await waitUntil(async () => /^atelier_gateway_rate_limit_store_up(\{[^}]*\})? 1$/m.test(await (await fetch(`${url}/metrics`)).text()), {
+      timeoutMs: 30_000,
+    });
+  }
   // The windows are fixed (aligned on the epoch): do not straddle the end of one.
   const left = WINDOW_SECONDS * 1000 - (Date.now() % (WINDOW_SECONDS * 1000));
   if (left < 60_000) await new Promise((resolve) => setTimeout(resolve, left + 1_000));
@@ -103,6 +111,7 @@ describe('gateway rate limit - NATS unreachable', () => {
     const metrics = await (await fetch(`http://${lonely.address}/metrics`)).text();
     const failOpen = /atelier_gateway_rate_limit_fail_open_total\{[^}]*reason="store_down"[^}]*\} (\d+)/.exec(metrics);
     expect(Number(failOpen?.[1])).toBeGreaterThanOrEqual(USER_MAX + 5);
+    expect(metrics).toMatch(/^atelier_gateway_rate_limit_store_up(\{[^}]*\})? 0$/m);
   });
 });
 

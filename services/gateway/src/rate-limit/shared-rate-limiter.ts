@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Logger } from '@atelier/logging';
-import { Counter, type Registry } from '@atelier/metrics';
+import { Counter, Gauge, type Registry } from '@atelier/metrics';
 import { openNatsLink, WindowCounters, windowCountersBucket, type NatsCredentials, type NatsLink } from '@atelier/nats';
 import { RateLimiter, type LimitKind, type RateLimitSettings } from './rate-limiter.js';
 
@@ -40,6 +40,11 @@ export function startSharedRateLimiter(options: SharedRateLimiterOptions): Share
     labelNames: ['kind'] as const,
     registers: [options.registry],
   });
+  const storeUp = new Gauge({
+    name: 'atelier_gateway_rate_limit_store_up',
+    help: '1 while the rate-limit store (NATS KV) is connected and its bucket open; 0 while requests go unchecked',
+    registers: [options.registry],
+  });
   let counters: WindowCounters | undefined;
   const link: NatsLink = openNatsLink({
     servers: options.nats.servers,
@@ -53,6 +58,7 @@ export function startSharedRateLimiter(options: SharedRateLimiterOptions): Share
         timeoutMs: options.nats.timeoutMs,
       });
     },
+    onStateChange: (up) => storeUp.set(up ? 1 : 0),
   });
   let lastWarning = 0;
   const limiter = new RateLimiter({
