@@ -94,7 +94,8 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     await database.drop();
   };
   try {
-    const [catalog, media] = await Promise.all([
+    // Settled, not all: when one fails to start, the other (already running) must be stopped too.
+    const started = await Promise.allSettled([
       startGrpcServiceProcess('catalog', { ...options.env, DATABASE_URL: database.url }, options.nodeArgs?.catalog),
       startGrpcServiceProcess(
         'media',
@@ -111,7 +112,10 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         options.nodeArgs?.media,
       ),
     ]);
-    processes.push(catalog, media);
+    for (const outcome of started) if (outcome.status === 'fulfilled') processes.push(outcome.value);
+    const failed = started.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [catalog, media] = processes as [ServiceProcess, ServiceProcess];
     const jobs = await startGrpcServiceProcess(
       'jobs',
       {
