@@ -43,7 +43,13 @@ const profile = process.env.BENCH_PROFILE;
 const platform = await startTestPlatform({
   workers: 1,
   providerEnv: { PROVIDER_SIM_LATENCY_MS: '200' },
-  gateway: { JWT_PUBLIC_KEY: await exportSPKI(publicKey), JWT_ISSUER: 'bench', JWT_AUDIENCE: 'atelier-app' },
+  // One user at full speed: a limit far above what it sends, so the limiter's cost is measured, not its refusals.
+  gateway: {
+    JWT_PUBLIC_KEY: await exportSPKI(publicKey),
+    JWT_ISSUER: 'bench',
+    JWT_AUDIENCE: 'atelier-app',
+    RATE_LIMIT_USER_MAX: '100000000',
+  },
   // BENCH_PROFILE=<dir> writes CPU profiles of the gateway, jobs and media.
   nodeArgs: profile
     ? Object.fromEntries(['gateway', 'jobs', 'media'].map((name) => [name, ['--cpu-prof', `--cpu-prof-dir=${profile}/${name}`]]))

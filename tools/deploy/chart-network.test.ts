@@ -96,6 +96,15 @@ describe('chart - network policies', () => {
     ]);
   });
 
+  it('restricts ingress only: egress stays open, so the gateway reaches NATS (its rate limit) like jobs, media and the workers', () => {
+    for (const set of Object.keys(VALUE_SETS)) {
+      for (const policy of ofKind(rendered[set] ?? [], 'NetworkPolicy')) {
+        expect(policy.spec.policyTypes, `${set}: ${policy.metadata.name}`).toEqual(['Ingress']);
+        expect(policy.spec.egress, `${set}: ${policy.metadata.name}`).toBeUndefined();
+      }
+    }
+  });
+
   it('renders no policy when networkPolicy.enabled is false', () => {
     expect(ofKind(chart.helm.render({ set: { 'networkPolicy.enabled': 'false' } }), 'NetworkPolicy')).toEqual([]);
   });

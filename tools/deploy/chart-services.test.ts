@@ -187,15 +187,19 @@ describe('chart - peers and secrets', () => {
     expect(references.sort()).toEqual(
       [
         'atelier-catalog DATABASE_URL=atelier-database/CATALOG_DATABASE_URL',
+        'atelier-gateway NATS_PASSWORD=atelier-nats/GATEWAY_NATS_PASSWORD',
         'atelier-catalog-migrate DATABASE_URL=atelier-database/CATALOG_DATABASE_URL',
         'atelier-community DATABASE_URL=atelier-database/COMMUNITY_DATABASE_URL',
         'atelier-community-migrate DATABASE_URL=atelier-database/COMMUNITY_DATABASE_URL',
         'atelier-jobs DATABASE_URL=atelier-database/JOBS_DATABASE_URL',
+        'atelier-jobs NATS_PASSWORD=atelier-nats/JOBS_NATS_PASSWORD',
         'atelier-jobs-migrate DATABASE_URL=atelier-database/JOBS_DATABASE_URL',
         'atelier-media DATABASE_URL=atelier-database/MEDIA_DATABASE_URL',
+        'atelier-media NATS_PASSWORD=atelier-nats/MEDIA_NATS_PASSWORD',
         'atelier-media S3_ACCESS_KEY_ID=atelier-s3/S3_ACCESS_KEY_ID',
         'atelier-media S3_SECRET_ACCESS_KEY=atelier-s3/S3_SECRET_ACCESS_KEY',
         'atelier-media-migrate DATABASE_URL=atelier-database/MEDIA_DATABASE_URL',
+        'atelier-worker NATS_PASSWORD=atelier-nats/WORKER_NATS_PASSWORD',
         'atelier-worker PROVIDER_API_KEY=atelier-provider/PROVIDER_API_KEY',
       ].sort(),
     );
@@ -218,16 +222,18 @@ describe('chart - peers and secrets', () => {
 });
 
 describe('chart - NATS credentials', () => {
-  it('gives jobs, media and the workers a NATS user in their ConfigMap and its password from a Secret, and nobody else', () => {
+  const natsServices = ['jobs', 'media', 'worker', 'gateway'];
+
+  it('gives jobs, media, the workers and the gateway the shared NATS user in their ConfigMap and its password from a Secret, and nobody else', () => {
     const manifests = chart.helm.render({ set: { 'nats.user': 'atelier', 'nats.password.existingSecret': 'atelier-nats' } });
-    for (const service of ['jobs', 'media', 'worker']) {
+    for (const service of natsServices) {
       expect(configOf(manifests, service).NATS_USER, service).toBe('atelier');
       expect(containerOf(get(manifests, 'Deployment', nameOf(service))).env, service).toContainEqual({
         name: 'NATS_PASSWORD',
         valueFrom: { secretKeyRef: { name: 'atelier-nats', key: 'NATS_PASSWORD' } },
       });
     }
-    for (const service of ['gateway', 'catalog', 'community']) {
+    for (const service of ['catalog', 'community']) {
       expect(configOf(manifests, service).NATS_USER, service).toBeUndefined();
       const env = (containerOf(get(manifests, 'Deployment', nameOf(service))).env ?? []) as Manifest[];
       expect(
@@ -235,6 +241,27 @@ describe('chart - NATS credentials', () => {
         service,
       ).not.toContain('NATS_PASSWORD');
     }
+  });
+
+  it('gives each service its own NATS user and password in production, as the documented server config expects', () => {
+    const production = manifestsOf('production');
+    for (const service of natsServices) {
+      expect(configOf(production, service), service).toMatchObject({ NATS_USER: `atelier-${service}`, NATS_STREAM_PREFIX: 'ATELIER' });
+      expect(containerOf(get(production, 'Deployment', nameOf(service))).env, service).toContainEqual({
+        name: 'NATS_PASSWORD',
+        valueFrom: { secretKeyRef: { name: 'atelier-nats', key: `${service.toUpperCase()}_NATS_PASSWORD` } },
+      });
+    }
+    const serverConfig = readFileSync(path.join(repoRoot, 'charts/atelier/nats/nats-server.conf.example'), 'utf8');
+    for (const service of natsServices) expect(serverConfig).toContain(`user: atelier-${service}`);
+  });
+
+  it('points the gateway at the NATS of the release (its rate-limit bucket), and trusts the Ingress for client addresses', () => {
+    const production = manifestsOf('production');
+    const gateway = configOf(production, 'gateway');
+    expect(gateway.NATS_URL).toBe(configOf(production, 'jobs').NATS_URL);
+    expect(gateway.TRUSTED_PROXY_HOPS).toBe('1');
+    expect(configOf(manifestsOf('default'), 'gateway').TRUSTED_PROXY_HOPS).toBeUndefined();
   });
 });
 

@@ -64,7 +64,8 @@ describe('chart - values.schema.json refuses bad values', () => {
 
 describe('chart - strictSecrets refuses missing secrets', () => {
   it('names the first secret that has neither a value nor an existingSecret', () => {
-    expect(refusal({ set: { strictSecrets: 'true' } })).toMatch(
+    // NATS credentials set, so that a secret reference is what is missing.
+    expect(refusal({ set: { strictSecrets: 'true', 'nats.token.value': 't' } })).toMatch(
       /set [a-zA-Z.]+\.existingSecret \(a Secret you manage\) or [a-zA-Z.]+\.value; strictSecrets is on/,
     );
   });
@@ -75,6 +76,15 @@ describe('chart - strictSecrets refuses missing secrets', () => {
     ['provider.apiKey.existingSecret', /PROVIDER_API_KEY: set provider\.apiKey\.existingSecret/],
   ])('refuses the production values without %s', (key, message) => {
     expect(refusal({ valuesFiles: [productionValues], set: { [key]: '' } })).toMatch(message);
+  });
+
+  it.each(['jobs', 'media', 'worker', 'gateway'])('refuses production values without NATS credentials for %s', (service) => {
+    expect(refusal({ valuesFiles: [productionValues], set: { [`nats.users.${service}.user`]: '' } })).toMatch(
+      new RegExp(`NATS credentials of ${service}: set nats\\.users\\.${service}\\.user and \\.password`),
+    );
+    expect(refusal({ valuesFiles: [productionValues], set: { [`nats.users.${service}.password.existingSecret`]: '' } })).toMatch(
+      new RegExp(`NATS_PASSWORD: set nats\\.users\\.${service}\\.password\\.existingSecret`),
+    );
   });
 
   it('refuses production values that give the gateway neither a JWKS URL nor a key', () => {

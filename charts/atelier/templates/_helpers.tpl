@@ -142,3 +142,19 @@ LOG_LEVEL: {{ .Values.logLevel | quote }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
 {{- end }}
 {{- end }}
+
+{{/*
+The NATS variables of a component that talks to JetStream (jobs, media, worker, gateway): the
+servers, the stream prefix and the user — its own (nats.users.<component>.user) when set, else
+the shared nats.user. Passwords and tokens come from atelier.secretEnv. Call with
+(dict "root" $ "component" "jobs"); merge the result into the component's env.
+*/}}
+{{- define "atelier.natsEnv" -}}
+{{- $nats := .root.Values.nats }}
+{{- $own := get ($nats.users | default dict) .component | default dict }}
+NATS_URL: {{ $nats.url | quote }}
+NATS_STREAM_PREFIX: {{ $nats.streamPrefix | quote }}
+{{- with ($own.user | default $nats.user) }}
+NATS_USER: {{ . | quote }}
+{{- end }}
+{{- end }}

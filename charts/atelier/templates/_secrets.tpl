@@ -19,9 +19,19 @@ Which component reads which secret, in one place: a YAML list of
 {{- if has .component (list "catalog" "media" "jobs" "community") }}
 {{- $items = append $items (dict "env" "DATABASE_URL" "path" (printf "database.%s" .component) "ref" (get $values.database .component) "required" true) }}
 {{- end }}
-{{- if has .component (list "jobs" "media" "worker") }}
-{{- $items = append $items (dict "env" "NATS_PASSWORD" "path" "nats.password" "ref" $values.nats.password "required" false) }}
+{{- if has .component (list "jobs" "media" "worker" "gateway") }}
+{{- /* A user of the component's own (nats.users.<component>) or the shared login; strictSecrets needs one. */}}
+{{- $own := get ($values.nats.users | default dict) .component | default dict }}
+{{- if $own.user }}
+{{- $items = append $items (dict "env" "NATS_PASSWORD" "path" (printf "nats.users.%s.password" .component) "ref" $own.password "required" true) }}
+{{- else }}
+{{- $items = append $items (dict "env" "NATS_PASSWORD" "path" "nats.password" "ref" $values.nats.password "required" (not (empty $values.nats.user))) }}
 {{- $items = append $items (dict "env" "NATS_TOKEN" "path" "nats.token" "ref" $values.nats.token "required" false) }}
+{{- $hasToken := or $values.nats.token.existingSecret $values.nats.token.value }}
+{{- if and $.root.Values.strictSecrets (not $values.nats.user) (not $hasToken) }}
+{{- fail (printf "NATS credentials of %s: set nats.users.%s.user and .password (a user per service, see nats/nats-server.conf.example), or nats.user with nats.password, or nats.token; strictSecrets is on" .component .component) }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- if eq .component "media" }}
 {{- $items = append $items (dict "env" "S3_ACCESS_KEY_ID" "path" "s3.accessKeyId" "ref" $values.s3.accessKeyId "required" true) }}

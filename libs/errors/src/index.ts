@@ -19,3 +19,4 @@ export {
   isTransientError,
   type AppErrorOptions,
 } from './app-error.js';
+export { secondsToNextUtcDay } from './retry-after.js';

@@ -19,3 +19,4 @@ export { startDurablePull, type DurablePull, type DurablePullOptions } from './d
 export { natsConfigSpec, checkNatsCredentials, type NatsCredentials } from './nats-config.js';
 export { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type PubAck } from '@nats-io/jetstream';
 export { headers, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';
+export { WindowCounters, windowCountersBucket, type WindowCountersOptions, type Reservation } from './window-counters.js';

@@ -11,7 +11,7 @@ export { natsTestPrefix, dropStaleTestStreams, testNatsUrl } from './nats-test-p
 export { startProcess, startGrpcServiceProcess, freePort, type ServiceProcess } from './service-process.js';
 export { startTestPlatform, type TestPlatform, type PlatformOptions } from './platform.js';
 export { startOtlpCollector, type OtlpCollector, type CollectedSpan } from './otlp-collector.js';
-export { startNatsServer, natsServerBinary, type NatsServerProcess } from './nats-server-process.js';
+export { startNatsServer, natsServerBinary, type NatsServerProcess, type NatsServerOptions } from './nats-server-process.js';
 export { MobileApi, testPng, type ApiAnswer, type ApiJob } from './mobile-api.js';
 export { ensureDevPki, PLATFORM_IDENTITIES, DEV_TRUST_DOMAIN, type DevPki, type IdentityFiles } from './dev-pki.js';
 export { testPki, testIdentityEnv, testSecurity, testClient } from './test-pki.js';

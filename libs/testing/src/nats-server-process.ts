@@ -44,7 +44,14 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function startNatsServer(): Promise<NatsServerProcess> {
+export interface NatsServerOptions {
+  /** A server configuration file (`-c`): users, permissions. Port, JetStream and store come from here. */
+  configFile?: string;
+  /** Variables for the server, e.g. passwords the configuration reads as `$NAME`. */
+  env?: Record<string, string>;
+}
+
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServerProcess> {
   const binary = natsServerBinary();
   const port = await freePort();
   const store = mkdtempSync(path.join(tmpdir(), 'atelier-nats-'));
@@ -59,7 +66,11 @@ export async function startNatsServer(): Promise<NatsServerProcess> {
   const start = async () => {
     if (child && child.exitCode === null && child.signalCode === null) return;
     output = '';
-    child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const config = options.configFile ? ['-c', options.configFile] : [];
+    child = spawn(binary, [...config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...options.env },
+    });
     killOnExit(child);
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-10_000);

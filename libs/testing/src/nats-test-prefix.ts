@@ -23,7 +23,8 @@ export async function dropStaleTestStreams(maxAgeSeconds = 6 * 3600): Promise<st
     const now = Math.floor(Date.now() / 1000);
     const stale: string[] = [];
     for await (const name of jsm.streams.names()) {
-      const match = /^T(\d{10})_[0-9A-F]{8}_/.exec(name);
+      // KV_<prefix>_…: a key-value bucket of the run (the gateway's rate-limit counters).
+      const match = /^(?:KV_)?T(\d{10})_[0-9A-F]{8}_/.exec(name);
       if (match && now - Number(match[1]) > maxAgeSeconds) stale.push(name);
     }
     for (const name of stale) await jsm.streams.delete(name);

@@ -48,6 +48,11 @@ export interface TestPlatform {
   providerUrl?: string;
   gatewayUrl?: string;
   startWorker(env?: Record<string, string>): Promise<ServiceProcess>;
+  /**
+   * Starts one more gateway (a replica: same peers, same NATS and so the same shared rate limit),
+   * with `options.gateway` and then these variables; stopped with the platform.
+   */
+  startGateway(env?: Record<string, string>): Promise<ServiceProcess>;
   /** SIGTERMs every worker started so far and waits for them to exit. */
   stopWorkers(): Promise<void>;
   /**
@@ -81,7 +86,8 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     const nc = await connect({ servers: natsUrl.replace(/^nats:\/\//, ''), timeout: 2_000 }).catch(() => undefined);
     if (nc) {
       const jsm = await jetstreamManager(nc);
-      for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`]) await jsm.streams.delete(stream).catch(() => false);
+      for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`, `KV_${natsPrefix}_RATE_LIMITS`])
+        await jsm.streams.delete(stream).catch(() => false);
       await nc.close();
     }
     await s3.close();
@@ -89,7 +95,8 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     await database.drop();
   };
   try {
-    const [catalog, media] = await Promise.all([
+    // Settled, not all: when one fails to start, the other (already running) must be stopped too.
+    const started = await Promise.allSettled([
       startGrpcServiceProcess('catalog', { ...options.env, DATABASE_URL: database.url }, options.nodeArgs?.catalog),
       startGrpcServiceProcess(
         'media',
@@ -106,7 +113,10 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         options.nodeArgs?.media,
       ),
     ]);
-    processes.push(catalog, media);
+    for (const outcome of started) if (outcome.status === 'fulfilled') processes.push(outcome.value);
+    const failed = started.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [catalog, media] = processes as [ServiceProcess, ServiceProcess];
     const jobs = await startGrpcServiceProcess(
       'jobs',
       {
@@ -182,10 +192,10 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     };
     for (let i = 0; i < (options.workers ?? 0); i += 1) await startWorker();
 
-    let gateway: ServiceProcess | undefined;
-    if (options.gateway) {
+    const startGateway = async (env: Record<string, string> = {}) => {
+      if (!options.gateway) throw new Error('startGateway needs options.gateway (JWT_PUBLIC_KEY at least)');
       const port = await freePort();
-      gateway = await startProcess({
+      const started = await startProcess({
         name: 'gateway',
         entry: 'services/gateway/src/main.ts',
         port,
@@ -197,14 +207,20 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           MEDIA_ADDR: media.address,
           JOBS_ADDR: jobs.address,
           COMMUNITY_ADDR: community!.address,
+          // The rate limit's shared counters: a bucket of this run's own prefix.
+          NATS_URL: natsUrl,
+          NATS_STREAM_PREFIX: natsPrefix,
           LOG_LEVEL: 'warn',
           ...options.gateway,
+          ...env,
         },
         ready: httpReady('/readyz'),
         nodeArgs: options.nodeArgs?.gateway,
       });
-      processes.push(gateway);
-    }
+      processes.push(started);
+      return started;
+    };
+    const gateway = options.gateway ? await startGateway() : undefined;
 
     const platform: TestPlatform = {
       database,
@@ -219,6 +235,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       providerUrl,
       gatewayUrl: gateway ? `http://${gateway.address}` : undefined,
       startWorker,
+      startGateway,
       async stopWorkers() {
         await Promise.all(workers.splice(0).map((worker) => worker.stop()));
       },

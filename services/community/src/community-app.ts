@@ -18,7 +18,8 @@ export type CommunityAppConfig = Pick<
   | 'DATABASE_URL'
   | 'MEDIA_ADDR'
   | 'JOBS_ADDR'
->;
+> &
+  Partial<Pick<CommunityConfig, 'POSTS_DAILY_LIMIT'>>;
 
 export interface CommunityApp {
   readonly server: GrpcServerHandle;
@@ -39,7 +40,12 @@ export async function startCommunityApp(
     media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 }),
     jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, security, { defaultDeadlineMs: 3_000 }),
   };
-  const context: CommunityContext = { pool, peers, logger };
+  const context: CommunityContext = {
+    pool,
+    peers,
+    logger,
+    ...(config.POSTS_DAILY_LIMIT === undefined ? {} : { postLimits: { postsPerDay: config.POSTS_DAILY_LIMIT } }),
+  };
   const server = await startCommunityServer(context, {
     ...servingOptionsOf(config, security),
     host: options.host,

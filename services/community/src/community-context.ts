@@ -1,5 +1,6 @@
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
+import type { PostLimits } from './domain/post-limits.js';
 import type { Peers } from './peer-validation.js';
 
 /** What the community RPC handlers depend on. */
@@ -7,4 +8,6 @@ export interface CommunityContext {
   pool: SqlPool;
   peers: Peers;
   logger: Logger;
+  /** The per-author limit on new posts; DEFAULT_POST_LIMITS when absent. */
+  postLimits?: PostLimits;
 }

@@ -1,5 +1,6 @@
 import { bool, hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
+import { DEFAULT_POST_LIMITS } from './domain/post-limits.js';
 
 /** Environment variables of the community service (README, "Configuration"). */
 export const communityConfigSpec = {
@@ -18,6 +19,8 @@ export const communityConfigSpec = {
   /** Jobs answers whether a referenced generation job is the author's and succeeded, and its output. */
   JOBS_ADDR: hostPort('127.0.0.1:50053'),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  /** Posts (drafts included) an author may create per UTC day; then RESOURCE_EXHAUSTED POST_QUOTA_EXCEEDED. */
+  POSTS_DAILY_LIMIT: int({ default: DEFAULT_POST_LIMITS.postsPerDay, min: 1, max: 1_000_000 }),
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
 } as const;
 

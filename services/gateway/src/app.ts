@@ -9,6 +9,7 @@ import { ApiError } from './http/error-codes.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { HttpError, toHttpError } from './http/http-error.js';
 import { findInputProblem } from './http/input-rules.js';
+import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-limit/rate-limit-hooks.js';
 import { sharedSchemas } from './http/schemas.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
@@ -46,7 +47,7 @@ function classifyError(error: FastifyError): { http: HttpError; unexpected: bool
  * admin role on /admin-api, one error shape with a request id, OpenAPI at /openapi.json and /docs.
  */
 export async function buildGateway(context: GatewayContext): Promise<FastifyInstance> {
-  const metrics = new HttpMetrics();
+  const metrics = context.metrics ?? new HttpMetrics();
   const app = Fastify({
     loggerInstance: context.logger as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -56,6 +57,8 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     bodyLimit: 1024 * 1024,
+    // request.ip is the rate limit's client address: behind N proxies, the Nth address from the right of X-Forwarded-For.
+    trustProxy: (_address: string, hop: number) => hop < (context.trustedProxyHops ?? 0),
   });
 
   // Many clients send `Content-Type: application/json` on every POST, even without a body (cancel,
@@ -102,6 +105,7 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
     const problem = findInputProblem(request.query, 'querystring');
     if (problem) throw new HttpError('BAD_REQUEST', problem);
   });
+  if (context.rateLimiter) app.addHook('onRequest', limitUnauthenticatedRoutes(context.rateLimiter));
   app.addHook('onResponse', async (request, reply) => {
     metrics.requestDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
@@ -131,8 +135,11 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
 
   registerOpsRoutes(app, context, metrics);
   const jobViews = new JobViews(context.peers.media);
+  const authenticated = context.rateLimiter
+    ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)
+    : authenticate(context.tokens);
   await app.register(async (api) => {
-    api.addHook('onRequest', authenticate(context.tokens));
+    api.addHook('onRequest', authenticated);
     registerCatalogRoutes(api, context);
     registerMediaRoutes(api, context);
     registerJobRoutes(api, context, jobViews);
@@ -140,7 +147,7 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
     registerPostRoutes(api, context);
   });
   await app.register(async (admin) => {
-    admin.addHook('onRequest', authenticate(context.tokens));
+    admin.addHook('onRequest', authenticated);
     admin.addHook('onRequest', requireAdmin);
     registerAdminRoutes(admin, context);
   });

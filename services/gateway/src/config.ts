@@ -1,5 +1,6 @@
-import { hostPort, int, oneOf, optional, port, str, url, type ConfigCheck, type ConfigOf } from '@atelier/config';
+import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigCheck, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
+import { natsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the gateway (README, "Configuration of gateway"). */
 export const gatewayConfigSpec = {
@@ -23,6 +24,19 @@ export const gatewayConfigSpec = {
   SSE_KEEPALIVE_MS: int({ default: 15_000, min: 100, max: 600_000 }),
   /** Live job event streams one user may hold on this gateway replica; one more is a 429. */
   SSE_MAX_STREAMS_PER_USER: int({ default: 5, min: 1, max: 1000 }),
+  /**
+   * The rate limit (README, "Rate limit"): fixed windows counted in a JetStream KV bucket every
+   * replica shares (<NATS_STREAM_PREFIX>_RATE_LIMITS), so NATS_* say where it is.
+   */
+  RATE_LIMIT_ENABLED: bool(true),
+  RATE_LIMIT_WINDOW_SECONDS: int({ default: 60, min: 1, max: 3600 }),
+  RATE_LIMIT_USER_MAX: int({ default: 3000, min: 1, max: 100_000_000 }),
+  RATE_LIMIT_ADDRESS_MAX: int({ default: 3000, min: 1, max: 100_000_000 }),
+  RATE_LIMIT_BATCH_MAX: int({ default: 20, min: 1, max: 10_000 }),
+  RATE_LIMIT_STORE_TIMEOUT_MS: int({ default: 500, min: 20, max: 10_000 }),
+  /** Proxies (ingress, load balancer) in front of the gateway: the client address is read from X-Forwarded-For past them. */
+  TRUSTED_PROXY_HOPS: int({ default: 0, min: 0, max: 10 }),
+  ...natsConfigSpec,
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
 } as const;

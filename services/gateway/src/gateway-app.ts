@@ -6,6 +6,8 @@ import { buildGateway } from './app.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayPeers } from './gateway-context.js';
+import { HttpMetrics } from './http/http-metrics.js';
+import { startSharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
 
 /** Wires the gateway: token verification, one client per peer, the Fastify app. */
 export async function startGatewayApp(
@@ -29,7 +31,29 @@ export async function startGatewayApp(
     community: createServiceClient(communityV1.CommunityServiceClient, config.COMMUNITY_ADDR, security, deadline),
   };
   const addresses = { catalog: config.CATALOG_ADDR, media: config.MEDIA_ADDR, jobs: config.JOBS_ADDR, community: config.COMMUNITY_ADDR };
+  const metrics = new HttpMetrics();
+  const rateLimiter = config.RATE_LIMIT_ENABLED
+    ? startSharedRateLimiter({
+        settings: {
+          windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+          userMax: config.RATE_LIMIT_USER_MAX,
+          addressMax: config.RATE_LIMIT_ADDRESS_MAX,
+          batchMax: config.RATE_LIMIT_BATCH_MAX,
+        },
+        nats: {
+          servers: config.NATS_URL,
+          streamPrefix: config.NATS_STREAM_PREFIX,
+          credentials: config,
+          timeoutMs: config.RATE_LIMIT_STORE_TIMEOUT_MS,
+        },
+        logger,
+        registry: metrics.registry,
+      })
+    : undefined;
   const app = await buildGateway({
+    metrics,
+    rateLimiter,
+    trustedProxyHops: config.TRUSTED_PROXY_HOPS,
     peers,
     tokens,
     logger,
@@ -52,6 +76,7 @@ export async function startGatewayApp(
     async close() {
       await app.close();
       for (const client of Object.values(peers)) client.close();
+      await rateLimiter?.close();
     },
   };
 }

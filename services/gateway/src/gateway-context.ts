@@ -4,6 +4,8 @@ import type { catalogV1, communityV1, jobsAdminV1, jobsV1, mediaV1 } from '@atel
 import type { PromiseClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { TokenVerifier } from './auth/token-verifier.js';
+import type { HttpMetrics } from './http/http-metrics.js';
+import type { SharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
 
 /** The gRPC peers the API translates to. */
 export interface GatewayPeers {
@@ -22,6 +24,12 @@ export interface GatewayContext {
   sseKeepAliveMs: number;
   /** Live job event streams one user may hold on this replica. */
   sseMaxStreamsPerUser: number;
+  /** The rate limit per subject and per address; none: unlimited (tests of other things). */
+  rateLimiter?: SharedRateLimiter;
+  /** Proxy hops in front of the gateway whose X-Forwarded-For is believed (the client address). */
+  trustedProxyHops?: number;
+  /** The Prometheus series; a registry of its own when absent. */
+  metrics?: HttpMetrics;
   /** Each peer's grpc.health.v1 status now (`SERVING`, `NOT_SERVING`, `UNREACHABLE` …), by name. */
   peerHealth(): Promise<Record<string, string>>;
 }

@@ -10,7 +10,8 @@ const { installShutdownHandlers } = await import('@atelier/lifecycle');
 const { gatewayConfigChecks, gatewayConfigSpec } = await import('./config.js');
 const { startGatewayApp } = await import('./gateway-app.js');
 
-const config = loadConfigOrExit('gateway', gatewayConfigSpec, process.env, gatewayConfigChecks);
+const { checkNatsCredentials } = await import('@atelier/nats');
+const config = loadConfigOrExit('gateway', gatewayConfigSpec, process.env, [...gatewayConfigChecks, checkNatsCredentials]);
 const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
 const gateway = await startGatewayApp(config, logger);
 logger.info({ port: config.HTTP_PORT }, 'gateway serving HTTP');

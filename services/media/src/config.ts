@@ -1,6 +1,7 @@
 import { bool, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { natsConfigSpec } from '@atelier/nats';
+import { DEFAULT_UPLOAD_LIMITS } from './domain/upload-limits.js';
 
 /** Environment variables of the media service (README, "Configuration"). */
 export const mediaConfigSpec = {
@@ -33,6 +34,10 @@ export const mediaConfigSpec = {
   /** Uploads not completed within this age are swept with their objects. */
   UPLOAD_TTL_MS: int({ default: 3_600_000, min: 60_000, max: 7 * 24 * 3_600_000 }),
   SWEEP_INTERVAL_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
+  /** Per-user limits of CreateUpload (domain/upload-limits.ts); refusals are RESOURCE_EXHAUSTED. */
+  UPLOADS_DAILY_LIMIT: int({ default: DEFAULT_UPLOAD_LIMITS.uploadsPerDay, min: 1, max: 1_000_000 }),
+  STORED_BYTES_LIMIT: int({ default: DEFAULT_UPLOAD_LIMITS.storedBytes, min: 1, max: 2 ** 50 }),
+  STORED_BYTES_RETRY_AFTER_SECONDS: int({ default: DEFAULT_UPLOAD_LIMITS.storedBytesRetryAfterSeconds, min: 1, max: 86_400 }),
   /**
    * NATS with the jobs lifecycle events: the outputs of jobs that failed or were cancelled after
    * a worker stored them are deleted. Unset: no cleanup (a warning says so at start-up).

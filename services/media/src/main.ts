@@ -62,6 +62,11 @@ const context = {
   logger,
   uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS,
   downloadUrlTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS,
+  uploadLimits: {
+    uploadsPerDay: config.UPLOADS_DAILY_LIMIT,
+    storedBytes: config.STORED_BYTES_LIMIT,
+    storedBytesRetryAfterSeconds: config.STORED_BYTES_RETRY_AFTER_SECONDS,
+  },
 };
 const server = await startMediaServer(context, { ...servingOptionsOf(config, security), callObserver: metrics.grpcCalls });
 const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });

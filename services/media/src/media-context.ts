@@ -1,5 +1,6 @@
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
+import type { UploadLimits } from './domain/upload-limits.js';
 import type { ObjectStore } from './storage/object-store.js';
 
 /** What the media RPC handlers depend on. */
@@ -9,4 +10,6 @@ export interface MediaContext {
   logger: Logger;
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
+  /** Per-user limits of CreateUpload; DEFAULT_UPLOAD_LIMITS when absent. */
+  uploadLimits?: UploadLimits;
 }

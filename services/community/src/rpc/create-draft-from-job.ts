@@ -4,6 +4,7 @@ import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import type { CommunityContext } from '../community-context.js';
+import { DEFAULT_POST_LIMITS } from '../domain/post-limits.js';
 import { defaultDraftTitle } from '../domain/draft-title.js';
 import { requireContent, requireTitle } from '../domain/post-rules.js';
 import { draftFromJobHash } from '../domain/request-hash.js';
@@ -23,7 +24,7 @@ export const draftFromJobKey = (jobId: string) => `draft-from-job:${jobId}`;
  * the first draft with created=false, also when both race. The job is the subject of this call,
  * so a job that is not the author's is NOT_FOUND (JOB_NOT_FOUND), as in jobs itself.
  */
-export function createDraftFromJob({ pool, peers }: CommunityContext): CreateDraftFromJob {
+export function createDraftFromJob({ pool, peers, postLimits = DEFAULT_POST_LIMITS }: CommunityContext): CreateDraftFromJob {
   return async (request) => {
     const authorUserId = requireUserId(request.authorUserId, 'author_user_id');
     const jobId = requireUuid(request.jobId, 'job_id');
@@ -42,19 +43,23 @@ export function createDraftFromJob({ pool, peers }: CommunityContext): CreateDra
     const mediaAssetIds = [job.outputAssetId];
     await checkPostMedia(peers, authorUserId, mediaAssetIds, 'job_id');
 
-    const { row, created } = await insertOrReplay(pool, {
-      id: uuidv7(),
-      authorUserId,
-      idempotencyKey,
-      requestHash,
-      category: 'ai_creation',
-      status: 'draft',
-      title: title ?? defaultDraftTitle(job.styleCode),
-      content,
-      petId: job.petId,
-      generationJobId: job.id,
-      mediaAssetIds,
-    });
+    const { row, created } = await insertOrReplay(
+      pool,
+      {
+        id: uuidv7(),
+        authorUserId,
+        idempotencyKey,
+        requestHash,
+        category: 'ai_creation',
+        status: 'draft',
+        title: title ?? defaultDraftTitle(job.styleCode),
+        content,
+        petId: job.petId,
+        generationJobId: job.id,
+        mediaAssetIds,
+      },
+      postLimits,
+    );
     return { post: toPostMessage(row), created };
   };
 }

@@ -3,6 +3,7 @@ import { uuidv7 } from '@atelier/db';
 import type { Handler } from '@atelier/grpc';
 import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
 import type { CommunityContext } from '../community-context.js';
+import { DEFAULT_POST_LIMITS } from '../domain/post-limits.js';
 import { requireJobForCategory } from '../domain/generation-rules.js';
 import { normaliseCreateCommand } from '../domain/post-command.js';
 import { createPostHash } from '../domain/request-hash.js';
@@ -18,7 +19,7 @@ type CreatePost = Handler<typeof communityV1.CommunityServiceService.createPost>
  * from the stored post, so it does not depend on the peers of now: an image deleted since, jobs
  * down), then the peers, then one insert of the post with its media.
  */
-export function createPost({ pool, peers }: CommunityContext): CreatePost {
+export function createPost({ pool, peers, postLimits = DEFAULT_POST_LIMITS }: CommunityContext): CreatePost {
   return async (request) => {
     const authorUserId = requireUserId(request.authorUserId, 'author_user_id');
     const idempotencyKey = requireIdempotencyKey(request.idempotencyKey);
@@ -34,7 +35,11 @@ export function createPost({ pool, peers }: CommunityContext): CreatePost {
       mediaField: 'media_asset_ids',
       generationJobId: command.generationJobId,
     });
-    const { row, created } = await insertOrReplay(pool, { id: uuidv7(), authorUserId, idempotencyKey, requestHash, ...command });
+    const { row, created } = await insertOrReplay(
+      pool,
+      { id: uuidv7(), authorUserId, idempotencyKey, requestHash, ...command },
+      postLimits,
+    );
     return { post: toPostMessage(row), created };
   };
 }

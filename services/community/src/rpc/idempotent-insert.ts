@@ -1,8 +1,10 @@
-import type { SqlPool } from '@atelier/db';
+import { inTransaction, type SqlPool } from '@atelier/db';
 import { AlreadyExistsError, InternalError } from '@atelier/errors';
 import { findPostByIdempotencyKey } from '../db/post-queries.js';
 import type { PostRow } from '../db/post-row.js';
+import { lockAuthorForPosts, postsCreatedToday } from '../db/post-usage.js';
 import { insertPost, type NewPost } from '../db/post-writes.js';
+import { checkPostLimits, type PostLimits } from '../domain/post-limits.js';
 
 export interface CreatedPost {
   row: PostRow;
@@ -27,14 +29,23 @@ export async function findReplay(pool: SqlPool, authorUserId: string, idempotenc
 }
 
 /**
- * Inserts the post, or — when a concurrent request with the same key committed first (the
- * insert waited for it, then did nothing) — answers with that request's post, as a replay.
+ * Inserts the post, or — when a request with the same key committed first — answers with that
+ * request's post, as a replay. Under the author's lock, in one transaction: the replay is looked
+ * for, the day's posts counted against the limit, and the post inserted, so concurrent creates
+ * never overshoot the limit and a replay is never refused by it.
  */
-export async function insertOrReplay(pool: SqlPool, post: NewPost): Promise<CreatedPost> {
-  const inserted = await insertPost(pool, post);
-  if (inserted) return { row: inserted, created: true };
-  const winner = await findPostByIdempotencyKey(pool, post.authorUserId, post.idempotencyKey);
-  // Posts are deleted softly, so the row that won the key is still there.
-  if (!winner) throw new InternalError('the post holding this idempotency key vanished');
-  return replayOrRefuse(winner, post.requestHash);
+export async function insertOrReplay(pool: SqlPool, post: NewPost, limits: PostLimits): Promise<CreatedPost> {
+  return inTransaction(pool, async (client) => {
+    await lockAuthorForPosts(client, post.authorUserId);
+    const earlier = await findPostByIdempotencyKey(client, post.authorUserId, post.idempotencyKey);
+    if (earlier) return replayOrRefuse(earlier, post.requestHash);
+    checkPostLimits(await postsCreatedToday(client, post.authorUserId), limits, new Date());
+    const inserted = await insertPost(client, post);
+    if (inserted) return { row: inserted, created: true };
+    // Unreachable while every insert takes the lock; kept for a writer that does not.
+    const winner = await findPostByIdempotencyKey(client, post.authorUserId, post.idempotencyKey);
+    // Posts are deleted softly, so the row that won the key is still there.
+    if (!winner) throw new InternalError('the post holding this idempotency key vanished');
+    return replayOrRefuse(winner, post.requestHash);
+  });
 }

@@ -27,6 +27,10 @@ describe('gateway errors - one table from service answers to API codes', () => {
     [ErrorCode.FAILED_PRECONDITION, 'UPLOAD_NOT_AN_IMAGE', 42200],
     [ErrorCode.FAILED_PRECONDITION, 'JOB_ALREADY_FINISHED', 40903],
     [ErrorCode.RESOURCE_EXHAUSTED, 'GENERATION_QUOTA_EXCEEDED', 42900],
+    [ErrorCode.RESOURCE_EXHAUSTED, 'UPLOAD_QUOTA_EXCEEDED', 42910],
+    [ErrorCode.RESOURCE_EXHAUSTED, 'STORAGE_QUOTA_EXCEEDED', 42911],
+    [ErrorCode.RESOURCE_EXHAUSTED, 'POST_QUOTA_EXCEEDED', 42912],
+    [ErrorCode.RESOURCE_EXHAUSTED, 'RATE_LIMITED', 42920],
     [ErrorCode.UNAVAILABLE, 'UNAVAILABLE', 50300],
     [ErrorCode.DEADLINE_EXCEEDED, undefined, 50300],
     [ErrorCode.INTERNAL, 'INTERNAL', 50000],
@@ -44,6 +48,10 @@ describe('gateway errors - one table from service answers to API codes', () => {
     const quota = toHttpError(new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', 'daily limit', 3600));
     expect(quota.http.status).toBe(429);
     expect(quota.http.headers).toEqual({ 'retry-after': '3600' });
+    for (const reason of ['UPLOAD_QUOTA_EXCEEDED', 'STORAGE_QUOTA_EXCEEDED', 'POST_QUOTA_EXCEEDED', 'RATE_LIMITED']) {
+      const limited = toHttpError(new ResourceExhaustedError(reason, 'a limit', 12.2));
+      expect(limited.http).toMatchObject({ status: 429, apiError: reason, message: 'a limit', headers: { 'retry-after': '13' } });
+    }
     const bug = toHttpError(new TypeError('x is undefined at secret.ts:12'));
     expect(bug).toMatchObject({ unexpected: true, http: { status: 500, message: 'internal error' } });
     expect(toHttpError(new NotFoundError('job')).http.apiError).toBe('JOB_NOT_FOUND');

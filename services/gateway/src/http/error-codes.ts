@@ -24,6 +24,10 @@ export const ApiError = {
   GENERATION_RULE_VIOLATION: { status: 422, code: 42206 },
   GENERATION_QUOTA_EXCEEDED: { status: 429, code: 42900 },
   TOO_MANY_STREAMS: { status: 429, code: 42901 },
+  UPLOAD_QUOTA_EXCEEDED: { status: 429, code: 42910 },
+  STORAGE_QUOTA_EXCEEDED: { status: 429, code: 42911 },
+  POST_QUOTA_EXCEEDED: { status: 429, code: 42912 },
+  RATE_LIMITED: { status: 429, code: 42920 },
   INTERNAL: { status: 500, code: 50000 },
   UNAVAILABLE: { status: 503, code: 50300 },
 } as const;
@@ -42,6 +46,10 @@ const BY_REASON: Readonly<Record<string, ApiErrorName>> = {
   JOB_ALREADY_FINISHED: 'JOB_ALREADY_FINISHED',
   MEDIA_NOT_READY: 'MEDIA_NOT_READY',
   GENERATION_QUOTA_EXCEEDED: 'GENERATION_QUOTA_EXCEEDED',
+  UPLOAD_QUOTA_EXCEEDED: 'UPLOAD_QUOTA_EXCEEDED',
+  STORAGE_QUOTA_EXCEEDED: 'STORAGE_QUOTA_EXCEEDED',
+  POST_QUOTA_EXCEEDED: 'POST_QUOTA_EXCEEDED',
+  RATE_LIMITED: 'RATE_LIMITED',
 };
 
 /** Everything else, by canonical code. FAILED_PRECONDITION is a broken generation rule. */

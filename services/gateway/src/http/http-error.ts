@@ -30,8 +30,9 @@ export function toHttpError(error: unknown): { http: HttpError; unexpected: bool
   if (isAppError(error)) {
     const name = apiErrorFor(error.code, error.reason);
     const headers: Record<string, string> = {};
-    if (name === 'GENERATION_QUOTA_EXCEEDED' && error.retryAfterSeconds !== undefined)
-      headers['retry-after'] = String(error.retryAfterSeconds);
+    // Every limit (429) says when the call may succeed: the seconds its window needs to free.
+    if (ApiError[name].status === 429 && error.retryAfterSeconds !== undefined)
+      headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
     if (name === 'UNAVAILABLE') {
       // A dependency is down or too slow: say when to come back, and nothing about where it runs
       // (grpc-js messages carry peer addresses).

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { secondsToNextUtcDay } from '@atelier/errors';
 import { createRegistry, type JobCommand } from '../definitions/index.js';
 import { isLegalTransition, isTerminal } from './job-state-machine.js';
 import { decodePageToken, encodePageToken, pageSize } from './page-token.js';
-import { decideQuota, secondsToNextUtcDay } from './quota.js';
+import { decideQuota } from './quota.js';
 import { canonicalJson, requestHash } from './request-hash.js';
 import { backoffMs, decideFailure } from './retry-policy.js';
 

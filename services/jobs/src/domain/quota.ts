@@ -1,3 +1,4 @@
+import { secondsToNextUtcDay } from '@atelier/errors';
 import { providerChargedSql } from './provider-charges.js';
 
 /** The per-user limits of L3 (SPEC §4.3). */
@@ -30,12 +31,6 @@ export function countsTowardDailyQuotaSql(alias: string): string {
   return `(${providerChargedSql(alias)}
            OR ${alias}.status IN ('queued', 'running', 'succeeded')
            OR (${alias}.status = 'failed' AND NOT starts_with(${alias}.error_code, 'INTERNAL_') AND ${alias}.error_code <> 'LEASE_EXPIRED'))`;
-}
-
-/** Whole seconds from `now` to the next UTC midnight (at least 1). */
-export function secondsToNextUtcDay(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
 }
 
 export function decideQuota(usage: QuotaUsage, limits: QuotaLimits, now: Date): QuotaDecision {

@@ -1,16 +1,22 @@
 import type { mediaV1 } from '@atelier/contracts';
-import { uuidv7 } from '@atelier/db';
+import { inTransaction, uuidv7 } from '@atelier/db';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
 import { insertUploading, storageKeyFor } from '../db/assets-repository.js';
+import { lockOwnerForUploads, uploadUsage } from '../db/upload-usage.js';
 import { requireContentType, requireSize, requireUserPurpose } from '../domain/asset-rules.js';
+import { checkUploadLimits, DEFAULT_UPLOAD_LIMITS } from '../domain/upload-limits.js';
 import type { MediaContext } from '../media-context.js';
 import { toAssetMessage } from '../mappers.js';
 
 type CreateUpload = Handler<typeof mediaV1.MediaServiceService.createUpload>;
 
-/** Step one of an upload: an `uploading` asset and a presigned PUT bound to type and length. */
-export function createUpload({ pool, store, uploadUrlTtlSeconds }: MediaContext): CreateUpload {
+/**
+ * Step one of an upload: an `uploading` asset and a presigned PUT bound to type and length. The
+ * per-user limits are counted and the row inserted under the user's lock, in one transaction, so
+ * that concurrent starts never overshoot them.
+ */
+export function createUpload({ pool, store, uploadUrlTtlSeconds, uploadLimits = DEFAULT_UPLOAD_LIMITS }: MediaContext): CreateUpload {
   return async (request) => {
     const ownerUserId = requireUserId(request.ownerUserId, 'owner_user_id');
     const purpose = requireUserPurpose(request.purpose);
@@ -19,14 +25,10 @@ export function createUpload({ pool, store, uploadUrlTtlSeconds }: MediaContext)
     const id = uuidv7();
     const storageKey = storageKeyFor(id);
     const presigned = await store.presignPut(storageKey, contentType, sizeBytes, uploadUrlTtlSeconds);
-    const asset = await insertUploading(pool, {
-      id,
-      ownerUserId,
-      purpose,
-      contentType,
-      sizeBytes,
-      storageKey,
-      idempotencyKey: null,
+    const asset = await inTransaction(pool, async (client) => {
+      await lockOwnerForUploads(client, ownerUserId);
+      checkUploadLimits(await uploadUsage(client, ownerUserId), sizeBytes, uploadLimits, new Date());
+      return insertUploading(client, { id, ownerUserId, purpose, contentType, sizeBytes, storageKey, idempotencyKey: null });
     });
     return {
       asset: toAssetMessage(asset!),

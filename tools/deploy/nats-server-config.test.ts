@@ -1,0 +1,166 @@
+// The documented NATS server configuration (charts/atelier/nats/nats-server.conf.example) on a real
+// nats-server: each service's user can do what its code does — declare its streams, consumers or
+// bucket, publish its subjects, pull and ack — and is denied publishing subjects another service
+// owns; a client without credentials, or with a wrong password, is refused.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectNats,
+  ensureControlConsumer,
+  ensureEventsConsumer,
+  ensureJobStreams,
+  ensureWorkerConsumer,
+  jetstream,
+  jetstreamManager,
+  jobsTopology,
+  WindowCounters,
+  windowCountersBucket,
+  type NatsConnection,
+} from '@atelier/nats';
+import { startNatsServer, type NatsServerProcess } from '@atelier/testing';
+import { repoRoot } from './helm.js';
+
+const SERVICES = ['jobs', 'media', 'worker', 'gateway', 'ops'] as const;
+type Service = (typeof SERVICES)[number];
+const password = (service: Service) => `test-only-${service}-password`;
+const topology = jobsTopology('ATELIER');
+
+let server: NatsServerProcess;
+let directory: string;
+const connections: NatsConnection[] = [];
+
+beforeAll(async () => {
+  directory = mkdtempSync(path.join(tmpdir(), 'atelier-nats-config-'));
+  // The file as documented, minus the monitoring port (a test must not take 8222) and the store
+  // (startNatsServer gives the server a folder of its own).
+  const documented = readFileSync(path.join(repoRoot, 'charts/atelier/nats/nats-server.conf.example'), 'utf8');
+  const configFile = path.join(directory, 'nats-server.conf');
+  writeFileSync(configFile, documented.replace(/^http: .*$/m, '').replace(/^\s*store_dir: .*$/m, ''));
+  server = await startNatsServer({
+    configFile,
+    env: Object.fromEntries(SERVICES.map((service) => [`${service.toUpperCase()}_NATS_PASSWORD`, password(service)])),
+  });
+}, 30_000);
+
+afterAll(async () => {
+  for (const connection of connections) await connection.close().catch(() => {});
+  await server?.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+async function as(service: Service): Promise<NatsConnection> {
+  const connection = await connectNats({
+    servers: server.url,
+    name: `${service}-permissions-test`,
+    credentials: { NATS_USER: `atelier-${service}`, NATS_PASSWORD: password(service) },
+  });
+  connections.push(connection);
+  return connection;
+}
+
+/** A JetStream publish (a request: the server's refusal comes back as its error). */
+const publish = (connection: NatsConnection, subject: string) => jetstream(connection, { timeout: 2_000 }).publish(subject, '{}');
+
+describe('nats server config - who may log in', () => {
+  it('refuses a client without credentials, and one with a wrong password', async () => {
+    await expect(connectNats({ servers: server.url, name: 'anonymous' })).rejects.toThrow(/auth/i);
+    await expect(
+      connectNats({ servers: server.url, name: 'guess', credentials: { NATS_USER: 'atelier-jobs', NATS_PASSWORD: 'guess' } }),
+    ).rejects.toThrow(/auth/i);
+  });
+});
+
+describe('nats server config - each service its own subjects', () => {
+  it('jobs declares the streams and publishes dispatches, control tasks and lifecycle events', async () => {
+    const jobs = await as('jobs');
+    await ensureJobStreams(await jetstreamManager(jobs), topology);
+    for (const subject of [
+      topology.dispatchSubject('interactive'),
+      topology.controlSubject('provider-cancel'),
+      topology.eventSubject('failed'),
+    ]) {
+      await expect(publish(jobs, subject), subject).resolves.toMatchObject({ duplicate: false });
+    }
+    // jobs has no business with the gateway's counters.
+    await expect(publish(jobs, `$KV.${windowCountersBucket('ATELIER')}.user.x.1`)).rejects.toThrow(/permission/i);
+  });
+
+  it('the worker declares its consumers, pulls and acks a dispatch, hears cancellations, and may publish no platform subject', async () => {
+    const worker = await as('worker');
+    const jsm = await jetstreamManager(worker);
+    await ensureJobStreams(jsm, topology);
+    for (const queue of ['interactive', 'background'] as const)
+      await ensureWorkerConsumer(jsm, topology, queue, { ackWaitMs: 30_000, maxDeliver: 5 });
+    await ensureControlConsumer(jsm, topology, 'provider-cancel', { ackWaitMs: 30_000, maxDeliver: -1 });
+    const consumer = await jetstream(worker).consumers.get(topology.jobsStream, topology.consumerName('interactive'));
+    await publish(await as('jobs'), topology.dispatchSubject('interactive'));
+    const messages = await consumer.fetch({ max_messages: 1, expires: 3_000 });
+    let acked = 0;
+    for await (const message of messages) {
+      await message.ackAck();
+      acked += 1;
+    }
+    expect(acked).toBe(1);
+
+    const heard: string[] = [];
+    worker.subscribe(topology.eventSubject('cancelled'), { callback: (_error, message) => void heard.push(message.subject) });
+    await worker.flush();
+    await publish(await as('jobs'), topology.eventSubject('cancelled'));
+    await expect.poll(() => heard).toEqual([topology.eventSubject('cancelled')]);
+
+    for (const subject of [
+      topology.dispatchSubject('background'),
+      topology.eventSubject('succeeded'),
+      topology.controlSubject('provider-cancel'),
+    ]) {
+      await expect(publish(worker, subject), subject).rejects.toThrow(/permission/i);
+    }
+  });
+
+  it('media declares its cleanup consumers and pulls events, and may not publish a lifecycle event', async () => {
+    const media = await as('media');
+    const jsm = await jetstreamManager(media);
+    await ensureJobStreams(jsm, topology);
+    for (const state of ['failed', 'cancelled']) {
+      await ensureEventsConsumer(jsm, topology, {
+        name: `media-output-cleanup-${state}`,
+        filterSubject: topology.eventSubject(state),
+        ackWaitMs: 30_000,
+        maxDeliver: -1,
+      });
+    }
+    await publish(await as('jobs'), topology.eventSubject('failed'));
+    const consumer = await jetstream(media).consumers.get(topology.eventsStream, 'media-output-cleanup-failed');
+    const messages = await consumer.fetch({ max_messages: 1, expires: 3_000 });
+    let acked = 0;
+    for await (const message of messages) {
+      await message.ackAck();
+      acked += 1;
+    }
+    expect(acked).toBe(1);
+    // Only its own consumers: it cannot create one that would read the dispatches.
+    await expect(ensureWorkerConsumer(jsm, topology, 'interactive', { ackWaitMs: 1_000, maxDeliver: 1 })).rejects.toThrow(/permission/i);
+    await expect(publish(media, topology.eventSubject('failed'))).rejects.toThrow(/permission/i);
+  });
+
+  it('the gateway keeps its rate-limit counters and may publish nothing of the jobs', async () => {
+    const gateway = await as('gateway');
+    const counters = await WindowCounters.open(gateway, { bucket: windowCountersBucket('ATELIER'), maxAgeMs: 120_000, timeoutMs: 2_000 });
+    await expect(counters.reserve('user.abc.1', () => 3, 10)).resolves.toEqual({ granted: 3, count: 3 });
+    await expect(counters.reserve('user.abc.1', () => 3, 10)).resolves.toEqual({ granted: 3, count: 6 });
+    for (const subject of [topology.dispatchSubject('interactive'), topology.eventSubject('failed')]) {
+      await expect(publish(gateway, subject), subject).rejects.toThrow(/permission/i);
+    }
+  });
+
+  it('atelier-ops reads the worker consumers and writes nothing', async () => {
+    const ops = await as('ops');
+    const jsm = await jetstreamManager(ops);
+    await expect(jsm.consumers.info(topology.jobsStream, topology.consumerName('background'))).resolves.toMatchObject({
+      name: topology.consumerName('background'),
+    });
+    await expect(publish(ops, topology.dispatchSubject('interactive'))).rejects.toThrow(/permission/i);
+  });
+});
