@@ -1,6 +1,6 @@
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MobileApi, startTestPlatform, waitUntil, type ApiAnswer, type ServiceProcess, type TestPlatform } from '@atelier/testing';
+import { testTokenKey } from './test-support/gateway-harness.js';
 
 // Limits end to end: two gateway replicas sharing one rate limit through the JetStream KV bucket,
 // a third whose NATS is unreachable (it starts and lets requests through), and the per-user
@@ -15,13 +15,12 @@ let sign: (subject: string) => Promise<string>;
 let seq = 0;
 
 beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  sign = (subject) =>
-    new SignJWT({ roles: [] }).setProtectedHeader({ alg: 'EdDSA' }).setSubject(subject).setExpirationTime('10m').sign(privateKey);
+  const tokens = await testTokenKey();
+  sign = (subject) => tokens.sign(subject);
   platform = await startTestPlatform({
     env: { UPLOADS_DAILY_LIMIT: '2', POSTS_DAILY_LIMIT: '2' },
     gateway: {
-      JWT_PUBLIC_KEY: await exportSPKI(publicKey),
+      ...tokens.gatewayEnv,
       RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
       RATE_LIMIT_USER_MAX: String(USER_MAX),
       RATE_LIMIT_ADDRESS_MAX: String(ADDRESS_MAX),

@@ -43,7 +43,7 @@ describe('media limits - uploads per day', () => {
     }
     expect((await liveAssets(user)).n).toBe(LIMITS.uploadsPerDay);
     // Deleting does not give a start back: the day's starts are counted, not the live assets.
-    await h.client.deleteAsset({ assetId: admitted[0]!.asset!.id, ownerUserId: user });
+    await h.asWorker.deleteAsset({ assetId: admitted[0]!.asset!.id, ownerUserId: user });
     await expect(start(user, 100)).rejects.toMatchObject({ reason: 'UPLOAD_QUOTA_EXCEEDED' });
   });
 
@@ -65,7 +65,7 @@ describe('media limits - bytes stored', () => {
     await expect(start(user, 1_001)).rejects.toMatchObject({ reason: 'STORAGE_QUOTA_EXCEEDED' });
     await expect(start(user, 1_000)).resolves.toBeDefined();
 
-    await h.client.deleteAsset({ assetId: admitted[0]!.asset!.id, ownerUserId: user });
+    await h.asWorker.deleteAsset({ assetId: admitted[0]!.asset!.id, ownerUserId: user });
     await expect(start(user, 3_000)).resolves.toBeDefined();
     expect(await liveAssets(user)).toEqual({ n: 4, bytes: 10_000 });
   });

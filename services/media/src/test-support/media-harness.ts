@@ -17,7 +17,10 @@ export interface MediaHarness {
   database: TestDatabase;
   pool: SqlPool;
   server: GrpcServerHandle;
+  /** Media as the gateway calls it. */
   client: PromiseClient<mediaV1.MediaServiceClient>;
+  /** Media as the worker calls it (server assets, deletes). */
+  asWorker: PromiseClient<mediaV1.MediaServiceClient>;
   stop(): Promise<void>;
 }
 
@@ -44,13 +47,16 @@ export async function startMediaHarness(context: Partial<MediaContext> = {}): Pr
     { host: '127.0.0.1', port: 0, healthPort: 0, security: await testSecurity('media') },
   );
   const client = await testClient(mediaV1.MediaServiceClient, `127.0.0.1:${server.port}`, 'gateway', { defaultDeadlineMs: 15_000 });
+  const asWorker = await testClient(mediaV1.MediaServiceClient, `127.0.0.1:${server.port}`, 'worker', { defaultDeadlineMs: 15_000 });
   return {
     database,
     pool,
     server,
     client,
+    asWorker,
     async stop() {
       client.close();
+      asWorker.close();
       await server.shutdown(100);
       await pool.end();
       store.close();
