@@ -25,6 +25,8 @@ export const mediaConfigSpec = {
   DOWNLOAD_URL_TTL_SECONDS: int({ default: 300, min: 30, max: 7 * 24 * 3600 }),
   /** Uploads not completed within this age are swept with their objects. */
   UPLOAD_TTL_MS: int({ default: 3_600_000, min: 60_000, max: 7 * 24 * 3_600_000 }),
+  /** CompleteUpload checks running at once per process; more wait up to 5 s, then UNAVAILABLE. */
+  UPLOAD_COMPLETIONS_MAX: int({ default: 4, min: 1, max: 64 }),
   SWEEP_INTERVAL_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
   /**
    * NATS with the jobs lifecycle events: the outputs of jobs that failed or were cancelled after

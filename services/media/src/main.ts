@@ -60,6 +60,7 @@ const context = {
   logger,
   uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS,
   downloadUrlTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS,
+  uploadCompletionsMax: config.UPLOAD_COMPLETIONS_MAX,
 };
 const server = await startMediaServer(context, { port: config.GRPC_PORT, callObserver: metrics.grpcCalls });
 const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });

@@ -9,4 +9,6 @@ export interface MediaContext {
   logger: Logger;
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
+  /** CompleteUpload checks running at once in this process (UPLOAD_COMPLETIONS_MAX); default 4. */
+  uploadCompletionsMax?: number;
 }

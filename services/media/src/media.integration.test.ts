@@ -224,6 +224,43 @@ describe('media - presigned two-step upload', () => {
     expect(again.asset).toEqual(results[0]!.asset);
   });
 
+  it('serves the verified bytes after completion: a later PUT to the old upload URL changes nothing users see', async () => {
+    const bytes = await png(160, 120);
+    const upload = await startUpload(bytes);
+    await put(upload, bytes);
+    const { asset } = await client.completeUpload({ assetId: upload.asset!.id, ownerUserId: ALICE });
+    const { rows } = await db.query('SELECT storage_key FROM media.assets WHERE id = $1', [upload.asset!.id]);
+    expect(rows[0].storage_key).toMatch(new RegExp(`^verified/${upload.asset!.id}/`));
+    expect(await store.head(`assets/${upload.asset!.id}`)).toBeUndefined(); // the upload key is gone
+
+    // Same length, other bytes, through the still-valid presigned URL.
+    const swapped = Buffer.alloc(bytes.length, 0x41);
+    expect(await put(upload, swapped)).toBe(200);
+
+    const fetched = await client.getAsset({ assetId: upload.asset!.id, callerUserId: ALICE });
+    expect(fetched.asset!.sha256).toBe(sha256(bytes));
+    expect(sha256(Buffer.from(await (await fetch(fetched.downloadUrl!)).arrayBuffer()))).toBe(sha256(bytes));
+    const read = await readAsset(upload.asset!.id);
+    expect(sha256(read.bytes)).toBe(sha256(bytes));
+    expect(read.asset!.sha256).toBe(asset!.sha256);
+    // Completing again answers the same asset; it does not re-read the swapped object.
+    expect((await client.completeUpload({ assetId: upload.asset!.id, ownerUserId: ALICE })).asset).toEqual(asset);
+  });
+
+  it('checks a JPEG whose frame header follows large metadata, reading only a prefix', async () => {
+    const jpeg = await sharp(await png(300, 200))
+      .withMetadata({ exif: { IFD0: { ImageDescription: 'x'.repeat(60_000) } } })
+      .jpeg()
+      .toBuffer();
+    const upload = await startUpload(jpeg, { contentType: 'image/jpeg' });
+    await put(upload, jpeg);
+    expect((await client.completeUpload({ assetId: upload.asset!.id, ownerUserId: ALICE })).asset).toMatchObject({
+      width: 300,
+      height: 200,
+      sha256: sha256(jpeg),
+    });
+  });
+
   it('refuses oversize, disallowed purposes and unsupported types, writing nothing', async () => {
     const before = await countAssets();
     const base = { ownerUserId: ALICE, purpose: AssetPurpose.POST_IMAGE, contentType: 'image/png', sizeBytes: 1000 };
