@@ -137,8 +137,8 @@ export async function startProcess(options: {
 }
 
 /**
- * Runs a service's migrations, then starts its gRPC server as a process on a free port and waits
- * for grpc.health.v1 SERVING.
+ * Runs a service's migrations, then starts its gRPC server as a process on a free port (or
+ * env.GRPC_PORT) and waits for grpc.health.v1 SERVING.
  */
 export async function startGrpcServiceProcess(
   service: string,
@@ -153,7 +153,8 @@ export async function startGrpcServiceProcess(
     });
     if (migrated.status !== 0) throw new Error(`migrations of ${service} failed:\n${migrated.stdout}${migrated.stderr}`);
   }
-  const [port, metricsPort] = [await freePort(), await freePort()];
+  // A given GRPC_PORT is kept: peers that call each other (media ↔ jobs) need an address first.
+  const [port, metricsPort] = [env.GRPC_PORT ? Number(env.GRPC_PORT) : await freePort(), await freePort()];
   return startProcess({
     name: service,
     entry: `services/${service}/src/main.ts`,

@@ -1,4 +1,4 @@
-import { bool, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { natsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the media service (README, "Configuration"). */
@@ -34,6 +34,8 @@ export const mediaConfigSpec = {
    */
   ...natsConfigSpec,
   NATS_URL: optional(str()),
+  /** The jobs service: the cleanup deletes outputs only once jobs confirms the job failed or was cancelled. */
+  JOBS_ADDR: hostPort('127.0.0.1:50053'),
 } as const;
 
 export type MediaConfig = ConfigOf<typeof mediaConfigSpec>;

@@ -18,6 +18,7 @@ const { startUploadSweeper } = await import('./upload-sweeper.js');
 const { startServiceMetrics } = await import('@atelier/metrics');
 const { NATS_HEALTH_SERVICE, jobsTopology, openNatsLink } = await import('@atelier/nats');
 const { JobOutputCleanup } = await import('./job-output-cleanup.js');
+const { jobsStatusLookup } = await import('./job-status-lookup.js');
 
 const config = loadConfigOrExit('media', mediaConfigSpec, process.env, [checkNatsCredentials]);
 const logger = createLogger({ service: 'media', level: config.LOG_LEVEL });
@@ -76,7 +77,11 @@ const nats = config.NATS_URL
     })
   : undefined;
 server.health.setStatus(NATS_HEALTH_SERVICE, nats?.up() ? 'SERVING' : 'NOT_SERVING');
-const outputCleanup = nats ? new JobOutputCleanup({ pool, store, topology: jobsTopology(config.NATS_STREAM_PREFIX), logger }) : undefined;
+const jobStatus = nats ? jobsStatusLookup(config.JOBS_ADDR) : undefined;
+const outputCleanup =
+  nats && jobStatus
+    ? new JobOutputCleanup({ pool, store, jobStatus: jobStatus.lookup, topology: jobsTopology(config.NATS_STREAM_PREFIX), logger })
+    : undefined;
 if (nats && outputCleanup) {
   void nats
     .ready()
@@ -89,6 +94,7 @@ installShutdownHandlers(
   async () => {
     await stopSweeper();
     await outputCleanup?.stop();
+    jobStatus?.close();
     await nats?.close();
     await server.shutdown(config.SHUTDOWN_GRACE_MS);
     await pool.end();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mediaV1 } from '@atelier/contracts';
+import { jobsV1, mediaV1 } from '@atelier/contracts';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
 import { createServiceClient, fromServiceError, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
@@ -503,7 +503,10 @@ describe('media - outputs of jobs that end without them', () => {
   it('deletes the stored output (row and object) when the job fails or is cancelled, and nothing else', async () => {
     const topology = jobsTopology(natsTestPrefix());
     const nats = await connectNats({ servers: testNatsUrl(), name: 'media-cleanup-test' });
-    const cleanup = new JobOutputCleanup({ pool, store, topology, logger });
+    // What the jobs service says of each job (JobExecutionService.GetJobStatus): events are only hints.
+    const jobStatuses = new Map<string, jobsV1.JobStatus>();
+    const jobStatus = async (jobId: string) => jobStatuses.get(jobId);
+    const cleanup = new JobOutputCleanup({ pool, store, topology, logger, jobStatus });
     try {
       await cleanup.start(nats);
       const bytes = await png();
@@ -520,7 +523,16 @@ describe('media - outputs of jobs that end without them', () => {
             bytes,
           )
         ).asset!;
-      const [failed, cancelled, succeeded] = await Promise.all([output(randomUUID()), output(randomUUID()), output(randomUUID())]);
+      const [failed, cancelled, succeeded, running, forgedSucceeded, unknown] = (await Promise.all(
+        Array.from({ length: 6 }, () => output(randomUUID())),
+      )) as [mediaV1.Asset, mediaV1.Asset, mediaV1.Asset, mediaV1.Asset, mediaV1.Asset, mediaV1.Asset];
+      const jobIdOf = async (asset: mediaV1.Asset) =>
+        (await db.query('SELECT idempotency_key FROM media.assets WHERE id = $1', [asset.id])).rows[0].idempotency_key as string;
+      jobStatuses.set(await jobIdOf(failed), jobsV1.JobStatus.FAILED);
+      jobStatuses.set(await jobIdOf(cancelled), jobsV1.JobStatus.CANCELLED);
+      jobStatuses.set(await jobIdOf(succeeded), jobsV1.JobStatus.SUCCEEDED);
+      jobStatuses.set(await jobIdOf(running), jobsV1.JobStatus.RUNNING);
+      jobStatuses.set(await jobIdOf(forgedSucceeded), jobsV1.JobStatus.SUCCEEDED);
       const announce = async (asset: mediaV1.Asset, status: 'failed' | 'cancelled' | 'succeeded') => {
         const { rows } = await db.query('SELECT idempotency_key FROM media.assets WHERE id = $1', [asset.id]);
         // As the jobs outbox relay publishes it (outbox-payloads.ts): proto3 JSON of JobLifecycleEvent.
@@ -530,6 +542,10 @@ describe('media - outputs of jobs that end without them', () => {
       await announce(failed, 'failed');
       await announce(cancelled, 'cancelled');
       await announce(succeeded, 'succeeded');
+      // Forged: jobs says the job runs, succeeded, or does not exist.
+      await announce(running, 'failed');
+      await announce(forgedSucceeded, 'cancelled');
+      await announce(unknown, 'failed');
 
       const statusOf = async (id: string) => (await db.query('SELECT status, storage_key FROM media.assets WHERE id = $1', [id])).rows[0];
       const jsm = await jetstreamManager(nats);
@@ -539,7 +555,7 @@ describe('media - outputs of jobs that end without them', () => {
           (['failed', 'cancelled'] as const).map((state) => jsm.consumers.info(topology.eventsStream, outputCleanupConsumer(state))),
         );
         const settled = [failedInfo!, cancelledInfo!].every(
-          (info) => info.num_pending + info.num_ack_pending === 0 && info.delivered.consumer_seq === 1,
+          (info) => info.num_pending + info.num_ack_pending === 0 && info.delivered.consumer_seq === (info === failedInfo ? 3 : 2),
         );
         if (settled) break;
         if (Date.now() > deadline) throw new Error('the cleanup consumers did not settle the failed and cancelled events');
@@ -550,10 +566,12 @@ describe('media - outputs of jobs that end without them', () => {
         expect(row.status).toBe('deleted');
         expect(await store.head(row.storage_key)).toBeUndefined();
       }
-      // A succeeded job keeps its output.
-      const kept = await statusOf(succeeded.id);
-      expect(kept.status).toBe('ready');
-      expect(await store.head(kept.storage_key)).toBeDefined();
+      // A succeeded job keeps its output, and a forged event deletes nothing.
+      for (const asset of [succeeded, running, forgedSucceeded, unknown]) {
+        const kept = await statusOf(asset.id);
+        expect(kept.status).toBe('ready');
+        expect(await store.head(kept.storage_key)).toBeDefined();
+      }
     } finally {
       await cleanup.stop();
       await deleteJobStreams(await jetstreamManager(nats), topology);
