@@ -87,7 +87,7 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
         const id = predictionId;
         prediction = await retryInAttempt('poll the prediction', () => provider.get(id, signal), signal, logger);
         context.reportProgress(Math.min(99, Math.max(0, Math.round(prediction.progress))));
-        const failure = predictionFailure(prediction);
+        const failure = predictionFailure(prediction, [job.prompt, job.negativePrompt]);
         if (failure) throw failure;
         if (prediction.status === 'succeeded') break;
         if (polls === 1) options.crashPoint('while-polling');
