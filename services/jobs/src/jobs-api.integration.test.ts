@@ -397,6 +397,57 @@ describe('jobs - WatchJob', () => {
   });
 });
 
+describe('jobs - WatchJob across replicas (LISTEN/NOTIFY)', () => {
+  it('wakes a stream served by replica A promptly when replica B changes the job; idle streams read nothing', async () => {
+    const replicaB = await h.startReplica();
+    const hubA = h.app.context.watchHub;
+    const controller = new AbortController();
+    try {
+      const user = newUser();
+      const job = (await h.jobs.createJob(canaryRequest(user, 'watch-across'))).job!;
+      const seen: { status: jobsV1.JobStatus; progress: number; at: number }[] = [];
+      const stream = (afterVersion: number, record: boolean) =>
+        (async () => {
+          const call = h.jobs.raw.watchJob({ jobId: job.id, userId: user, afterVersion });
+          controller.signal.addEventListener('abort', () => call.cancel(), { once: true });
+          try {
+            for await (const update of call as AsyncIterable<jobsV1.WatchJobResponse>) {
+              if (record) seen.push({ status: update.job!.status, progress: update.job!.progress, at: Date.now() });
+            }
+          } catch (error) {
+            if (!controller.signal.aborted) throw error;
+          }
+        })();
+      const watched = stream(0, true);
+      // 20 more idle streams on the same job, already up to date.
+      const idle = Array.from({ length: 20 }, () => stream(job.version, false));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      // Idle: a poll every 500 ms would have woken 21 streams 4 times each by now.
+      const before = hubA.wakeups;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(hubA.wakeups - before).toBe(0);
+
+      const changedAt = Date.now();
+      await replicaB.execution.claimJob({ jobId: job.id, workerId: 'replica-b-worker' });
+      const deadline = Date.now() + 5_000;
+      while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(seen.map((s) => s.status)).toEqual([jobsV1.JobStatus.QUEUED, jobsV1.JobStatus.RUNNING]);
+      // Far sooner than the 15 s safety re-read.
+      expect(seen[1]!.at - changedAt).toBeLessThan(1_500);
+
+      await replicaB.execution.heartbeat({ jobId: job.id, workerId: 'replica-b-worker', progress: 60 });
+      await replicaB.execution.completeJob({ jobId: job.id, workerId: 'replica-b-worker', outputAssetId: '', outputSha256: '' });
+      await watched;
+      expect(seen.at(-1)!.status).toBe(jobsV1.JobStatus.SUCCEEDED);
+      await Promise.all(idle); // a terminal job ends every stream
+    } finally {
+      controller.abort();
+      await replicaB.stop();
+    }
+  });
+});
+
 describe('jobs - published messages carry ids only', () => {
   it('puts no prompt or user data on NATS', async () => {
     const user = newUser();
