@@ -628,6 +628,10 @@ describe('community - invalid arguments', () => {
       [{ status: PostStatus.DELETED }, 'status'],
       [{ idempotencyKey: '  ' }, 'idempotency_key'],
       [{ idempotencyKey: 'k'.repeat(129) }, 'idempotency_key'],
+      // NUL never reaches a text column (Postgres refuses it: 22021).
+      [{ title: 'a\u0000b' }, 'title'],
+      [{ content: 'hello\u0000' }, 'content'],
+      [{ idempotencyKey: 'k\u0000' }, 'idempotency_key'],
       [{ authorUserId: '' }, 'author_user_id'],
       [{ authorUserId: 'has space' }, 'author_user_id'],
     ];

@@ -159,6 +159,12 @@ describe('jobs - CreateJob', () => {
       [{ modelId: 'not-a-uuid' }, { field: 'model_id' }],
       [{ prompt: 'x'.repeat(10_001) }, { field: 'prompt' }],
       [{ negativePrompt: 'x'.repeat(3_001) }, { field: 'negative_prompt' }],
+      // NUL reaches no text or jsonb column (Postgres refuses it: 22021 / 22P05).
+      [{ prompt: 'a cat\u0000' }, { code: ErrorCode.INVALID_ARGUMENT, field: 'prompt' }],
+      [{ negativePrompt: '\u0000' }, { code: ErrorCode.INVALID_ARGUMENT, field: 'negative_prompt' }],
+      [{ idempotencyKey: 'key\u0000' }, { code: ErrorCode.INVALID_ARGUMENT, field: 'idempotency_key' }],
+      [{ parameters: { strength: 'x\u0000' } }, { code: ErrorCode.INVALID_ARGUMENT, field: 'parameters' }],
+      [{ parameters: { 'a\u0000': 1 } }, { code: ErrorCode.INVALID_ARGUMENT, field: 'parameters' }],
       [{ width: 10 }, { field: 'width' }],
       [{ height: 9000 }, { field: 'height' }],
       [{ parameters: { strength: 5 } }, { field: 'parameters.strength' }],

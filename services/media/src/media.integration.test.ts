@@ -261,6 +261,24 @@ describe('media - presigned two-step upload', () => {
     });
   });
 
+  it('refuses a server put whose idempotency key holds NUL by field, before any SQL', async () => {
+    const bytes = await png(80, 80);
+    expect(
+      await refusal(
+        putServerAsset(
+          {
+            ownerUserId: ALICE,
+            purpose: AssetPurpose.AI_OUTPUT,
+            contentType: 'image/png',
+            sizeBytes: bytes.length,
+            idempotencyKey: 'job\u0000',
+          },
+          bytes,
+        ),
+      ),
+    ).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'idempotency_key' });
+  });
+
   it('refuses oversize, disallowed purposes and unsupported types, writing nothing', async () => {
     const before = await countAssets();
     const base = { ownerUserId: ALICE, purpose: AssetPurpose.POST_IMAGE, contentType: 'image/png', sizeBytes: 1000 };
