@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsExecutionV1 } from '@atelier/contracts';
 import { JobFailure } from '../job-failure.js';
-import { HttpProviderClient } from './provider-client.js';
+import { HttpProviderClient, predictionFailure } from './provider-client.js';
 
 const { ErrorClass } = jobsExecutionV1;
 const MAX_BYTES = 256 * 1024;
@@ -28,6 +28,11 @@ beforeAll(async () => {
     }
     if (url === '/declared-huge') return void response.writeHead(200, { 'content-length': String(MAX_BYTES * 10) }).end();
     if (url === '/redirect') return void response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+    if (url.startsWith('/v1/predictions/p-echo')) {
+      return void response
+        .writeHead(422, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: 'bad prediction', input: { prompt: PROMPT, image_url: 'https://b.example/i?X-Amz-Signature=feed' } }));
+    }
     if (url === '/v1/predictions') {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -118,5 +123,32 @@ describe('provider client - vendor error bodies kept only truncated and redacted
     expect(refused.message).toContain('https://bucket.s3.example/assets/a1?[redacted]');
     for (const secret of ['AKIA1234', 'abcdef0123', 'Jane Doe', 'Elm Street']) expect(refused.message).not.toContain(secret);
     expect(refused.message.length).toBeLessThan(700);
+  });
+
+  it('redacts the prompt a poll answer echoes', async () => {
+    const refused = await failure(client().get('p-echo', AbortSignal.timeout(5_000), [PROMPT]));
+    expect(refused.message).toContain('answered 422');
+    expect(refused.message).not.toContain('Jane Doe');
+    expect(refused.message).not.toContain('feed');
+  });
+
+  it("keeps a failed prediction's vendor message only redacted", () => {
+    const failed = predictionFailure(
+      {
+        id: 'p1',
+        status: 'failed',
+        progress: 0,
+        output_url: null,
+        output_content_type: null,
+        error: { code: 'model_error', message: `could not draw "${PROMPT}" from https://b.example/i?token=abc ${'z'.repeat(900)}` },
+        safety: null,
+      },
+      [PROMPT],
+    )!;
+    expect(failed.code).toBe('PROVIDER_PREDICTION_FAILED');
+    expect(failed.message).toContain('model_error');
+    expect(failed.message).not.toContain('Jane Doe');
+    expect(failed.message).not.toContain('token=abc');
+    expect(failed.message.length).toBeLessThan(600);
   });
 });

@@ -23,7 +23,8 @@ export interface PredictionRequest {
 /** What a provider client can do; one implementation per provider code. */
 export interface ProviderClient {
   submit(request: PredictionRequest, idempotencyKey: string, signal: AbortSignal): Promise<Prediction>;
-  get(predictionId: string, signal: AbortSignal): Promise<Prediction>;
+  /** `echoes`: the job's prompts, replaced if the vendor's error text repeats them. */
+  get(predictionId: string, signal: AbortSignal, echoes?: readonly string[]): Promise<Prediction>;
   /** Best effort: a failed cancel is logged by the caller, never thrown at the user. */
   cancel(predictionId: string): Promise<void>;
   download(url: string, signal: AbortSignal): Promise<{ bytes: Buffer; contentType: string }>;
@@ -50,8 +51,8 @@ export class HttpProviderClient implements ProviderClient {
     });
   }
 
-  async get(predictionId: string, signal: AbortSignal): Promise<Prediction> {
-    return this.call('GET', `/v1/predictions/${encodeURIComponent(predictionId)}`, signal);
+  async get(predictionId: string, signal: AbortSignal, echoes: readonly string[] = []): Promise<Prediction> {
+    return this.call('GET', `/v1/predictions/${encodeURIComponent(predictionId)}`, signal, { echoes });
   }
 
   async cancel(predictionId: string): Promise<void> {
