@@ -245,6 +245,10 @@ describe('media - presigned two-step upload', () => {
     expect(read.asset!.sha256).toBe(asset!.sha256);
     // Completing again answers the same asset; it does not re-read the swapped object.
     expect((await client.completeUpload({ assetId: upload.asset!.id, ownerUserId: ALICE })).asset).toEqual(asset);
+    // Deleting the asset removes the served bytes and the stray PUT alike.
+    await client.deleteAsset({ assetId: upload.asset!.id, ownerUserId: ALICE });
+    expect(await store.head(rows[0].storage_key)).toBeUndefined();
+    expect(await store.head(`assets/${upload.asset!.id}`)).toBeUndefined();
   });
 
   it('checks a JPEG whose frame header follows large metadata, reading only a prefix', async () => {
@@ -479,12 +483,15 @@ describe('media - stale upload sweeper', () => {
       (r: { storage_key: string }) => r.storage_key,
     );
     const readyBefore = (await db.query(`SELECT count(*)::int AS n FROM media.assets WHERE status = 'ready'`)).rows[0].n;
+    // A completion that died between its server-side copy and marking the row ready left a copy.
+    const leftover = `verified/${stale[0]!.asset!.id}/019a0000-0000-7000-8000-000000000001`;
+    await store.put(leftover, bytes, 'image/png');
 
     const [a, b] = await Promise.all([sweepStaleUploads(pool, store, 3_600_000, 2), sweepStaleUploads(pool, store, 3_600_000, 2)]);
     expect(a + b).toBe(5);
     const { rows: left } = await db.query('SELECT id FROM media.assets WHERE id = ANY($1)', [stale.map((u) => u.asset!.id)]);
     expect(left).toEqual([]);
-    for (const key of staleKeys) expect(await store.head(key)).toBeUndefined();
+    for (const key of [...staleKeys, leftover]) expect(await store.head(key)).toBeUndefined();
     expect((await client.getAsset({ assetId: fresh.asset!.id, callerUserId: ALICE })).asset!.status).toBe(AssetStatus.UPLOADING);
     expect((await db.query(`SELECT count(*)::int AS n FROM media.assets WHERE status = 'ready'`)).rows[0].n).toBe(readyBefore);
   });

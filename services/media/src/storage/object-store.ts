@@ -179,6 +179,7 @@ export class ObjectStore {
 
   async deleteMany(keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
+    for (const key of keys) this.forget(key);
     const result = await this.client.send(
       new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
     );
