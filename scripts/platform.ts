@@ -21,7 +21,7 @@ interface ServiceSpec {
   migrates: boolean;
 }
 
-/** In start order: each service's peers come before it. */
+/** In start order: each service's peers come before it (media's call to jobs waits until it serves). */
 const SERVICES: readonly ServiceSpec[] = [
   { name: 'catalog', kind: 'grpc', port: 50051, healthPort: 50151, metricsPort: 9471, migrates: true },
   { name: 'media', kind: 'grpc', port: 50052, healthPort: 50152, metricsPort: 9472, migrates: true },

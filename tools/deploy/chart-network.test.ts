@@ -42,7 +42,7 @@ describe('chart - network policies', () => {
     expect(Object.fromEntries(callers)).toEqual({
       catalog: ['gateway', 'jobs'],
       media: ['community', 'gateway', 'jobs', 'worker'],
-      jobs: ['community', 'gateway', 'worker'],
+      jobs: ['community', 'gateway', 'media', 'worker'],
       community: ['gateway'],
       'provider-sim': ['worker'],
     });

@@ -95,6 +95,8 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     await database.drop();
   };
   try {
+    // Media asks jobs whether a job ended (output cleanup) and jobs asks media: jobs' port first.
+    const jobsPort = await freePort();
     // Settled, not all: when one fails to start, the other (already running) must be stopped too.
     const started = await Promise.allSettled([
       startGrpcServiceProcess('catalog', { ...options.env, DATABASE_URL: database.url }, options.nodeArgs?.catalog),
@@ -105,6 +107,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           DATABASE_URL: database.url,
           NATS_URL: natsUrl,
           NATS_STREAM_PREFIX: natsPrefix,
+          JOBS_ADDR: `127.0.0.1:${jobsPort}`,
           S3_ENDPOINT: `http://${s3Address.address}:${s3Address.port}`,
           // s3rver's fixed development credentials: public, not secrets.
           S3_ACCESS_KEY_ID: 'S3RVER',
@@ -124,6 +127,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         DATABASE_URL: database.url,
         NATS_URL: natsUrl,
         NATS_STREAM_PREFIX: natsPrefix,
+        GRPC_PORT: String(jobsPort),
         CATALOG_ADDR: catalog.address,
         MEDIA_ADDR: media.address,
         LEASE_TTL_MS: '3000',

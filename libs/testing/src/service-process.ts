@@ -142,9 +142,9 @@ export async function startProcess(options: {
 }
 
 /**
- * Runs a service's migrations, then starts its gRPC server as a process on a free port, with the
- * service's own certificate from this test process's CA (`testPki`), and waits for its plaintext
- * grpc.health.v1 port to answer SERVING.
+ * Runs a service's migrations, then starts its gRPC server as a process on a free port (or
+ * env.GRPC_PORT), with the service's own certificate from this test process's CA (`testPki`),
+ * and waits for its plaintext grpc.health.v1 port to answer SERVING.
  */
 export async function startGrpcServiceProcess(
   service: string,
@@ -159,7 +159,8 @@ export async function startGrpcServiceProcess(
     });
     if (migrated.status !== 0) throw new Error(`migrations of ${service} failed:\n${migrated.stdout}${migrated.stderr}`);
   }
-  const [port, metricsPort, healthPort] = [await freePort(), await freePort(), await freePort()];
+  // A given GRPC_PORT is kept: peers that call each other (media ↔ jobs) need an address first.
+  const [port, metricsPort, healthPort] = [env.GRPC_PORT ? Number(env.GRPC_PORT) : await freePort(), await freePort(), await freePort()];
   return startProcess({
     name: service,
     entry: `services/${service}/src/main.ts`,

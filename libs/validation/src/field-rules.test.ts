@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@atelier/errors';
-import { requireIdempotencyKey, requireIntInRange, requireText, requireUserId, requireUuid } from './index.js';
+import { requireIdempotencyKey, requireIntInRange, requireNoNul, requireText, requireUserId, requireUuid } from './index.js';
 
 function refusal(work: () => unknown): InvalidArgumentError {
   try {
@@ -32,6 +32,14 @@ describe('validation - field rules', () => {
     expect(requireIdempotencyKey('k'.repeat(128))).toHaveLength(128);
     expect(refusal(() => requireIdempotencyKey('   ')).field).toBe('idempotency_key');
     expect(refusal(() => requireIdempotencyKey('k'.repeat(129))).field).toBe('idempotency_key');
+  });
+
+  it('refuses the NUL character in text and keys by field, before any SQL', () => {
+    expect(refusal(() => requireText('a\u0000b', 'title', 50)).message).toBe('title: must not contain the NUL character (U+0000)');
+    expect(refusal(() => requireText('\u0000', 'content', 50, { allowEmpty: true })).field).toBe('content');
+    expect(refusal(() => requireIdempotencyKey('key\u0000')).field).toBe('idempotency_key');
+    expect(refusal(() => requireNoNul('\u0000', 'prompt')).field).toBe('prompt');
+    expect(requireNoNul('naïve – ünïcödé ✓', 'prompt')).toBe('naïve – ünïcödé ✓');
   });
 
   it('bounds text and integers', () => {

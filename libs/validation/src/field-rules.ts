@@ -22,17 +22,26 @@ export function requireUserId(value: string | undefined, field: string): string 
   return value;
 }
 
+/**
+ * Text Postgres can store: no U+0000, which a text column refuses (SQLSTATE 22021, a 500 if it
+ * got that far). Every free-text field passes here before any SQL.
+ */
+export function requireNoNul(value: string, field: string): string {
+  if (value.includes('\u0000')) throw new InvalidArgumentError(field, 'must not contain the NUL character (U+0000)');
+  return value;
+}
+
 /** An idempotency key: 1–128 characters after trimming (SPEC §4.3). */
 export function requireIdempotencyKey(value: string | undefined, field = 'idempotency_key'): string {
-  const trimmed = (value ?? '').trim();
+  const trimmed = requireNoNul((value ?? '').trim(), field);
   if (trimmed === '') throw new InvalidArgumentError(field, 'is required');
   if (trimmed.length > 128) throw new InvalidArgumentError(field, 'must be at most 128 characters');
   return trimmed;
 }
 
-/** Trimmed text of at most maxLength characters; empty only when allowed. */
+/** Trimmed text of at most maxLength characters, without NUL; empty only when allowed. */
 export function requireText(value: string | undefined, field: string, maxLength: number, options: { allowEmpty?: boolean } = {}): string {
-  const trimmed = (value ?? '').trim();
+  const trimmed = requireNoNul((value ?? '').trim(), field);
   if (!options.allowEmpty && trimmed === '') throw new InvalidArgumentError(field, 'must not be empty');
   if (trimmed.length > maxLength) throw new InvalidArgumentError(field, `must be at most ${maxLength} characters`);
   return trimmed;

@@ -8,6 +8,7 @@ export {
   requireUserId,
   requireIdempotencyKey,
   requireText,
+  requireNoNul,
   requireIntInRange,
   USER_ID_PATTERN,
 } from './field-rules.js';

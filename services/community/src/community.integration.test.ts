@@ -552,6 +552,37 @@ describe('community - ListFeed', () => {
   });
 });
 
+describe('community - author handles (privacy)', () => {
+  it('shows a random, stable handle per author that says nothing of the subject, the same in every view', async () => {
+    const alice = `alice.${process.pid}.${++seq}@example.com`;
+    const bob = newUser('bob');
+    const first = await publishedPost(alice, 'First');
+    const second = await publishedPost(alice, 'Second');
+    const bobs = await publishedPost(bob, "Bob's");
+    expect(first.authorHandle).toMatch(/^u[0-9a-f]{16}$/);
+    expect(first.authorHandle).not.toContain('alice');
+    expect(second.authorHandle).toBe(first.authorHandle);
+    expect(bobs.authorHandle).not.toBe(first.authorHandle);
+
+    const feed = await readFeed();
+    expect(feed.find((p) => p.id === first.id)!.authorHandle).toBe(first.authorHandle);
+    expect((await h.community.getPost({ postId: second.id, callerUserId: bob })).post!.authorHandle).toBe(first.authorHandle);
+    const draft = (await h.community.createPost(postRequest(alice))).post!;
+    expect(draft.authorHandle).toBe(first.authorHandle);
+    const mine = await h.community.listMyPosts({ authorUserId: alice, status: 0, pageSize: 10, pageToken: '' });
+    expect(new Set(mine.posts.map((p) => p.authorHandle))).toEqual(new Set([first.authorHandle]));
+    const updated = await h.community.updatePost(
+      communityV1.UpdatePostRequest.fromPartial({
+        postId: draft.id,
+        authorUserId: alice,
+        expectedVersion: draft.version,
+        title: 'Renamed',
+      }),
+    );
+    expect(updated.post!.authorHandle).toBe(first.authorHandle);
+  });
+});
+
 describe('community - ListMyPosts', () => {
   it("lists the author's drafts and published posts, newest first, by status when asked, page by page", async () => {
     const author = newUser('diarist');
@@ -604,6 +635,10 @@ describe('community - invalid arguments', () => {
       [{ status: PostStatus.DELETED }, 'status'],
       [{ idempotencyKey: '  ' }, 'idempotency_key'],
       [{ idempotencyKey: 'k'.repeat(129) }, 'idempotency_key'],
+      // NUL never reaches a text column (Postgres refuses it: 22021).
+      [{ title: 'a\u0000b' }, 'title'],
+      [{ content: 'hello\u0000' }, 'content'],
+      [{ idempotencyKey: 'k\u0000' }, 'idempotency_key'],
       [{ authorUserId: '' }, 'author_user_id'],
       [{ authorUserId: 'has space' }, 'author_user_id'],
     ];

@@ -6,6 +6,7 @@ export function toPostMessage(row: PostRow): communityV1.Post {
   return {
     id: row.id,
     authorUserId: row.author_user_id,
+    authorHandle: row.author_handle ?? '',
     petId: row.pet_id ?? undefined,
     category: categoryMessage(row.category),
     title: row.title,

@@ -13,6 +13,8 @@ let collector: OtlpCollector;
 let base: string;
 let sign: (subject: string, roles?: string[]) => Promise<string>;
 let alice: string;
+/** An identity provider's subject may be an e-mail address: the feed must never show it. */
+const ALICE_SUBJECT = `alice-${process.pid}@example.com`;
 let bob: string;
 let admin: string;
 let db: pg.Client;
@@ -37,7 +39,7 @@ beforeAll(async () => {
     gateway: { JWT_PUBLIC_KEY: await exportSPKI(publicKey), JWT_ISSUER: 'e2e', JWT_AUDIENCE: 'atelier-app', SSE_KEEPALIVE_MS: '200' },
   });
   base = platform.gatewayUrl!;
-  [alice, bob, admin] = await Promise.all([sign(`alice-${process.pid}`), sign(`bob-${process.pid}`), sign('ops', ['admin'])]);
+  [alice, bob, admin] = await Promise.all([sign(ALICE_SUBJECT), sign(`bob-${process.pid}`), sign('ops', ['admin'])]);
   db = new pg.Client({ connectionString: platform.database.url });
   await db.connect();
 }, 180_000);
@@ -181,9 +183,16 @@ describe('gateway e2e - the user journey', () => {
     });
     expect(published.status).toBe(200);
     expect(published.body.post.status).toBe('published');
-    const feed = await call<{ items: { id: string }[] }>('GET', '/api/v1/feed?limit=5', { token: bob });
+    const feed = await call<{ items: Record<string, unknown>[] }>('GET', '/api/v1/feed?limit=5', { token: bob });
     expect(feed.body.items[0]!.id).toBe(draft.body.post.id);
-    expect((await call('GET', `/api/v1/posts/${draft.body.post.id}`, { token: bob })).status).toBe(200);
+    // The public feed names the author by handle, never by the identity provider's subject.
+    expect(feed.body.items[0]).toMatchObject({ authorHandle: expect.stringMatching(/^u[0-9a-f]{16}$/), isMine: false });
+    expect(feed.body.items[0]).not.toHaveProperty('authorUserId');
+    expect(JSON.stringify(feed.body)).not.toContain(ALICE_SUBJECT);
+    const seenByBob = await call<{ post: Record<string, unknown> }>('GET', `/api/v1/posts/${draft.body.post.id}`, { token: bob });
+    expect(seenByBob.status).toBe(200);
+    expect(seenByBob.body.post).toMatchObject({ authorHandle: feed.body.items[0]!.authorHandle, isMine: false });
+    expect((await call<{ post: { isMine: boolean } }>('GET', `/api/v1/posts/${draft.body.post.id}`)).body.post.isMine).toBe(true);
   });
 
   it('resumes an SSE stream after Last-Event-ID and keeps quiet streams alive', async () => {

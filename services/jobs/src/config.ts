@@ -31,7 +31,8 @@ export const jobsConfigSpec = {
   OUTBOX_LOCK_TIMEOUT_MS: int({ default: 30_000, min: 1_000, max: 600_000 }),
   OUTBOX_MAX_ATTEMPTS: int({ default: 10, min: 1, max: 1000 }),
   /** How often a WatchJob stream re-reads its job when no local change was seen. */
-  WATCH_POLL_MS: int({ default: 500, min: 50, max: 60_000 }),
+  /** WatchJob streams wake on change notices; this slow re-read only covers a lost notice. */
+  WATCH_REREAD_MS: int({ default: 15_000, min: 100, max: 300_000 }),
   DB_POOL_MAX: int({ default: 20, min: 1, max: 500 }),
 } as const;
 

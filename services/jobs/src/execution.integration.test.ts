@@ -292,6 +292,22 @@ describe('execution - CompleteJob', () => {
   });
 });
 
+describe('execution - GetJobStatus (media confirms a job ended before deleting its outputs)', () => {
+  it('answers the status as it moves, NOT_FOUND for an unknown job and INVALID_ARGUMENT for a malformed id', async () => {
+    const job = await newCanary();
+    expect((await h.execution.getJobStatus({ jobId: job.id })).status).toBe(jobsV1.JobStatus.QUEUED);
+    await h.execution.claimJob({ jobId: job.id, workerId: 'w-status' });
+    expect((await h.execution.getJobStatus({ jobId: job.id })).status).toBe(jobsV1.JobStatus.RUNNING);
+    await h.jobs.cancelJob({ jobId: job.id, userId: job.userId });
+    expect((await h.execution.getJobStatus({ jobId: job.id })).status).toBe(jobsV1.JobStatus.CANCELLED);
+    expect(await refusal(h.execution.getJobStatus({ jobId: '019a0000-0000-7000-8000-0000000000ab' }))).toMatchObject({
+      code: ErrorCode.NOT_FOUND,
+      reason: 'JOB_NOT_FOUND',
+    });
+    expect(await refusal(h.execution.getJobStatus({ jobId: 'nope' }))).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'job_id' });
+  });
+});
+
 describe('execution - FailJob and ReleaseJob', () => {
   it('requeues a provider error with backoff and a delayed dispatch, then fails when attempts are spent', async () => {
     const job = await newCanary();

@@ -160,6 +160,12 @@ describe('jobs - CreateJob', () => {
       [{ modelId: 'not-a-uuid' }, { field: 'model_id' }],
       [{ prompt: 'x'.repeat(10_001) }, { field: 'prompt' }],
       [{ negativePrompt: 'x'.repeat(3_001) }, { field: 'negative_prompt' }],
+      // NUL reaches no text or jsonb column (Postgres refuses it: 22021 / 22P05).
+      [{ prompt: 'a cat\u0000' }, { code: ErrorCode.INVALID_ARGUMENT, field: 'prompt' }],
+      [{ negativePrompt: '\u0000' }, { code: ErrorCode.INVALID_ARGUMENT, field: 'negative_prompt' }],
+      [{ idempotencyKey: 'key\u0000' }, { code: ErrorCode.INVALID_ARGUMENT, field: 'idempotency_key' }],
+      [{ parameters: { strength: 'x\u0000' } }, { code: ErrorCode.INVALID_ARGUMENT, field: 'parameters' }],
+      [{ parameters: { 'a\u0000': 1 } }, { code: ErrorCode.INVALID_ARGUMENT, field: 'parameters' }],
       [{ width: 10 }, { field: 'width' }],
       [{ height: 9000 }, { field: 'height' }],
       [{ parameters: { strength: 5 } }, { field: 'parameters.strength' }],
@@ -395,6 +401,57 @@ describe('jobs - WatchJob', () => {
       resumed.push(update.job!.version);
     }
     expect(resumed).toEqual([]);
+  });
+});
+
+describe('jobs - WatchJob across replicas (LISTEN/NOTIFY)', () => {
+  it('wakes a stream served by replica A promptly when replica B changes the job; idle streams read nothing', async () => {
+    const replicaB = await h.startReplica();
+    const hubA = h.app.context.watchHub;
+    const controller = new AbortController();
+    try {
+      const user = newUser();
+      const job = (await h.jobs.createJob(canaryRequest(user, 'watch-across'))).job!;
+      const seen: { status: jobsV1.JobStatus; progress: number; at: number }[] = [];
+      const stream = (afterVersion: number, record: boolean) =>
+        (async () => {
+          const call = h.jobs.raw.watchJob({ jobId: job.id, userId: user, afterVersion });
+          controller.signal.addEventListener('abort', () => call.cancel(), { once: true });
+          try {
+            for await (const update of call as AsyncIterable<jobsV1.WatchJobResponse>) {
+              if (record) seen.push({ status: update.job!.status, progress: update.job!.progress, at: Date.now() });
+            }
+          } catch (error) {
+            if (!controller.signal.aborted) throw error;
+          }
+        })();
+      const watched = stream(0, true);
+      // 20 more idle streams on the same job, already up to date.
+      const idle = Array.from({ length: 20 }, () => stream(job.version, false));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      // Idle: a poll every 500 ms would have woken 21 streams 4 times each by now.
+      const before = hubA.wakeups;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(hubA.wakeups - before).toBe(0);
+
+      const changedAt = Date.now();
+      await replicaB.execution.claimJob({ jobId: job.id, workerId: 'replica-b-worker' });
+      const deadline = Date.now() + 5_000;
+      while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(seen.map((s) => s.status)).toEqual([jobsV1.JobStatus.QUEUED, jobsV1.JobStatus.RUNNING]);
+      // Far sooner than the 15 s safety re-read.
+      expect(seen[1]!.at - changedAt).toBeLessThan(1_500);
+
+      await replicaB.execution.heartbeat({ jobId: job.id, workerId: 'replica-b-worker', progress: 60 });
+      await replicaB.execution.completeJob({ jobId: job.id, workerId: 'replica-b-worker', outputAssetId: '', outputSha256: '' });
+      await watched;
+      expect(seen.at(-1)!.status).toBe(jobsV1.JobStatus.SUCCEEDED);
+      await Promise.all(idle); // a terminal job ends every stream
+    } finally {
+      controller.abort();
+      await replicaB.stop();
+    }
   });
 });
 

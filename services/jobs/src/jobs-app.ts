@@ -25,6 +25,7 @@ import { JobsMetrics } from './jobs-metrics.js';
 import { JobWatchHub } from './job-watch-hub.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
 import { OutboxWakeups } from './outbox/outbox-wakeups.js';
+import { JobChangeNotices } from './job-change-notices.js';
 import { LeaseReaper } from './reaper/lease-reaper.js';
 import { StaleDispatchSweeper } from './reaper/stale-dispatch-sweeper.js';
 import { startJobsServer } from './server.js';
@@ -106,6 +107,16 @@ export async function startJobsApp(
   await wakeups.start();
   const onOutboxWrite = () => wakeups.signal();
 
+  const watchHub = new JobWatchHub();
+  const jobChanges = new JobChangeNotices({
+    databaseUrl: config.DATABASE_URL,
+    pool,
+    logger,
+    onRemoteChange: (jobId) => watchHub.remoteChanged(jobId),
+  });
+  await jobChanges.start();
+  watchHub.publishTo((jobId) => jobChanges.publish(jobId));
+
   const peers = {
     catalog: createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 3_000 }),
     media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 }),
@@ -117,18 +128,27 @@ export async function startJobsApp(
     peers,
     subjects,
     logger,
-    watchHub: new JobWatchHub(),
+    watchHub,
     quota: {
       dailyLimit: config.QUOTA_DAILY_LIMIT,
       maxInFlight: config.QUOTA_MAX_IN_FLIGHT,
       inFlightRetryAfterSeconds: config.QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS,
     },
     leaseTtlMs: config.LEASE_TTL_MS,
-    watchPollMs: config.WATCH_POLL_MS,
+    watchRereadMs: config.WATCH_REREAD_MS,
     onOutboxWrite,
     metrics,
   };
-  const reaper = new LeaseReaper({ pool, registry, subjects, logger, onOutboxWrite, intervalMs: config.REAPER_INTERVAL_MS, metrics });
+  const reaper = new LeaseReaper({
+    pool,
+    registry,
+    subjects,
+    logger,
+    onOutboxWrite,
+    onJobsChanged: (jobIds) => jobIds.forEach((jobId) => watchHub.changed(jobId)),
+    intervalMs: config.REAPER_INTERVAL_MS,
+    metrics,
+  });
   const dispatchSweeper = new StaleDispatchSweeper({
     pool,
     subjects,
@@ -163,6 +183,7 @@ export async function startJobsApp(
       await dispatchSweeper.stop();
       await relay.stop();
       await wakeups.stop();
+      await jobChanges.stop();
       peers.catalog.close();
       peers.media.close();
       await nats.close();

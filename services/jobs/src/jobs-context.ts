@@ -20,7 +20,8 @@ export interface JobsContext {
   watchHub: JobWatchHub;
   quota: QuotaLimits;
   leaseTtlMs: number;
-  watchPollMs: number;
+  /** WatchJob's safety re-read, for a change notice that was lost (WATCH_REREAD_MS). */
+  watchRereadMs: number;
   /** Call after every commit that wrote outbox rows: wakes the relays. */
   onOutboxWrite: () => void;
   metrics: JobsMetrics;

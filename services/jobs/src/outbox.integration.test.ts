@@ -200,6 +200,20 @@ describe('outbox - dead events and replay', () => {
       reason: 'OUTBOX_EVENT_NOT_DEAD',
     });
     expect(await refusal(h.admin.replayOutboxEvent({ eventId: 'abc', operatorId: 'ops' }))).toMatchObject({ field: 'event_id' });
+    // Ids are int64: one past the maximum is refused by field before it reaches Postgres (22003).
+    for (const eventId of ['9223372036854775808', '9999999999999999999', '-1', '1e3', '0']) {
+      expect(await refusal(h.admin.replayOutboxEvent({ eventId, operatorId: 'ops' })), eventId).toMatchObject({
+        code: ErrorCode.INVALID_ARGUMENT,
+        field: 'event_id',
+      });
+    }
+    expect(await refusal(h.admin.replayOutboxEvent({ eventId: '9223372036854775807', operatorId: 'ops' }))).toMatchObject({
+      code: ErrorCode.NOT_FOUND,
+    });
+    expect(await refusal(h.admin.listDeadOutboxEvents({ pageSize: 1, pageToken: '9223372036854775808' }))).toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      field: 'page_token',
+    });
 
     // The operator fixes the cause (here: the subject), then replays.
     await h.db.query(`UPDATE jobs.outbox SET subject = $2 WHERE id = $1`, [event.id, h.topology.dispatchSubject('background')]);

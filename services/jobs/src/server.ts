@@ -13,6 +13,7 @@ import { completeJob, completeJobs } from './rpc/complete-job.js';
 import { createJob } from './rpc/create-job.js';
 import { failJob } from './rpc/fail-job.js';
 import { getJob } from './rpc/get-job.js';
+import { getJobStatus } from './rpc/get-job-status.js';
 import { heartbeat } from './rpc/heartbeat.js';
 import { listJobs } from './rpc/list-jobs.js';
 import { recordProviderRequest } from './rpc/record-provider-request.js';
@@ -60,6 +61,7 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
           claimJobs: claimJobs(context),
           completeJobs: completeJobs(context),
           reportProgress: reportProgress(context),
+          getJobStatus: getJobStatus(context),
         },
         logger,
         executionCallerPolicy,

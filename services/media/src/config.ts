@@ -1,4 +1,4 @@
-import { bool, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { natsConfigSpec } from '@atelier/nats';
 import { DEFAULT_UPLOAD_LIMITS } from './domain/upload-limits.js';
@@ -33,6 +33,8 @@ export const mediaConfigSpec = {
   DOWNLOAD_URL_TTL_SECONDS: int({ default: 300, min: 30, max: 7 * 24 * 3600 }),
   /** Uploads not completed within this age are swept with their objects. */
   UPLOAD_TTL_MS: int({ default: 3_600_000, min: 60_000, max: 7 * 24 * 3_600_000 }),
+  /** CompleteUpload checks running at once per process; more wait up to 5 s, then UNAVAILABLE. */
+  UPLOAD_COMPLETIONS_MAX: int({ default: 4, min: 1, max: 64 }),
   SWEEP_INTERVAL_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
   /** Per-user limits of CreateUpload (domain/upload-limits.ts); refusals are RESOURCE_EXHAUSTED. */
   UPLOADS_DAILY_LIMIT: int({ default: DEFAULT_UPLOAD_LIMITS.uploadsPerDay, min: 1, max: 1_000_000 }),
@@ -44,6 +46,8 @@ export const mediaConfigSpec = {
    */
   ...natsConfigSpec,
   NATS_URL: optional(str()),
+  /** The jobs service: the cleanup deletes outputs only once jobs confirms the job failed or was cancelled. */
+  JOBS_ADDR: hostPort('127.0.0.1:50053'),
 } as const;
 
 export type MediaConfig = ConfigOf<typeof mediaConfigSpec>;

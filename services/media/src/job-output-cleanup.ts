@@ -1,4 +1,4 @@
-import { jobsEventsV1 } from '@atelier/contracts';
+import { jobsEventsV1, jobsV1 } from '@atelier/contracts';
 import { inTransaction, type SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
 import {
@@ -40,9 +40,19 @@ export async function deleteOutputsOfJob(pool: SqlPool, store: ObjectStore, jobI
   });
 }
 
+/**
+ * The job's status as the jobs service has it (JobExecutionService.GetJobStatus), or undefined
+ * when jobs does not know the job. Throws when jobs cannot be asked (the event comes back).
+ */
+export type JobStatusLookup = (jobId: string) => Promise<jobsV1.JobStatus | undefined>;
+
+const ENDED_WITHOUT_OUTPUT: ReadonlySet<jobsV1.JobStatus> = new Set([jobsV1.JobStatus.FAILED, jobsV1.JobStatus.CANCELLED]);
+
 export interface JobOutputCleanupOptions {
   pool: SqlPool;
   store: ObjectStore;
+  /** Events are only hints: anyone able to publish on the subject could forge one. */
+  jobStatus: JobStatusLookup;
   topology: JobsTopology;
   logger: Logger;
   /** Redelivery after this without an ack (a crashed replica's messages go to another). */
@@ -107,6 +117,15 @@ export class JobOutputCleanup {
       return;
     }
     try {
+      const status = await this.options.jobStatus(event.jobId);
+      if (status === undefined || !ENDED_WITHOUT_OUTPUT.has(status)) {
+        this.options.logger.warn(
+          { jobId: event.jobId, subject: message.subject, status: status === undefined ? 'unknown' : jobsV1.JobStatus[status] },
+          'a lifecycle event says a job ended without output, jobs says otherwise: keeping its outputs',
+        );
+        message.term();
+        return;
+      }
       const deleted = await deleteOutputsOfJob(this.options.pool, this.options.store, event.jobId);
       if (deleted > 0)
         this.options.logger.info({ jobId: event.jobId, deleted }, 'deleted the orphan output of a job that ended without it');

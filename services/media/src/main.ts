@@ -19,6 +19,7 @@ const { startUploadSweeper } = await import('./upload-sweeper.js');
 const { startServiceMetrics } = await import('@atelier/metrics');
 const { NATS_HEALTH_SERVICE, jobsTopology, openNatsLink } = await import('@atelier/nats');
 const { JobOutputCleanup } = await import('./job-output-cleanup.js');
+const { jobsStatusLookup } = await import('./job-status-lookup.js');
 
 const config = loadConfigOrExit('media', mediaConfigSpec, process.env, [checkNatsCredentials]);
 const logger = createLogger({ service: 'media', level: config.LOG_LEVEL });
@@ -67,6 +68,7 @@ const context = {
     storedBytes: config.STORED_BYTES_LIMIT,
     storedBytesRetryAfterSeconds: config.STORED_BYTES_RETRY_AFTER_SECONDS,
   },
+  uploadCompletionsMax: config.UPLOAD_COMPLETIONS_MAX,
 };
 const server = await startMediaServer(context, { ...servingOptionsOf(config, security), callObserver: metrics.grpcCalls });
 const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
@@ -82,7 +84,11 @@ const nats = config.NATS_URL
     })
   : undefined;
 server.health.setStatus(NATS_HEALTH_SERVICE, nats?.up() ? 'SERVING' : 'NOT_SERVING');
-const outputCleanup = nats ? new JobOutputCleanup({ pool, store, topology: jobsTopology(config.NATS_STREAM_PREFIX), logger }) : undefined;
+const jobStatus = nats ? jobsStatusLookup(config.JOBS_ADDR, security) : undefined;
+const outputCleanup =
+  nats && jobStatus
+    ? new JobOutputCleanup({ pool, store, jobStatus: jobStatus.lookup, topology: jobsTopology(config.NATS_STREAM_PREFIX), logger })
+    : undefined;
 if (nats && outputCleanup) {
   void nats
     .ready()
@@ -95,6 +101,7 @@ installShutdownHandlers(
   async () => {
     await stopSweeper();
     await outputCleanup?.stop();
+    jobStatus?.close();
     await nats?.close();
     await server.shutdown(config.SHUTDOWN_GRACE_MS);
     await pool.end();

@@ -12,4 +12,6 @@ export interface MediaContext {
   downloadUrlTtlSeconds: number;
   /** Per-user limits of CreateUpload; DEFAULT_UPLOAD_LIMITS when absent. */
   uploadLimits?: UploadLimits;
+  /** CompleteUpload checks running at once in this process (UPLOAD_COMPLETIONS_MAX); default 4. */
+  uploadCompletionsMax?: number;
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mediaV1 } from '@atelier/contracts';
+import { jobsV1, mediaV1 } from '@atelier/contracts';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
 import { fromServiceError, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
@@ -236,6 +236,65 @@ describe('media - presigned two-step upload', () => {
     expect(again.asset).toEqual(results[0]!.asset);
   });
 
+  it('serves the verified bytes after completion: a later PUT to the old upload URL changes nothing users see', async () => {
+    const bytes = await png(160, 120);
+    const upload = await startUpload(bytes);
+    await put(upload, bytes);
+    const { asset } = await client.completeUpload({ assetId: upload.asset!.id, ownerUserId: ALICE });
+    const { rows } = await db.query('SELECT storage_key FROM media.assets WHERE id = $1', [upload.asset!.id]);
+    expect(rows[0].storage_key).toMatch(new RegExp(`^verified/${upload.asset!.id}/`));
+    expect(await store.head(`assets/${upload.asset!.id}`)).toBeUndefined(); // the upload key is gone
+
+    // Same length, other bytes, through the still-valid presigned URL.
+    const swapped = Buffer.alloc(bytes.length, 0x41);
+    expect(await put(upload, swapped)).toBe(200);
+
+    const fetched = await client.getAsset({ assetId: upload.asset!.id, callerUserId: ALICE });
+    expect(fetched.asset!.sha256).toBe(sha256(bytes));
+    expect(sha256(Buffer.from(await (await fetch(fetched.downloadUrl!)).arrayBuffer()))).toBe(sha256(bytes));
+    const read = await readAsset(upload.asset!.id);
+    expect(sha256(read.bytes)).toBe(sha256(bytes));
+    expect(read.asset!.sha256).toBe(asset!.sha256);
+    // Completing again answers the same asset; it does not re-read the swapped object.
+    expect((await client.completeUpload({ assetId: upload.asset!.id, ownerUserId: ALICE })).asset).toEqual(asset);
+    // Deleting the asset removes the served bytes and the stray PUT alike.
+    await client.deleteAsset({ assetId: upload.asset!.id, ownerUserId: ALICE });
+    expect(await store.head(rows[0].storage_key)).toBeUndefined();
+    expect(await store.head(`assets/${upload.asset!.id}`)).toBeUndefined();
+  });
+
+  it('checks a JPEG whose frame header follows large metadata, reading only a prefix', async () => {
+    const jpeg = await sharp(await png(300, 200))
+      .withMetadata({ exif: { IFD0: { ImageDescription: 'x'.repeat(60_000) } } })
+      .jpeg()
+      .toBuffer();
+    const upload = await startUpload(jpeg, { contentType: 'image/jpeg' });
+    await put(upload, jpeg);
+    expect((await client.completeUpload({ assetId: upload.asset!.id, ownerUserId: ALICE })).asset).toMatchObject({
+      width: 300,
+      height: 200,
+      sha256: sha256(jpeg),
+    });
+  });
+
+  it('refuses a server put whose idempotency key holds NUL by field, before any SQL', async () => {
+    const bytes = await png(80, 80);
+    expect(
+      await refusal(
+        putServerAsset(
+          {
+            ownerUserId: ALICE,
+            purpose: AssetPurpose.AI_OUTPUT,
+            contentType: 'image/png',
+            sizeBytes: bytes.length,
+            idempotencyKey: 'job\u0000',
+          },
+          bytes,
+        ),
+      ),
+    ).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'idempotency_key' });
+  });
+
   it('refuses oversize, disallowed purposes and unsupported types, writing nothing', async () => {
     const before = await countAssets();
     const base = { ownerUserId: ALICE, purpose: AssetPurpose.POST_IMAGE, contentType: 'image/png', sizeBytes: 1000 };
@@ -436,12 +495,15 @@ describe('media - stale upload sweeper', () => {
       (r: { storage_key: string }) => r.storage_key,
     );
     const readyBefore = (await db.query(`SELECT count(*)::int AS n FROM media.assets WHERE status = 'ready'`)).rows[0].n;
+    // A completion that died between its server-side copy and marking the row ready left a copy.
+    const leftover = `verified/${stale[0]!.asset!.id}/019a0000-0000-7000-8000-000000000001`;
+    await store.put(leftover, bytes, 'image/png');
 
     const [a, b] = await Promise.all([sweepStaleUploads(pool, store, 3_600_000, 2), sweepStaleUploads(pool, store, 3_600_000, 2)]);
     expect(a + b).toBe(5);
     const { rows: left } = await db.query('SELECT id FROM media.assets WHERE id = ANY($1)', [stale.map((u) => u.asset!.id)]);
     expect(left).toEqual([]);
-    for (const key of staleKeys) expect(await store.head(key)).toBeUndefined();
+    for (const key of [...staleKeys, leftover]) expect(await store.head(key)).toBeUndefined();
     expect((await client.getAsset({ assetId: fresh.asset!.id, callerUserId: ALICE })).asset!.status).toBe(AssetStatus.UPLOADING);
     expect((await db.query(`SELECT count(*)::int AS n FROM media.assets WHERE status = 'ready'`)).rows[0].n).toBe(readyBefore);
   });
@@ -495,7 +557,10 @@ describe('media - outputs of jobs that end without them', () => {
   it('deletes the stored output (row and object) when the job fails or is cancelled, and nothing else', async () => {
     const topology = jobsTopology(natsTestPrefix());
     const nats = await connectNats({ servers: testNatsUrl(), name: 'media-cleanup-test' });
-    const cleanup = new JobOutputCleanup({ pool, store, topology, logger });
+    // What the jobs service says of each job (JobExecutionService.GetJobStatus): events are only hints.
+    const jobStatuses = new Map<string, jobsV1.JobStatus>();
+    const jobStatus = async (jobId: string) => jobStatuses.get(jobId);
+    const cleanup = new JobOutputCleanup({ pool, store, topology, logger, jobStatus });
     try {
       await cleanup.start(nats);
       const bytes = await png();
@@ -512,7 +577,16 @@ describe('media - outputs of jobs that end without them', () => {
             bytes,
           )
         ).asset!;
-      const [failed, cancelled, succeeded] = await Promise.all([output(randomUUID()), output(randomUUID()), output(randomUUID())]);
+      const [failed, cancelled, succeeded, running, forgedSucceeded, unknown] = (await Promise.all(
+        Array.from({ length: 6 }, () => output(randomUUID())),
+      )) as [mediaV1.Asset, mediaV1.Asset, mediaV1.Asset, mediaV1.Asset, mediaV1.Asset, mediaV1.Asset];
+      const jobIdOf = async (asset: mediaV1.Asset) =>
+        (await db.query('SELECT idempotency_key FROM media.assets WHERE id = $1', [asset.id])).rows[0].idempotency_key as string;
+      jobStatuses.set(await jobIdOf(failed), jobsV1.JobStatus.FAILED);
+      jobStatuses.set(await jobIdOf(cancelled), jobsV1.JobStatus.CANCELLED);
+      jobStatuses.set(await jobIdOf(succeeded), jobsV1.JobStatus.SUCCEEDED);
+      jobStatuses.set(await jobIdOf(running), jobsV1.JobStatus.RUNNING);
+      jobStatuses.set(await jobIdOf(forgedSucceeded), jobsV1.JobStatus.SUCCEEDED);
       const announce = async (asset: mediaV1.Asset, status: 'failed' | 'cancelled' | 'succeeded') => {
         const { rows } = await db.query('SELECT idempotency_key FROM media.assets WHERE id = $1', [asset.id]);
         // As the jobs outbox relay publishes it (outbox-payloads.ts): proto3 JSON of JobLifecycleEvent.
@@ -522,6 +596,10 @@ describe('media - outputs of jobs that end without them', () => {
       await announce(failed, 'failed');
       await announce(cancelled, 'cancelled');
       await announce(succeeded, 'succeeded');
+      // Forged: jobs says the job runs, succeeded, or does not exist.
+      await announce(running, 'failed');
+      await announce(forgedSucceeded, 'cancelled');
+      await announce(unknown, 'failed');
 
       const statusOf = async (id: string) => (await db.query('SELECT status, storage_key FROM media.assets WHERE id = $1', [id])).rows[0];
       const jsm = await jetstreamManager(nats);
@@ -531,7 +609,7 @@ describe('media - outputs of jobs that end without them', () => {
           (['failed', 'cancelled'] as const).map((state) => jsm.consumers.info(topology.eventsStream, outputCleanupConsumer(state))),
         );
         const settled = [failedInfo!, cancelledInfo!].every(
-          (info) => info.num_pending + info.num_ack_pending === 0 && info.delivered.consumer_seq === 1,
+          (info) => info.num_pending + info.num_ack_pending === 0 && info.delivered.consumer_seq === (info === failedInfo ? 3 : 2),
         );
         if (settled) break;
         if (Date.now() > deadline) throw new Error('the cleanup consumers did not settle the failed and cancelled events');
@@ -542,10 +620,12 @@ describe('media - outputs of jobs that end without them', () => {
         expect(row.status).toBe('deleted');
         expect(await store.head(row.storage_key)).toBeUndefined();
       }
-      // A succeeded job keeps its output.
-      const kept = await statusOf(succeeded.id);
-      expect(kept.status).toBe('ready');
-      expect(await store.head(kept.storage_key)).toBeDefined();
+      // A succeeded job keeps its output, and a forged event deletes nothing.
+      for (const asset of [succeeded, running, forgedSucceeded, unknown]) {
+        const kept = await statusOf(asset.id);
+        expect(kept.status).toBe('ready');
+        expect(await store.head(kept.storage_key)).toBeDefined();
+      }
     } finally {
       await cleanup.stop();
       await deleteJobStreams(await jetstreamManager(nats), topology);

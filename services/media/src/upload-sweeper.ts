@@ -1,6 +1,6 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import { deleteUploadingRows, lockStaleUploads } from './db/assets-repository.js';
+import { deleteUploadingRows, lockStaleUploads, verifiedPrefixFor } from './db/assets-repository.js';
 import type { ObjectStore } from './storage/object-store.js';
 
 /**
@@ -17,6 +17,8 @@ export async function sweepStaleUploads(pool: SqlPool, store: ObjectStore, maxAg
       const rows = await lockStaleUploads(client, maxAgeMs, batchSize);
       if (rows.length === 0) return 0;
       await store.deleteMany(rows.map((row) => row.storage_key));
+      // A completion that died between its copy and marking the row ready left a copy behind.
+      for (const row of rows) await store.deletePrefix(verifiedPrefixFor(row.id));
       await deleteUploadingRows(
         client,
         rows.map((row) => row.id),

@@ -14,6 +14,13 @@ export const workerConfigSpec = {
   /** The AI vendor (provider-sim locally) serving provider code `sim`. */
   PROVIDER_URL: url({ protocols: ['http:', 'https:'], default: 'http://127.0.0.1:8090' }),
   PROVIDER_API_KEY: str({ default: 'local-development', secret: true }),
+  /**
+   * Hosts the vendor's output URLs may point at, comma-separated (`host` for any port, or
+   * `host:port`). Unset: the host of PROVIDER_URL. Anything else is an invalid output.
+   */
+  PROVIDER_OUTPUT_HOSTS: optional(str()),
+  /** A vendor output above this is an invalid output (counted while it streams). */
+  PROVIDER_OUTPUT_MAX_BYTES: int({ default: 25 * 1024 * 1024, min: 1024, max: 200 * 1024 * 1024 }),
   WORKER_CONCURRENCY_INTERACTIVE: int({ default: 2, min: 0, max: 1024 }),
   WORKER_CONCURRENCY_BACKGROUND: int({ default: 1, min: 0, max: 1024 }),
   /** A delivered message not acked nor marked working within this is redelivered. */

@@ -22,6 +22,7 @@ import { imageExecutor } from './executors/image-executor.js';
 import type { JobExecutor } from './executors/job-executor.js';
 import { createExecutionBatches } from './execution-batches.js';
 import { JobRunner } from './job-runner.js';
+import { outputHostsFrom } from './provider/output-limits.js';
 import { HttpProviderClient, type ProviderClient } from './provider/provider-client.js';
 import { ProviderCancelConsumer } from './provider-cancel-consumer.js';
 import { QueueConsumer } from './queue-consumer.js';
@@ -78,7 +79,14 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   });
   const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 10_000 });
   const providers = new Map<string, ProviderClient>([
-    ['sim', new HttpProviderClient({ baseUrl: config.PROVIDER_URL, apiKey: config.PROVIDER_API_KEY })],
+    [
+      'sim',
+      new HttpProviderClient({
+        baseUrl: config.PROVIDER_URL,
+        apiKey: config.PROVIDER_API_KEY,
+        output: { hosts: outputHostsFrom(config.PROVIDER_OUTPUT_HOSTS, config.PROVIDER_URL), maxBytes: config.PROVIDER_OUTPUT_MAX_BYTES },
+      }),
+    ],
   ]);
   const crashPoint = crashPointsFor(config.WORKER_CRASH_POINT);
   const image = imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger });

@@ -21,8 +21,15 @@ export interface PostRow {
   published_at: Date | null;
   deleted_at: Date | null;
   media_asset_ids: string[];
+  /** The author's public handle (community.authors); null only for a row read before it exists. */
+  author_handle: string | null;
 }
 
-/** The select list of every read: the post and its media ids in display order. */
+/** The author's public handle of the post aliased `alias`, as column author_handle. */
+export const AUTHOR_HANDLE_OF = (alias: string) =>
+  `(SELECT a.handle FROM community.authors a WHERE a.user_id = ${alias}.author_user_id) AS author_handle`;
+
+/** The select list of every read: the post, its media ids in display order and its author's handle. */
 export const POST_COLUMNS = `p.*,
-  ARRAY(SELECT m.asset_id FROM community.post_media m WHERE m.post_id = p.id ORDER BY m.ordinal) AS media_asset_ids`;
+  ARRAY(SELECT m.asset_id FROM community.post_media m WHERE m.post_id = p.id ORDER BY m.ordinal) AS media_asset_ids,
+  ${AUTHOR_HANDLE_OF('p')}`;

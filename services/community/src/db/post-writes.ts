@@ -1,6 +1,6 @@
 import { inTransaction, type Queryable, type SqlPool } from '@atelier/db';
 import type { StoredCategory, WritableStatus } from '../domain/post-rules.js';
-import { POST_COLUMNS, type PostRow } from './post-row.js';
+import { AUTHOR_HANDLE_OF, POST_COLUMNS, type PostRow } from './post-row.js';
 
 /**
  * The one module that writes posts. Each write is one statement, or one transaction whose first
@@ -25,6 +25,18 @@ export interface NewPost {
 }
 
 /**
+ * Gives the author a public handle on their first post (a separate statement: the insert's
+ * select must see it). Concurrent first posts make one.
+ */
+export async function ensureAuthor(db: Queryable, userId: string): Promise<void> {
+  await db.query({
+    name: 'community.ensure_author',
+    text: 'INSERT INTO community.authors (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING',
+    values: [userId],
+  });
+}
+
+/**
  * Inserts a post with its media in one statement. When the author already has a post with this
  * idempotency key — an earlier request, or a concurrent one that committed first (the insert
  * waits for it) — nothing is inserted, its media included, and null is returned: the caller
@@ -32,6 +44,7 @@ export interface NewPost {
  * did; the foreign key is checked at the end of the statement, when the post exists.
  */
 export async function insertPost(db: Queryable, post: NewPost): Promise<PostRow | null> {
+  await ensureAuthor(db, post.authorUserId);
   const result = await db.query<PostRow>({
     name: 'community.insert_post',
     text: `WITH inserted AS (
@@ -46,7 +59,7 @@ export async function insertPost(db: Queryable, post: NewPost): Promise<PostRow 
              SELECT inserted.id, m.asset_id, (m.ordinal - 1)::int
                FROM inserted, unnest($11::uuid[]) WITH ORDINALITY AS m(asset_id, ordinal)
            )
-           SELECT inserted.*, $11::uuid[] AS media_asset_ids FROM inserted`,
+           SELECT inserted.*, $11::uuid[] AS media_asset_ids, ${AUTHOR_HANDLE_OF('inserted')} FROM inserted`,
     values: [
       post.id,
       post.authorUserId,

@@ -148,7 +148,8 @@ export const sharedSchemas = [
     $id: 'Post',
     ...object({
       id: uuid,
-      authorUserId: { type: 'string' },
+      authorHandle: { type: 'string', description: "the author's public pseudonymous handle (never the sign-in identity)" },
+      isMine: { type: 'boolean', description: 'whether the caller wrote the post' },
       petId: nullableString,
       category: { type: 'string', enum: postCategories.words },
       title: { type: 'string' },

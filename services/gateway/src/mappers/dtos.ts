@@ -112,10 +112,15 @@ export function adminJobDto(admin: jobsAdminV1.AdminJob) {
   };
 }
 
-export function postDto(post: communityV1.Post) {
+/**
+ * A post as users see it: the author by public handle only (the identity provider's subject may
+ * be an e-mail address), and whether it is the caller's own.
+ */
+export function postDto(post: communityV1.Post, callerUserId: string) {
   return {
     id: post.id,
-    authorUserId: post.authorUserId,
+    authorHandle: post.authorHandle,
+    isMine: post.authorUserId === callerUserId,
     petId: orNull(post.petId),
     category: postCategories.toApi(post.category),
     title: post.title,

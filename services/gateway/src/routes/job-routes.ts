@@ -160,7 +160,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         content: request.body?.content,
       });
       reply.code(created ? 201 : 200);
-      return { post: postDto(post!) };
+      return { post: postDto(post!, callerOf(request).userId) };
     },
   );
 }

@@ -67,7 +67,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
         generationJobId: body.generationJobId,
       });
       reply.code(created ? 201 : 200);
-      return { post: postDto(post!) };
+      return { post: postDto(post!, callerOf(request).userId) };
     },
   );
 
@@ -109,7 +109,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
         petId: body.petId,
         media: body.mediaAssetIds ? { assetIds: body.mediaAssetIds } : undefined,
       });
-      return { post: postDto(post!) };
+      return { post: postDto(post!, callerOf(request).userId) };
     },
   );
 
@@ -125,7 +125,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     },
     async (request) => {
       const { post } = await peers.community.deletePost({ postId: request.params.postId, authorUserId: callerOf(request).userId });
-      return { post: postDto(post!) };
+      return { post: postDto(post!, callerOf(request).userId) };
     },
   );
 
@@ -141,7 +141,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     },
     async (request) => {
       const { post } = await peers.community.getPost({ postId: request.params.postId, callerUserId: callerOf(request).userId });
-      return { post: postDto(post!) };
+      return { post: postDto(post!, callerOf(request).userId) };
     },
   );
 
@@ -157,7 +157,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     },
     async (request) => {
       const result = await peers.community.listFeed({ pageSize: request.query.limit, pageToken: request.query.cursor ?? '' });
-      return { items: result.posts.map(postDto), nextCursor: result.nextPageToken || null };
+      return { items: result.posts.map((post) => postDto(post, callerOf(request).userId)), nextCursor: result.nextPageToken || null };
     },
   );
 
@@ -178,7 +178,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
         pageSize: request.query.limit,
         pageToken: request.query.cursor ?? '',
       });
-      return { items: result.posts.map(postDto), nextCursor: result.nextPageToken || null };
+      return { items: result.posts.map((post) => postDto(post, callerOf(request).userId)), nextCursor: result.nextPageToken || null };
     },
   );
 }

@@ -1,6 +1,6 @@
 import type { jobsV1 } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
-import { requireIntInRange, requireUuid } from '@atelier/validation';
+import { requireIntInRange, requireNoNul, requireUuid } from '@atelier/validation';
 import type { JobCommand, JobDefinition } from '../definitions/index.js';
 
 const MAX_PARAMETERS_BYTES = 16 * 1024;
@@ -20,14 +20,17 @@ function requirePresence(value: unknown, field: string, rule: 'required' | 'opti
  * the fields the job type needs present and the ones it does not use absent.
  */
 export function normaliseCommand(request: jobsV1.CreateJobRequest, definition: JobDefinition): JobCommand {
-  const prompt = request.prompt.trim();
-  const negativePrompt = request.negativePrompt.trim();
+  const prompt = requireNoNul(request.prompt.trim(), 'prompt');
+  const negativePrompt = requireNoNul(request.negativePrompt.trim(), 'negative_prompt');
   if (prompt.length > 10_000) throw new InvalidArgumentError('prompt', 'must be at most 10000 characters');
   if (negativePrompt.length > 3_000) throw new InvalidArgumentError('negative_prompt', 'must be at most 3000 characters');
   const parameters = request.parameters ?? {};
-  if (Buffer.byteLength(JSON.stringify(parameters)) > MAX_PARAMETERS_BYTES) {
+  const parametersJson = JSON.stringify(parameters);
+  if (Buffer.byteLength(parametersJson) > MAX_PARAMETERS_BYTES) {
     throw new InvalidArgumentError('parameters', `must be at most ${MAX_PARAMETERS_BYTES} bytes as JSON`);
   }
+  // jsonb refuses \u0000 in keys and strings (SQLSTATE 22P05).
+  if (parametersJson.includes('\\u0000')) throw new InvalidArgumentError('parameters', 'must not contain the NUL character (U+0000)');
   const command: JobCommand = {
     jobType: definition.jobType,
     petId: optionalUuid(request.petId, 'pet_id'),

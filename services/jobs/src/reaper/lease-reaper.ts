@@ -13,6 +13,8 @@ export interface LeaseReaperOptions {
   logger: Logger;
   /** Called after a commit that queued or failed jobs (their outbox rows want publishing). */
   onOutboxWrite: () => void;
+  /** Called after that commit with the reaped jobs, to wake their WatchJob streams. */
+  onJobsChanged?: (jobIds: readonly string[]) => void;
   intervalMs: number;
   batchSize?: number;
   metrics?: Pick<JobsMetrics, 'leaseExpiries' | 'ended'>;
@@ -66,6 +68,7 @@ export class LeaseReaper {
       });
       if (reaped.length > 0) {
         this.options.onOutboxWrite();
+        this.options.onJobsChanged?.(reaped.map((row) => row.id));
         const requeued = reaped.filter((row) => row.status === 'queued').length;
         const { metrics } = this.options;
         if (metrics) {

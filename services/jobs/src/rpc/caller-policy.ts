@@ -9,9 +9,13 @@ export const jobsCallerPolicy: CallerPolicy<typeof jobsV1.JobsServiceService> = 
   community: ['getJob'],
 };
 
-/** The execution API (claims, leases, outcomes): workers only. */
+/**
+ * The execution API (claims, leases, outcomes): workers; media asks whether a job really ended
+ * before it deletes the job's outputs.
+ */
 export const executionCallerPolicy: CallerPolicy<typeof jobsExecutionV1.JobExecutionServiceService> = {
   worker: 'all',
+  media: ['getJobStatus'],
 };
 
 /** The operator API: the gateway (for admins) and the operator CLI. */

@@ -19,8 +19,8 @@ export function recordProviderRequest(context: JobsContext): RecordProviderReque
     const jobId = requireUuid(request.jobId, 'job_id');
     const workerId = requireWorkerId(request.workerId);
     const providerRequestId = request.providerRequestId.trim();
-    if (!providerRequestId || providerRequestId.length > 128) {
-      throw new InvalidArgumentError('provider_request_id', 'must be 1–128 characters');
+    if (!providerRequestId || providerRequestId.length > 128 || providerRequestId.includes('\u0000')) {
+      throw new InvalidArgumentError('provider_request_id', 'must be 1–128 characters, without NUL');
     }
     let row;
     try {

@@ -10,8 +10,9 @@ type WatchJob = Handler<typeof jobsV1.JobsServiceService.watchJob>;
 
 /**
  * Streams the job each time its version moves (status, progress), starting with the current
- * state unless the client has seen it (after_version), and ends after a terminal state. Wakes on
- * changes made by this replica and otherwise re-reads every WATCH_POLL_MS.
+ * state unless the client has seen it (after_version), and ends after a terminal state. Reads the
+ * job only when woken by a change (made on any replica, see JobWatchHub) or by its slow safety
+ * timer (WATCH_REREAD_MS): an idle stream costs the database nothing.
  */
 export function watchJob(context: JobsContext): WatchJob {
   return async (request, stream, call) => {
@@ -26,7 +27,7 @@ export function watchJob(context: JobsContext): WatchJob {
           sentVersion = row.version;
         }
         if (isTerminal(row.status)) return;
-        await context.watchHub.next(jobId, context.watchPollMs, call.signal);
+        await context.watchHub.next(jobId, context.watchRereadMs, call.signal);
         row = (await findJob(context.pool, jobId)) ?? row;
       }
     } finally {

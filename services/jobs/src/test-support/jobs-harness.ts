@@ -44,6 +44,15 @@ export interface JobsHarness {
   config: JobsAppConfig;
   /** Restarts the jobs service under test with other settings (same database and streams). */
   restart(overrides?: Partial<JobsAppConfig>): Promise<void>;
+  /** Another jobs replica in this process, on the same database and streams, with its clients. */
+  startReplica(): Promise<JobsReplica>;
+  stop(): Promise<void>;
+}
+
+export interface JobsReplica {
+  app: JobsApp;
+  jobs: PromiseClient<jobsV1.JobsServiceClient>;
+  execution: PromiseClient<jobsExecutionV1.JobExecutionServiceClient>;
   stop(): Promise<void>;
 }
 
@@ -92,7 +101,7 @@ export async function startJobsHarness(
       OUTBOX_POLL_INTERVAL_MS: 200,
       OUTBOX_LOCK_TIMEOUT_MS: 30_000,
       OUTBOX_MAX_ATTEMPTS: 10,
-      WATCH_POLL_MS: 100,
+      WATCH_REREAD_MS: 15_000,
       DB_POOL_MAX: 10,
       ...overrides,
     };
@@ -130,6 +139,21 @@ export async function startJobsHarness(
         harness.execution.close();
         harness.admin.close();
         Object.assign(harness, { app, config }, await connect(app.server.port));
+      },
+      async startReplica() {
+        const replica = await startJobsApp(config, logger, { host: '127.0.0.1' });
+        const clients = await connect(replica.server.port);
+        return {
+          app: replica,
+          jobs: clients.jobs,
+          execution: clients.execution,
+          async stop() {
+            clients.jobs.close();
+            clients.execution.close();
+            clients.admin.close();
+            await replica.stop(100);
+          },
+        };
       },
       async stop() {
         harness.jobs.close();

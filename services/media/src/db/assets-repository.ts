@@ -81,6 +81,19 @@ export function storageKeyFor(assetId: string): string {
   return `assets/${assetId}`;
 }
 
+/**
+ * Where a completed upload's bytes live: a key no presigned PUT was ever made for, so a client
+ * that kept its upload URL cannot change the verified bytes. One key per completion attempt
+ * (all under verifiedPrefixFor), so concurrent attempts on several replicas never share one.
+ */
+export function verifiedKeyFor(assetId: string, attemptId: string): string {
+  return `${verifiedPrefixFor(assetId)}${attemptId}`;
+}
+
+export function verifiedPrefixFor(assetId: string): string {
+  return `verified/${assetId}/`;
+}
+
 export async function findAsset(db: Queryable, id: string): Promise<Asset | null> {
   const result = await db.query<AssetRow>({ name: 'media.find_asset', text: 'SELECT * FROM media.assets WHERE id = $1', values: [id] });
   return toAsset(result.rows[0]);
@@ -111,15 +124,19 @@ export async function findLiveByIdempotencyKey(db: Queryable, ownerUserId: strin
   return toAsset(result.rows[0]);
 }
 
-/** uploading → ready, once: a second completer gets null and re-reads the winner's row. */
-export async function markReady(db: Queryable, id: string, facts: ImageFacts, sha256: Buffer): Promise<Asset | null> {
+/**
+ * uploading → ready, once: a second completer gets null and re-reads the winner's row.
+ * `storageKey` moves the asset to where its verified bytes were copied (uploads).
+ */
+export async function markReady(db: Queryable, id: string, facts: ImageFacts, sha256: Buffer, storageKey?: string): Promise<Asset | null> {
   const result = await db.query<AssetRow>({
     name: 'media.mark_ready',
     text: `UPDATE media.assets
-              SET status = 'ready', sha256 = $2, width = $3, height = $4, ready_at = now(), upload_error = NULL
+              SET status = 'ready', sha256 = $2, width = $3, height = $4, ready_at = now(), upload_error = NULL,
+                  storage_key = coalesce($5, storage_key)
             WHERE id = $1 AND status = 'uploading'
             RETURNING *`,
-    values: [id, sha256, facts.width, facts.height],
+    values: [id, sha256, facts.width, facts.height, storageKey ?? null],
   });
   return toAsset(result.rows[0]);
 }

@@ -75,6 +75,18 @@ export function verifyImage(bytes: Buffer, declaredType: string, declaredSize: n
   if (bytes.length !== declaredSize) {
     throw new FailedPreconditionError('UPLOAD_SIZE_MISMATCH', `the object has ${bytes.length} bytes, ${declaredSize} were declared`);
   }
+  return verifyImageHeader(bytes, declaredType);
+}
+
+/**
+ * How much of an upload completion reads to find the type and size. PNG and WebP say both in
+ * their first 30 bytes; a JPEG's frame header follows its metadata segments (EXIF, ICC, XMP),
+ * which can be tens of kilobytes. A JPEG whose frame starts later is refused as not an image.
+ */
+export const IMAGE_HEADER_BYTES = 512 * 1024;
+
+/** verifyImage's type and dimension rules on the first bytes of an image (its size checked apart). */
+export function verifyImageHeader(bytes: Buffer, declaredType: string): ImageFacts {
   const facts = probeImage(bytes);
   if (!facts) throw new FailedPreconditionError('UPLOAD_NOT_AN_IMAGE', 'the bytes are not a PNG, JPEG or WebP image');
   if (facts.contentType !== declaredType) {

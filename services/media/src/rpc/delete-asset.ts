@@ -2,7 +2,7 @@ import type { mediaV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
-import { findAsset, markDeleted } from '../db/assets-repository.js';
+import { findAsset, markDeleted, storageKeyFor } from '../db/assets-repository.js';
 import type { MediaContext } from '../media-context.js';
 import { toAssetMessage } from '../mappers.js';
 
@@ -20,7 +20,10 @@ export function deleteAsset({ pool, store, logger }: MediaContext): DeleteAsset 
     if (!asset || (owner !== undefined && asset.ownerUserId !== owner)) throw new NotFoundError('asset');
     if (asset.status === 'deleted') return { asset: toAssetMessage(asset) };
     const deleted = (await markDeleted(pool, id)) ?? (await findAsset(pool, id));
-    await store.delete(asset.storageKey).catch((error: unknown) => {
+    // A completed upload lives at its verified key; its upload key may hold bytes PUT after
+    // completion through a still-valid URL (never served): both go.
+    const keys = [...new Set([asset.storageKey, storageKeyFor(id)])];
+    await store.deleteMany(keys).catch((error: unknown) => {
       logger.warn({ assetId: id, err: error }, 'object removal failed after soft delete');
     });
     return { asset: toAssetMessage(deleted!) };

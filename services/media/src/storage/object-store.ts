@@ -1,11 +1,14 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
+  CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -128,6 +131,35 @@ export class ObjectStore {
     return Buffer.from(await object.Body!.transformToByteArray());
   }
 
+  /**
+   * At most the first `maxBytes` of an object (a ranged GET): enough to read an image's header
+   * without holding the whole object.
+   */
+  async getPrefix(key: string, maxBytes: number): Promise<Buffer> {
+    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${maxBytes - 1}` }));
+    const bytes = Buffer.from(await object.Body!.transformToByteArray());
+    // A store that ignores Range sends everything: keep the bound ourselves.
+    return bytes.length > maxBytes ? bytes.subarray(0, maxBytes) : bytes;
+  }
+
+  /** The SHA-256 of an object, hashed as it streams (never held in memory whole). */
+  async sha256(key: string): Promise<Buffer> {
+    const body = await this.getStream(key);
+    const hash = createHash('sha256');
+    try {
+      for await (const piece of body as AsyncIterable<Buffer>) hash.update(piece);
+    } finally {
+      body.destroy();
+    }
+    return hash.digest();
+  }
+
+  /** A server-side copy: the bytes never pass through this process. */
+  async copy(fromKey: string, toKey: string): Promise<void> {
+    this.forget(toKey);
+    await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: toKey, CopySource: `${this.bucket}/${encodeURI(fromKey)}` }));
+  }
+
   async getStream(key: string): Promise<Readable> {
     const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
     return object.Body as Readable;
@@ -147,10 +179,17 @@ export class ObjectStore {
 
   async deleteMany(keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
+    for (const key of keys) this.forget(key);
     const result = await this.client.send(
       new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
     );
     if (result.Errors?.length) throw new Error(`could not delete ${result.Errors.length} objects: ${result.Errors[0]?.Message}`);
+  }
+
+  /** Deletes every object whose key starts with `prefix` (a handful: not paginated past 1,000). */
+  async deletePrefix(prefix: string): Promise<void> {
+    const listed = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: 1000 }));
+    await this.deleteMany((listed.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : [])));
   }
 
   close(): void {

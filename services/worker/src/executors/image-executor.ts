@@ -83,11 +83,12 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
       }
 
       let prediction: Prediction;
+      const echoes = [job.prompt, job.negativePrompt].filter((text): text is string => Boolean(text));
       for (let polls = 0; ; polls += 1) {
         const id = predictionId;
-        prediction = await retryInAttempt('poll the prediction', () => provider.get(id, signal), signal, logger);
+        prediction = await retryInAttempt('poll the prediction', () => provider.get(id, signal, echoes), signal, logger);
         context.reportProgress(Math.min(99, Math.max(0, Math.round(prediction.progress))));
-        const failure = predictionFailure(prediction);
+        const failure = predictionFailure(prediction, echoes);
         if (failure) throw failure;
         if (prediction.status === 'succeeded') break;
         if (polls === 1) options.crashPoint('while-polling');

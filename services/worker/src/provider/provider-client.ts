@@ -1,5 +1,7 @@
 import { inSpan, SpanKind } from '@atelier/telemetry';
 import { JobFailure } from '../job-failure.js';
+import { isAllowedOutputUrl, OutputTooLargeError, readCappedBody, type OutputLimits } from './output-limits.js';
+import { redactVendorText } from './vendor-text.js';
 
 /** A prediction as the vendor reports it (provider-sim's API, modelled on async image vendors). */
 export interface Prediction {
@@ -21,7 +23,8 @@ export interface PredictionRequest {
 /** What a provider client can do; one implementation per provider code. */
 export interface ProviderClient {
   submit(request: PredictionRequest, idempotencyKey: string, signal: AbortSignal): Promise<Prediction>;
-  get(predictionId: string, signal: AbortSignal): Promise<Prediction>;
+  /** `echoes`: the job's prompts, replaced if the vendor's error text repeats them. */
+  get(predictionId: string, signal: AbortSignal, echoes?: readonly string[]): Promise<Prediction>;
   /** Best effort: a failed cancel is logged by the caller, never thrown at the user. */
   cancel(predictionId: string): Promise<void>;
   download(url: string, signal: AbortSignal): Promise<{ bytes: Buffer; contentType: string }>;
@@ -37,23 +40,55 @@ const REQUEST_TIMEOUT_MS = 15_000;
  * interpret.
  */
 export class HttpProviderClient implements ProviderClient {
-  constructor(private readonly options: { baseUrl: string; apiKey: string }) {}
+  constructor(private readonly options: { baseUrl: string; apiKey: string; output: OutputLimits }) {}
 
   async submit(request: PredictionRequest, idempotencyKey: string, signal: AbortSignal): Promise<Prediction> {
-    return this.call('POST', '/v1/predictions', signal, { body: JSON.stringify(request), headers: { 'Idempotency-Key': idempotencyKey } });
+    return this.call('POST', '/v1/predictions', signal, {
+      body: JSON.stringify(request),
+      headers: { 'Idempotency-Key': idempotencyKey },
+      // Vendors echo the request in their refusals.
+      echoes: [request.input.prompt, request.input.negative_prompt].filter((text): text is string => typeof text === 'string'),
+    });
   }
 
-  async get(predictionId: string, signal: AbortSignal): Promise<Prediction> {
-    return this.call('GET', `/v1/predictions/${encodeURIComponent(predictionId)}`, signal);
+  async get(predictionId: string, signal: AbortSignal, echoes: readonly string[] = []): Promise<Prediction> {
+    return this.call('GET', `/v1/predictions/${encodeURIComponent(predictionId)}`, signal, { echoes });
   }
 
   async cancel(predictionId: string): Promise<void> {
     await this.call('POST', `/v1/predictions/${encodeURIComponent(predictionId)}/cancel`, AbortSignal.timeout(5_000));
   }
 
+  /**
+   * The output, only from an allowed host and never more than the cap (output-limits.ts); either
+   * refusal is an invalid output (VALIDATION), so the prediction is given up. Redirects are not
+   * followed: they could lead anywhere.
+   */
   async download(url: string, signal: AbortSignal): Promise<{ bytes: Buffer; contentType: string }> {
-    const response = await this.fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) }, signal);
+    const { hosts, maxBytes } = this.options.output;
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw JobFailure.validation('VALIDATION_OUTPUT_URL_INVALID', 'the output URL is not a URL');
+    }
+    if (!isAllowedOutputUrl(target, hosts)) {
+      throw JobFailure.validation(
+        'VALIDATION_OUTPUT_HOST_NOT_ALLOWED',
+        `the output is on ${target.protocol}//${target.host}, not on an allowed host (PROVIDER_OUTPUT_HOSTS)`,
+      );
+    }
+    const response = await this.fetch(
+      target,
+      { redirect: 'manual', signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]) },
+      signal,
+    );
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => {});
+      throw JobFailure.validation('VALIDATION_OUTPUT_HOST_NOT_ALLOWED', `the output download answered a redirect (${response.status})`);
+    }
     if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
       // The prediction succeeded, so its output is there to fetch: a 5xx or 429 now is the vendor's
       // passing trouble. Only an output the vendor no longer has (404, 410) gives the prediction up.
       const gone = response.status === 404 || response.status === 410;
@@ -67,17 +102,26 @@ export class HttpProviderClient implements ProviderClient {
         },
       );
     }
-    return {
-      bytes: Buffer.from(await response.arrayBuffer()),
-      contentType: response.headers.get('content-type') ?? 'application/octet-stream',
-    };
+    try {
+      return {
+        bytes: await readCappedBody(response, maxBytes),
+        contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+      };
+    } catch (error) {
+      if (error instanceof OutputTooLargeError) throw JobFailure.validation('VALIDATION_OUTPUT_TOO_LARGE', error.message);
+      if (signal.aborted) throw signal.reason;
+      throw JobFailure.provider('PROVIDER_OUTPUT_UNAVAILABLE', `output download broke off: ${(error as Error).message}`, {
+        transient: true,
+        cause: error,
+      });
+    }
   }
 
   private async call(
     method: string,
     path: string,
     signal: AbortSignal,
-    extra: { body?: string; headers?: Record<string, string> } = {},
+    extra: { body?: string; headers?: Record<string, string>; echoes?: readonly string[] } = {},
   ): Promise<Prediction> {
     const response = await this.fetch(
       new URL(path, this.options.baseUrl),
@@ -95,7 +139,8 @@ export class HttpProviderClient implements ProviderClient {
     );
     const text = await response.text();
     if (response.ok) return JSON.parse(text) as Prediction;
-    const detail = `${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`;
+    // Stored with the attempt and logged: never the whole body, never what may be secret in it.
+    const detail = `${method} ${path} answered ${response.status}: ${redactVendorText(text, extra.echoes)}`;
     if (response.status === 401 || response.status === 403) throw JobFailure.credential('CREDENTIAL_INVALID', detail);
     if (response.status === 429) {
       throw JobFailure.provider('PROVIDER_RATE_LIMITED', detail, { transient: true, retryAfterMs: retryAfterMs(response) });
@@ -145,9 +190,11 @@ function retryAfterMs(response: Response): number | undefined {
 }
 
 /** What a finished prediction means for the job. The vendor ended it: it is given up either way. */
-export function predictionFailure(prediction: Prediction): JobFailure | undefined {
+export function predictionFailure(prediction: Prediction, echoes: readonly (string | undefined)[] = []): JobFailure | undefined {
   if (prediction.status === 'failed') {
-    const detail = `prediction ${prediction.id} failed: ${prediction.error?.code ?? 'unknown'} ${prediction.error?.message ?? ''}`.trim();
+    // The vendor's message may echo the job's prompts: `echoes` are replaced in what is kept.
+    const reported = redactVendorText(`${prediction.error?.code ?? 'unknown'} ${prediction.error?.message ?? ''}`.trim(), echoes);
+    const detail = `prediction ${prediction.id} failed: ${reported}`;
     return prediction.error?.code === 'content_policy_violation'
       ? JobFailure.contentSafety('CONTENT_SAFETY_REJECTED', detail)
       : JobFailure.provider('PROVIDER_PREDICTION_FAILED', detail, { abandonsPrediction: true });

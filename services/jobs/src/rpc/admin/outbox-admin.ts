@@ -32,10 +32,13 @@ export function toOutboxEventMessage(row: OutboxRow): jobsAdminV1.OutboxEvent {
   };
 }
 
-function requireOutboxId(value: string, field: string): string {
-  // A bigint: 19 digits may still be above its maximum (Postgres would refuse the query).
-  if (!/^[1-9][0-9]{0,18}$/.test(value) || BigInt(value) > 9223372036854775807n)
-    throw new InvalidArgumentError(field, 'must be an outbox event id');
+const INT64_MAX = 9_223_372_036_854_775_807n;
+
+/** Outbox ids are bigint: a positive decimal no larger than the int64 maximum (else Postgres 22003). */
+export function requireOutboxId(value: string, field: string): string {
+  if (!/^[1-9][0-9]{0,18}$/.test(value) || BigInt(value) > INT64_MAX) {
+    throw new InvalidArgumentError(field, `must be an outbox event id: a positive integer of at most ${INT64_MAX}`);
+  }
   return value;
 }
 

@@ -122,6 +122,10 @@ export interface PostMedia {
 
 export interface Post {
   id: string;
+  /**
+   * The identity provider's subject: for services only (the gateway tells a caller's own posts
+   * by it), never shown to other users. Users see author_handle.
+   */
   authorUserId: string;
   petId?: string | undefined;
   category: PostCategory;
@@ -133,7 +137,14 @@ export interface Post {
   version: number;
   createdAt: Date | undefined;
   updatedAt: Date | undefined;
-  publishedAt?: Date | undefined;
+  publishedAt?:
+    | Date
+    | undefined;
+  /**
+   * The author's public, pseudonymous handle (random, stable per author; says nothing about
+   * the subject).
+   */
+  authorHandle: string;
 }
 
 export interface CreatePostRequest {
@@ -340,6 +351,7 @@ function createBasePost(): Post {
     createdAt: undefined,
     updatedAt: undefined,
     publishedAt: undefined,
+    authorHandle: "",
   };
 }
 
@@ -383,6 +395,9 @@ export const Post: MessageFns<Post> = {
     }
     if (message.publishedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.publishedAt), writer.uint32(106).fork()).join();
+    }
+    if (message.authorHandle !== "") {
+      writer.uint32(114).string(message.authorHandle);
     }
     return writer;
   },
@@ -504,6 +519,14 @@ export const Post: MessageFns<Post> = {
             message.publishedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.authorHandle = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -555,6 +578,11 @@ export const Post: MessageFns<Post> = {
         : isSet(object.published_at)
         ? fromJsonTimestamp(object.published_at)
         : undefined,
+      authorHandle: isSet(object.authorHandle)
+        ? globalThis.String(object.authorHandle)
+        : isSet(object.author_handle)
+        ? globalThis.String(object.author_handle)
+        : "",
     };
   },
 
@@ -599,6 +627,9 @@ export const Post: MessageFns<Post> = {
     if (message.publishedAt !== undefined) {
       obj.publishedAt = message.publishedAt.toISOString();
     }
+    if (message.authorHandle !== "") {
+      obj.authorHandle = message.authorHandle;
+    }
     return obj;
   },
 
@@ -620,6 +651,7 @@ export const Post: MessageFns<Post> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.publishedAt = object.publishedAt ?? undefined;
+    message.authorHandle = object.authorHandle ?? "";
     return message;
   },
 };

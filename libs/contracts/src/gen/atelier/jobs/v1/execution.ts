@@ -19,7 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { Job } from "./jobs.js";
+import { Job, JobStatus, jobStatusFromJSON, jobStatusToJSON } from "./jobs.js";
 
 export const protobufPackage = "atelier.jobs.v1";
 
@@ -463,6 +463,14 @@ export interface CompleteJobsResult {
 
 export interface CompleteJobsResponse {
   results: CompleteJobsResult[];
+}
+
+export interface GetJobStatusRequest {
+  jobId: string;
+}
+
+export interface GetJobStatusResponse {
+  status: JobStatus;
 }
 
 function createBaseClaimedJob(): ClaimedJob {
@@ -2785,6 +2793,146 @@ export const CompleteJobsResponse: MessageFns<CompleteJobsResponse> = {
   },
 };
 
+function createBaseGetJobStatusRequest(): GetJobStatusRequest {
+  return { jobId: "" };
+}
+
+export const GetJobStatusRequest: MessageFns<GetJobStatusRequest> = {
+  encode(message: GetJobStatusRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetJobStatusRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetJobStatusRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetJobStatusRequest {
+    return {
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetJobStatusRequest): unknown {
+    const obj: any = {};
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetJobStatusRequest>): GetJobStatusRequest {
+    return GetJobStatusRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetJobStatusRequest>): GetJobStatusRequest {
+    const message = createBaseGetJobStatusRequest();
+    message.jobId = object.jobId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetJobStatusResponse(): GetJobStatusResponse {
+  return { status: 0 };
+}
+
+export const GetJobStatusResponse: MessageFns<GetJobStatusResponse> = {
+  encode(message: GetJobStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== 0) {
+      writer.uint32(8).int32(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetJobStatusResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetJobStatusResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetJobStatusResponse {
+    return { status: isSet(object.status) ? jobStatusFromJSON(object.status) : 0 };
+  },
+
+  toJSON(message: GetJobStatusResponse): unknown {
+    const obj: any = {};
+    if (message.status !== 0) {
+      obj.status = jobStatusToJSON(message.status);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetJobStatusResponse>): GetJobStatusResponse {
+    return GetJobStatusResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetJobStatusResponse>): GetJobStatusResponse {
+    const message = createBaseGetJobStatusResponse();
+    message.status = object.status ?? 0;
+    return message;
+  },
+};
+
 export type JobExecutionServiceService = typeof JobExecutionServiceService;
 export const JobExecutionServiceService = {
   /**
@@ -2912,6 +3060,21 @@ export const JobExecutionServiceService = {
       Buffer.from(ReportProgressResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReportProgressResponse => ReportProgressResponse.decode(value),
   },
+  /**
+   * A job's status and nothing else, for the media service: it deletes a job's stored outputs on
+   * a failed/cancelled lifecycle event only once jobs confirms the job really ended so. An
+   * unknown job is NOT_FOUND.
+   */
+  getJobStatus: {
+    path: "/atelier.jobs.v1.JobExecutionService/GetJobStatus" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetJobStatusRequest): Buffer => Buffer.from(GetJobStatusRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetJobStatusRequest => GetJobStatusRequest.decode(value),
+    responseSerialize: (value: GetJobStatusResponse): Buffer =>
+      Buffer.from(GetJobStatusResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetJobStatusResponse => GetJobStatusResponse.decode(value),
+  },
 } as const;
 
 export interface JobExecutionServiceServer extends UntypedServiceImplementation {
@@ -2963,6 +3126,12 @@ export interface JobExecutionServiceServer extends UntypedServiceImplementation 
    * a cancel stops within a report.
    */
   reportProgress: handleUnaryCall<ReportProgressRequest, ReportProgressResponse>;
+  /**
+   * A job's status and nothing else, for the media service: it deletes a job's stored outputs on
+   * a failed/cancelled lifecycle event only once jobs confirms the job really ended so. An
+   * unknown job is NOT_FOUND.
+   */
+  getJobStatus: handleUnaryCall<GetJobStatusRequest, GetJobStatusResponse>;
 }
 
 export interface JobExecutionServiceClient extends Client {
@@ -3139,6 +3308,26 @@ export interface JobExecutionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReportProgressResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A job's status and nothing else, for the media service: it deletes a job's stored outputs on
+   * a failed/cancelled lifecycle event only once jobs confirms the job really ended so. An
+   * unknown job is NOT_FOUND.
+   */
+  getJobStatus(
+    request: GetJobStatusRequest,
+    callback: (error: ServiceError | null, response: GetJobStatusResponse) => void,
+  ): ClientUnaryCall;
+  getJobStatus(
+    request: GetJobStatusRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetJobStatusResponse) => void,
+  ): ClientUnaryCall;
+  getJobStatus(
+    request: GetJobStatusRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetJobStatusResponse) => void,
   ): ClientUnaryCall;
 }
 
