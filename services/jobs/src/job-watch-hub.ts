@@ -33,6 +33,8 @@ export class JobWatchHub {
 
   /** Resolves on the next change of the job or after timeoutMs, whichever comes first. */
   next(jobId: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+    // A stream cancelled before it got here would otherwise sleep out the whole re-read delay.
+    if (signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);

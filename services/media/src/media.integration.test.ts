@@ -258,7 +258,7 @@ describe('media - presigned two-step upload', () => {
     // Completing again answers the same asset; it does not re-read the swapped object.
     expect((await client.completeUpload({ assetId: upload.asset!.id, ownerUserId: ALICE })).asset).toEqual(asset);
     // Deleting the asset removes the served bytes and the stray PUT alike.
-    await client.deleteAsset({ assetId: upload.asset!.id, ownerUserId: ALICE });
+    await internal.deleteAsset({ assetId: upload.asset!.id, ownerUserId: ALICE });
     expect(await store.head(rows[0].storage_key)).toBeUndefined();
     expect(await store.head(`assets/${upload.asset!.id}`)).toBeUndefined();
   });
