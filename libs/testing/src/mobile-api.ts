@@ -112,11 +112,21 @@ export class MobileApi {
     return answer.body.job;
   }
 
-  /** Polls the job until it is succeeded, failed or cancelled. */
+  /**
+   * Polls the job until it is succeeded, failed or cancelled. A 503 (a service still coming back)
+   * is waited out as the app does, for at most its Retry-After; any other answer but 200 fails.
+   */
   async waitTerminal(jobId: string, timeoutMs = 30_000): Promise<ApiJob> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const job = await this.getJob(jobId);
+      const answer = await this.call<{ job: ApiJob }>('GET', `/api/v1/creation/jobs/${jobId}`);
+      if (answer.status === 503 && Date.now() < deadline) {
+        const retryAfterSeconds = Math.min(5, Number(answer.headers.get('retry-after') ?? 1) || 1);
+        await new Promise((resolve) => setTimeout(resolve, retryAfterSeconds * 1000));
+        continue;
+      }
+      if (answer.status !== 200) throw new Error(`GET job ${jobId} answered ${answer.status} ${JSON.stringify(answer.body)}`);
+      const job = answer.body.job;
       if (['succeeded', 'failed', 'cancelled'].includes(job.status)) return job;
       if (Date.now() > deadline) throw new Error(`job ${jobId} is still ${job.status} after ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
