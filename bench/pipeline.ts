@@ -28,6 +28,7 @@ import {
   type ServiceProcess,
 } from '@atelier/testing';
 import { closedLoop, forEachConcurrently, ms, percentile, printTable } from './bench-kit.js';
+import { CpuMeter, familyCpuMs, processCpuMs, reapedChildrenCpuMs } from './process-cpu.js';
 
 const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 10);
 const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 10_000);
@@ -137,12 +138,68 @@ const canary = (user: string, key: string) =>
   jobsV1.CreateJobRequest.fromPartial({ userId: user, idempotencyKey: key, jobType: 'system.canary' });
 const results: Record<string, string | number>[] = [];
 const ours: Record<string, number> = {};
+/** CPU ms per job of each part, by scenario (from /proc: see bench/process-cpu.ts). */
+const cpuPerJob: Record<string, string | number>[] = [];
+const cpuTotals: Record<string, Record<string, number>> = {};
+
+/** Our processes' CPU: the jobs service, these workers, and the shared Postgres and nats-server. */
+const atelierMeter = (workers: ServiceProcess[]) =>
+  new CpuMeter({
+    jobs: () => processCpuMs(jobs.child.pid),
+    worker: () => workers.reduce((sum, worker) => sum + processCpuMs(worker.child.pid), 0),
+    postgres: () => familyCpuMs('postgres'),
+    'nats-server': () => familyCpuMs('nats-server'),
+  });
+
+function recordCpu(scenario: string, key: string, spent: Record<string, number>, jobCount: number): void {
+  const perJob = Object.fromEntries(Object.entries(spent).map(([part, cpuMs]) => [part, cpuMs / jobCount]));
+  const total = Object.values(perJob).reduce((sum, value) => sum + value, 0);
+  cpuTotals[key] = { ...perJob, total };
+  cpuPerJob.push({
+    scenario,
+    ...Object.fromEntries(Object.entries(perJob).map(([part, value]) => [part, Math.round(value * 1000) / 1000])),
+    'total ms/job': Math.round(total * 1000) / 1000,
+  });
+}
+
+/**
+ * CPU per job for each scenario, the ratio to graphile-worker's, and what those costs project to
+ * on a bigger machine (a projection, not a measurement: see the assumptions printed with it).
+ */
+function printCpu(): void {
+  if (cpuPerJob.length === 0) return;
+  printTable('CPU per job (ms of CPU, from /proc; Postgres and nats-server are the machine-wide processes)', cpuPerJob);
+  const peer = cpuTotals.graphile;
+  const drain = cpuTotals.drain1;
+  if (peer && drain) console.log(`\ntotal CPU per canary, drain with 1 worker / graphile-worker: ${ms(drain.total! / peer.total!)}`);
+  const e2e = cpuTotals.e2e1 ?? drain;
+  if (!e2e) return;
+  const shape = { workerPods: 8, jobsReplicas: 4, postgresCores: 8, natsCores: 2 };
+  const ceilings = {
+    [`${shape.workerPods} worker pods × 1 core`]: (shape.workerPods * 1000) / e2e.worker!,
+    [`${shape.jobsReplicas} jobs replicas × 1 core`]: (shape.jobsReplicas * 1000) / e2e.jobs!,
+    [`Postgres, ${shape.postgresCores} cores`]: (shape.postgresCores * 1000) / e2e.postgres!,
+    [`nats-server, ${shape.natsCores} cores`]: (shape.natsCores * 1000) / e2e['nats-server']!,
+  };
+  console.log('\nprojection (end to end, 1 worker, CPU per job as measured above; assumes each part scales linearly');
+  console.log('with its cores, no lock or I/O limit, and Postgres as one shared server — the part that cannot be');
+  console.log('multiplied by adding pods):');
+  console.table(Object.entries(ceilings).map(([part, jobsPerSecond]) => ({ 'ceiling of': part, 'jobs/s': Math.round(jobsPerSecond) })));
+  const [bottleneck, rate] = Object.entries(ceilings).sort((a, b) => a[1] - b[1])[0]!;
+  console.log(`→ about ${Math.round(rate)} jobs/s, bounded by ${bottleneck}`);
+  if (peer) {
+    console.log(
+      `  graphile-worker on the same shape: Postgres ${ms(peer.postgres!)} ms/job → about ${Math.round((shape.postgresCores * 1000) / peer.postgres!)} jobs/s from its Postgres ceiling`,
+    );
+  }
+}
 
 try {
   // ---------------------------------------------------------------- ours: end to end
   for (const workerCount of only.has('e2e') ? [1, 2] : []) {
     const workers = await startWorkers(workerCount);
     const userPrefix = `e2e${workerCount}-`;
+    const meter = atelierMeter(workers);
     const created = await closedLoop(
       async (i) => {
         await jobsClient.createJob(canary(`${userPrefix}${i % 200}`, `k${i}`));
@@ -151,6 +208,7 @@ try {
     );
     const { rows } = await db.query(`SELECT count(*)::int AS n FROM jobs.generation_jobs WHERE user_id LIKE $1`, [`${userPrefix}%`]);
     await waitAllDone(userPrefix, rows[0].n);
+    recordCpu(`atelier end to end (CreateJob included), ${workerCount} worker(s)`, `e2e${workerCount}`, meter.spent(), rows[0].n);
     const { first, last } = await timesOf(userPrefix);
     const rate = rows[0].n / ((last - first) / 1000);
     ours[`e2e${workerCount}`] = rate;
@@ -183,7 +241,13 @@ try {
       const round = workerCount === 1 ? 'drain-' : 'drain2-';
       const startedAt = Date.now();
       const workers = await startWorkers(workerCount);
+      // From the moment the workers are ready: their start-up (transpiling, connecting) is no job's cost.
+      const meter = atelierMeter(workers);
+      const doneBefore = (
+        await db.query(`SELECT count(*)::int AS n FROM jobs.generation_jobs WHERE user_id LIKE $1 AND status = 'succeeded'`, [`${round}%`])
+      ).rows[0].n as number;
       await waitAllDone(round, DRAIN_JOBS);
+      recordCpu(`atelier drain, ${workerCount} worker(s)`, `drain${workerCount}`, meter.spent(), DRAIN_JOBS - doneBefore);
       const { rows } = await db.query(
         `SELECT extract(epoch FROM max(completed_at)) * 1000 AS last FROM jobs.generation_jobs WHERE user_id LIKE $1`,
         [`${round}%`],
@@ -299,11 +363,24 @@ try {
         return performance.now() - startedAt;
       };
       execFileSync(process.execPath, [cli, '--schema-only', '-c', graphileDb.url], { cwd: taskDir, stdio: 'ignore' });
+      // Its CPU: the CLI process (a child this process waits for) and Postgres; an empty run's
+      // cost (start-up, shut-down) is subtracted like its time.
+      const graphileMeter = () => new CpuMeter({ 'graphile-worker': reapedChildrenCpuMs, postgres: () => familyCpuMs('postgres') });
+      const emptyMeter = graphileMeter();
       const startup = once();
+      const emptySpent = emptyMeter.spent();
       const admin = new pg.Client({ connectionString: graphileDb.url });
       await admin.connect();
       await admin.query(`SELECT graphile_worker.add_job('noop', json_build_object('i', i)) FROM generate_series(1, $1) i`, [GRAPHILE_JOBS]);
+      const drainMeter = graphileMeter();
       const duration = once();
+      const drainSpent = drainMeter.spent();
+      recordCpu(
+        'graphile-worker drain (CLI --once, empty run subtracted)',
+        'graphile',
+        Object.fromEntries(Object.entries(drainSpent).map(([part, cpuMs]) => [part, Math.max(0, cpuMs - emptySpent[part]!)])),
+        GRAPHILE_JOBS,
+      );
       const rate = GRAPHILE_JOBS / ((duration - startup) / 1000);
       results.push({
         system: 'graphile-worker',
@@ -368,6 +445,7 @@ try {
     { measure: 'start latency p50 (lower is better)', ratio: ms(ours.startP50! / ours.graphileP50!) },
     { measure: 'start latency p99 (lower is better)', ratio: ms(ours.startP99! / ours.graphileP99!) },
   ]);
+  printCpu();
 } finally {
   jobsClient.close();
   await db.end();
