@@ -25,6 +25,7 @@ import { JobsMetrics } from './jobs-metrics.js';
 import { JobWatchHub } from './job-watch-hub.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
 import { OutboxWakeups } from './outbox/outbox-wakeups.js';
+import { NotificationListener } from './db/notification-listener.js';
 import { JobChangeNotices } from './job-change-notices.js';
 import { LeaseReaper } from './reaper/lease-reaper.js';
 import { StaleDispatchSweeper } from './reaper/stale-dispatch-sweeper.js';
@@ -103,19 +104,14 @@ export async function startJobsApp(
       await ensureJobStreams(await jetstreamManager(connection), topology);
     },
   });
-  const wakeups = new OutboxWakeups({ databaseUrl: config.DATABASE_URL, pool, logger, onWake: () => relay.wake() });
-  await wakeups.start();
+  // One LISTEN connection for this replica: outbox wake-ups and job changes from the others.
+  const listener = new NotificationListener({ databaseUrl: config.DATABASE_URL, logger, applicationName: 'jobs-listener' });
+  const wakeups = new OutboxWakeups({ pool, listener, logger, onWake: () => relay.wake() });
   const onOutboxWrite = () => wakeups.signal();
-
   const watchHub = new JobWatchHub();
-  const jobChanges = new JobChangeNotices({
-    databaseUrl: config.DATABASE_URL,
-    pool,
-    logger,
-    onRemoteChange: (jobId) => watchHub.remoteChanged(jobId),
-  });
-  await jobChanges.start();
+  const jobChanges = new JobChangeNotices({ pool, listener, logger, onRemoteChange: (jobId) => watchHub.remoteChanged(jobId) });
   watchHub.publishTo((jobId) => jobChanges.publish(jobId));
+  await listener.start();
 
   const peers = {
     catalog: createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 3_000 }),
@@ -182,8 +178,9 @@ export async function startJobsApp(
       await reaper.stop();
       await dispatchSweeper.stop();
       await relay.stop();
-      await wakeups.stop();
-      await jobChanges.stop();
+      wakeups.stop();
+      jobChanges.stop();
+      await listener.stop();
       peers.catalog.close();
       peers.media.close();
       await nats.close();

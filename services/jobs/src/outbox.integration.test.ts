@@ -7,6 +7,7 @@ import { createLogger } from '@atelier/logging';
 import { connectNats, ensureJobStreams, jetstream, jetstreamManager } from '@atelier/nats';
 import { claimDueOutboxRows } from './db/outbox-sql.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
+import { NotificationListener } from './db/notification-listener.js';
 import { OutboxWakeups } from './outbox/outbox-wakeups.js';
 import { canaryRequest, refusal, startJobsHarness, type JobsHarness } from './test-support/jobs-harness.js';
 
@@ -154,8 +155,9 @@ describe('outbox - relay to JetStream', () => {
       relayId: 'other-replica',
       pollIntervalMs: 60_000,
     });
-    const wakeups = new OutboxWakeups({ databaseUrl: h.database.url, pool: otherPool, logger, onWake: () => other.wake() });
-    await wakeups.start();
+    const listener = new NotificationListener({ databaseUrl: h.database.url, logger, applicationName: 'other-replica-listener' });
+    const wakeups = new OutboxWakeups({ pool: otherPool, listener, logger, onWake: () => other.wake() });
+    await listener.start();
     other.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 300)); // the relay is asleep now, for a minute
@@ -165,7 +167,8 @@ describe('outbox - relay to JetStream', () => {
       expect(Date.now() - startedAt).toBeLessThan(2_000);
     } finally {
       await other.stop();
-      await wakeups.stop();
+      wakeups.stop();
+      await listener.stop();
       h.app.relay.start();
     }
   });
