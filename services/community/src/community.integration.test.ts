@@ -17,6 +17,7 @@ import {
   uploadImage,
   type CommunityHarness,
 } from './test-support/community-harness.js';
+import { communityTestConfig } from './test-support/lone-community.js';
 
 const { PostCategory, PostStatus } = communityV1;
 
@@ -182,15 +183,7 @@ describe('community - media rules', () => {
   it('answers UNAVAILABLE when media cannot be reached, writing nothing', async () => {
     const logger = createLogger({ service: 'community-test', level: 'silent' });
     const cut = await startCommunityApp(
-      {
-        ...(await testIdentityEnv('community')),
-        GRPC_PORT: 0,
-        GRPC_HEALTH_PORT: 0,
-        GRPC_REFLECTION: false,
-        DATABASE_URL: h.database.url,
-        MEDIA_ADDR: '127.0.0.1:1',
-        JOBS_ADDR: '127.0.0.1:1',
-      },
+      await communityTestConfig(h.database.url, { MEDIA_ADDR: '127.0.0.1:1', JOBS_ADDR: '127.0.0.1:1' }),
       logger,
       { host: '127.0.0.1' },
     );

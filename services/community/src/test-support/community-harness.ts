@@ -16,9 +16,9 @@ import {
   type ServiceProcess,
   type TestDatabase,
   testClient,
-  testIdentityEnv,
 } from '@atelier/testing';
 import { startCommunityApp, type CommunityApp } from '../community-app.js';
+import { communityTestConfig } from './lone-community.js';
 import { createCommunityOrm, migrateCommunity } from '../db/community-orm.js';
 
 /**
@@ -79,15 +79,7 @@ export async function startCommunityHarness(): Promise<CommunityHarness> {
 
     const logger = createLogger({ service: 'community-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
     const app = await startCommunityApp(
-      {
-        ...(await testIdentityEnv('community')),
-        GRPC_PORT: 0,
-        GRPC_HEALTH_PORT: 0,
-        GRPC_REFLECTION: true,
-        DATABASE_URL: database.url,
-        MEDIA_ADDR: mediaProcess.address,
-        JOBS_ADDR: jobsProcess.address,
-      },
+      await communityTestConfig(database.url, { MEDIA_ADDR: mediaProcess.address, JOBS_ADDR: jobsProcess.address }),
       logger,
       { host: '127.0.0.1' },
     );

@@ -16,6 +16,23 @@ export interface LoneCommunity {
   stop(): Promise<void>;
 }
 
+/** The configuration of an in-process community server for tests: its own certificate, free ports. */
+export async function communityTestConfig(
+  databaseUrl: string,
+  peers: { MEDIA_ADDR: string; JOBS_ADDR: string },
+  extra: Partial<CommunityAppConfig> = {},
+): Promise<CommunityAppConfig> {
+  return {
+    ...(await testIdentityEnv('community')),
+    GRPC_PORT: 0,
+    GRPC_HEALTH_PORT: 0,
+    GRPC_REFLECTION: true,
+    DATABASE_URL: databaseUrl,
+    ...peers,
+    ...extra,
+  };
+}
+
 export async function startLoneCommunity(config: Partial<CommunityAppConfig> = {}): Promise<LoneCommunity> {
   const database = await createTestDatabase();
   const orm = await createCommunityOrm(database.url);
@@ -23,16 +40,7 @@ export async function startLoneCommunity(config: Partial<CommunityAppConfig> = {
   await orm.close();
   const logger = createLogger({ service: 'community-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const app = await startCommunityApp(
-    {
-      ...(await testIdentityEnv('community')),
-      GRPC_PORT: 0,
-      GRPC_HEALTH_PORT: 0,
-      GRPC_REFLECTION: false,
-      DATABASE_URL: database.url,
-      MEDIA_ADDR: '127.0.0.1:1',
-      JOBS_ADDR: '127.0.0.1:1',
-      ...config,
-    },
+    await communityTestConfig(database.url, { MEDIA_ADDR: '127.0.0.1:1', JOBS_ADDR: '127.0.0.1:1' }, config),
     logger,
     { host: '127.0.0.1' },
   );
