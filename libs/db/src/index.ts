@@ -17,3 +17,4 @@ export {
   isTransientDatabaseError,
   databaseUnavailable,
 } from './sql-errors.js';
+export { lockForTransaction } from './advisory-lock.js';

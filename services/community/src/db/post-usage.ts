@@ -1,4 +1,4 @@
-import type { Queryable } from '@atelier/db';
+import { lockForTransaction, type Queryable } from '@atelier/db';
 
 /**
  * Serialises one author's post creations until the transaction ends: counting and inserting under
@@ -6,11 +6,7 @@ import type { Queryable } from '@atelier/db';
  * to commit, then counts its row), as jobs' quota lock does.
  */
 export async function lockAuthorForPosts(db: Queryable, authorUserId: string): Promise<void> {
-  await db.query({
-    name: 'community.lock_author_posts',
-    text: `SELECT pg_advisory_xact_lock(hashtextextended('community.posts:' || $1, 0))`,
-    values: [authorUserId],
-  });
+  await lockForTransaction(db, 'community.posts', authorUserId);
 }
 
 /** Posts the author created since 00:00 UTC, whatever became of them; on posts_author_created_idx. */

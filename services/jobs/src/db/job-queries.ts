@@ -1,4 +1,4 @@
-import type { Queryable } from '@atelier/db';
+import { lockForTransaction, type Queryable } from '@atelier/db';
 import type { PageCursor } from '../domain/page-token.js';
 import { countsTowardDailyQuotaSql } from '../domain/quota.js';
 import type { JobEventRow, JobRow } from './job-row.js';
@@ -122,9 +122,5 @@ export async function quotaUsage(db: Queryable, userId: string, quotaJobTypes: r
 
 /** Serialises one user's creates (quota checks) until the transaction ends. */
 export async function lockUserForQuota(db: Queryable, userId: string): Promise<void> {
-  await db.query({
-    name: 'jobs.lock_user_quota',
-    text: `SELECT pg_advisory_xact_lock(hashtextextended('jobs.quota:' || $1, 0))`,
-    values: [userId],
-  });
+  await lockForTransaction(db, 'jobs.quota', userId);
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '@atelier/db';
+import { lockForTransaction, type Queryable } from '@atelier/db';
 import type { UploadUsage } from '../domain/upload-limits.js';
 
 /**
@@ -7,11 +7,7 @@ import type { UploadUsage } from '../domain/upload-limits.js';
  * here until the first committed its row, then counts it (as jobs' quota does).
  */
 export async function lockOwnerForUploads(db: Queryable, ownerUserId: string): Promise<void> {
-  await db.query({
-    name: 'media.lock_owner_uploads',
-    text: `SELECT pg_advisory_xact_lock(hashtextextended('media.uploads:' || $1, 0))`,
-    values: [ownerUserId],
-  });
+  await lockForTransaction(db, 'media.uploads', ownerUserId);
 }
 
 /**
