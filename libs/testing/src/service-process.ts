@@ -8,16 +8,33 @@ import { testIdentityEnv } from './test-pki.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** A free TCP port on loopback (asked from the OS, then released for the child to bind). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+// Ports handed out come from below Linux's ephemeral range (32768–60999 by default): a port
+// taken from that range and released can be grabbed by any outgoing connection before the
+// child binds it (an EADDRINUSE at start-up that CI has seen). Below it, only listeners compete,
+// and the bind check plus the random pick keep parallel test files apart.
+const PORT_RANGE = { low: 20_000, high: 32_000 } as const;
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
+    server.once('error', () => resolve(false));
+    // Services listen on all interfaces, so that is what is checked.
+    server.listen({ port, host: '0.0.0.0', exclusive: true }, () => server.close(() => resolve(true)));
   });
+}
+
+/** A TCP port nothing listens on, not handed out before by this process, for a child to bind. */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    const port = PORT_RANGE.low + Math.floor(Math.random() * (PORT_RANGE.high - PORT_RANGE.low));
+    if (handedOut.has(port)) continue;
+    if (await bindable(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free TCP port found in ${PORT_RANGE.low}–${PORT_RANGE.high}`);
 }
 
 export interface ServiceProcess {
