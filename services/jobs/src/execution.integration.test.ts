@@ -476,7 +476,7 @@ describe('execution - lease reaper', () => {
           registry: createRegistry(),
           subjects: h.app.context.subjects,
           logger,
-          onOutboxWrite: () => {},
+          announceTo: h.app.context,
           intervalMs: 60_000,
           batchSize: 3,
         }),

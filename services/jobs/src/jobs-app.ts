@@ -20,7 +20,7 @@ import { createRegistry } from './definitions/index.js';
 import type { OutboxSubjects } from './db/job-row.js';
 import type { JobsContext } from './jobs-context.js';
 import { readQueueStats } from './db/queue-stats.js';
-import { createJobBatches } from './job-batches.js';
+import { createTransitionBatches } from './transitions/transition-batches.js';
 import { JobsMetrics } from './jobs-metrics.js';
 import { JobWatchHub } from './job-watch-hub.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
@@ -119,7 +119,7 @@ export async function startJobsApp(
   };
   const context: JobsContext = {
     pool,
-    batches: createJobBatches(pool, subjects, config.LEASE_TTL_MS),
+    batches: createTransitionBatches(pool, subjects, config.LEASE_TTL_MS),
     registry,
     peers,
     subjects,
@@ -140,10 +140,8 @@ export async function startJobsApp(
     registry,
     subjects,
     logger,
-    onOutboxWrite,
-    onJobsChanged: (jobIds) => jobIds.forEach((jobId) => watchHub.changed(jobId)),
+    announceTo: context,
     intervalMs: config.REAPER_INTERVAL_MS,
-    metrics,
   });
   const dispatchSweeper = new StaleDispatchSweeper({
     pool,

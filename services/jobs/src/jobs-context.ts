@@ -3,16 +3,17 @@ import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from './definitions/index.js';
 import type { OutboxSubjects } from './db/job-row.js';
 import type { QuotaLimits } from './domain/quota.js';
-import type { JobBatches } from './job-batches.js';
 import type { JobWatchHub } from './job-watch-hub.js';
 import type { JobsMetrics } from './jobs-metrics.js';
 import type { Peers } from './peer-validation.js';
+import type { AnnounceTargets } from './transitions/announce.js';
+import type { TransitionBatches } from './transitions/transition-batches.js';
 
 /** What the jobs RPC handlers depend on. */
-export interface JobsContext {
+export interface JobsContext extends AnnounceTargets {
   pool: SqlPool;
   /** Coalesced creates, claims and completions (the hot path). */
-  batches: JobBatches;
+  batches: TransitionBatches;
   registry: JobDefinitionRegistry;
   peers: Peers;
   subjects: OutboxSubjects;
@@ -22,7 +23,7 @@ export interface JobsContext {
   leaseTtlMs: number;
   /** WatchJob's safety re-read, for a change notice that was lost (WATCH_REREAD_MS). */
   watchRereadMs: number;
-  /** Call after every commit that wrote outbox rows: wakes the relays. */
+  /** Call after every commit that wrote outbox rows: wakes the relays (transitions/announce.ts does). */
   onOutboxWrite: () => void;
   metrics: JobsMetrics;
 }

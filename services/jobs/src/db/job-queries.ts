@@ -1,6 +1,5 @@
-import { lockForTransaction, type Queryable } from '@atelier/db';
+import type { Queryable } from '@atelier/db';
 import type { PageCursor } from '../domain/page-token.js';
-import { countsTowardDailyQuotaSql } from '../domain/quota.js';
 import type { JobEventRow, JobRow } from './job-row.js';
 
 /** Reads of jobs.generation_jobs and jobs.job_events. Nothing here writes. */
@@ -94,33 +93,4 @@ export async function listJobs(
     values,
   );
   return result.rows;
-}
-
-export interface QuotaUsageRow {
-  today: number;
-  in_flight: number;
-}
-
-/**
- * The user's usage for L3, counted under the per-user advisory lock the caller holds: jobs created
- * since the start of the UTC day that count (domain/quota.ts says which), and jobs queued or
- * running.
- */
-export async function quotaUsage(db: Queryable, userId: string, quotaJobTypes: readonly string[]): Promise<QuotaUsageRow> {
-  const result = await db.query<{ today: string; in_flight: string }>({
-    name: 'jobs.quota_usage',
-    text: `SELECT count(*) FILTER (WHERE j.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-                                    AND ${countsTowardDailyQuotaSql('j')}) AS today,
-                  count(*) FILTER (WHERE j.status IN ('queued', 'running')) AS in_flight
-             FROM jobs.generation_jobs j
-            WHERE j.user_id = $1 AND j.job_type = ANY($2::text[])
-              AND (j.status IN ('queued', 'running') OR j.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`,
-    values: [userId, quotaJobTypes],
-  });
-  return { today: Number(result.rows[0]!.today), in_flight: Number(result.rows[0]!.in_flight) };
-}
-
-/** Serialises one user's creates (quota checks) until the transaction ends. */
-export async function lockUserForQuota(db: Queryable, userId: string): Promise<void> {
-  await lockForTransaction(db, 'jobs.quota', userId);
 }

@@ -1,9 +1,9 @@
 import { jobsV1 } from '@atelier/contracts';
 
 /**
- * The lifecycle of a job. The database enforces the same rules (CHECK constraints per status
- * and a transition trigger, see migrations); this table is the application's copy, used to
- * refuse an illegal move before any SQL runs.
+ * The statuses of a job. Which moves between them are legal is decided in one place, the
+ * database's transition trigger (migration 0001; transitions/transitions.integration.test.ts
+ * checks it against SPEC §4.2), and every move is one unit in transitions/:
  *
  *   queued ──claim──▶ running ──▶ succeeded | failed | cancelled
  *     │  ▲──retry / lease expired──┘
@@ -19,19 +19,6 @@ export const JobStatus = {
 export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
 
 export const TERMINAL_STATUSES: ReadonlySet<JobStatus> = new Set([JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED]);
-
-const LEGAL_TRANSITIONS: ReadonlySet<string> = new Set([
-  'queued→running', // claim
-  'running→succeeded', // complete
-  'running→failed', // fail (final or attempts spent), reaper with attempts spent
-  'running→queued', // retry with backoff, reaper, release
-  'queued→cancelled', // user cancel
-  'running→cancelled', // user cancel; the worker learns it at its next heartbeat
-]);
-
-export function isLegalTransition(from: JobStatus, to: JobStatus): boolean {
-  return LEGAL_TRANSITIONS.has(`${from}→${to}`);
-}
 
 export function isTerminal(status: string): boolean {
   return TERMINAL_STATUSES.has(status as JobStatus);

@@ -16,8 +16,12 @@ export interface QuotaUsage {
   inFlight: number;
 }
 
-export type QuotaDecision =
-  { allowed: true } | { allowed: false; limit: 'daily' | 'in_flight'; retryAfterSeconds: number; message: string };
+/** Which limit refused a create, when the user may try again, and what to tell them. */
+export interface QuotaRefusal {
+  limit: 'daily' | 'in_flight';
+  retryAfterSeconds: number;
+  message: string;
+}
 
 /**
  * Which jobs the daily quota counts: what the vendor was asked to do. A job counts once its
@@ -33,22 +37,22 @@ export function countsTowardDailyQuotaSql(alias: string): string {
            OR (${alias}.status = 'failed' AND NOT starts_with(${alias}.error_code, 'INTERNAL_') AND ${alias}.error_code <> 'LEASE_EXPIRED'))`;
 }
 
-export function decideQuota(usage: QuotaUsage, limits: QuotaLimits, now: Date): QuotaDecision {
+/**
+ * Explains a create the quota refused. The rule itself — under the daily limit and under the
+ * in-flight limit — is applied where the usage is counted, by the create statement
+ * (transitions/create.ts); this names the limit that was reached.
+ */
+export function quotaRefusal(usage: QuotaUsage, limits: QuotaLimits, now: Date): QuotaRefusal {
   if (usage.today >= limits.dailyLimit) {
     return {
-      allowed: false,
       limit: 'daily',
       retryAfterSeconds: secondsToNextUtcDay(now),
       message: `daily limit of ${limits.dailyLimit} generations reached; it resets at 00:00 UTC`,
     };
   }
-  if (usage.inFlight >= limits.maxInFlight) {
-    return {
-      allowed: false,
-      limit: 'in_flight',
-      retryAfterSeconds: limits.inFlightRetryAfterSeconds,
-      message: `${limits.maxInFlight} generations are already queued or running; wait for one to finish`,
-    };
-  }
-  return { allowed: true };
+  return {
+    limit: 'in_flight',
+    retryAfterSeconds: limits.inFlightRetryAfterSeconds,
+    message: `${limits.maxInFlight} generations are already queued or running; wait for one to finish`,
+  };
 }

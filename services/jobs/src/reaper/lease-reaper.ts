@@ -1,23 +1,20 @@
-import { inTransaction, type SqlPool } from '@atelier/db';
+import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from '../definitions/index.js';
 import type { OutboxSubjects } from '../db/job-row.js';
-import { reapJobs, type ReapDecision } from '../db/job-transitions.js';
+import { reapExpiredLeases } from '../transitions/reap.js';
 import { backoffMs } from '../domain/retry-policy.js';
-import type { JobsMetrics } from '../jobs-metrics.js';
+import { announce, type AnnounceTargets } from '../transitions/announce.js';
 
 export interface LeaseReaperOptions {
   pool: SqlPool;
   registry: JobDefinitionRegistry;
   subjects: OutboxSubjects;
   logger: Logger;
-  /** Called after a commit that queued or failed jobs (their outbox rows want publishing). */
-  onOutboxWrite: () => void;
-  /** Called after that commit with the reaped jobs, to wake their WatchJob streams. */
-  onJobsChanged?: (jobIds: readonly string[]) => void;
+  /** Where reaped jobs are announced (relay, WatchJob streams, metrics). */
+  announceTo: AnnounceTargets;
   intervalMs: number;
   batchSize?: number;
-  metrics?: Pick<JobsMetrics, 'leaseExpiries' | 'ended'>;
 }
 
 /**
@@ -49,36 +46,27 @@ export class LeaseReaper {
     const batchSize = this.options.batchSize ?? 100;
     const total = { requeued: 0, failed: 0 };
     for (;;) {
-      const reaped = await inTransaction(this.options.pool, async (client) => {
-        const { rows } = await client.query<{ id: string; job_type: string; attempt_count: number; max_attempts: number }>({
-          name: 'reaper.lock_expired',
-          text: `SELECT id, job_type, attempt_count, max_attempts FROM jobs.generation_jobs
-                  WHERE status = 'running' AND lease_expires_at < now()
-                  ORDER BY lease_expires_at, id
-                  LIMIT $1
-                  FOR UPDATE SKIP LOCKED`,
-          values: [batchSize],
-        });
-        const decisions: ReapDecision[] = rows.map((row) => {
-          const definition = this.options.registry.find(row.job_type);
-          const requeue = row.attempt_count < row.max_attempts;
-          return { jobId: row.id, requeue, delayMs: requeue && definition ? backoffMs(row.attempt_count, definition) : 0 };
-        });
-        return reapJobs(client, decisions, this.options.subjects);
-      });
+      const reaped = await reapExpiredLeases(
+        this.options.pool,
+        batchSize,
+        (expired) => {
+          const definition = this.options.registry.find(expired.job_type);
+          const requeue = expired.attempt_count < expired.max_attempts;
+          return { jobId: expired.id, requeue, delayMs: requeue && definition ? backoffMs(expired.attempt_count, definition) : 0 };
+        },
+        this.options.subjects,
+      );
       if (reaped.length > 0) {
-        this.options.onOutboxWrite();
-        this.options.onJobsChanged?.(reaped.map((row) => row.id));
-        const requeued = reaped.filter((row) => row.status === 'queued').length;
-        const { metrics } = this.options;
-        if (metrics) {
-          metrics.leaseExpiries.inc({ outcome: 'requeued' }, requeued);
-          if (reaped.length > requeued) metrics.leaseExpiries.inc({ outcome: 'failed' }, reaped.length - requeued);
-          for (const row of reaped) metrics.ended(row);
-        }
-        total.requeued += requeued;
-        total.failed += reaped.length - requeued;
-        this.options.logger.warn({ requeued, failed: reaped.length - requeued }, 'reaped expired leases');
+        const requeued = reaped.filter((row) => row.status === 'queued');
+        const failed = reaped.filter((row) => row.status !== 'queued');
+        const { announceTo } = this.options;
+        announce(announceTo, 'requeued', requeued);
+        announce(announceTo, 'ended', failed);
+        announceTo.metrics.leaseExpiries.inc({ outcome: 'requeued' }, requeued.length);
+        announceTo.metrics.leaseExpiries.inc({ outcome: 'failed' }, failed.length);
+        total.requeued += requeued.length;
+        total.failed += failed.length;
+        this.options.logger.warn({ requeued: requeued.length, failed: failed.length }, 'reaped expired leases');
       }
       if (reaped.length < batchSize) return total;
     }

@@ -1,34 +1,37 @@
 import type { jobsV1 } from '@atelier/contracts';
-import { FailedPreconditionError } from '@atelier/errors';
+import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
-import { cancelJob as cancelJobRow } from '../db/job-transitions.js';
 import type { JobsContext } from '../jobs-context.js';
-import { describeJob, findOwnJob } from '../job-view.js';
+import { describeJob } from '../job-view.js';
+import { announce } from '../transitions/announce.js';
+import { cancel } from '../transitions/cancel.js';
 
 type CancelJob = Handler<typeof jobsV1.JobsServiceService.cancelJob>;
 
 /**
- * queued → cancelled at once; running → cancelled at once too, and the worker, whose lease is
- * gone, learns it at its next heartbeat and abandons the attempt. A finished job cannot be
- * cancelled. Cancelled jobs give their quota back.
+ * queued → cancelled at once; running → cancelled at once too, and the worker running it hears
+ * of it within a second (the cancel is pushed) and abandons the attempt. A finished job cannot be
+ * cancelled, nor a running one of a type that does not allow it.
  */
 export function cancelJob(context: JobsContext): CancelJob {
+  const nonCancellableTypes = context.registry
+    .all()
+    .filter((definition) => !definition.cancellable)
+    .map((definition) => definition.jobType);
   return async (request) => {
     const jobId = requireUuid(request.jobId, 'job_id');
     const userId = requireUserId(request.userId, 'user_id');
-    const current = await findOwnJob(context.pool, jobId, userId);
-    const definition = context.registry.find(current.job_type);
-    if (current.status === 'running' && definition && !definition.cancellable) {
-      throw new FailedPreconditionError('JOB_NOT_CANCELLABLE', `a running ${current.job_type} job cannot be cancelled`);
+    const result = await cancel(context.pool, { jobId, userId, nonCancellableTypes }, context.subjects);
+    if (!result.changed) {
+      const { found } = result;
+      if (!found) throw new NotFoundError('job');
+      if (found.status === 'running') {
+        throw new FailedPreconditionError('JOB_NOT_CANCELLABLE', `a running ${found.jobType} job cannot be cancelled`);
+      }
+      throw new FailedPreconditionError('JOB_ALREADY_FINISHED', `the job has already ${found.status}`);
     }
-    const cancelled = await cancelJobRow(context.pool, jobId, userId, context.subjects);
-    if (!cancelled) {
-      const row = await findOwnJob(context.pool, jobId, userId);
-      throw new FailedPreconditionError('JOB_ALREADY_FINISHED', `the job has already ${row.status}`);
-    }
-    context.onOutboxWrite();
-    context.watchHub.changed(jobId);
-    return { job: await describeJob(context.pool, cancelled) };
+    announce(context, 'ended', [result.job]);
+    return { job: await describeJob(context.pool, result.job) };
   };
 }

@@ -2,11 +2,12 @@ import { jobsExecutionV1 } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
-import { findJob } from '../db/job-queries.js';
 import { isTerminal } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
-import { requireWorkerId } from './lease-refusal.js';
+import { announce } from '../transitions/announce.js';
+import type { TransitionResult } from '../transitions/found-job.js';
+import { requireWorkerId } from './worker-id.js';
 
 type ClaimJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.claimJob>;
 type ClaimJobs = Handler<typeof jobsExecutionV1.JobExecutionServiceService.claimJobs>;
@@ -21,7 +22,7 @@ export function claimJob(context: JobsContext): ClaimJob {
   return async (request, call) => claimOne(context, requireUuid(request.jobId, 'job_id'), requireWorkerId(request.workerId), call.signal);
 }
 
-/** ClaimJob for many dispatches at once; the entries still share one statement per batch. */
+/** ClaimJob for many dispatches at once; the entries join the same batches as single claims. */
 export function claimJobs(context: JobsContext): ClaimJobs {
   return async (request, call) => {
     if (request.claims.length > 500) throw new InvalidArgumentError('claims', 'at most 500 entries per call');
@@ -39,32 +40,34 @@ async function claimOne(
   workerId: string,
   signal: AbortSignal,
 ): Promise<jobsExecutionV1.ClaimJobResponse> {
-  {
-    const row = await context.batches.claim({ jobId, workerId }, signal);
-    if (row) {
-      context.watchHub.changed(jobId);
-      context.metrics.claimed.inc({ job_type: row.job_type });
-      const definition = context.registry.find(row.job_type);
-      return {
-        outcome: ClaimOutcome.CLAIMED,
-        claimed: {
-          job: toJobMessage(row),
-          attempt: row.attempt_count,
-          leaseExpiresAt: row.lease_expires_at!,
-          heartbeatIntervalMs: Math.floor(context.leaseTtlMs / 3),
-          timeoutMs: definition?.timeoutMs ?? 60_000,
-          providerRequestId: row.provider_request_id ?? undefined,
-          contentSafety: definition?.contentSafety ?? false,
-          providerIdempotencyKey: row.provider_request_generation === 0 ? row.id : `${row.id}:${row.provider_request_generation}`,
-        },
-      };
-    }
-    const current = await findJob(context.pool, jobId);
-    if (!current) return { outcome: ClaimOutcome.NOT_FOUND };
-    if (isTerminal(current.status)) return { outcome: ClaimOutcome.TERMINAL };
-    if (current.status === 'queued' && current.next_attempt_at.getTime() > Date.now()) {
-      return { outcome: ClaimOutcome.NOT_DUE, notBefore: current.next_attempt_at };
+  const result = await context.batches.claim({ jobId, workerId }, signal);
+  if (result.changed) announce(context, 'claimed', [result.job]);
+  return claimResponse(context, result);
+}
+
+function claimResponse(context: JobsContext, result: TransitionResult): jobsExecutionV1.ClaimJobResponse {
+  if (!result.changed) {
+    const { found } = result;
+    if (!found) return { outcome: ClaimOutcome.NOT_FOUND };
+    if (isTerminal(found.status)) return { outcome: ClaimOutcome.TERMINAL };
+    if (found.status === 'queued' && found.nextAttemptAt.getTime() > Date.now()) {
+      return { outcome: ClaimOutcome.NOT_DUE, notBefore: found.nextAttemptAt };
     }
     return { outcome: ClaimOutcome.ALREADY_RUNNING };
   }
+  const row = result.job;
+  const definition = context.registry.find(row.job_type);
+  return {
+    outcome: ClaimOutcome.CLAIMED,
+    claimed: {
+      job: toJobMessage(row),
+      attempt: row.attempt_count,
+      leaseExpiresAt: row.lease_expires_at!,
+      heartbeatIntervalMs: Math.floor(context.leaseTtlMs / 3),
+      timeoutMs: definition?.timeoutMs ?? 60_000,
+      providerRequestId: row.provider_request_id ?? undefined,
+      contentSafety: definition?.contentSafety ?? false,
+      providerIdempotencyKey: row.provider_request_generation === 0 ? row.id : `${row.id}:${row.provider_request_generation}`,
+    },
+  };
 }

@@ -2,10 +2,11 @@ import { mediaV1, type jobsExecutionV1 } from '@atelier/contracts';
 import { AppError, ErrorCode, FailedPreconditionError, InvalidArgumentError, isAppError } from '@atelier/errors';
 import { GRPC_STATUS_BY_ERROR_CODE, type Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
-import { findJob } from '../db/job-queries.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
-import { leaseRefusal, requireWorkerId } from './lease-refusal.js';
+import { announce } from '../transitions/announce.js';
+import { holdsLease, leaseRefusal } from '../transitions/lease-refusal.js';
+import { requireWorkerId } from './worker-id.js';
 
 type CompleteJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.completeJob>;
 type CompleteJobs = Handler<typeof jobsExecutionV1.JobExecutionServiceService.completeJobs>;
@@ -47,49 +48,53 @@ export function completeJobs(context: JobsContext): CompleteJobs {
   };
 }
 
+/** What media says of an output asset: its owner, and what is wrong with it apart from its owner. */
+interface OutputCheck {
+  ownerId: string | null;
+  problem: string | undefined;
+}
+
 function completer(context: JobsContext): CompleteJob {
-  async function verifyOutput(jobId: string, workerId: string, outputAssetId: string, sha256: string): Promise<void> {
-    const row = await findJob(context.pool, jobId);
-    if (!row || row.status !== 'running' || row.lease_owner !== workerId) throw await leaseRefusal(context.pool, jobId, workerId);
-    if (!row.expects_output) throw new InvalidArgumentError('output_asset_id', `${row.job_type} jobs have no output`);
+  async function checkOutput(outputAssetId: string, sha256: string): Promise<OutputCheck> {
     const asset = await context.peers.media.getAssetInternal({ assetId: outputAssetId, includeDownloadUrl: false }).then(
       (r) => r.asset!,
       (error: unknown) => {
-        if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) {
-          throw new FailedPreconditionError('OUTPUT_INVALID', 'the output asset does not exist');
-        }
+        if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) return undefined;
         throw error;
       },
     );
+    if (!asset) return { ownerId: null, problem: 'does not exist' };
     const problem =
-      asset.ownerUserId !== row.user_id
-        ? 'belongs to another user'
-        : asset.status !== mediaV1.AssetStatus.READY
-          ? 'is not ready'
-          : asset.purpose !== mediaV1.AssetPurpose.AI_OUTPUT
-            ? 'is not an ai_output asset'
-            : sha256 && asset.sha256 !== sha256.toLowerCase()
-              ? 'has another sha256 than reported'
-              : undefined;
-    if (problem) throw new FailedPreconditionError('OUTPUT_INVALID', `the output asset ${problem}`);
+      asset.status !== mediaV1.AssetStatus.READY
+        ? 'is not ready'
+        : asset.purpose !== mediaV1.AssetPurpose.AI_OUTPUT
+          ? 'is not an ai_output asset'
+          : sha256 && asset.sha256 !== sha256.toLowerCase()
+            ? 'has another sha256 than reported'
+            : undefined;
+    return { ownerId: asset.ownerUserId, problem };
   }
 
   return async (request, call) => {
     const jobId = requireUuid(request.jobId, 'job_id');
     const workerId = requireWorkerId(request.workerId);
     const outputAssetId = request.outputAssetId ? requireUuid(request.outputAssetId, 'output_asset_id') : null;
-    if (outputAssetId) await verifyOutput(jobId, workerId, outputAssetId, request.outputSha256);
-    const row = await context.batches.complete({ jobId, workerId, outputAssetId }, call.signal);
-    if (!row) {
-      const current = await findJob(context.pool, jobId);
-      if (current?.status === 'running' && current.lease_owner === workerId && current.expects_output && !outputAssetId) {
-        throw new InvalidArgumentError('output_asset_id', 'is required: this job type produces an output');
-      }
-      throw await leaseRefusal(context.pool, jobId, workerId);
+    const output = outputAssetId ? await checkOutput(outputAssetId, request.outputSha256) : undefined;
+    // A faulty output completes nothing: no owner matches. The lease is still checked first, so a
+    // worker that lost the job hears that (and deletes its orphan) rather than the output's fault.
+    const outputOwnerId = output && !output.problem ? output.ownerId : null;
+    const result = await context.batches.complete({ jobId, workerId, outputAssetId, outputOwnerId }, call.signal);
+    if (result.changed) {
+      announce(context, 'ended', [result.job]);
+      return { job: toJobMessage(result.job) };
     }
-    context.onOutboxWrite();
-    context.watchHub.changed(jobId);
-    context.metrics.ended(row);
-    return { job: toJobMessage(row) };
+    const { found } = result;
+    if (!holdsLease(found, workerId)) throw leaseRefusal(found, workerId);
+    if (!found.expectsOutput && outputAssetId) throw new InvalidArgumentError('output_asset_id', `${found.jobType} jobs have no output`);
+    if (found.expectsOutput && !outputAssetId)
+      throw new InvalidArgumentError('output_asset_id', 'is required: this job type produces an output');
+    const problem = output?.problem ?? (output?.ownerId !== found.userId ? 'belongs to another user' : undefined);
+    if (problem) throw new FailedPreconditionError('OUTPUT_INVALID', `the output asset ${problem}`);
+    throw leaseRefusal(found, workerId);
   };
 }

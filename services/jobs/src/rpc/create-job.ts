@@ -6,15 +6,16 @@ import type { Handler } from '@atelier/grpc';
 import { currentTraceCarrier } from '@atelier/telemetry';
 import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
 import type { JobDefinition } from '../definitions/index.js';
-import { findJobByIdempotencyKey, listEvents, lockUserForQuota, quotaUsage } from '../db/job-queries.js';
+import { findJobByIdempotencyKey, listEvents } from '../db/job-queries.js';
 import type { JobRow } from '../db/job-row.js';
-import { insertJobs, type NewJob } from '../db/job-transitions.js';
 import { normaliseCommand } from '../domain/job-command.js';
-import { decideQuota } from '../domain/quota.js';
+import { quotaRefusal } from '../domain/quota.js';
 import { requestHash } from '../domain/request-hash.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
 import { resolveAgainstPeers } from '../peer-validation.js';
+import { announce } from '../transitions/announce.js';
+import { createJobWithinQuota, type CreateOutcome, type NewJob } from '../transitions/create.js';
 
 type CreateJob = Handler<typeof jobsV1.JobsServiceService.createJob>;
 
@@ -41,13 +42,18 @@ function replayOrRefuse(existing: JobRow, hash: Buffer): JobRow {
  * CreateJob with the three layers of "never twice" that happen at creation (SPEC §4.3):
  * L1 — the idempotency key and the canonical request hash, backed by UNIQUE(user_id, key);
  * L3 — quotas counted under a per-user advisory lock, so concurrent submits cannot overshoot.
- * The job row, its creation event and its dispatch are written in one statement.
+ * The job row, its creation event and its dispatch are written in one statement
+ * (transitions/create.ts), which also finds the key's earlier job and, under the lock, the usage.
  */
 export function createJob(context: JobsContext): CreateJob {
-  const quotaJobTypes = context.registry
-    .all()
-    .filter((d) => d.countsTowardQuota)
-    .map((d) => d.jobType);
+  const quotaCheck = {
+    jobTypes: context.registry
+      .all()
+      .filter((d) => d.countsTowardQuota)
+      .map((d) => d.jobType),
+    dailyLimit: context.quota.dailyLimit,
+    maxInFlight: context.quota.maxInFlight,
+  };
 
   async function replayReply(row: JobRow): Promise<jobsV1.CreateJobResponse> {
     return { job: toJobMessage(row, { events: await listEvents(context.pool, [row.id]) }), created: false };
@@ -101,31 +107,26 @@ export function createJob(context: JobsContext): CreateJob {
 
     // Safe to run twice after a database blip: under the lock the first run's job, if it
     // committed, is found by its key (and has this very id).
-    const inserted = definition.countsTowardQuota
+    const outcome: CreateOutcome = definition.countsTowardQuota
       ? await retryWithBackoff(
           () =>
             inTransaction(context.pool, async (client) => {
-              await lockUserForQuota(client, userId);
-              // Under the lock a concurrent request with the same key has committed or not started.
-              const raced = await findJobByIdempotencyKey(client, userId, idempotencyKey);
-              if (raced) return raced;
-              const usage = await quotaUsage(client, userId, quotaJobTypes);
-              const decision = decideQuota({ today: usage.today, inFlight: usage.in_flight }, context.quota, new Date());
-              if (!decision.allowed) {
-                throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', decision.message, decision.retryAfterSeconds);
+              const within = await createJobWithinQuota(client, job, actor, quotaCheck, context.subjects);
+              if (!within.outcome.inserted && !within.outcome.job) {
+                const refusal = quotaRefusal(within.usage, context.quota, new Date());
+                throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', refusal.message, refusal.retryAfterSeconds);
               }
-              const [row] = await insertJobs(client, [job], [actor], context.subjects);
-              return row ?? null;
+              return within.outcome;
             }),
           ONE_RETRY_ON_A_BLIP(call.signal),
         )
-      : await context.batches.insert(job, actor, call.signal);
+      : await context.batches.create(job, actor, call.signal);
 
-    // null: the unique key lost a race outside the lock (quota-exempt types); the winner stands.
-    const row = inserted ?? (await findJobByIdempotencyKey(context.pool, userId, idempotencyKey))!;
+    // No job at all: the key's job committed while the statement ran (quota-exempt types, outside the lock).
+    const row = outcome.job ?? (await findJobByIdempotencyKey(context.pool, userId, idempotencyKey))!;
+    // Another id: an earlier request's job. This id, not inserted: this very create, committed by a run cut short.
     if (row.id !== job.id) return replayReply(replayOrRefuse(row, hash));
-    context.onOutboxWrite();
-    context.metrics.created.inc({ job_type: row.job_type });
+    announce(context, 'created', [row]);
     // A new job's only history is its creation: no attempts yet.
     return { job: toJobMessage(row, { events: [] }), created: true };
   };

@@ -1,13 +1,14 @@
 import { jobsExecutionV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import { requireText, requireUuid } from '@atelier/validation';
-import { findJob, listEvents } from '../db/job-queries.js';
-import { cancelRunningJob, failJob as failJobRow, requeueJob, type FailureRecord } from '../db/job-transitions.js';
 import { requireErrorClass, requireErrorCode } from '../domain/error-class.js';
-import { decideFailure } from '../domain/retry-policy.js';
+import { decideFailure, type FailureDecision } from '../domain/retry-policy.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
-import { leaseRefusal, requireWorkerId } from './lease-refusal.js';
+import { announce } from '../transitions/announce.js';
+import { applyFailure, readFailingJob, type FailureRecord } from '../transitions/fail.js';
+import { holdsLease, leaseRefusal } from '../transitions/lease-refusal.js';
+import { requireWorkerId } from './worker-id.js';
 
 type FailJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.failJob>;
 const { FailOutcome } = jobsExecutionV1;
@@ -30,34 +31,31 @@ export function failJob(context: JobsContext): FailJob {
       publicMessage: requireText(request.publicMessage, 'public_message', 1000, { allowEmpty: true }) || DEFAULT_PUBLIC_MESSAGE,
       internalMessage: requireText(request.internalMessage, 'internal_message', 4000, { allowEmpty: true }),
     };
-    const current = await findJob(context.pool, jobId);
-    if (!current || current.status !== 'running' || current.lease_owner !== workerId)
-      throw await leaseRefusal(context.pool, jobId, workerId);
-    const events = await listEvents(context.pool, [jobId]);
+    const failing = await readFailingJob(context.pool, jobId);
+    if (!holdsLease(failing.found, workerId) || !failing.row) throw leaseRefusal(failing.found, workerId);
+    const { row: current } = failing;
     const definition = context.registry.find(current.job_type);
-    const decision = definition
+    const decision: FailureDecision = definition
       ? decideFailure(
           {
             errorClass,
             retryable: request.retryable,
             attempt: current.attempt_count,
             maxAttempts: current.max_attempts,
-            earlierInternalFailures: events.filter((e) => e.error_class === 'internal').length,
+            earlierInternalFailures: failing.internalFailures,
           },
           definition,
         )
-      : ({ outcome: 'fail' } as const);
-
-    const row =
-      decision.outcome === 'requeue'
-        ? await requeueJob(context.pool, jobId, workerId, decision.delayMs, failure, request.abandonProviderRequest, context.subjects)
-        : decision.outcome === 'cancel'
-          ? await cancelRunningJob(context.pool, jobId, workerId, failure, context.subjects)
-          : await failJobRow(context.pool, jobId, workerId, failure, context.subjects);
-    if (!row) throw await leaseRefusal(context.pool, jobId, workerId);
-    context.onOutboxWrite();
-    context.watchHub.changed(jobId);
-    context.metrics.ended(row);
+      : { outcome: 'fail' };
+    const result = await applyFailure(
+      context.pool,
+      { jobId, workerId, attempt: current.attempt_count, failure, abandonProviderRequest: request.abandonProviderRequest },
+      decision,
+      context.subjects,
+    );
+    if (!result.changed) throw leaseRefusal(result.found, workerId);
+    const row = result.job;
+    announce(context, row.status === 'queued' ? 'requeued' : 'ended', [row]);
     return {
       job: toJobMessage(row),
       outcome: row.status === 'queued' ? FailOutcome.REQUEUED : FailOutcome.FAILED,

@@ -1,10 +1,11 @@
 import { jobsExecutionV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import { requireIntInRange, requireUuid } from '@atelier/validation';
-import { findJob } from '../db/job-queries.js';
-import { heartbeatJob } from '../db/job-transitions.js';
 import type { JobsContext } from '../jobs-context.js';
-import { requireWorkerId, stopReasonFor } from './lease-refusal.js';
+import { announce } from '../transitions/announce.js';
+import { heartbeat as extendLease } from '../transitions/heartbeat.js';
+import { stopReasonFor } from '../transitions/lease-refusal.js';
+import { requireWorkerId } from './worker-id.js';
 
 type Heartbeat = Handler<typeof jobsExecutionV1.JobExecutionServiceService.heartbeat>;
 const { HeartbeatDirective, StopReason } = jobsExecutionV1;
@@ -18,12 +19,11 @@ export function heartbeat(context: JobsContext): Heartbeat {
     const jobId = requireUuid(request.jobId, 'job_id');
     const workerId = requireWorkerId(request.workerId);
     const progress = requireIntInRange(request.progress, 'progress', 0, 100);
-    const extended = await heartbeatJob(context.pool, jobId, workerId, progress, context.leaseTtlMs);
-    if (extended) {
-      context.watchHub.changed(jobId);
-      return { directive: HeartbeatDirective.CONTINUE, stopReason: StopReason.UNSPECIFIED, leaseExpiresAt: extended.lease_expires_at };
+    const result = await extendLease(context.pool, { jobId, workerId, progress }, context.leaseTtlMs);
+    if (!result.extended) {
+      return { directive: HeartbeatDirective.STOP, stopReason: stopReasonFor(result.foundStatus), leaseExpiresAt: undefined };
     }
-    const row = await findJob(context.pool, jobId);
-    return { directive: HeartbeatDirective.STOP, stopReason: stopReasonFor(row?.status), leaseExpiresAt: undefined };
+    if (result.advanced) announce(context, 'progressed', [{ id: jobId }]);
+    return { directive: HeartbeatDirective.CONTINUE, stopReason: StopReason.UNSPECIFIED, leaseExpiresAt: result.leaseExpiresAt };
   };
 }

@@ -3,10 +3,10 @@ import { isUniqueViolation } from '@atelier/db';
 import { FailedPreconditionError, InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
-import { findJob } from '../db/job-queries.js';
-import { recordProviderRequest as recordProviderRequestRow } from '../db/job-transitions.js';
 import type { JobsContext } from '../jobs-context.js';
-import { leaseRefusal, requireWorkerId } from './lease-refusal.js';
+import { holdsLease, leaseRefusal } from '../transitions/lease-refusal.js';
+import { recordProviderRequest as recordRequest } from '../transitions/record-provider-request.js';
+import { requireWorkerId } from './worker-id.js';
 
 type RecordProviderRequest = Handler<typeof jobsExecutionV1.JobExecutionServiceService.recordProviderRequest>;
 
@@ -22,23 +22,19 @@ export function recordProviderRequest(context: JobsContext): RecordProviderReque
     if (!providerRequestId || providerRequestId.length > 128 || providerRequestId.includes('\u0000')) {
       throw new InvalidArgumentError('provider_request_id', 'must be 1–128 characters, without NUL');
     }
-    let row;
-    try {
-      row = await recordProviderRequestRow(context.pool, jobId, workerId, providerRequestId);
-    } catch (error) {
+    const result = await recordRequest(context.pool, { jobId, workerId, providerRequestId }).catch((error: unknown) => {
       if (isUniqueViolation(error, 'generation_jobs_provider_request_key')) {
         throw new FailedPreconditionError('PROVIDER_REQUEST_CONFLICT', 'another job already recorded this provider request id');
       }
       throw error;
-    }
-    if (row) return {};
-    const current = await findJob(context.pool, jobId);
-    if (current?.status === 'running' && current.lease_owner === workerId && current.provider_request_id !== providerRequestId) {
+    });
+    if (result.changed) return {};
+    if (holdsLease(result.found, workerId) && result.found.providerRequestId !== providerRequestId) {
       throw new FailedPreconditionError(
         'PROVIDER_REQUEST_CONFLICT',
         'the job already has a different provider request; resume that one instead of submitting again',
       );
     }
-    throw await leaseRefusal(context.pool, jobId, workerId);
+    throw leaseRefusal(result.found, workerId);
   };
 }

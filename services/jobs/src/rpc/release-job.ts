@@ -1,10 +1,12 @@
 import type { jobsExecutionV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import { requireText, requireUuid } from '@atelier/validation';
-import { releaseJob as releaseJobRow } from '../db/job-transitions.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
-import { leaseRefusal, requireWorkerId } from './lease-refusal.js';
+import { announce } from '../transitions/announce.js';
+import { leaseRefusal } from '../transitions/lease-refusal.js';
+import { release } from '../transitions/release.js';
+import { requireWorkerId } from './worker-id.js';
 
 type ReleaseJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.releaseJob>;
 
@@ -14,10 +16,9 @@ export function releaseJob(context: JobsContext): ReleaseJob {
     const jobId = requireUuid(request.jobId, 'job_id');
     const workerId = requireWorkerId(request.workerId);
     const reason = requireText(request.reason, 'reason', 400, { allowEmpty: true }) || 'worker shutdown';
-    const row = await releaseJobRow(context.pool, jobId, workerId, reason, context.subjects);
-    if (!row) throw await leaseRefusal(context.pool, jobId, workerId);
-    context.onOutboxWrite();
-    context.watchHub.changed(jobId);
-    return { job: toJobMessage(row) };
+    const result = await release(context.pool, { jobId, workerId, reason }, context.subjects);
+    if (!result.changed) throw leaseRefusal(result.found, workerId);
+    announce(context, 'requeued', [result.job]);
+    return { job: toJobMessage(result.job) };
   };
 }

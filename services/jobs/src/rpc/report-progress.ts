@@ -2,9 +2,11 @@ import type { jobsExecutionV1 } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireIntInRange, requireUuid } from '@atelier/validation';
-import { reportProgress as reportProgressRows, type ProgressReport } from '../db/job-transitions.js';
 import type { JobsContext } from '../jobs-context.js';
-import { requireWorkerId, stopReasonFor } from './lease-refusal.js';
+import { announce } from '../transitions/announce.js';
+import { stopReasonFor } from '../transitions/lease-refusal.js';
+import { reportProgress as recordProgress, type ProgressReport } from '../transitions/progress.js';
+import { requireWorkerId } from './worker-id.js';
 
 type ReportProgress = Handler<typeof jobsExecutionV1.JobExecutionServiceService.reportProgress>;
 
@@ -13,9 +15,9 @@ const MAX_REPORTS = 1_000;
 
 /**
  * Progress of running jobs, many per call, as workers see it change: WatchJob (and the app's
- * Server-Sent Events) show it within a poll. Answers the reported jobs that no longer run under
- * their reporter — cancelled, reaped or finished — so a worker that missed a pushed cancel stops
- * within a second.
+ * Server-Sent Events) show it at once. Answers the reported jobs that no longer run under their
+ * reporter — cancelled, reaped or finished — so a worker that missed a pushed cancel stops within
+ * a second.
  */
 export function reportProgress(context: JobsContext): ReportProgress {
   return async (request) => {
@@ -26,12 +28,15 @@ export function reportProgress(context: JobsContext): ReportProgress {
       progress: requireIntInRange(report.progress, `reports[${i}].progress`, 0, 100),
     }));
     if (reports.length === 0) return { stopped: [] };
-    const outcomes = await reportProgressRows(context.pool, reports);
+    const outcomes = await recordProgress(context.pool, reports);
+    announce(
+      context,
+      'progressed',
+      outcomes.filter((outcome) => outcome.advanced).map((outcome) => ({ id: outcome.job_id })),
+    );
     const stopped: jobsExecutionV1.StoppedJob[] = [];
     outcomes.forEach((outcome, i) => {
-      if (outcome.advanced) context.watchHub.changed(outcome.job_id);
-      const reporter = reports[i]!.workerId;
-      if (outcome.status !== 'running' || outcome.lease_owner !== reporter) {
+      if (outcome.status !== 'running' || outcome.lease_owner !== reports[i]!.workerId) {
         stopped.push({ jobId: outcome.job_id, reason: stopReasonFor(outcome.status) });
       }
     });

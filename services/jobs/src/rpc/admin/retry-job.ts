@@ -5,9 +5,10 @@ import type { Handler } from '@atelier/grpc';
 import { currentTraceCarrier } from '@atelier/telemetry';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import { findJob, listEvents } from '../../db/job-queries.js';
-import { insertJobs } from '../../db/job-transitions.js';
 import type { JobsContext } from '../../jobs-context.js';
 import { toAdminJobMessage } from '../../job-mapper.js';
+import { announce } from '../../transitions/announce.js';
+import { createJobs } from '../../transitions/create.js';
 
 type RetryJob = Handler<typeof jobsAdminV1.JobsAdminServiceService.retryJob>;
 
@@ -35,7 +36,7 @@ export function retryJob(context: JobsContext): RetryJob {
       }
     }
     const id = uuidv7();
-    const [row] = await insertJobs(
+    const [outcome] = await createJobs(
       context.pool,
       [
         {
@@ -69,8 +70,9 @@ export function retryJob(context: JobsContext): RetryJob {
       [`operator:${operatorId}`],
       context.subjects,
     );
-    context.onOutboxWrite();
-    context.metrics.created.inc({ job_type: original.job_type });
-    return { job: toAdminJobMessage(row!, await listEvents(context.pool, [id])) };
+    // The key is new (it holds the new id): the job was inserted.
+    const row = outcome!.job!;
+    announce(context, 'created', [row]);
+    return { job: toAdminJobMessage(row, await listEvents(context.pool, [id])) };
   };
 }

@@ -1,0 +1,195 @@
+import { lockForTransaction, type Queryable } from '@atelier/db';
+import type { JobRow, OutboxSubjects } from '../db/job-row.js';
+import { countsTowardDailyQuotaSql, type QuotaUsage } from '../domain/quota.js';
+import { DISPATCH_OUTBOX } from './transition-sql.js';
+
+export interface NewJob {
+  id: string;
+  userId: string;
+  petId: string | null;
+  jobType: string;
+  mediaKind: string;
+  queue: 'interactive' | 'background';
+  priority: number;
+  modelId: string | null;
+  styleId: string | null;
+  inputAssetId: string | null;
+  expectsOutput: boolean;
+  prompt: string;
+  negativePrompt: string;
+  width: number | null;
+  height: number | null;
+  parameters: Record<string, unknown>;
+  providerCode: string | null;
+  providerModel: string | null;
+  modelVersion: string | null;
+  styleCode: string | null;
+  maxAttempts: number;
+  idempotencyKey: string;
+  requestHash: Buffer;
+  retryOfJobId: string | null;
+  /** The creating request's trace (W3C headers); null when tracing is off. */
+  traceContext: Record<string, string> | null;
+}
+
+/**
+ * What a create found: its job inserted; the job that already holds its (user, idempotency key),
+ * from an earlier request or from the same batch; or neither, when that job committed while the
+ * statement ran (invisible to its snapshot: the caller reads it by key).
+ */
+export type CreateOutcome = { inserted: true; job: JobRow } | { inserted: false; job: JobRow | null };
+
+/** The per-user limits a create is counted against, with the job types that count. */
+export interface QuotaCheck {
+  jobTypes: readonly string[];
+  dailyLimit: number;
+  maxInFlight: number;
+}
+
+const startOfUtcDay = `date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
+
+/**
+ * queued from nothing: job rows with their creation events and dispatches, one statement for a
+ * batch. With `quota`, the insert also needs the user's usage (counted in the same statement) to
+ * be under both limits — the one place that rule is applied; the caller holds the user's lock.
+ */
+function insertStatement(quota: boolean): string {
+  return `WITH incoming AS (
+            SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::smallint[],
+                                 $8::uuid[], $9::uuid[], $10::uuid[], $11::boolean[], $12::text[], $13::text[], $14::int[],
+                                 $15::int[], $16::jsonb[], $17::text[], $18::text[], $19::text[], $20::text[], $21::smallint[],
+                                 $22::text[], $23::bytea[], $24::uuid[], $25::text[], $28::jsonb[]) WITH ORDINALITY
+              AS t(id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id,
+                   expects_output, prompt, negative_prompt, width, height, parameters, provider_code_snapshot,
+                   provider_model_snapshot, model_version_snapshot, style_code_snapshot, max_attempts, idempotency_key,
+                   request_hash, retry_of_job_id, actor, trace_context, n)),
+          ${
+            quota
+              ? `usage AS (
+            SELECT count(*) FILTER (WHERE j.created_at >= ${startOfUtcDay} AND ${countsTowardDailyQuotaSql('j')})::int AS today,
+                   count(*) FILTER (WHERE j.status IN ('queued', 'running'))::int AS in_flight
+              FROM jobs.generation_jobs j
+             WHERE j.user_id = $2[1] AND j.job_type = ANY($29::text[])
+               AND (j.status IN ('queued', 'running') OR j.created_at >= ${startOfUtcDay})),`
+              : ''
+          }
+          created AS (
+            INSERT INTO jobs.generation_jobs
+              (id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id, expects_output,
+               prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
+               model_version_snapshot, style_code_snapshot, status, max_attempts, idempotency_key, request_hash,
+               retry_of_job_id, next_attempt_at, trace_context)
+            SELECT id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id, expects_output,
+                   prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
+                   model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
+                   retry_of_job_id, now(), trace_context
+              FROM incoming
+             ${quota ? 'WHERE (SELECT today < $30 AND in_flight < $31 FROM usage)' : ''}
+            ON CONFLICT (user_id, idempotency_key) DO NOTHING
+            RETURNING *),
+          event AS (
+            INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
+            SELECT c.id, NULL, 'queued', 0, i.actor FROM created c JOIN incoming i ON i.id = c.id),
+          dispatch AS (${DISPATCH_OUTBOX('created', '$26', '$27')}),
+          outcome AS (
+            SELECT i.n, true AS inserted, c.* FROM incoming i JOIN created c ON c.id = i.id
+            UNION ALL
+            SELECT i.n, false, same.* FROM incoming i
+              JOIN created same ON same.user_id = i.user_id AND same.idempotency_key = i.idempotency_key AND same.id <> i.id
+            UNION ALL
+            SELECT i.n, false, earlier.* FROM incoming i
+              JOIN jobs.generation_jobs earlier ON earlier.user_id = i.user_id AND earlier.idempotency_key = i.idempotency_key)
+          SELECT i.n AS incoming_n, o.*${quota ? ', u.today AS usage_today, u.in_flight AS usage_in_flight' : ''}
+            FROM incoming i LEFT JOIN outcome o ON o.n = i.n${quota ? ' CROSS JOIN usage u' : ''}
+           ORDER BY i.n`;
+}
+
+const INSERT_JOBS = insertStatement(false);
+const INSERT_JOB_WITHIN_QUOTA = insertStatement(true);
+
+function insertValues(jobs: readonly NewJob[], actors: readonly string[], subjects: OutboxSubjects): unknown[] {
+  const column = <K extends keyof NewJob>(key: K) => jobs.map((job) => job[key]);
+  return [
+    column('id'),
+    column('userId'),
+    column('petId'),
+    column('jobType'),
+    column('mediaKind'),
+    column('queue'),
+    column('priority'),
+    column('modelId'),
+    column('styleId'),
+    column('inputAssetId'),
+    column('expectsOutput'),
+    column('prompt'),
+    column('negativePrompt'),
+    column('width'),
+    column('height'),
+    jobs.map((job) => JSON.stringify(job.parameters)),
+    column('providerCode'),
+    column('providerModel'),
+    column('modelVersion'),
+    column('styleCode'),
+    column('maxAttempts'),
+    column('idempotencyKey'),
+    column('requestHash'),
+    column('retryOfJobId'),
+    actors,
+    subjects.dispatchInteractive,
+    subjects.dispatchBackground,
+    jobs.map((job) => (job.traceContext ? JSON.stringify(job.traceContext) : null)),
+  ];
+}
+
+type OutcomeRow = JobRow & {
+  incoming_n: string;
+  n: string | null;
+  inserted: boolean | null;
+  usage_today?: number;
+  usage_in_flight?: number;
+};
+
+function outcomeOf(row: OutcomeRow): CreateOutcome {
+  const { incoming_n: _incoming, n: _n, inserted, usage_today: _today, usage_in_flight: _inFlight, ...job } = row;
+  if (inserted === null) return { inserted: false, job: null };
+  return { inserted, job: job as JobRow };
+}
+
+/** Creates many jobs (of types the quota does not count) in one statement; one outcome per job, in order. */
+export async function createJobs(
+  db: Queryable,
+  jobs: readonly NewJob[],
+  actors: readonly string[],
+  subjects: OutboxSubjects,
+): Promise<CreateOutcome[]> {
+  if (jobs.length === 0) return [];
+  const { rows } = await db.query<OutcomeRow>({
+    name: 'jobs.create_jobs',
+    text: INSERT_JOBS,
+    values: insertValues(jobs, actors, subjects),
+  });
+  return rows.map(outcomeOf);
+}
+
+/**
+ * Creates one job counted against its user's quota (L3): inside the caller's transaction, takes
+ * the user's lock — concurrent creates of one user then count each other's rows — and runs one
+ * statement that finds the key's earlier job, counts the usage and inserts only under both
+ * limits. Answers the outcome and the usage counted; no job and no earlier job means refused.
+ */
+export async function createJobWithinQuota(
+  db: Queryable,
+  job: NewJob,
+  actor: string,
+  quota: QuotaCheck,
+  subjects: OutboxSubjects,
+): Promise<{ outcome: CreateOutcome; usage: QuotaUsage }> {
+  await lockForTransaction(db, 'jobs.quota', job.userId);
+  const { rows } = await db.query<OutcomeRow>({
+    name: 'jobs.create_job_within_quota',
+    text: INSERT_JOB_WITHIN_QUOTA,
+    values: [...insertValues([job], [actor], subjects), quota.jobTypes, quota.dailyLimit, quota.maxInFlight],
+  });
+  const row = rows[0]!;
+  return { outcome: outcomeOf(row), usage: { today: row.usage_today!, inFlight: row.usage_in_flight! } };
+}

@@ -1,0 +1,332 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uuidv7, type Queryable } from '@atelier/db';
+import { createTestDatabase, type TestDatabase } from '@atelier/testing';
+import type { OutboxSubjects } from '../db/job-row.js';
+import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
+import { cancel } from './cancel.js';
+import { claim } from './claim.js';
+import { complete } from './complete.js';
+import { createJobs, createJobWithinQuota, type NewJob } from './create.js';
+import { applyFailure, readFailingJob } from './fail.js';
+import { heartbeat } from './heartbeat.js';
+import { reportProgress } from './progress.js';
+import { recordProviderRequest } from './record-provider-request.js';
+import { release } from './release.js';
+
+/**
+ * The transition units against a real database: each answers its changed row, or — when its
+ * condition did not hold — the job as its own statement found it, in one round trip (counted).
+ */
+
+let database: TestDatabase;
+let pool: pg.Pool;
+const subjects: OutboxSubjects = {
+  dispatchInteractive: 't.dispatch.interactive',
+  dispatchBackground: 't.dispatch.background',
+  eventPrefix: 't.events.',
+  providerCancel: 't.control.provider-cancel',
+};
+
+/** A Queryable that counts the statements sent through it. */
+function counting(): Queryable & { statements: number } {
+  const counter = {
+    statements: 0,
+    query: ((config: unknown, values?: unknown) => {
+      counter.statements += 1;
+      return pool.query(config as string, values as unknown[]);
+    }) as Queryable['query'],
+  };
+  return counter;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const orm = await createJobsOrm(database.url);
+  await migrateJobs(orm, database.url);
+  await orm.close();
+  pool = new pg.Pool({ connectionString: database.url, max: 4 });
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await database?.drop();
+});
+
+const user = () => `transition-user-${randomBytes(4).toString('hex')}`;
+
+function newJob(overrides: Partial<NewJob> = {}): NewJob {
+  return {
+    id: uuidv7(),
+    userId: user(),
+    petId: null,
+    jobType: 'system.canary',
+    mediaKind: 'image',
+    queue: 'interactive',
+    priority: 0,
+    modelId: null,
+    styleId: null,
+    inputAssetId: null,
+    expectsOutput: false,
+    prompt: '',
+    negativePrompt: '',
+    width: null,
+    height: null,
+    parameters: {},
+    providerCode: null,
+    providerModel: null,
+    modelVersion: null,
+    styleCode: null,
+    maxAttempts: 3,
+    idempotencyKey: `key-${randomBytes(6).toString('hex')}`,
+    requestHash: randomBytes(32),
+    retryOfJobId: null,
+    traceContext: null,
+    ...overrides,
+  };
+}
+
+async function created(overrides: Partial<NewJob> = {}) {
+  const [outcome] = await createJobs(pool, [newJob(overrides)], ['test'], subjects);
+  expect(outcome!.inserted).toBe(true);
+  return outcome!.job!;
+}
+
+async function running(workerId = 'worker-a', overrides: Partial<NewJob> = {}) {
+  const job = await created(overrides);
+  const [result] = await claim(pool, [{ jobId: job.id, workerId }], 60_000);
+  if (!result!.changed) throw new Error('claim failed');
+  return result!.job;
+}
+
+describe('the transition trigger is the one table of legal moves', () => {
+  it('accepts exactly the moves of SPEC §4.2 and refuses every other, terminal states included', async () => {
+    const statuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+    // A job in each status, made by the transitions themselves.
+    const queued = await created();
+    const run = await running();
+    const succeeded = await running();
+    await complete(pool, [{ jobId: succeeded.id, workerId: 'worker-a', outputAssetId: null, outputOwnerId: null }], subjects);
+    const failing = await running();
+    await applyFailure(
+      pool,
+      {
+        jobId: failing.id,
+        workerId: 'worker-a',
+        attempt: 1,
+        failure: { errorClass: 'content_safety', errorCode: 'CONTENT_BLOCKED', publicMessage: 'no', internalMessage: '' },
+        abandonProviderRequest: false,
+      },
+      { outcome: 'fail' },
+      subjects,
+    );
+    const cancelledJob = await created();
+    await cancel(pool, { jobId: cancelledJob.id, userId: cancelledJob.user_id, nonCancellableTypes: [] }, subjects);
+    const byStatus = { queued, running: run, succeeded, failed: failing, cancelled: cancelledJob };
+
+    const allowedByTrigger: string[] = [];
+    const client = await pool.connect();
+    try {
+      for (const from of statuses) {
+        for (const to of statuses) {
+          if (from === to) continue;
+          await client.query('BEGIN');
+          try {
+            await client.query('UPDATE jobs.generation_jobs SET status = $2 WHERE id = $1', [byStatus[from].id, to]);
+            allowedByTrigger.push(`${from}→${to}`);
+          } catch (error) {
+            // The trigger runs before the per-status CHECK constraints: only its refusal names it.
+            if ((error as { constraint?: string }).constraint !== 'generation_jobs_transition') allowedByTrigger.push(`${from}→${to}`);
+          } finally {
+            await client.query('ROLLBACK');
+          }
+        }
+      }
+    } finally {
+      client.release();
+    }
+    expect(allowedByTrigger.sort()).toEqual([
+      'queued→cancelled',
+      'queued→running',
+      'running→cancelled',
+      'running→failed',
+      'running→queued',
+      'running→succeeded',
+    ]);
+  });
+});
+
+describe('refusals come from the statement that was refused', () => {
+  it('claim: one statement answers claimed, running elsewhere, ended, not due and unknown alike', async () => {
+    const free = await created();
+    const taken = await running('worker-b');
+    const ended = await created();
+    await cancel(pool, { jobId: ended.id, userId: ended.user_id, nonCancellableTypes: [] }, subjects);
+    const db = counting();
+    const results = await claim(
+      db,
+      [
+        { jobId: free.id, workerId: 'worker-a' },
+        { jobId: taken.id, workerId: 'worker-a' },
+        { jobId: ended.id, workerId: 'worker-a' },
+        { jobId: uuidv7(), workerId: 'worker-a' },
+      ],
+      60_000,
+    );
+    expect(db.statements).toBe(1);
+    expect(results[0]).toMatchObject({ changed: true, job: { id: free.id, status: 'running', lease_owner: 'worker-a', attempt_count: 1 } });
+    expect(results[1]).toMatchObject({ changed: false, found: { status: 'running', leaseOwner: 'worker-b' } });
+    expect(results[2]).toMatchObject({ changed: false, found: { status: 'cancelled' } });
+    expect(results[3]).toEqual({ changed: false, found: null });
+  });
+
+  it('claim: two workers claiming one job in one batch give one lease', async () => {
+    const job = await created();
+    const results = await claim(
+      pool,
+      [
+        { jobId: job.id, workerId: 'worker-a' },
+        { jobId: job.id, workerId: 'worker-b' },
+      ],
+      60_000,
+    );
+    expect(results.filter((r) => r.changed)).toHaveLength(1);
+    const events = await pool.query(`SELECT count(*)::int AS n FROM jobs.job_events WHERE job_id = $1 AND to_status = 'running'`, [job.id]);
+    expect(events.rows[0].n).toBe(1);
+  });
+
+  it('complete: a refused completion says why from what its statement found', async () => {
+    const mine = await running('worker-a', { expectsOutput: true, jobType: 'image.stylize' });
+    const owner = mine.user_id;
+    const db = counting();
+    const [lost, missingOutput, wrongOwner] = await complete(
+      db,
+      [
+        { jobId: mine.id, workerId: 'worker-b', outputAssetId: uuidv7(), outputOwnerId: owner },
+        { jobId: mine.id, workerId: 'worker-a', outputAssetId: null, outputOwnerId: null },
+        { jobId: mine.id, workerId: 'worker-a', outputAssetId: uuidv7(), outputOwnerId: 'someone-else' },
+      ],
+      subjects,
+    );
+    expect(db.statements).toBe(1);
+    expect(lost).toMatchObject({ changed: false, found: { status: 'running', leaseOwner: 'worker-a' } });
+    expect(missingOutput).toMatchObject({ changed: false, found: { expectsOutput: true, userId: owner } });
+    expect(wrongOwner).toMatchObject({ changed: false, found: { userId: owner } });
+    const outputId = uuidv7();
+    const [done] = await complete(
+      pool,
+      [{ jobId: mine.id, workerId: 'worker-a', outputAssetId: outputId, outputOwnerId: owner }],
+      subjects,
+    );
+    expect(done).toMatchObject({ changed: true, job: { status: 'succeeded', output_asset_id: outputId } });
+    const outbox = await pool.query(`SELECT event_type FROM jobs.outbox WHERE aggregate_id = $1 ORDER BY id`, [mine.id]);
+    expect(outbox.rows.map((r) => r.event_type)).toEqual(['job.dispatch', 'job.succeeded']);
+  });
+
+  it('heartbeat, progress, provider request and release answer the status they found', async () => {
+    const job = await running('worker-a');
+    const db = counting();
+    expect(await heartbeat(db, { jobId: job.id, workerId: 'worker-a', progress: 40 }, 60_000)).toMatchObject({
+      extended: true,
+      advanced: true,
+    });
+    expect(await heartbeat(db, { jobId: job.id, workerId: 'worker-a', progress: 10 }, 60_000)).toMatchObject({
+      extended: true,
+      advanced: false,
+    });
+    expect(await heartbeat(db, { jobId: job.id, workerId: 'worker-b', progress: 50 }, 60_000)).toEqual({
+      extended: false,
+      foundStatus: 'running',
+    });
+    expect(await reportProgress(db, [{ jobId: job.id, workerId: 'worker-b', progress: 90 }])).toEqual([
+      { job_id: job.id, advanced: false, status: 'running', lease_owner: 'worker-a' },
+    ]);
+    expect(await recordProviderRequest(db, { jobId: job.id, workerId: 'worker-a', providerRequestId: 'pred-1' })).toMatchObject({
+      changed: true,
+    });
+    expect(await recordProviderRequest(db, { jobId: job.id, workerId: 'worker-a', providerRequestId: 'pred-2' })).toMatchObject({
+      changed: false,
+      found: { providerRequestId: 'pred-1', leaseOwner: 'worker-a' },
+    });
+    expect(await release(db, { jobId: job.id, workerId: 'worker-b', reason: 'x' }, subjects)).toMatchObject({
+      changed: false,
+      found: { status: 'running', leaseOwner: 'worker-a' },
+    });
+    expect(db.statements).toBe(7);
+    const released = await release(pool, { jobId: job.id, workerId: 'worker-a', reason: 'draining' }, subjects);
+    expect(released).toMatchObject({ changed: true, job: { status: 'queued', attempt_count: 0, provider_request_id: 'pred-1' } });
+  });
+
+  it('fail: a decision made for one attempt is not applied to another', async () => {
+    const job = await running('worker-a');
+    const failing = await readFailingJob(pool, job.id);
+    expect(failing).toMatchObject({ found: { status: 'running', leaseOwner: 'worker-a' }, internalFailures: 0 });
+    const request = {
+      jobId: job.id,
+      workerId: 'worker-a',
+      attempt: failing.row!.attempt_count + 1,
+      failure: { errorClass: 'provider', errorCode: 'PROVIDER_ERROR', publicMessage: 'p', internalMessage: 'i' },
+      abandonProviderRequest: false,
+    };
+    const stale = await applyFailure(pool, request, { outcome: 'requeue', delayMs: 0 }, subjects);
+    expect(stale).toMatchObject({ changed: false, found: { status: 'running', leaseOwner: 'worker-a' } });
+    const applied = await applyFailure(
+      pool,
+      { ...request, attempt: failing.row!.attempt_count },
+      { outcome: 'requeue', delayMs: 5_000 },
+      subjects,
+    );
+    expect(applied).toMatchObject({ changed: true, job: { status: 'queued' } });
+    if (applied.changed) expect(applied.job.next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 3_000);
+  });
+
+  it('cancel: a running job of a type that may not be cancelled is found running; another user finds nothing', async () => {
+    const job = await running('worker-a');
+    expect(await cancel(pool, { jobId: job.id, userId: 'not-the-owner', nonCancellableTypes: [] }, subjects)).toEqual({
+      changed: false,
+      found: null,
+    });
+    expect(await cancel(pool, { jobId: job.id, userId: job.user_id, nonCancellableTypes: ['system.canary'] }, subjects)).toMatchObject({
+      changed: false,
+      found: { status: 'running', jobType: 'system.canary' },
+    });
+    const cancelled = await cancel(pool, { jobId: job.id, userId: job.user_id, nonCancellableTypes: [] }, subjects);
+    expect(cancelled).toMatchObject({ changed: true, job: { status: 'cancelled', from_status: 'running' } });
+  });
+});
+
+describe('create', () => {
+  it('answers, per job of one batch, inserted, the earlier job of its key, or the batch neighbour that took the key', async () => {
+    const userId = user();
+    const earlier = await created({ userId, idempotencyKey: 'k-earlier' });
+    const a = newJob({ userId, idempotencyKey: 'k-new' });
+    const b = newJob({ userId, idempotencyKey: 'k-new' });
+    const c = newJob({ userId, idempotencyKey: 'k-earlier' });
+    const outcomes = await createJobs(pool, [a, b, c], ['t', 't', 't'], subjects);
+    expect(outcomes.map((o) => [o.inserted, o.job?.id])).toEqual([
+      [true, a.id],
+      [false, a.id],
+      [false, earlier.id],
+    ]);
+  });
+
+  it('within the quota: inserts under both limits only, counting in the same statement', async () => {
+    const client = await pool.connect();
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 2, maxInFlight: 5 };
+    const userId = user();
+    try {
+      const results = [];
+      for (let i = 0; i < 3; i += 1) {
+        await client.query('BEGIN');
+        results.push(await createJobWithinQuota(client, newJob({ userId }), 't', quota, subjects));
+        await client.query('COMMIT');
+      }
+      expect(results.map((r) => r.outcome.inserted)).toEqual([true, true, false]);
+      expect(results[2]!.outcome.job).toBeNull();
+      expect(results[2]!.usage).toEqual({ today: 2, inFlight: 2 });
+    } finally {
+      client.release();
+    }
+  });
+});
