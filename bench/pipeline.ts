@@ -194,6 +194,36 @@ function printCpu(): void {
   }
 }
 
+/** The figures issue 15 set goals for, beside graphile-worker's, with the ratio and whether it is met. */
+function printGoals(): void {
+  const peerCpu = cpuTotals.graphile?.total;
+  const rows: { measure: string; atelier?: number; peer?: number; ratio?: number; goal: string; met?: boolean }[] = [
+    { measure: 'drain, 1 worker (jobs/s)', atelier: ours.drain1, peer: ours.graphileRate, goal: '≥ 1.0' },
+    { measure: 'end to end incl. CreateJob, 1 worker (jobs/s)', atelier: ours.e2e1, peer: ours.graphileRate, goal: '≥ 0.8' },
+    { measure: 'drain, 2 worker processes vs 1 (jobs/s)', atelier: ours.drain2, peer: ours.drain1, goal: '≥ 1.0' },
+    { measure: 'submit→start p50 (ms)', atelier: ours.startP50, peer: ours.graphileP50, goal: '≤ 2' },
+    { measure: 'submit→start p99 (ms)', atelier: ours.startP99, peer: ours.graphileP99, goal: '≤ 2' },
+    { measure: 'CPU per canary, drain 1 worker (ms)', atelier: cpuTotals.drain1?.total, peer: peerCpu, goal: '≤ 1.5' },
+  ];
+  console.log('\ngoals (ratio = atelier / peer; the peer is graphile-worker, or 1 worker process for the 2-process row):');
+  console.table(
+    rows
+      .filter((row) => row.atelier !== undefined && row.peer !== undefined)
+      .map((row) => {
+        const ratio = row.atelier! / row.peer!;
+        const [sign, bound] = [row.goal.slice(0, 1), Number(row.goal.slice(2))];
+        return {
+          measure: row.measure,
+          atelier: ms(row.atelier!),
+          peer: ms(row.peer!),
+          ratio: ms(ratio),
+          goal: row.goal,
+          met: sign === '≥' ? ratio >= bound : ratio <= bound,
+        };
+      }),
+  );
+}
+
 try {
   // ---------------------------------------------------------------- ours: end to end
   for (const workerCount of only.has('e2e') ? [1, 2] : []) {
@@ -436,15 +466,7 @@ try {
   }
 
   printTable('pipeline: atelier system.canary vs graphile-worker no-op jobs (same Postgres, 2-core machine)', results);
-  console.log('\nratios (atelier / graphile-worker):');
-  console.table([
-    { measure: 'jobs/s, drain, 1 worker process', ratio: ms(ours.drain1! / ours.graphileRate!) },
-    { measure: 'jobs/s, drain, 2 worker processes', ratio: ms(ours.drain2! / ours.graphileRate!) },
-    { measure: 'jobs/s, end to end incl. CreateJob, 1 worker', ratio: ms(ours.e2e1! / ours.graphileRate!) },
-    { measure: 'jobs/s, end to end incl. CreateJob, 2 workers', ratio: ms(ours.e2e2! / ours.graphileRate!) },
-    { measure: 'start latency p50 (lower is better)', ratio: ms(ours.startP50! / ours.graphileP50!) },
-    { measure: 'start latency p99 (lower is better)', ratio: ms(ours.startP99! / ours.graphileP99!) },
-  ]);
+  printGoals();
   printCpu();
 } finally {
   jobsClient.close();
