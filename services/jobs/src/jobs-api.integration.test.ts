@@ -87,6 +87,18 @@ describe('jobs - CreateJob', () => {
     expect(await countRows('SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1', [user])).toBe(1);
   });
 
+  it('answers a replay from its key alone: an input deleted since does not matter, while a new key with it is refused', async () => {
+    const user = newUser();
+    const request = await stylizeRequest(user, 'replay-after-delete');
+    const first = await h.jobs.createJob(request);
+    await h.mediaAsWorker.deleteAsset({ assetId: request.inputAssetId! });
+    const again = await h.jobs.createJob(request);
+    expect(again).toMatchObject({ created: false, job: { id: first.job!.id } });
+    const fresh = await refusal(h.jobs.createJob({ ...request, idempotencyKey: 'another-key' }));
+    expect(fresh).toMatchObject({ code: ErrorCode.NOT_FOUND });
+    expect(await countRows('SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1', [user])).toBe(1);
+  });
+
   it('refuses the same key with another command as IDEMPOTENCY_PAYLOAD_MISMATCH, writing nothing', async () => {
     const user = newUser();
     const request = await stylizeRequest(user, 'mismatch-key');

@@ -68,14 +68,19 @@ export function createJob(context: JobsContext): CreateJob {
 
     // A job type that needs neither peers nor quota (the canary) goes straight to the insert; the
     // unique key answers replays. Others answer a replay first: it must not depend on the peers
-    // or the quota of now (a model disabled since, a user over quota since).
+    // or the quota of now (a model disabled since, a user over quota since). The key's lookup and
+    // the peers' run side by side; the peers' answer counts only for a new job.
     const standalone = !definition.usesModel && !definition.usesInputAsset && definition.style === 'none' && !definition.countsTowardQuota;
-    if (!standalone) {
-      const earlier = await findJobByIdempotencyKey(context.pool, userId, idempotencyKey);
-      if (earlier) return replayReply(replayOrRefuse(earlier, hash));
-    }
-
-    const resolved = await resolveAgainstPeers(context.peers, command, definition, userId);
+    const [earlier, peersAnswer] = await Promise.all([
+      standalone ? null : findJobByIdempotencyKey(context.pool, userId, idempotencyKey),
+      resolveAgainstPeers(context.peers, command, definition, userId).then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+    ]);
+    if (earlier) return replayReply(replayOrRefuse(earlier, hash));
+    if ('error' in peersAnswer) throw peersAnswer.error;
+    const resolved = peersAnswer.value;
     const job: NewJob = {
       id: uuidv7(),
       userId,
