@@ -16,12 +16,15 @@ export function storedQueue(queue: jobsV1.JobQueue): 'interactive' | 'background
 
 const opt = <T>(value: T | null): T | undefined => value ?? undefined;
 
+/** What a job's view needs of each of its events. */
+export type JobHistoryEntry = Pick<JobEventRow, 'from_status' | 'to_status' | 'attempt' | 'error_code' | 'occurred_at'>;
+
 /**
  * Why a queued job is waiting again, when its last attempt failed: the code of that failure and
  * a message that says it will be tried again. A final failure's message (error_message of a
  * failed job) never promises a retry; this one does, because the jobs service decided on one.
  */
-function retryNotice(row: JobRow, events: readonly JobEventRow[] | undefined): { errorCode: string; errorMessage: string } | undefined {
+function retryNotice(row: JobRow, events: readonly JobHistoryEntry[] | undefined): { errorCode: string; errorMessage: string } | undefined {
   if (row.status !== 'queued' || row.attempt_count === 0 || !events) return undefined;
   const last = events.at(-1);
   if (!last || last.from_status !== 'running' || last.to_status !== 'queued' || !last.error_code) return undefined;
@@ -38,7 +41,7 @@ function retryNotice(row: JobRow, events: readonly JobEventRow[] | undefined): {
  */
 export function toJobMessage(
   row: JobRow,
-  extras: { events?: readonly JobEventRow[]; queuePosition?: number; now?: Date } = {},
+  extras: { events?: readonly JobHistoryEntry[]; queuePosition?: number; now?: Date } = {},
 ): jobsV1.Job {
   const retry = retryNotice(row, extras.events);
   const events = extras.events?.map((e) => ({

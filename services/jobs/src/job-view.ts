@@ -1,9 +1,9 @@
 import type { jobsV1 } from '@atelier/contracts';
 import type { Queryable } from '@atelier/db';
 import { NotFoundError } from '@atelier/errors';
-import { findJob, listEvents, queuePosition } from './db/job-queries.js';
+import { listEvents, queuePosition } from './db/job-queries.js';
 import type { JobRow } from './db/job-row.js';
-import { toJobMessage } from './job-mapper.js';
+import { toJobMessage, type JobHistoryEntry } from './job-mapper.js';
 
 /** A job with its timings and, while queued, its queue position. */
 export async function describeJob(db: Queryable, row: JobRow): Promise<jobsV1.Job> {
@@ -11,9 +11,43 @@ export async function describeJob(db: Queryable, row: JobRow): Promise<jobsV1.Jo
   return toJobMessage(row, { events, queuePosition: position });
 }
 
-/** The job if it is the user's; anyone else's job does not exist for them. */
-export async function findOwnJob(db: Queryable, jobId: string, userId: string): Promise<JobRow> {
-  const row = await findJob(db, jobId);
-  if (!row || row.user_id !== userId) throw new NotFoundError('job');
-  return row;
+type ViewRow = JobRow & {
+  /** [from, to, attempt, error code, epoch ms] per event, in order. */
+  history: [string | null, string, number, string | null, number][];
+  queue_position: string | null;
+};
+
+/**
+ * A user's job as they see it — the row, its history (for timings) and, while queued, its queue
+ * position — in one statement. Anyone else's job does not exist for them (NOT_FOUND).
+ */
+export async function readOwnJobView(db: Queryable, jobId: string, userId: string): Promise<{ row: JobRow; job: jobsV1.Job }> {
+  const { rows } = await db.query<ViewRow>({
+    name: 'jobs.read_own_job_view',
+    text: `SELECT j.*,
+                  (SELECT coalesce(json_agg(json_build_array(e.from_status, e.to_status, e.attempt, e.error_code,
+                                                             extract(epoch FROM e.occurred_at) * 1000) ORDER BY e.id), '[]')
+                     FROM jobs.job_events e WHERE e.job_id = j.id) AS history,
+                  CASE WHEN j.status = 'queued' THEN
+                    (SELECT count(*) FROM jobs.generation_jobs q
+                      WHERE q.status = 'queued' AND q.queue = j.queue AND q.priority > j.priority)
+                  + (SELECT count(*) FROM jobs.generation_jobs q
+                      WHERE q.status = 'queued' AND q.queue = j.queue AND q.priority = j.priority
+                        AND (q.next_attempt_at, q.created_at, q.id) < (j.next_attempt_at, j.created_at, j.id))
+                  END AS queue_position
+             FROM jobs.generation_jobs j
+            WHERE j.id = $1 AND j.user_id = $2`,
+    values: [jobId, userId],
+  });
+  const found = rows[0];
+  if (!found) throw new NotFoundError('job');
+  const { history, queue_position: position, ...row } = found;
+  const events: JobHistoryEntry[] = history.map(([from, to, attempt, errorCode, atMs]) => ({
+    from_status: from,
+    to_status: to,
+    attempt,
+    error_code: errorCode,
+    occurred_at: new Date(atMs),
+  }));
+  return { row, job: toJobMessage(row, { events, queuePosition: position === null ? undefined : Number(position) }) };
 }

@@ -1,10 +1,9 @@
 import type { jobsV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
-import { findJob } from '../db/job-queries.js';
 import { isTerminal } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
-import { describeJob, findOwnJob } from '../job-view.js';
+import { readOwnJobView } from '../job-view.js';
 
 type WatchJob = Handler<typeof jobsV1.JobsServiceService.watchJob>;
 
@@ -19,16 +18,17 @@ export function watchJob(context: JobsContext): WatchJob {
     context.metrics.watchStreamsOpen.inc();
     try {
       const jobId = requireUuid(request.jobId, 'job_id');
-      let row = await findOwnJob(context.pool, jobId, requireUserId(request.userId, 'user_id'));
+      const userId = requireUserId(request.userId, 'user_id');
+      let view = await readOwnJobView(context.pool, jobId, userId);
       let sentVersion = request.afterVersion;
       while (!call.signal.aborted) {
-        if (row.version > sentVersion) {
-          await stream.write({ job: await describeJob(context.pool, row) });
-          sentVersion = row.version;
+        if (view.row.version > sentVersion) {
+          await stream.write({ job: view.job });
+          sentVersion = view.row.version;
         }
-        if (isTerminal(row.status)) return;
+        if (isTerminal(view.row.status)) return;
         await context.watchHub.next(jobId, context.watchRereadMs, call.signal);
-        row = (await findJob(context.pool, jobId)) ?? row;
+        view = await readOwnJobView(context.pool, jobId, userId);
       }
     } finally {
       context.metrics.watchStreamsOpen.dec();
