@@ -34,6 +34,7 @@ const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 10);
 const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 10_000);
 const GRAPHILE_JOBS = Number(process.env.BENCH_GRAPHILE_JOBS ?? 20_000);
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
+const LATENCY_WARM_UP = 20;
 // A canary is a no-op, so a worker's concurrency is just how many are in flight at once (cheap,
 // asynchronous); 1000 matches JetStream's default max_ack_pending. Measured here: drain of 10 000
 // with one worker at concurrency 64 → ~1 130/s, 256 → ~1 780/s, 1 000 → ~2 470/s.
@@ -299,18 +300,25 @@ try {
   if (only.has('latency')) {
     const [worker] = await startWorkers(1, '8');
     const ids: { id: string; submittedAt: number }[] = [];
-    for (let i = 0; i < LATENCY_SAMPLES; i += 1) {
+    // The first 20 warm connections, statements and code up, as on graphile-worker's side.
+    for (let i = -LATENCY_WARM_UP; i < LATENCY_SAMPLES; i += 1) {
       const submittedAt = Date.now();
       const { job } = await jobsClient.createJob(canary('latency', `l${i}`));
-      ids.push({ id: job!.id, submittedAt });
+      if (i >= 0) ids.push({ id: job!.id, submittedAt });
       await sleep(20);
     }
-    await waitAllDone('latency', LATENCY_SAMPLES);
+    await waitAllDone('latency', LATENCY_SAMPLES + LATENCY_WARM_UP);
+    // Where the time goes: the job's insert (its transaction's start), the dispatch's publication
+    // (acknowledged by JetStream), the claim (its transaction's start) — the database's clock.
     const { rows } = await db.query(
-      `SELECT id::text, extract(epoch FROM started_at) * 1000 AS started, extract(epoch FROM completed_at) * 1000 AS completed
-         FROM jobs.generation_jobs WHERE user_id = 'latency'`,
+      `SELECT j.id::text, extract(epoch FROM j.started_at) * 1000 AS started, extract(epoch FROM j.completed_at) * 1000 AS completed,
+              extract(epoch FROM j.created_at) * 1000 AS inserted, extract(epoch FROM o.published_at) * 1000 AS published
+         FROM jobs.generation_jobs j
+         LEFT JOIN jobs.outbox o ON o.aggregate_id = j.id AND o.event_type = 'job.dispatch'
+        WHERE j.user_id = 'latency'`,
     );
-    const byId = new Map(rows.map((r: { id: string; started: string; completed: string }) => [r.id, r]));
+    type Times = { id: string; started: string; completed: string; inserted: string; published: string | null };
+    const byId = new Map(rows.map((r: Times) => [r.id, r]));
     // The first claim's started_at is the attempt's start; it is reset only on retries (none here).
     const toStart = ids.map(({ id, submittedAt }) => Number(byId.get(id)!.started) - submittedAt);
     const toDone = ids.map(({ id, submittedAt }) => Number(byId.get(id)!.completed) - submittedAt);
@@ -321,6 +329,27 @@ try {
       scenario: `system.canary one at a time (${LATENCY_SAMPLES} jobs)`,
       'jobs/s': '-',
       detail: `submit→start p50 ${ms(percentile(toStart, 50))} / p99 ${ms(percentile(toStart, 99))} ms; submit→done p50 ${ms(percentile(toDone, 50))} / p99 ${ms(percentile(toDone, 99))} ms`,
+    });
+    const leg = (name: string, values: number[]) => `${name} ${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`;
+    const timesOf = ids.map(({ id, submittedAt }) => ({ submittedAt, ...byId.get(id)! }));
+    results.push({
+      system: 'atelier',
+      scenario: '  where submit→start goes (p50 / p99 ms)',
+      'jobs/s': '-',
+      detail: [
+        leg(
+          'submit→insert',
+          timesOf.map((t) => Number(t.inserted) - t.submittedAt),
+        ),
+        leg(
+          'insert→published',
+          timesOf.filter((t) => t.published).map((t) => Number(t.published) - Number(t.inserted)),
+        ),
+        leg(
+          'insert→claim',
+          timesOf.map((t) => Number(t.started) - Number(t.inserted)),
+        ),
+      ].join('; '),
     });
     await worker!.stop();
   }

@@ -36,6 +36,14 @@ export function authorizeCalls(
   trustDomain: string,
   onDenied?: DeniedCallListener,
 ): UntypedServiceImplementation {
+  // The identity each peer certificate proves, worked out once: the certificate object is its
+  // connection's own for the connection's whole life (peer-certificate-memo.ts).
+  const identities = new WeakMap<PeerCertificate, string | undefined>();
+  const identityOf = (certificate: PeerCertificate | undefined): string | undefined => {
+    if (!certificate) return undefined;
+    if (!identities.has(certificate)) identities.set(certificate, identityOfCertificate(certificate, trustDomain));
+    return identities.get(certificate);
+  };
   const authorized: UntypedServiceImplementation = {};
   for (const [name, method] of Object.entries(definition)) {
     const handle = implementation[name];
@@ -46,7 +54,7 @@ export function authorizeCalls(
         .map(([caller]) => caller),
     );
     const refusal = (call: AuthorizedCall) => {
-      const caller = identityOfCertificate(call.getAuthContext?.()?.sslPeerCertificate, trustDomain);
+      const caller = identityOf(call.getAuthContext?.()?.sslPeerCertificate);
       if (caller !== undefined && allowed.has(caller)) return undefined;
       onDenied?.(method.path, caller);
       return {

@@ -355,6 +355,16 @@ describe('grpc - mutual TLS and per-method authorization', () => {
     for (const client of [stranger, worker, jobsAsWorker]) client.close();
   });
 
+  it('tells each connection its own identity when calls of two callers alternate (certificates read once per connection)', async () => {
+    const stranger = createServiceClient(catalogV1.CatalogServiceClient, address, await testSecurity('stranger'));
+    const worker = createServiceClient(catalogV1.CatalogServiceClient, address, await testSecurity('worker'));
+    for (let round = 0; round < 3; round += 1) {
+      await expect(worker.getModel({ modelId: 'm' })).resolves.toMatchObject({ model: { id: 'm' } });
+      await expect(stranger.getModel({ modelId: 'm' })).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
+    }
+    for (const client of [stranger, worker]) client.close();
+  });
+
   it('refuses a server whose certificate proves another service', async () => {
     // The catalog server's certificate proves "catalog": a jobs client will not talk to it.
     const jobs = createServiceClient(jobsV1.JobsServiceClient, address, gateway, { maxAttempts: 2, initialBackoffMs: 10 });

@@ -5,6 +5,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import { observeCalls, type CallObserver } from './call-observer.js';
 import { authorizeCalls, type CallerPolicy } from './caller-authorization.js';
 import { adaptService, type CallLogger, type MethodDefinition, type ServiceHandlers } from './service-handlers.js';
+import { memoisePeerCertificates } from './peer-certificate-memo.js';
 import { serverCredentialsOf, type GrpcSecurity } from './transport-security.js';
 
 /** One gRPC service to serve: its full name, ts-proto definition and promise handlers. */
@@ -124,6 +125,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     new Promise<number>((resolve, reject) => {
       target.bindAsync(`${host}:${bindPort}`, credentials, (error, boundPort) => (error ? reject(error) : resolve(boundPort)));
     });
+  memoisePeerCertificates();
   const port = await bind(server, options.port, serverCredentialsOf(options.security));
   const healthPort = await bind(healthServer, options.healthPort, ServerCredentials.createInsecure()).catch((error: unknown) => {
     server.forceShutdown();

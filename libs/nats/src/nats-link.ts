@@ -1,5 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NatsCredentials } from './nats-config.js';
+import { natsConnectionOptions } from './connect.js';
 
 export interface NatsLinkOptions {
   servers: string;
@@ -42,7 +43,6 @@ const SETUP_RETRY_MS = 1_000;
 export const NATS_HEALTH_SERVICE = 'nats';
 
 export function openNatsLink(options: NatsLinkOptions): NatsLink {
-  const { NATS_USER, NATS_PASSWORD, NATS_TOKEN } = options.credentials ?? {};
   let connection: NatsConnection | undefined;
   let up = false;
   let closed = false;
@@ -67,16 +67,10 @@ export function openNatsLink(options: NatsLinkOptions): NatsLink {
   };
 
   const connecting = connect({
-    ...(NATS_USER ? { user: NATS_USER, pass: NATS_PASSWORD } : {}),
-    ...(NATS_TOKEN ? { token: NATS_TOKEN } : {}),
-    servers: options.servers.split(',').map((server) => server.trim().replace(/^nats:\/\//, '')),
-    name: options.name,
+    ...natsConnectionOptions({ servers: options.servers, name: options.name, credentials: options.credentials }),
     // Keep trying from the very first connection on: a broker that is down at start-up is an
     // outage to wait out like any other, not a reason to crash-loop.
     waitOnFirstConnect: true,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
-    pingInterval: 10_000,
   });
   const ready = connecting.then(async (nc) => {
     connection = nc;
