@@ -117,9 +117,15 @@ export async function startJobsApp(
     catalog: createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 3_000 }),
     media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 }),
   };
+  const outboxSubjects = () => {
+    const claimFor = relay.claimLane();
+    return claimFor ? { ...subjects, claimFor } : subjects;
+  };
   const context: JobsContext = {
     pool,
-    batches: createTransitionBatches(pool, subjects, config.LEASE_TTL_MS),
+    batches: createTransitionBatches(pool, outboxSubjects, config.LEASE_TTL_MS),
+    outboxSubjects,
+    relay,
     registry,
     peers,
     subjects,

@@ -17,6 +17,11 @@ export interface JobsContext extends AnnounceTargets {
   registry: JobDefinitionRegistry;
   peers: Peers;
   subjects: OutboxSubjects;
+  /**
+   * Where a transition writes its outbox rows now: the subjects, with this replica's relay to
+   * claim the due rows when it can take them (OutboxRelay.claimLane); announce() hands them over.
+   */
+  outboxSubjects(): OutboxSubjects;
   logger: Logger;
   watchHub: JobWatchHub;
   quota: QuotaLimits;

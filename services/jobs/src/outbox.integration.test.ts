@@ -6,6 +6,9 @@ import { ErrorCode } from '@atelier/errors';
 import { createLogger } from '@atelier/logging';
 import { connectNats, ensureJobStreams, jetstream, jetstreamManager } from '@atelier/nats';
 import { claimDueOutboxRows } from './db/outbox-sql.js';
+import { createJobs, type NewJob } from './transitions/create.js';
+import { uuidv7 } from '@atelier/db';
+import { randomBytes } from 'node:crypto';
 import { OutboxRelay } from './outbox/outbox-relay.js';
 import { NotificationListener } from './db/notification-listener.js';
 import { OutboxWakeups } from './outbox/outbox-wakeups.js';
@@ -29,6 +32,37 @@ const createCanaries = (count: number) =>
   Promise.all(Array.from({ length: count }, () => h.jobs.createJob(canaryRequest(`outbox-user-${process.pid}`, `o-${++seq}`)))).then((rs) =>
     rs.map((r) => r.job!),
   );
+
+/** A canary as CreateJob would insert it (for transitions called directly). */
+function newCanary(): NewJob {
+  return {
+    id: uuidv7(),
+    userId: `outbox-direct-${process.pid}`,
+    petId: null,
+    jobType: 'system.canary',
+    mediaKind: 'image',
+    queue: 'interactive',
+    priority: 0,
+    modelId: null,
+    styleId: null,
+    inputAssetId: null,
+    expectsOutput: false,
+    prompt: '',
+    negativePrompt: '',
+    width: null,
+    height: null,
+    parameters: {},
+    providerCode: null,
+    providerModel: null,
+    modelVersion: null,
+    styleCode: null,
+    maxAttempts: 3,
+    idempotencyKey: `direct-${++seq}`,
+    requestHash: randomBytes(32),
+    retryOfJobId: null,
+    traceContext: null,
+  };
+}
 
 function newPool(): SqlPool {
   const pool = createSqlPool({ databaseUrl: h.database.url, applicationName: 'outbox-test' });
@@ -171,6 +205,52 @@ describe('outbox - relay to JetStream', () => {
       await listener.stop();
       h.app.relay.start();
     }
+  });
+});
+
+describe('outbox - rows handed over by transitions', () => {
+  const handOver = async (relay: OutboxRelay, count: number) => {
+    const outcomes = await createJobs(
+      h.app.context.pool,
+      Array.from({ length: count }, () => newCanary()),
+      Array.from({ length: count }, () => 'test'),
+      { ...h.app.context.subjects, claimFor: relay.claimLane() },
+    );
+    return outcomes.map((outcome) => outcome.job!);
+  };
+
+  it('publishes the rows a transition wrote claimed for it right after the commit, with no claim cycle', async () => {
+    await h.app.relay.stop();
+    // A relay that polls once a minute and is never woken: only the hand-over can publish in time.
+    const relay = newRelay('hand-over', { pollIntervalMs: 60_000, lockTimeoutMs: 60_000 });
+    relay.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const jobs = await handOver(relay, 20);
+      const { rows } = await h.db.query(`SELECT DISTINCT status, locked_by FROM jobs.outbox WHERE aggregate_id = ANY($1)`, [
+        jobs.map((j) => j.id),
+      ]);
+      expect(rows).toEqual([{ status: 'processing', locked_by: 'hand-over' }]);
+      relay.publishClaimed(jobs.flatMap((job) => job.claimed_outbox ?? []));
+      await waitUntil(async () => (await outboxStatus(jobs.map((j) => j.id))).published === 20, { timeoutMs: 3_000 });
+    } finally {
+      await relay.stop();
+      h.app.relay.start();
+    }
+  });
+
+  it('claims nothing while the broker is away or the relay stopped, and hands back to pending what it was given after it stopped', async () => {
+    expect(newRelay('no-broker', { broker: () => undefined }).claimLane()).toBeNull();
+    await h.app.relay.stop();
+    const relay = newRelay('stopping', { pollIntervalMs: 60_000 });
+    relay.start();
+    const jobs = await handOver(relay, 3);
+    await relay.stop();
+    expect(relay.claimLane()).toBeNull();
+    relay.publishClaimed(jobs.flatMap((job) => job.claimed_outbox ?? []));
+    await waitUntil(async () => (await outboxStatus(jobs.map((j) => j.id))).pending === 3, { timeoutMs: 3_000 });
+    h.app.relay.start();
+    await waitUntil(async () => (await outboxStatus(jobs.map((j) => j.id))).published === 3, { timeoutMs: 5_000 });
   });
 });
 

@@ -1,3 +1,5 @@
+import type { ClaimedOutboxRow } from './outbox-sql.js';
+
 /** A row of jobs.generation_jobs as pg returns it. */
 export interface JobRow {
   id: string;
@@ -44,6 +46,11 @@ export interface JobRow {
   version: number;
   /** W3C trace context of the creating request (traceparent, tracestate), or null. */
   trace_context: Record<string, string> | null;
+  /**
+   * Not a column: the outbox rows the transition that answered this row wrote claimed for this
+   * replica's relay, which publishes them after the commit (transition-sql.ts, announce.ts).
+   */
+  claimed_outbox?: ClaimedOutboxRow[] | null;
 }
 
 /** A row of jobs.job_events. */
@@ -68,4 +75,9 @@ export interface OutboxSubjects {
   eventPrefix: string;
   /** Where "cancel this prediction at the vendor" tasks go (ProviderCancel). */
   providerCancel: string;
+  /**
+   * The relay that publishes the statement's due rows right after its commit (they are written
+   * claimed by it: transition-sql.ts); absent or null, they wait as `pending` for any relay.
+   */
+  claimFor?: string | null;
 }

@@ -22,6 +22,15 @@ export interface OutboxRow {
   published_at: Date | null;
 }
 
+/** An outbox row a transition wrote claimed for this replica's relay (transition-sql.ts), as the statement answered it. */
+export type ClaimedOutboxRow = Pick<
+  OutboxRow,
+  'id' | 'aggregate_id' | 'event_type' | 'subject' | 'dedupe_key' | 'payload' | 'trace_context'
+> & {
+  /** As JSON gives it: an RFC 3339 string. */
+  available_at: string;
+};
+
 /**
  * Claim first, publish after: due pending rows become `processing` under this relay's name in
  * one statement. SKIP LOCKED lets any number of relays claim disjoint rows without waiting on

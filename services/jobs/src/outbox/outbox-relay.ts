@@ -12,8 +12,15 @@ import {
   nextOutboxDueAt,
   releaseStaleOutboxLocks,
   releaseUnpublishedOutboxRows,
+  type ClaimedOutboxRow,
   type OutboxRow,
 } from '../db/outbox-sql.js';
+
+/** What publishing a row and settling it needs, whether the relay claimed it or a transition did. */
+type PublishableRow = Pick<
+  OutboxRow,
+  'id' | 'aggregate_id' | 'event_type' | 'subject' | 'dedupe_key' | 'payload' | 'trace_context' | 'available_at' | 'attempt_count'
+>;
 
 /**
  * What a failed publish means. `unanswered`: the broker is unreachable, restarting or slow —
@@ -67,6 +74,11 @@ export interface OutboxRelayOptions {
    * its subject — deleted by hand, a NATS server that lost its state, JetStream not up yet.
    */
   restoreStreams?: () => Promise<void>;
+  /**
+   * Rows handed over by transitions (publishClaimed) and not yet settled, at most: beyond, new
+   * rows are written pending and the claim loop takes them in batches.
+   */
+  maxHandedOver?: number;
 }
 
 /** After the streams were declared, a publish no stream takes is the subject's fault for this long. */
@@ -95,6 +107,11 @@ export class OutboxRelay {
   private loop: Promise<void> | undefined;
   private housekeeping: NodeJS.Timeout | undefined;
   private stopping = new AbortController();
+  /** Rows transitions wrote claimed for this relay, waiting for the next hand-over flush. */
+  private handedOver: PublishableRow[] = [];
+  /** Of those, and of the flushes running, how many are not settled yet. */
+  private handedOverUnsettled = 0;
+  private readonly flushes = new Set<Promise<void>>();
 
   constructor(options: OutboxRelayOptions) {
     this.options = {
@@ -106,6 +123,7 @@ export class OutboxRelay {
       retryMaxMs: 60_000,
       publishTimeoutMs: 5_000,
       publishedRetentionMs: 24 * 3600_000,
+      maxHandedOver: 5_000,
       ...options,
     };
   }
@@ -131,6 +149,59 @@ export class OutboxRelay {
     clearInterval(this.housekeeping);
     this.wakeUp?.();
     await this.loop;
+    // Rows handed over in this very turn are handed back now (the relay is stopped), not left to a timer.
+    if (this.handedOver.length > 0) this.flushHandedOver();
+    await Promise.all(this.flushes);
+  }
+
+  /**
+   * The name a transition writes its due outbox rows claimed under, for this relay to publish
+   * right after the commit (publishClaimed); null — write them pending — while the relay is
+   * stopped, the broker away or too many handed-over rows are still unsettled.
+   */
+  claimLane(): string | null {
+    if (this.stopped || this.unansweredCycles > 0 || this.handedOverUnsettled >= this.options.maxHandedOver) return null;
+    return this.options.broker() ? this.options.relayId : null;
+  }
+
+  /**
+   * Publishes rows a committed transition wrote claimed for this relay (claimLane): the rows of
+   * every commit in this turn of the event loop go together, settled as a claimed batch is —
+   * published, refused (backed off) or handed back to pending when the broker does not answer.
+   */
+  publishClaimed(rows: readonly ClaimedOutboxRow[]): void {
+    if (rows.length === 0) return;
+    if (this.handedOver.length === 0) setImmediate(() => this.handedOver.length > 0 && this.flushHandedOver());
+    for (const row of rows) this.handedOver.push({ ...row, available_at: new Date(row.available_at), attempt_count: 0 });
+    this.handedOverUnsettled += rows.length;
+  }
+
+  private flushHandedOver(): void {
+    const rows = this.handedOver;
+    this.handedOver = [];
+    const flush = (async () => {
+      const js = this.options.broker();
+      try {
+        if (!js || this.stopped) {
+          await releaseUnpublishedOutboxRows(
+            this.options.pool,
+            this.options.relayId,
+            rows.map((row) => row.id),
+            this.stopped ? 'handed back: the relay stopped' : 'not published yet: NATS is not connected',
+          );
+          this.wake();
+          return;
+        }
+        if ((await this.settle(js, rows)) === 'unanswered') this.wake();
+      } catch (error) {
+        // Left claimed: once the lock expires any relay publishes them (releaseStaleOutboxLocks).
+        this.options.logger.warn({ err: error, rows: rows.length }, 'settling handed-over outbox rows failed; their locks will expire');
+      } finally {
+        this.handedOverUnsettled -= rows.length;
+      }
+    })();
+    this.flushes.add(flush);
+    void flush.finally(() => this.flushes.delete(flush));
   }
 
   /**
@@ -142,10 +213,19 @@ export class OutboxRelay {
     if (!js) return 'unanswered';
     const rows = await claimDueOutboxRows(this.options.pool, this.options.relayId, this.options.batchSize);
     if (rows.length === 0) return 0;
+    return this.settle(js, rows);
+  }
+
+  /**
+   * Publishes rows this relay holds and settles each: published, refused (backed off, dead after
+   * the attempts), or handed back untouched when the broker did not answer. Answers how many rows
+   * it settled, or 'unanswered'.
+   */
+  private async settle(js: JetStreamClient, rows: readonly PublishableRow[]): Promise<number | 'unanswered'> {
     const results = await Promise.allSettled(rows.map((row) => this.publish(js, row)));
     const publishedAt = Date.now();
     const published: string[] = [];
-    const failed: { row: OutboxRow; error: unknown; kind: PublishFailure }[] = [];
+    const failed: { row: PublishableRow; error: unknown; kind: PublishFailure }[] = [];
     results.forEach((result, i) => {
       const row = rows[i]!;
       if (result.status === 'fulfilled') {
@@ -215,7 +295,7 @@ export class OutboxRelay {
    * context travels in the message headers to the consumer. Rows without one (tracing off when
    * the job was created) are published bare: no span, no headers.
    */
-  private publish(js: JetStreamClient, row: OutboxRow) {
+  private publish(js: JetStreamClient, row: PublishableRow) {
     const send = (carrier?: Record<string, string>) => {
       let traceHeaders;
       if (carrier?.traceparent) {

@@ -22,7 +22,7 @@ export function cancelJob(context: JobsContext): CancelJob {
   return async (request) => {
     const jobId = requireUuid(request.jobId, 'job_id');
     const userId = requireUserId(request.userId, 'user_id');
-    const result = await cancel(context.pool, { jobId, userId, nonCancellableTypes }, context.subjects);
+    const result = await cancel(context.pool, { jobId, userId, nonCancellableTypes }, context.outboxSubjects());
     if (!result.changed) {
       const { found } = result;
       if (!found) throw new NotFoundError('job');

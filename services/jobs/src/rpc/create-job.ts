@@ -116,7 +116,7 @@ export function createJob(context: JobsContext): CreateJob {
       ? await retryWithBackoff(
           () =>
             inTransaction(context.pool, async (client) => {
-              const within = await createJobWithinQuota(client, job, actor, quotaCheck, context.subjects);
+              const within = await createJobWithinQuota(client, job, actor, quotaCheck, context.outboxSubjects());
               if (!within.outcome.inserted && !within.outcome.job) {
                 const refusal = quotaRefusal(within.usage, context.quota, new Date());
                 throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', refusal.message, refusal.retryAfterSeconds);

@@ -51,7 +51,7 @@ export function failJob(context: JobsContext): FailJob {
       context.pool,
       { jobId, workerId, attempt: current.attempt_count, failure, abandonProviderRequest: request.abandonProviderRequest },
       decision,
-      context.subjects,
+      context.outboxSubjects(),
     );
     if (!result.changed) throw leaseRefusal(result.found, workerId);
     const row = result.job;

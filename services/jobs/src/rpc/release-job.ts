@@ -16,7 +16,7 @@ export function releaseJob(context: JobsContext): ReleaseJob {
     const jobId = requireUuid(request.jobId, 'job_id');
     const workerId = requireWorkerId(request.workerId);
     const reason = requireText(request.reason, 'reason', 400, { allowEmpty: true }) || 'worker shutdown';
-    const result = await release(context.pool, { jobId, workerId, reason }, context.subjects);
+    const result = await release(context.pool, { jobId, workerId, reason }, context.outboxSubjects());
     if (!result.changed) throw leaseRefusal(result.found, workerId);
     announce(context, 'requeued', [result.job]);
     return { job: toJobMessage(result.job) };

@@ -1,6 +1,6 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
-import { FOUND_COLUMNS, LIFECYCLE_OUTBOX, PROVIDER_CANCEL_OUTBOX } from './transition-sql.js';
+import { CLAIMED_OUTBOX_JOIN, FOUND_COLUMNS, LIFECYCLE_OUTBOX, PROVIDER_CANCEL_OUTBOX } from './transition-sql.js';
 import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
 
 /**
@@ -31,13 +31,21 @@ export async function cancel(
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
              SELECT id, from_status, 'cancelled', attempt_count, 'user:' || $2 FROM cancelled),
-           announce AS (${LIFECYCLE_OUTBOX('cancelled', `$3 || 'cancelled'`)}),
-           provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('cancelled', '$4')})
-           SELECT x.*, ${FOUND_COLUMNS}
+           announce AS (${LIFECYCLE_OUTBOX('cancelled', `$3 || 'cancelled'`, '$6')}),
+           provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('cancelled', '$4', '$6')})
+           SELECT x.*, claimed.claimed_outbox, ${FOUND_COLUMNS}
              FROM (SELECT 1) one
              LEFT JOIN cancelled x ON true
+             ${CLAIMED_OUTBOX_JOIN(['announce', 'provider_cancel'], 'x')}
              LEFT JOIN current_job found ON x.id IS NULL`,
-    values: [request.jobId, request.userId, subjects.eventPrefix, subjects.providerCancel, request.nonCancellableTypes],
+    values: [
+      request.jobId,
+      request.userId,
+      subjects.eventPrefix,
+      subjects.providerCancel,
+      request.nonCancellableTypes,
+      subjects.claimFor ?? null,
+    ],
   });
   return transitionResultOf(rows[0]!);
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
-import { FOUND_COLUMNS, LIFECYCLE_OUTBOX } from './transition-sql.js';
+import { CLAIMED_OUTBOX_JOIN, FOUND_COLUMNS, LIFECYCLE_OUTBOX } from './transition-sql.js';
 import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
 
 /** One worker reporting one finished job. */
@@ -37,10 +37,11 @@ export async function complete(db: Queryable, requests: readonly CompleteRequest
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
              SELECT id, 'running', 'succeeded', attempt_count, 'worker:' || completed_by FROM done),
-           announce AS (${LIFECYCLE_OUTBOX('done', `$5 || 'succeeded'`)})
-           SELECT d.*, ${FOUND_COLUMNS}
+           announce AS (${LIFECYCLE_OUTBOX('done', `$5 || 'succeeded'`, '$6')})
+           SELECT d.*, claimed.claimed_outbox, ${FOUND_COLUMNS}
              FROM requested r
              LEFT JOIN done d ON d.id = r.job_id AND d.completed_by = r.worker_id
+             ${CLAIMED_OUTBOX_JOIN(['announce'], 'd')}
              LEFT JOIN jobs.generation_jobs found ON found.id = r.job_id AND d.id IS NULL
             ORDER BY r.n`,
     values: [
@@ -49,6 +50,7 @@ export async function complete(db: Queryable, requests: readonly CompleteRequest
       requests.map((r) => r.outputAssetId),
       requests.map((r) => r.outputOwnerId),
       subjects.eventPrefix,
+      subjects.claimFor ?? null,
     ],
   });
   return rows.map(transitionResultOf);

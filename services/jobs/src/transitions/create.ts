@@ -1,7 +1,7 @@
 import { lockForTransaction, type Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
 import { countsTowardDailyQuotaSql, type QuotaUsage } from '../domain/quota.js';
-import { DISPATCH_OUTBOX } from './transition-sql.js';
+import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX } from './transition-sql.js';
 
 export interface NewJob {
   id: string;
@@ -70,9 +70,9 @@ function insertStatement(quota: boolean): string {
             -- user; the user's queued and running ones), so the cost does not grow with the history.
             SELECT (SELECT count(*)::int FROM jobs.generation_jobs j
                      WHERE j.user_id = $2[1] AND j.created_at >= ${startOfUtcDay}
-                       AND j.job_type = ANY($29::text[]) AND ${countsTowardDailyQuotaSql('j')}) AS today,
+                       AND j.job_type = ANY($30::text[]) AND ${countsTowardDailyQuotaSql('j')}) AS today,
                    (SELECT count(*)::int FROM jobs.generation_jobs j
-                     WHERE j.user_id = $2[1] AND j.status IN ('queued', 'running') AND j.job_type = ANY($29::text[])) AS in_flight),`
+                     WHERE j.user_id = $2[1] AND j.status IN ('queued', 'running') AND j.job_type = ANY($30::text[])) AS in_flight),`
               : ''
           }
           created AS (
@@ -86,13 +86,13 @@ function insertStatement(quota: boolean): string {
                    model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
                    retry_of_job_id, now(), trace_context
               FROM incoming
-             ${quota ? 'WHERE (SELECT today < $30 AND in_flight < $31 FROM usage)' : ''}
+             ${quota ? 'WHERE (SELECT today < $31 AND in_flight < $32 FROM usage)' : ''}
             ON CONFLICT (user_id, idempotency_key) DO NOTHING
             RETURNING *),
           event AS (
             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
             SELECT c.id, NULL, 'queued', 0, i.actor FROM created c JOIN incoming i ON i.id = c.id),
-          dispatch AS (${DISPATCH_OUTBOX('created', '$26', '$27')}),
+          dispatch AS (${DISPATCH_OUTBOX('created', '$26', '$27', '$29')}),
           outcome AS (
             SELECT i.n, true AS inserted, c.* FROM incoming i JOIN created c ON c.id = i.id
             UNION ALL
@@ -101,8 +101,10 @@ function insertStatement(quota: boolean): string {
             UNION ALL
             SELECT i.n, false, earlier.* FROM incoming i
               JOIN jobs.generation_jobs earlier ON earlier.user_id = i.user_id AND earlier.idempotency_key = i.idempotency_key)
-          SELECT i.n AS incoming_n, o.*${quota ? ', u.today AS usage_today, u.in_flight AS usage_in_flight' : ''}
+          SELECT i.n AS incoming_n, o.*, CASE WHEN o.inserted THEN claimed.claimed_outbox END AS claimed_outbox
+                 ${quota ? ', u.today AS usage_today, u.in_flight AS usage_in_flight' : ''}
             FROM incoming i LEFT JOIN outcome o ON o.n = i.n${quota ? ' CROSS JOIN usage u' : ''}
+            ${CLAIMED_OUTBOX_JOIN(['dispatch'], 'o')}
            ORDER BY i.n`;
 }
 
@@ -140,6 +142,7 @@ function insertValues(jobs: readonly NewJob[], actors: readonly string[], subjec
     subjects.dispatchInteractive,
     subjects.dispatchBackground,
     jobs.map((job) => (job.traceContext ? JSON.stringify(job.traceContext) : null)),
+    subjects.claimFor ?? null,
   ];
 }
 

@@ -1,7 +1,7 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
 import type { FailureDecision } from '../domain/retry-policy.js';
-import { DISPATCH_OUTBOX, FOUND_COLUMNS, LIFECYCLE_OUTBOX, PROVIDER_CANCEL_OUTBOX } from './transition-sql.js';
+import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, FOUND_COLUMNS, LIFECYCLE_OUTBOX, PROVIDER_CANCEL_OUTBOX } from './transition-sql.js';
 import { foundJobOf, transitionResultOf, type FoundColumns, type FoundJob, type TransitionResult } from './found-job.js';
 
 export interface FailureRecord {
@@ -39,8 +39,10 @@ interface FailureTarget {
   name: string;
   /** The SET clause; $1–$5 are common (job, worker, attempt, error class, error code), the rest the target's own. */
   set: string;
-  /** The outbox CTEs over `changed`. */
+  /** The outbox CTEs over `changed`; their last parameter is the relay that claims the rows (subjects.claimFor). */
   announce: string;
+  /** The names of those CTEs. */
+  outboxCtes: readonly string[];
   values(request: FailureRequest, decision: FailureDecision, subjects: OutboxSubjects): unknown[];
 }
 
@@ -69,7 +71,8 @@ const FAILURE_TARGETS: Readonly<Record<FailureDecision['outcome'], FailureTarget
           provider_request_generation = j.provider_request_generation + CASE WHEN $8 AND j.provider_request_id IS NOT NULL THEN 1 ELSE 0 END,
           provider_request_id = CASE WHEN $8 THEN NULL ELSE j.provider_request_id END,
           next_attempt_at = now() + $7::int * interval '1 millisecond'`,
-    announce: `dispatch AS (${DISPATCH_OUTBOX('changed', '$9', '$10')})`,
+    announce: `dispatch AS (${DISPATCH_OUTBOX('changed', '$9', '$10', '$11')})`,
+    outboxCtes: ['dispatch'],
     values: (request, decision, subjects) => [
       request.failure.internalMessage,
       decision.outcome === 'requeue' ? decision.delayMs : 0,
@@ -83,8 +86,9 @@ const FAILURE_TARGETS: Readonly<Record<FailureDecision['outcome'], FailureTarget
     name: 'jobs.fail_final',
     set: `status = 'failed', completed_at = now(), error_code = $5, error_message = $6, internal_error_message = $7,
           lease_owner = NULL, lease_expires_at = NULL`,
-    announce: `announce AS (${LIFECYCLE_OUTBOX('changed', `$8 || 'failed'`)}),
-               provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('changed', '$9')})`,
+    announce: `announce AS (${LIFECYCLE_OUTBOX('changed', `$8 || 'failed'`, '$10')}),
+               provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('changed', '$9', '$10')})`,
+    outboxCtes: ['announce', 'provider_cancel'],
     values: (request, _decision, subjects) => [
       request.failure.publicMessage,
       request.failure.internalMessage,
@@ -97,8 +101,9 @@ const FAILURE_TARGETS: Readonly<Record<FailureDecision['outcome'], FailureTarget
     name: 'jobs.fail_cancelled',
     set: `status = 'cancelled', completed_at = now(), cancel_requested_at = COALESCE(j.cancel_requested_at, now()),
           internal_error_message = $6, lease_owner = NULL, lease_expires_at = NULL`,
-    announce: `announce AS (${LIFECYCLE_OUTBOX('changed', `$7 || 'cancelled'`)}),
-               provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('changed', '$8')})`,
+    announce: `announce AS (${LIFECYCLE_OUTBOX('changed', `$7 || 'cancelled'`, '$9')}),
+               provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('changed', '$8', '$9')})`,
+    outboxCtes: ['announce', 'provider_cancel'],
     values: (request, _decision, subjects) => [request.failure.internalMessage, subjects.eventPrefix, subjects.providerCancel],
   },
 };
@@ -126,9 +131,10 @@ export async function applyFailure(
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_class, error_code)
              SELECT id, 'running', status, attempt_count, 'worker:' || $2, $4, $5 FROM changed),
            ${target.announce}
-           SELECT c.*, ${FOUND_COLUMNS}
+           SELECT c.*, claimed.claimed_outbox, ${FOUND_COLUMNS}
              FROM (SELECT 1) one
              LEFT JOIN changed c ON true
+             ${CLAIMED_OUTBOX_JOIN(target.outboxCtes, 'c')}
              LEFT JOIN jobs.generation_jobs found ON found.id = $1 AND c.id IS NULL`,
     values: [
       request.jobId,
@@ -137,6 +143,7 @@ export async function applyFailure(
       request.failure.errorClass,
       request.failure.errorCode,
       ...target.values(request, decision, subjects),
+      subjects.claimFor ?? null,
     ],
   });
   return transitionResultOf(rows[0]!);

@@ -1,6 +1,6 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
-import { DISPATCH_OUTBOX, FOUND_COLUMNS } from './transition-sql.js';
+import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, FOUND_COLUMNS } from './transition-sql.js';
 import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
 
 /**
@@ -23,12 +23,20 @@ export async function release(
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, detail)
              SELECT id, 'running', 'queued', attempt_count + 1, 'worker:' || $2, 'released: ' || $3 FROM released),
-           dispatch AS (${DISPATCH_OUTBOX('released', '$4', '$5')})
-           SELECT r.*, ${FOUND_COLUMNS}
+           dispatch AS (${DISPATCH_OUTBOX('released', '$4', '$5', '$6')})
+           SELECT r.*, claimed.claimed_outbox, ${FOUND_COLUMNS}
              FROM (SELECT 1) one
              LEFT JOIN released r ON true
+             ${CLAIMED_OUTBOX_JOIN(['dispatch'], 'r')}
              LEFT JOIN jobs.generation_jobs found ON found.id = $1 AND r.id IS NULL`,
-    values: [request.jobId, request.workerId, request.reason.slice(0, 400), subjects.dispatchInteractive, subjects.dispatchBackground],
+    values: [
+      request.jobId,
+      request.workerId,
+      request.reason.slice(0, 400),
+      subjects.dispatchInteractive,
+      subjects.dispatchBackground,
+      subjects.claimFor ?? null,
+    ],
   });
   return transitionResultOf(rows[0]!);
 }

@@ -20,7 +20,8 @@ export interface TransitionBatches {
 
 export function createTransitionBatches(
   pool: SqlPool,
-  subjects: OutboxSubjects,
+  /** Asked per batch: the relay that claims the outbox rows may change between batches. */
+  subjects: () => OutboxSubjects,
   leaseTtlMs: number,
   options = { maxBatch: 200, maxConcurrent: 4 },
 ): TransitionBatches {
@@ -30,12 +31,12 @@ export function createTransitionBatches(
         pool,
         requests.map((r) => r.job),
         requests.map((r) => r.actor),
-        subjects,
+        subjects(),
       ),
     options,
   );
   const claims = new MicroBatcher<ClaimRequest, TransitionResult>((requests) => claim(pool, requests, leaseTtlMs), options);
-  const completions = new MicroBatcher<CompleteRequest, TransitionResult>((requests) => complete(pool, requests, subjects), options);
+  const completions = new MicroBatcher<CompleteRequest, TransitionResult>((requests) => complete(pool, requests, subjects()), options);
   return {
     create: (job, actor, signal) => creates.submit({ job, actor }, signal),
     claim: (request, signal) => claims.submit(request, signal),

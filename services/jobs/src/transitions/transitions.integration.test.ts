@@ -330,3 +330,50 @@ describe('create', () => {
     }
   });
 });
+
+describe('outbox rows claimed for the local relay', () => {
+  const outboxOf = async (jobId: string) =>
+    (
+      await pool.query(
+        `SELECT event_type, status, locked_by, available_at > now() AS later FROM jobs.outbox WHERE aggregate_id = $1 ORDER BY id`,
+        [jobId],
+      )
+    ).rows;
+
+  it('writes due rows claimed by the relay it is given and answers them with the row; rows due later, or without a relay, wait pending', async () => {
+    const [outcome] = await createJobs(pool, [newJob()], ['test'], { ...subjects, claimFor: 'relay-here' });
+    const job = outcome!.job!;
+    expect(await outboxOf(job.id)).toEqual([{ event_type: 'job.dispatch', status: 'processing', locked_by: 'relay-here', later: false }]);
+    expect(job.claimed_outbox).toEqual([
+      expect.objectContaining({
+        event_type: 'job.dispatch',
+        subject: subjects.dispatchInteractive,
+        payload: expect.objectContaining({ jobId: job.id }),
+      }),
+    ]);
+    expect(job.claimed_outbox![0]!.dedupe_key).toBe(`dispatch:${job.id}:v1`);
+
+    // A retry due in 5 s: its dispatch is not due, so no relay claims it now.
+    const [claimed] = await claim(pool, [{ jobId: job.id, workerId: 'worker-a' }], 60_000);
+    expect(claimed!.changed).toBe(true);
+    const failing = await readFailingJob(pool, job.id);
+    const requeued = await applyFailure(
+      pool,
+      {
+        jobId: job.id,
+        workerId: 'worker-a',
+        attempt: failing.row!.attempt_count,
+        failure: { errorClass: 'provider', errorCode: 'PROVIDER_ERROR', publicMessage: 'p', internalMessage: 'i' },
+        abandonProviderRequest: false,
+      },
+      { outcome: 'requeue', delayMs: 5_000 },
+      { ...subjects, claimFor: 'relay-here' },
+    );
+    expect(requeued).toMatchObject({ changed: true, job: { status: 'queued', claimed_outbox: null } });
+    expect((await outboxOf(job.id))[1]).toEqual({ event_type: 'job.dispatch', status: 'pending', locked_by: null, later: true });
+
+    const unclaimed = await created();
+    expect(unclaimed.claimed_outbox).toBeNull();
+    expect(await outboxOf(unclaimed.id)).toEqual([{ event_type: 'job.dispatch', status: 'pending', locked_by: null, later: false }]);
+  });
+});

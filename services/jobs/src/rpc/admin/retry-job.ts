@@ -68,7 +68,7 @@ export function retryJob(context: JobsContext): RetryJob {
         },
       ],
       [`operator:${operatorId}`],
-      context.subjects,
+      context.outboxSubjects(),
     );
     // The key is new (it holds the new id): the job was inserted.
     const row = outcome!.job!;
