@@ -1,6 +1,6 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow } from '../db/job-row.js';
-import { FOUND_COLUMNS } from './transition-sql.js';
+import { FOUND_COLUMNS, statusIs } from './transition-sql.js';
 import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
 
 /** One worker asking for one job. */
@@ -27,7 +27,7 @@ export async function claim(db: Queryable, requests: readonly ClaimRequest[], le
                     lease_owner = r.worker_id, lease_expires_at = now() + $3::int * interval '1 millisecond',
                     version = j.version + 1, updated_at = now()
                FROM requested r
-              WHERE j.id = r.job_id AND j.status = 'queued' AND j.next_attempt_at <= now() AND j.attempt_count < j.max_attempts
+              WHERE j.id = r.job_id AND ${statusIs('j', 'queued')} AND j.next_attempt_at <= now() AND j.attempt_count < j.max_attempts
              RETURNING j.*),
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)

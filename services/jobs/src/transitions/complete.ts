@@ -1,6 +1,6 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
-import { CLAIMED_OUTBOX_JOIN, FOUND_COLUMNS, LIFECYCLE_OUTBOX } from './transition-sql.js';
+import { CLAIMED_OUTBOX_JOIN, FOUND_COLUMNS, LIFECYCLE_OUTBOX, statusIs } from './transition-sql.js';
 import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
 
 /** One worker reporting one finished job. */
@@ -30,7 +30,7 @@ export async function complete(db: Queryable, requests: readonly CompleteRequest
                 SET status = 'succeeded', progress = 100, completed_at = now(), output_asset_id = r.output_asset_id,
                     lease_owner = NULL, lease_expires_at = NULL, version = j.version + 1, updated_at = now()
                FROM requested r
-              WHERE j.id = r.job_id AND j.status = 'running' AND j.lease_owner = r.worker_id
+              WHERE j.id = r.job_id AND ${statusIs('j', 'running')} AND j.lease_owner = r.worker_id
                 AND (r.output_asset_id IS NOT NULL) = j.expects_output
                 AND (r.output_asset_id IS NULL OR r.output_owner_id = j.user_id)
              RETURNING j.*, r.worker_id AS completed_by),

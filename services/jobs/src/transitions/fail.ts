@@ -1,7 +1,14 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
 import type { FailureDecision } from '../domain/retry-policy.js';
-import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, FOUND_COLUMNS, LIFECYCLE_OUTBOX, PROVIDER_CANCEL_OUTBOX } from './transition-sql.js';
+import {
+  CLAIMED_OUTBOX_JOIN,
+  DISPATCH_OUTBOX,
+  FOUND_COLUMNS,
+  LIFECYCLE_OUTBOX,
+  PROVIDER_CANCEL_OUTBOX,
+  statusIs,
+} from './transition-sql.js';
 import { foundJobOf, transitionResultOf, type FoundColumns, type FoundJob, type TransitionResult } from './found-job.js';
 
 export interface FailureRecord {
@@ -125,7 +132,7 @@ export async function applyFailure(
     text: `WITH changed AS (
              UPDATE jobs.generation_jobs j
                 SET ${target.set}, version = j.version + 1, updated_at = now()
-              WHERE j.id = $1 AND j.status = 'running' AND j.lease_owner = $2 AND j.attempt_count = $3
+              WHERE j.id = $1 AND ${statusIs('j', 'running')} AND j.lease_owner = $2 AND j.attempt_count = $3
              RETURNING j.*),
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_class, error_code)

@@ -1,4 +1,5 @@
 import type { Queryable } from '@atelier/db';
+import { statusIs } from './transition-sql.js';
 
 /** What a heartbeat found: the lease extended, or the job's status when the caller no longer holds it. */
 export type HeartbeatResult = { extended: true; leaseExpiresAt: Date; advanced: boolean } | { extended: false; foundStatus: string | null };
@@ -20,7 +21,7 @@ export async function heartbeat(
                 SET lease_expires_at = now() + $4::int * interval '1 millisecond',
                     version = j.version + CASE WHEN $3 > j.progress THEN 1 ELSE 0 END,
                     progress = GREATEST(j.progress, $3), updated_at = now()
-              WHERE j.id = $1 AND j.status = 'running' AND j.lease_owner = $2
+              WHERE j.id = $1 AND ${statusIs('j', 'running')} AND j.lease_owner = $2
              RETURNING j.lease_expires_at, j.version)
            SELECT e.lease_expires_at, e.version <> found.version AS advanced, found.status AS found_status
              FROM (SELECT 1) one

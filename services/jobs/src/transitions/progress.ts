@@ -1,4 +1,5 @@
 import type { Queryable } from '@atelier/db';
+import { statusIs } from './transition-sql.js';
 
 /** One worker's progress of one running job. */
 export interface ProgressReport {
@@ -32,7 +33,7 @@ export async function reportProgress(db: Queryable, reports: readonly ProgressRe
              UPDATE jobs.generation_jobs j
                 SET progress = r.progress, version = j.version + 1, updated_at = now()
                FROM reported r
-              WHERE j.id = r.job_id AND j.status = 'running' AND j.lease_owner = r.worker_id AND r.progress > j.progress
+              WHERE j.id = r.job_id AND ${statusIs('j', 'running')} AND j.lease_owner = r.worker_id AND r.progress > j.progress
              RETURNING j.id)
            SELECT r.job_id, EXISTS (SELECT 1 FROM advanced a WHERE a.id = r.job_id) AS advanced, found.status, found.lease_owner
              FROM reported r LEFT JOIN jobs.generation_jobs found ON found.id = r.job_id

@@ -1,6 +1,6 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
-import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, LIFECYCLE_OUTBOX, PROVIDER_CANCEL_OUTBOX } from './transition-sql.js';
+import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, LIFECYCLE_OUTBOX, PROVIDER_CANCEL_OUTBOX, statusIs } from './transition-sql.js';
 
 /** A running job whose lease expired, as locked for reaping. */
 export interface ExpiredLease {
@@ -60,7 +60,7 @@ export function reapExpiredLeases(
                       next_attempt_at = CASE WHEN d.requeue THEN now() + d.delay_ms * interval '1 millisecond' ELSE j.next_attempt_at END,
                       lease_owner = NULL, lease_expires_at = NULL, version = j.version + 1, updated_at = now()
                  FROM decisions d
-                WHERE j.id = d.id AND j.status = 'running' AND j.lease_expires_at < now()
+                WHERE j.id = d.id AND ${statusIs('j', 'running')} AND j.lease_expires_at < now()
                RETURNING j.*),
              event AS (
                INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_code)

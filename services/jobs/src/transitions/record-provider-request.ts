@@ -1,5 +1,5 @@
 import type { Queryable } from '@atelier/db';
-import { FOUND_COLUMNS } from './transition-sql.js';
+import { FOUND_COLUMNS, statusIs } from './transition-sql.js';
 import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
 
 /**
@@ -17,7 +17,7 @@ export async function recordProviderRequest(
     text: `WITH recorded AS (
              UPDATE jobs.generation_jobs j
                 SET provider_request_id = $3, updated_at = now()
-              WHERE j.id = $1 AND j.status = 'running' AND j.lease_owner = $2
+              WHERE j.id = $1 AND ${statusIs('j', 'running')} AND j.lease_owner = $2
                 AND (j.provider_request_id IS NULL OR j.provider_request_id = $3)
              RETURNING j.id)
            SELECT r.id, ${FOUND_COLUMNS}

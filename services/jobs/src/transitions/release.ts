@@ -1,6 +1,6 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
-import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, FOUND_COLUMNS } from './transition-sql.js';
+import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, FOUND_COLUMNS, statusIs } from './transition-sql.js';
 import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
 
 /**
@@ -18,7 +18,7 @@ export async function release(
              UPDATE jobs.generation_jobs j
                 SET status = 'queued', progress = 0, started_at = NULL, attempt_count = j.attempt_count - 1,
                     lease_owner = NULL, lease_expires_at = NULL, next_attempt_at = now(), version = j.version + 1, updated_at = now()
-              WHERE j.id = $1 AND j.status = 'running' AND j.lease_owner = $2
+              WHERE j.id = $1 AND ${statusIs('j', 'running')} AND j.lease_owner = $2
              RETURNING j.*),
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, detail)

@@ -82,6 +82,16 @@ export const CLAIMED_OUTBOX_JOIN = (outboxCtes: readonly string[], jobAlias: str
      GROUP BY x.aggregate_id) claimed ON claimed.aggregate_id = ${jobAlias}.id`;
 
 /**
+ * The status a transition of jobs named by id requires (the CAS), written so that the planner
+ * finds those jobs by primary key: given a plain `status = 'queued'` it may pick the partial index
+ * of queued (or running) jobs instead, when its statistics say that index is small — as they do
+ * just after a backlog built up (an outage of the workers) — and then read the whole backlog for
+ * every batch of claims. `coalesce` leaves the meaning alone (status is NOT NULL) but implies no
+ * index predicate.
+ */
+export const statusIs = (alias: string, status: 'queued' | 'running') => `coalesce(${alias}.status = '${status}', false)`;
+
+/**
  * The columns a refusal is explained from, read by the transition's own statement: its WITH
  * clauses share one snapshot, so a join on jobs.generation_jobs (aliased `found`) sees the row as
  * it was when the statement began — no second read after a refusal.
