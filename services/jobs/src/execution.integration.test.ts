@@ -233,6 +233,46 @@ describe('execution - RecordProviderRequest (L2)', () => {
   });
 });
 
+describe('execution - batch calls (one statement per call)', () => {
+  it('Heartbeats answers each entry as Heartbeat would: continue with the extended lease, or stop and why', async () => {
+    const [mine, lost] = [await newCanary(), await newCanary()];
+    await h.execution.claimJobs({ claims: [mine, lost].map((job) => ({ jobId: job.id, workerId: 'beater' })) });
+    await h.execution.completeJob({ jobId: lost.id, workerId: 'beater', outputAssetId: '', outputSha256: '' });
+    const { results } = await h.execution.heartbeats({
+      beats: [
+        { jobId: mine.id, workerId: 'beater', progress: 40 },
+        { jobId: lost.id, workerId: 'beater', progress: 40 },
+        { jobId: mine.id, workerId: 'stranger', progress: 90 },
+      ],
+    });
+    expect(results).toMatchObject([
+      { directive: HeartbeatDirective.CONTINUE },
+      { directive: HeartbeatDirective.STOP, stopReason: StopReason.JOB_NOT_RUNNING },
+      { directive: HeartbeatDirective.STOP, stopReason: StopReason.LEASE_LOST },
+    ]);
+    expect(results[0]!.leaseExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    expect((await row(mine.id)).progress).toBe(40);
+    expect(await refusal(h.execution.heartbeats({ beats: [{ jobId: mine.id, workerId: 'beater', progress: 101 }] }))).toMatchObject({
+      field: 'beats[0].progress',
+    });
+  });
+
+  it('CompleteJobs records the completions of one call together and answers each refusal as CompleteJob would', async () => {
+    const [first, second, stolen] = [await newCanary(), await newCanary(), await newCanary()];
+    await h.execution.claimJobs({ claims: [first, second, stolen].map((job) => ({ jobId: job.id, workerId: 'finisher' })) });
+    await h.db.query(`UPDATE jobs.generation_jobs SET lease_owner = 'thief' WHERE id = $1`, [stolen.id]);
+    const { results } = await h.execution.completeJobs({
+      completions: [first, second, stolen].map((job) => ({ jobId: job.id, workerId: 'finisher', outputAssetId: '', outputSha256: '' })),
+    });
+    expect(results.map((r) => r.result?.$case)).toEqual(['completed', 'completed', 'error']);
+    expect(results[2]!.result).toMatchObject({ $case: 'error', error: { code: 10, reason: 'LEASE_LOST' } });
+    const { rows } = await h.db.query(`SELECT count(DISTINCT completed_at)::int AS moments FROM jobs.generation_jobs WHERE id = ANY($1)`, [
+      [first.id, second.id],
+    ]);
+    expect(rows[0].moments).toBe(1); // one statement, one transaction: one now()
+  });
+});
+
 describe('execution - CompleteJob', () => {
   it('completes a canary without output and announces job.succeeded', async () => {
     const job = await newCanary();

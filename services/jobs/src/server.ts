@@ -14,7 +14,7 @@ import { createJob } from './rpc/create-job.js';
 import { failJob } from './rpc/fail-job.js';
 import { getJob } from './rpc/get-job.js';
 import { getJobStatus } from './rpc/get-job-status.js';
-import { heartbeat } from './rpc/heartbeat.js';
+import { heartbeat, heartbeats } from './rpc/heartbeat.js';
 import { listJobs } from './rpc/list-jobs.js';
 import { recordProviderRequest } from './rpc/record-provider-request.js';
 import { releaseJob } from './rpc/release-job.js';
@@ -54,6 +54,7 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
         {
           claimJob: claimJob(context),
           heartbeat: heartbeat(context),
+          heartbeats: heartbeats(context),
           recordProviderRequest: recordProviderRequest(context),
           completeJob: completeJob(context),
           failJob: failJob(context),

@@ -1,11 +1,12 @@
 import { jobsExecutionV1 } from '@atelier/contracts';
-import { InvalidArgumentError } from '@atelier/errors';
+import { AppError, ErrorCode, InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import { isTerminal } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
 import { announce } from '../transitions/announce.js';
+import { claim } from '../transitions/claim.js';
 import type { TransitionResult } from '../transitions/found-job.js';
 import { requireWorkerId } from './worker-id.js';
 
@@ -22,7 +23,11 @@ export function claimJob(context: JobsContext): ClaimJob {
   return async (request, call) => claimOne(context, requireUuid(request.jobId, 'job_id'), requireWorkerId(request.workerId), call.signal);
 }
 
-/** ClaimJob for many dispatches at once; the entries join the same batches as single claims. */
+/**
+ * ClaimJob for many dispatches at once, in one statement: the worker coalesced them already, so
+ * they are not queued for another batch here. A call whose caller gave up claims nothing (a lease
+ * must not start for a worker that stopped waiting for it).
+ */
 export function claimJobs(context: JobsContext): ClaimJobs {
   return async (request, call) => {
     if (request.claims.length > 500) throw new InvalidArgumentError('claims', 'at most 500 entries per call');
@@ -30,7 +35,15 @@ export function claimJobs(context: JobsContext): ClaimJobs {
       jobId: requireUuid(claim.jobId, `claims[${i}].job_id`),
       workerId: requireWorkerId(claim.workerId),
     }));
-    return { results: await Promise.all(entries.map((entry) => claimOne(context, entry.jobId, entry.workerId, call.signal))) };
+    if (entries.length === 0) return { results: [] };
+    if (call.signal.aborted) throw new AppError(ErrorCode.CANCELLED, 'the caller gave up before its claims were made');
+    const results = await claim(context.pool, entries, context.leaseTtlMs);
+    announce(
+      context,
+      'claimed',
+      results.flatMap((result) => (result.changed ? [result.job] : [])),
+    );
+    return { results: results.map((result) => claimResponse(context, result)) };
   };
 }
 

@@ -5,6 +5,8 @@ import { requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
 import { announce } from '../transitions/announce.js';
+import { complete, type CompleteRequest } from '../transitions/complete.js';
+import type { FoundJob, TransitionResult } from '../transitions/found-job.js';
 import { holdsLease, leaseRefusal } from '../transitions/lease-refusal.js';
 import { requireWorkerId } from './worker-id.js';
 
@@ -17,34 +19,37 @@ type CompleteJobs = Handler<typeof jobsExecutionV1.JobExecutionServiceService.co
  * its output is an orphan to delete.
  */
 export function completeJob(context: JobsContext): CompleteJob {
-  return completer(context);
+  return async (request, call) => {
+    const [outcome] = await completeEntries(context, [request], ([one]) => context.batches.complete(one!, call.signal).then((r) => [r]));
+    if (outcome instanceof Error) throw outcome;
+    return outcome!;
+  };
 }
 
 /**
- * CompleteJob for many jobs at once. Each entry answers what the single call would have, a
- * refusal included (as an EntryError), so one lost lease does not fail the others.
+ * CompleteJob for many jobs at once, in one statement (the worker coalesced them already). Each
+ * entry answers what the single call would have, a refusal included (as an EntryError), so one
+ * lost lease does not fail the others.
  */
 export function completeJobs(context: JobsContext): CompleteJobs {
-  const completeOne = completer(context);
   return async (request, call) => {
     if (request.completions.length > 500) throw new InvalidArgumentError('completions', 'at most 500 entries per call');
-    const results = await Promise.all(
-      request.completions.map((completion) =>
-        completeOne(completion, call).then(
-          (completed): jobsExecutionV1.CompleteJobsResult => ({ result: { $case: 'completed', completed } }),
-          (error: unknown): jobsExecutionV1.CompleteJobsResult => {
-            if (!isAppError(error)) throw error;
-            return {
-              result: {
-                $case: 'error',
-                error: { code: GRPC_STATUS_BY_ERROR_CODE[error.code], reason: error.reason ?? '', message: error.message },
-              },
-            };
+    const outcomes = await completeEntries(context, request.completions, async (requests) => {
+      if (call.signal.aborted) throw new AppError(ErrorCode.CANCELLED, 'the caller gave up before its completions were recorded');
+      return complete(context.pool, requests, context.outboxSubjects());
+    });
+    return {
+      results: outcomes.map((outcome): jobsExecutionV1.CompleteJobsResult => {
+        if (!(outcome instanceof Error)) return { result: { $case: 'completed', completed: outcome } };
+        if (!isAppError(outcome)) throw outcome;
+        return {
+          result: {
+            $case: 'error',
+            error: { code: GRPC_STATUS_BY_ERROR_CODE[outcome.code], reason: outcome.reason ?? '', message: outcome.message },
           },
-        ),
-      ),
-    );
-    return { results };
+        };
+      }),
+    };
   };
 }
 
@@ -54,47 +59,79 @@ interface OutputCheck {
   problem: string | undefined;
 }
 
-function completer(context: JobsContext): CompleteJob {
-  async function checkOutput(outputAssetId: string, sha256: string): Promise<OutputCheck> {
-    const asset = await context.peers.media.getAssetInternal({ assetId: outputAssetId, includeDownloadUrl: false }).then(
-      (r) => r.asset!,
-      (error: unknown) => {
-        if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) return undefined;
-        throw error;
-      },
-    );
-    if (!asset) return { ownerId: null, problem: 'does not exist' };
-    const problem =
-      asset.status !== mediaV1.AssetStatus.READY
-        ? 'is not ready'
-        : asset.purpose !== mediaV1.AssetPurpose.AI_OUTPUT
-          ? 'is not an ai_output asset'
-          : sha256 && asset.sha256 !== sha256.toLowerCase()
-            ? 'has another sha256 than reported'
-            : undefined;
-    return { ownerId: asset.ownerUserId, problem };
-  }
+async function checkOutput(context: JobsContext, outputAssetId: string, sha256: string): Promise<OutputCheck> {
+  const asset = await context.peers.media.getAssetInternal({ assetId: outputAssetId, includeDownloadUrl: false }).then(
+    (r) => r.asset!,
+    (error: unknown) => {
+      if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) return undefined;
+      throw error;
+    },
+  );
+  if (!asset) return { ownerId: null, problem: 'does not exist' };
+  const problem =
+    asset.status !== mediaV1.AssetStatus.READY
+      ? 'is not ready'
+      : asset.purpose !== mediaV1.AssetPurpose.AI_OUTPUT
+        ? 'is not an ai_output asset'
+        : sha256 && asset.sha256 !== sha256.toLowerCase()
+          ? 'has another sha256 than reported'
+          : undefined;
+  return { ownerId: asset.ownerUserId, problem };
+}
 
-  return async (request, call) => {
-    const jobId = requireUuid(request.jobId, 'job_id');
-    const workerId = requireWorkerId(request.workerId);
-    const outputAssetId = request.outputAssetId ? requireUuid(request.outputAssetId, 'output_asset_id') : null;
-    const output = outputAssetId ? await checkOutput(outputAssetId, request.outputSha256) : undefined;
-    // A faulty output completes nothing: no owner matches. The lease is still checked first, so a
-    // worker that lost the job hears that (and deletes its orphan) rather than the output's fault.
-    const outputOwnerId = output && !output.problem ? output.ownerId : null;
-    const result = await context.batches.complete({ jobId, workerId, outputAssetId, outputOwnerId }, call.signal);
-    if (result.changed) {
-      announce(context, 'ended', [result.job]);
-      return { job: toJobMessage(result.job) };
-    }
-    const { found } = result;
-    if (!holdsLease(found, workerId)) throw leaseRefusal(found, workerId);
-    if (!found.expectsOutput && outputAssetId) throw new InvalidArgumentError('output_asset_id', `${found.jobType} jobs have no output`);
-    if (found.expectsOutput && !outputAssetId)
-      throw new InvalidArgumentError('output_asset_id', 'is required: this job type produces an output');
-    const problem = output?.problem ?? (output?.ownerId !== found.userId ? 'belongs to another user' : undefined);
-    if (problem) throw new FailedPreconditionError('OUTPUT_INVALID', `the output asset ${problem}`);
-    throw leaseRefusal(found, workerId);
-  };
+interface CheckedCompletion {
+  request: CompleteRequest;
+  output: OutputCheck | undefined;
+}
+
+/**
+ * Validates each completion and checks its output with media, records the valid ones with `run`
+ * (one statement), and answers per entry the succeeded job or the refusal the single call raises.
+ * A faulty output completes nothing: no owner matches. The lease is still checked first, so a
+ * worker that lost the job hears that (and deletes its orphan) rather than the output's fault.
+ */
+async function completeEntries(
+  context: JobsContext,
+  requests: readonly jobsExecutionV1.CompleteJobRequest[],
+  run: (requests: CompleteRequest[]) => Promise<TransitionResult[]>,
+): Promise<(jobsExecutionV1.CompleteJobResponse | Error)[]> {
+  const checked = await Promise.all(
+    requests.map(async (request): Promise<CheckedCompletion | Error> => {
+      try {
+        const jobId = requireUuid(request.jobId, 'job_id');
+        const workerId = requireWorkerId(request.workerId);
+        const outputAssetId = request.outputAssetId ? requireUuid(request.outputAssetId, 'output_asset_id') : null;
+        const output = outputAssetId ? await checkOutput(context, outputAssetId, request.outputSha256) : undefined;
+        const outputOwnerId = output && !output.problem ? output.ownerId : null;
+        return { request: { jobId, workerId, outputAssetId, outputOwnerId }, output };
+      } catch (error) {
+        return error as Error;
+      }
+    }),
+  );
+  const valid = checked.filter((entry): entry is CheckedCompletion => !(entry instanceof Error));
+  const results = valid.length === 0 ? [] : await run(valid.map((entry) => entry.request));
+  announce(
+    context,
+    'ended',
+    results.flatMap((result) => (result.changed ? [result.job] : [])),
+  );
+  let next = 0;
+  return checked.map((entry) => {
+    if (entry instanceof Error) return entry;
+    const result = results[next++]!;
+    if (result.changed) return { job: toJobMessage(result.job) };
+    return refusalOf(result.found, entry);
+  });
+}
+
+function refusalOf(found: FoundJob | null, { request, output }: CheckedCompletion): Error {
+  if (!holdsLease(found, request.workerId)) return leaseRefusal(found, request.workerId);
+  if (!found!.expectsOutput && request.outputAssetId)
+    return new InvalidArgumentError('output_asset_id', `${found!.jobType} jobs have no output`);
+  if (found!.expectsOutput && !request.outputAssetId)
+    return new InvalidArgumentError('output_asset_id', 'is required: this job type produces an output');
+  const problem = output?.problem ?? (output?.ownerId !== found!.userId ? 'belongs to another user' : undefined);
+  if (problem) return new FailedPreconditionError('OUTPUT_INVALID', `the output asset ${problem}`);
+  return leaseRefusal(found, request.workerId);
 }

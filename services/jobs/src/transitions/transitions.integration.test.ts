@@ -224,18 +224,38 @@ describe('refusals come from the statement that was refused', () => {
     expect(outbox.rows.map((r) => r.event_type)).toEqual(['job.dispatch', 'job.succeeded']);
   });
 
+  it('heartbeat: many beats in one statement, each answered as if alone', async () => {
+    const [a, b] = [await running('worker-a'), await running('worker-a')];
+    const db = counting();
+    const results = await heartbeat(
+      db,
+      [
+        { jobId: a.id, workerId: 'worker-a', progress: 30 },
+        { jobId: b.id, workerId: 'worker-b', progress: 30 },
+        { jobId: b.id, workerId: 'worker-a', progress: 0 },
+      ],
+      60_000,
+    );
+    expect(results).toMatchObject([
+      { extended: true, advanced: true },
+      { extended: false, foundStatus: 'running' },
+      { extended: true, advanced: false },
+    ]);
+    expect(db.statements).toBe(1);
+  });
+
   it('heartbeat, progress, provider request and release answer the status they found', async () => {
     const job = await running('worker-a');
     const db = counting();
-    expect(await heartbeat(db, { jobId: job.id, workerId: 'worker-a', progress: 40 }, 60_000)).toMatchObject({
+    expect((await heartbeat(db, [{ jobId: job.id, workerId: 'worker-a', progress: 40 }], 60_000))[0]).toMatchObject({
       extended: true,
       advanced: true,
     });
-    expect(await heartbeat(db, { jobId: job.id, workerId: 'worker-a', progress: 10 }, 60_000)).toMatchObject({
+    expect((await heartbeat(db, [{ jobId: job.id, workerId: 'worker-a', progress: 10 }], 60_000))[0]).toMatchObject({
       extended: true,
       advanced: false,
     });
-    expect(await heartbeat(db, { jobId: job.id, workerId: 'worker-b', progress: 50 }, 60_000)).toEqual({
+    expect((await heartbeat(db, [{ jobId: job.id, workerId: 'worker-b', progress: 50 }], 60_000))[0]).toEqual({
       extended: false,
       foundStatus: 'running',
     });

@@ -350,6 +350,16 @@ export interface HeartbeatResponse {
   leaseExpiresAt?: Date | undefined;
 }
 
+export interface HeartbeatsRequest {
+  /** At most 1000 entries. */
+  beats: HeartbeatRequest[];
+}
+
+export interface HeartbeatsResponse {
+  /** One per request entry, in request order. */
+  results: HeartbeatResponse[];
+}
+
 export interface ProgressReport {
   jobId: string;
   workerId: string;
@@ -1101,6 +1111,146 @@ export const HeartbeatResponse: MessageFns<HeartbeatResponse> = {
     message.directive = object.directive ?? 0;
     message.stopReason = object.stopReason ?? 0;
     message.leaseExpiresAt = object.leaseExpiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseHeartbeatsRequest(): HeartbeatsRequest {
+  return { beats: [] };
+}
+
+export const HeartbeatsRequest: MessageFns<HeartbeatsRequest> = {
+  encode(message: HeartbeatsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.beats) {
+      HeartbeatRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HeartbeatsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeartbeatsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.beats.push(HeartbeatRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HeartbeatsRequest {
+    return {
+      beats: globalThis.Array.isArray(object?.beats) ? object.beats.map((e: any) => HeartbeatRequest.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: HeartbeatsRequest): unknown {
+    const obj: any = {};
+    if (message.beats?.length) {
+      obj.beats = message.beats.map((e) => HeartbeatRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HeartbeatsRequest>): HeartbeatsRequest {
+    return HeartbeatsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HeartbeatsRequest>): HeartbeatsRequest {
+    const message = createBaseHeartbeatsRequest();
+    message.beats = object.beats?.map((e) => HeartbeatRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseHeartbeatsResponse(): HeartbeatsResponse {
+  return { results: [] };
+}
+
+export const HeartbeatsResponse: MessageFns<HeartbeatsResponse> = {
+  encode(message: HeartbeatsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      HeartbeatResponse.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HeartbeatsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeartbeatsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(HeartbeatResponse.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HeartbeatsResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => HeartbeatResponse.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: HeartbeatsResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => HeartbeatResponse.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HeartbeatsResponse>): HeartbeatsResponse {
+    return HeartbeatsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HeartbeatsResponse>): HeartbeatsResponse {
+    const message = createBaseHeartbeatsResponse();
+    message.results = object.results?.map((e) => HeartbeatResponse.fromPartial(e)) || [];
     return message;
   },
 };
@@ -3061,6 +3211,19 @@ export const JobExecutionServiceService = {
     responseDeserialize: (value: Buffer): ReportProgressResponse => ReportProgressResponse.decode(value),
   },
   /**
+   * Heartbeat for many running jobs in one call (a worker beats for all it runs at once). Each
+   * entry gets its own answer, exactly as Heartbeat would give it; a bad entry fails the whole call.
+   */
+  heartbeats: {
+    path: "/atelier.jobs.v1.JobExecutionService/Heartbeats" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HeartbeatsRequest): Buffer => Buffer.from(HeartbeatsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HeartbeatsRequest => HeartbeatsRequest.decode(value),
+    responseSerialize: (value: HeartbeatsResponse): Buffer => Buffer.from(HeartbeatsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HeartbeatsResponse => HeartbeatsResponse.decode(value),
+  },
+  /**
    * A job's status and nothing else, for the media service: it deletes a job's stored outputs on
    * a failed/cancelled lifecycle event only once jobs confirms the job really ended so. An
    * unknown job is NOT_FOUND.
@@ -3126,6 +3289,11 @@ export interface JobExecutionServiceServer extends UntypedServiceImplementation 
    * a cancel stops within a report.
    */
   reportProgress: handleUnaryCall<ReportProgressRequest, ReportProgressResponse>;
+  /**
+   * Heartbeat for many running jobs in one call (a worker beats for all it runs at once). Each
+   * entry gets its own answer, exactly as Heartbeat would give it; a bad entry fails the whole call.
+   */
+  heartbeats: handleUnaryCall<HeartbeatsRequest, HeartbeatsResponse>;
   /**
    * A job's status and nothing else, for the media service: it deletes a job's stored outputs on
    * a failed/cancelled lifecycle event only once jobs confirms the job really ended so. An
@@ -3308,6 +3476,25 @@ export interface JobExecutionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReportProgressResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Heartbeat for many running jobs in one call (a worker beats for all it runs at once). Each
+   * entry gets its own answer, exactly as Heartbeat would give it; a bad entry fails the whole call.
+   */
+  heartbeats(
+    request: HeartbeatsRequest,
+    callback: (error: ServiceError | null, response: HeartbeatsResponse) => void,
+  ): ClientUnaryCall;
+  heartbeats(
+    request: HeartbeatsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HeartbeatsResponse) => void,
+  ): ClientUnaryCall;
+  heartbeats(
+    request: HeartbeatsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HeartbeatsResponse) => void,
   ): ClientUnaryCall;
   /**
    * A job's status and nothing else, for the media service: it deletes a job's stored outputs on
