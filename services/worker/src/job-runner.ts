@@ -7,7 +7,7 @@ import type { ExecutionBatches } from './execution-batches.js';
 import type { JobExecutor } from './executors/job-executor.js';
 import { retryInAttempt } from './attempt-retry.js';
 import { classify, isTransientFailure, JobFailure } from './job-failure.js';
-import { startLeaseKeeper, stopCauseOf, type StopCause } from './lease-keeper.js';
+import { stopCauseOf, type AttemptClock, type StopCause } from './attempt-clock.js';
 import { deleteOrphan, putOutput } from './output-store.js';
 import { ProgressReporter } from './progress-reporter.js';
 import type { ProviderClient } from './provider/provider-client.js';
@@ -47,6 +47,8 @@ export interface JobRunnerDeps {
   logger: Logger;
   metrics: WorkerMetrics;
   crashPoint: (point: CrashPoint) => void;
+  /** Keeps the deadlines and the leases of the attempts this worker runs. */
+  clock: AttemptClock;
   /** Caps the definition's time budget of every attempt. */
   timeoutCapMs?: number;
 }
@@ -63,8 +65,10 @@ function outputIsOrphan(reason: string | undefined): boolean {
  * (and be reaped) or a finished one.
  */
 export class JobRunner {
-  /** How to stop each attempt this worker runs now, by job id. */
-  private readonly running = new Map<string, (cause: AbortCause) => void>();
+  /** How to stop each attempt this worker runs now, by job id, and the drain signal it came with. */
+  private readonly running = new Map<string, { abort: (cause: AbortCause) => void; drain: AbortSignal }>();
+  /** Drain signals already listened to: one listener per consumer, not one per job. */
+  private readonly drains = new WeakSet<AbortSignal>();
 
   constructor(private readonly deps: JobRunnerDeps) {}
 
@@ -74,7 +78,20 @@ export class JobRunner {
    * jobs other workers run, or that run nowhere.
    */
   stop(jobId: string, cause: StopCause): void {
-    this.running.get(jobId)?.(cause);
+    this.running.get(jobId)?.abort(cause);
+  }
+
+  /** When a consumer drains, the attempts it brought are aborted ('shutdown': handed back). */
+  private listenTo(drain: AbortSignal): void {
+    if (this.drains.has(drain)) return;
+    this.drains.add(drain);
+    drain.addEventListener(
+      'abort',
+      () => {
+        for (const attempt of [...this.running.values()]) if (attempt.drain === drain) attempt.abort('shutdown');
+      },
+      { once: true },
+    );
   }
 
   async run(dispatch: jobsEventsV1.JobDispatch, drain: AbortSignal): Promise<Settlement> {
@@ -104,19 +121,18 @@ export class JobRunner {
   }
 
   private async runClaimed(claimed: jobsExecutionV1.ClaimedJob, drain: AbortSignal): Promise<Settlement> {
-    const { execution, media, logger, metrics, workerId } = this.deps;
+    const { execution, media, logger, metrics, workerId, clock } = this.deps;
     const job = claimed.job!;
     const startedAt = performance.now();
     const executor = this.deps.executors.get(job.jobType);
     const controller = new AbortController();
     const abort = (cause: AbortCause) => !controller.signal.aborted && controller.abort(new AttemptAborted(cause));
-    const timeout = setTimeout(() => abort('timeout'), Math.min(claimed.timeoutMs, this.deps.timeoutCapMs ?? Infinity));
-    const onDrain = () => abort('shutdown');
-    drain.addEventListener('abort', onDrain, { once: true });
+    if (drain.aborted) abort('shutdown');
+    this.listenTo(drain);
     let progress = 0;
     let predictionId: string | undefined;
     let stored: mediaV1.Asset | undefined;
-    this.running.set(job.id, abort);
+    this.running.set(job.id, { abort, drain });
     const reporter = new ProgressReporter<StopCause>({
       send: async (value) => {
         const reason = await this.deps.batches.reportProgress({ jobId: job.id, workerId, progress: value });
@@ -127,14 +143,13 @@ export class JobRunner {
       logger,
       jobId: job.id,
     });
-    const keeper = startLeaseKeeper({
-      execution,
+    const unclock = clock.add({
       jobId: job.id,
-      workerId,
-      intervalMs: Math.max(250, claimed.heartbeatIntervalMs),
+      deadline: startedAt + Math.min(claimed.timeoutMs, this.deps.timeoutCapMs ?? Infinity),
+      heartbeatIntervalMs: Math.max(250, claimed.heartbeatIntervalMs),
       progress: () => progress,
       onStop: (cause) => abort(cause),
-      logger,
+      onTimeout: () => abort('timeout'),
     });
     const finish = (outcome: string) => {
       metrics.outcomes.inc({ job_type: job.jobType, outcome });
@@ -178,9 +193,7 @@ export class JobRunner {
     } catch (error) {
       return await this.settleFailure(error, controller.signal, { job, stored, predictionId, finish });
     } finally {
-      clearTimeout(timeout);
-      drain.removeEventListener('abort', onDrain);
-      keeper.stop();
+      unclock();
       reporter.stop();
       this.running.delete(job.id);
     }

@@ -38,6 +38,9 @@ export class QueueConsumer {
   private pull: DurablePull | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly drainController = new AbortController();
+  /** The messages of the jobs running now, and since when (performance.now()). */
+  private readonly working = new Map<JsMsg, number>();
+  private keepAlive: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: QueueConsumerOptions) {}
 
@@ -45,6 +48,15 @@ export class QueueConsumer {
   async start(): Promise<void> {
     const { js, topology, queue, concurrency, logger } = this.options;
     if (concurrency === 0) return;
+    // One timer for every message in hand: each running job's message is told `working()` at
+    // least every third of the ack wait (a message that came in just after a tick waits for the
+    // next one: at most two thirds of it), so its deadline never lapses mid-job.
+    const everyMs = Math.max(500, Math.floor(this.options.ackWaitMs / 3));
+    this.keepAlive = setInterval(() => {
+      const now = performance.now();
+      for (const [message, since] of this.working) if (now - since >= everyMs) message.working();
+    }, everyMs);
+    this.keepAlive.unref();
     this.pull = await startDurablePull({
       js,
       stream: topology.jobsStream,
@@ -83,12 +95,13 @@ export class QueueConsumer {
       await settled;
     }
     await pullStopped;
+    clearInterval(this.keepAlive);
   }
 
   private async process(message: JsMsg): Promise<void> {
-    const { queue, ackWaitMs, logger, metrics } = this.options;
+    const { queue, logger, metrics } = this.options;
     metrics.inFlight.inc({ queue });
-    const keepAlive = setInterval(() => message.working(), Math.max(500, Math.floor(ackWaitMs / 3)));
+    this.working.set(message, performance.now());
     try {
       let dispatch: jobsEventsV1.JobDispatch;
       try {
@@ -125,7 +138,7 @@ export class QueueConsumer {
       logger.error({ err: error }, 'job handling failed unexpectedly; the message comes back');
       message.nak(5_000);
     } finally {
-      clearInterval(keepAlive);
+      this.working.delete(message);
       metrics.inFlight.dec({ queue });
     }
   }

@@ -20,6 +20,7 @@ import { crashPointsFor } from './crash-points.js';
 import { canaryExecutor } from './executors/canary-executor.js';
 import { imageExecutor } from './executors/image-executor.js';
 import type { JobExecutor } from './executors/job-executor.js';
+import { AttemptClock } from './attempt-clock.js';
 import { createExecutionBatches } from './execution-batches.js';
 import { JobRunner } from './job-runner.js';
 import { outputHostsFrom } from './provider/output-limits.js';
@@ -95,6 +96,11 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     ['image.stylize', image],
     ['image.upscale', image],
   ]);
+  const clock = new AttemptClock({
+    workerId,
+    heartbeats: async (beats, deadlineMs) => (await execution.heartbeats({ beats }, { deadlineMs })).results,
+    logger,
+  });
   const runner = new JobRunner({
     execution,
     batches: createExecutionBatches(execution),
@@ -105,6 +111,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     logger,
     metrics,
     crashPoint,
+    clock,
     timeoutCapMs: config.WORKER_TIMEOUT_CAP_MS,
   });
 
@@ -151,6 +158,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       await Promise.all(consumers.map((consumer) => consumer.drain(config.WORKER_DRAIN_TIMEOUT_MS)));
       await providerCancels.stop();
       cancellations.unsubscribe();
+      clock.stop();
       execution.close();
       media.close();
       await link.close();
