@@ -1,12 +1,14 @@
-import type { catalogV1, mediaV1 } from '@atelier/contracts';
+import type { mediaV1 } from '@atelier/contracts';
 import { commonV1, mediaV1 as media } from '@atelier/contracts';
 import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, UnavailableError, isTransientError } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
+import type { CatalogReads } from './catalog-cache.js';
 import type { JobCommand, JobDefinition } from './definitions/index.js';
 
 /** The peer services CreateJob validates against (SPEC §4.3): ids are checked where they live. */
 export interface Peers {
-  catalog: PromiseClient<catalogV1.CatalogServiceClient>;
+  /** Catalog through jobs' cache (catalog-cache.ts): a miss asks catalog and fails as catalog does. */
+  catalog: CatalogReads;
   media: PromiseClient<mediaV1.MediaServiceClient>;
 }
 
@@ -38,16 +40,16 @@ export async function resolveAgainstPeers(
 ): Promise<ResolvedCommand> {
   const [model, style, asset] = await Promise.all([
     command.modelId
-      ? peers.catalog.getModel({ modelId: command.modelId }).then(
-          (r) => r.model!,
+      ? peers.catalog.model(command.modelId).then(
+          (model) => model,
           (e: unknown) => {
             throw peerFailure('catalog', e, () => new FailedPreconditionError('MODEL_NOT_FOUND', 'the model does not exist'));
           },
         )
       : undefined,
     command.styleId
-      ? peers.catalog.getStyle({ styleId: command.styleId }).then(
-          (r) => r.style!,
+      ? peers.catalog.style(command.styleId).then(
+          (style) => style,
           (e: unknown) => {
             throw peerFailure('catalog', e, () => new FailedPreconditionError('STYLE_NOT_FOUND', 'the style does not exist'));
           },
