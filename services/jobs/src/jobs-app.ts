@@ -19,6 +19,7 @@ import type { JobsConfig } from './config.js';
 import { CatalogCache } from './catalog-cache.js';
 import { catalogChangesListener } from './catalog-changes-listener.js';
 import { createRegistry } from './definitions/index.js';
+import { inputAssetLookups } from './input-asset-lookups.js';
 import type { OutboxSubjects } from './db/job-row.js';
 import type { JobsContext } from './jobs-context.js';
 import { readQueueStats } from './db/queue-stats.js';
@@ -128,10 +129,8 @@ export async function startJobsApp(
   watchHub.publishTo((jobId) => jobChanges.publish(jobId));
   await listener.start();
 
-  const peers = {
-    catalog: catalogCache,
-    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 }),
-  };
+  const mediaClient = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 });
+  const peers = { catalog: catalogCache, media: mediaClient, inputAssets: inputAssetLookups(mediaClient) };
   const context: JobsContext = {
     pool,
     batches: createTransitionBatches(pool, subjects, config.LEASE_TTL_MS),

@@ -1,15 +1,17 @@
-import type { mediaV1 } from '@atelier/contracts';
 import { commonV1, mediaV1 as media } from '@atelier/contracts';
-import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, UnavailableError, isTransientError } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
+import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, UnavailableError, isTransientError } from '@atelier/errors';
 import type { CatalogReads } from './catalog-cache.js';
 import type { JobCommand, JobDefinition } from './definitions/index.js';
+import type { InputAssetLookups } from './input-asset-lookups.js';
 
 /** The peer services CreateJob validates against (SPEC §4.3): ids are checked where they live. */
 export interface Peers {
   /** Catalog through jobs' cache (catalog-cache.ts): a miss asks catalog and fails as catalog does. */
   catalog: CatalogReads;
-  media: PromiseClient<mediaV1.MediaServiceClient>;
+  media: PromiseClient<media.MediaServiceClient>;
+  /** CreateJob's input checks, coalesced into batch calls (input-asset-lookups.ts). */
+  inputAssets: InputAssetLookups;
 }
 
 export interface ResolvedCommand {
@@ -56,8 +58,8 @@ export async function resolveAgainstPeers(
         )
       : undefined,
     command.inputAssetId
-      ? peers.media.getAssetInternal({ assetId: command.inputAssetId, includeDownloadUrl: false }).then(
-          (r) => r.asset!,
+      ? peers.inputAssets.get(command.inputAssetId).then(
+          (asset) => asset,
           (e: unknown) => {
             throw peerFailure('media', e, () => new NotFoundError('input asset'));
           },
