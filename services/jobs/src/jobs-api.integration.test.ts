@@ -247,6 +247,26 @@ describe('jobs - CreateJob', () => {
       .toBe(true);
   });
 
+  it('answers UNAVAILABLE when catalog or media cannot be reached, and still answers a replay from its key', async () => {
+    const user = newUser();
+    const request = await stylizeRequest(user, 'peers-away');
+    const { job } = await h.jobs.createJob(request);
+    const { CATALOG_ADDR, MEDIA_ADDR } = h.config;
+    try {
+      // A fresh replica: nothing cached, every look-up goes to the peer that is away.
+      for (const away of [{ CATALOG_ADDR: '127.0.0.1:1' }, { MEDIA_ADDR: '127.0.0.1:1' }]) {
+        await h.restart({ CATALOG_ADDR, MEDIA_ADDR, ...away });
+        expect(await refusal(h.jobs.createJob({ ...request, idempotencyKey: 'peers-away-new' })), JSON.stringify(away)).toMatchObject({
+          code: ErrorCode.UNAVAILABLE,
+        });
+        const replay = await h.jobs.createJob(request);
+        expect([replay.created, replay.job!.id]).toEqual([false, job!.id]);
+      }
+    } finally {
+      await h.restart({ CATALOG_ADDR, MEDIA_ADDR });
+    }
+  });
+
   it('with NATS away, still refuses a disabled model once the cache TTL has passed', async () => {
     // Every try served from the stale copy creates a job: no quota in the way.
     await h.restart({
