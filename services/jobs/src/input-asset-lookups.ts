@@ -16,12 +16,13 @@ const isUnimplemented = (error: unknown) =>
 /**
  * Concurrent creates' input look-ups coalesced into one GetAssetsInternal per batch (one statement
  * in media, one round trip): under load, each create's look-up costs a share of a call instead of
- * a call. A lone create goes out at once. Against a media that does not know the batch RPC yet
+ * a call. A lone create goes out at once; two calls at most run at a time, so that under load
+ * the others gather into the next one. Against a media that does not know the batch RPC yet
  * (UNIMPLEMENTED, during a rolling deploy), each id is asked alone with GetAssetInternal.
  */
 export function inputAssetLookups(
   media: Pick<PromiseClient<mediaV1.MediaServiceClient>, 'getAssetsInternal' | 'getAssetInternal'>,
-  options = { maxBatch: 200, maxConcurrent: 4 },
+  options = { maxBatch: 200, maxConcurrent: 2 },
 ): InputAssetLookups {
   const one = (assetId: string) =>
     media.getAssetInternal({ assetId, includeDownloadUrl: false }).then(
