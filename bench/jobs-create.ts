@@ -6,24 +6,59 @@
 // Postgres and a NATS prefix of their own, then drives CreateJob from this process. Publish
 // latency is measured from the CreateJob response (the transaction has committed) to the
 // dispatch message arriving at a NATS subscriber on its subject (JetStream has stored it).
-import { mkdtempSync, rmSync } from 'node:fs';
+//
+// Shape of the image.stylize scenario, as the app uses it: BENCH_USERS users (default 256), each
+// with an ai_input image of their own uploaded through media, create jobs from BENCH_CONCURRENCY
+// callers at once, every create under its own idempotency key; a user's creates are counted
+// against their quota (under their lock), so creates of different users do not wait for each other.
+// Each scenario also reports CPU ms per create of jobs, catalog, media and Postgres (from /proc:
+// this run's database backends, and the whole server, where others' load shows on a shared machine).
+//
+//   BENCH_SCENARIOS=stylize      only some scenarios (canary, stylize, quiet; default all)
+//   BENCH_PROFILE=<dir>          --cpu-prof of jobs, catalog and media into <dir>/<service>
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { catalogV1, commonV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
 import { createTestDatabase, natsTestPrefix, startGrpcServiceProcess, testClient, testNatsUrl } from '@atelier/testing';
-import { closedLoop, ms, percentile, printTable } from './bench-kit.js';
+import { closedLoop, forEachConcurrently, ms, percentile, printTable } from './bench-kit.js';
+import { CpuMeter, familyCpuMs, processCpuMs } from './process-cpu.js';
+
+/**
+ * CPU ms of the Postgres backends serving this run's database (their process title names it),
+ * alive now: this run's share of the server, apart from others' load on a shared machine. The
+ * pools keep their connections through a scenario; the server's own processes (WAL writer,
+ * checkpointer) are not in it.
+ */
+function databaseBackendsCpuMs(databaseName: string): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let title: string;
+    try {
+      title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (title.startsWith('postgres: ') && title.includes(` ${databaseName} `)) total += processCpuMs(Number(pid));
+  }
+  return total;
+}
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const USERS = Number(process.env.BENCH_USERS ?? 256);
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'canary,stylize,quiet').split(',').map((name) => name.trim()));
+const profile = (service: string) =>
+  process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_PROFILE, service)}`] : [];
 
 const database = await createTestDatabase();
 const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-bench-s3-'));
 const prefix = natsTestPrefix();
 const [catalog, media] = await Promise.all([
-  startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }),
-  startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }),
+  startGrpcServiceProcess('catalog', { DATABASE_URL: database.url, NATS_STREAM_PREFIX: prefix }, profile('catalog')),
+  startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }, profile('media')),
 ]);
 const jobs = await startGrpcServiceProcess(
   'jobs',
@@ -35,7 +70,7 @@ const jobs = await startGrpcServiceProcess(
     QUOTA_DAILY_LIMIT: '1000000',
     QUOTA_MAX_IN_FLIGHT: '10000',
   },
-  process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [],
+  profile('jobs'),
 );
 const nats = await connectNats({ servers: testNatsUrl(), name: 'bench' });
 const topology = jobsTopology(prefix);
@@ -54,6 +89,24 @@ const subscription = nats.subscribe(`${topology.dispatchSubject('interactive').r
 });
 await nats.flush();
 
+/** CPU of each process while a scenario ran, per create. */
+const meter = () =>
+  new CpuMeter({
+    jobs: () => processCpuMs(jobs.child.pid),
+    catalog: () => processCpuMs(catalog.child.pid),
+    media: () => processCpuMs(media.child.pid),
+    'postgres (this db)': () => databaseBackendsCpuMs(database.name),
+    'postgres (all)': () => familyCpuMs('postgres'),
+    bench: () => processCpuMs(process.pid),
+  });
+const cpuRows: Record<string, string | number>[] = [];
+function recordCpu(scenario: string, spent: Record<string, number>, creates: number): void {
+  const perCreate = Object.fromEntries(Object.entries(spent).map(([part, cpuMs]) => [part, ms(cpuMs / Math.max(1, creates))]));
+  // Ours: the services and this database's backends (the machine-wide figure includes others' load).
+  const total = ['jobs', 'catalog', 'media', 'postgres (this db)'].reduce((sum, part) => sum + perCreate[part]!, 0);
+  cpuRows.push({ scenario, ...perCreate, 'ours ms/create': ms(total) });
+}
+
 async function publishLatencies(created: Map<string, number>, timeoutMs = 15_000): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && [...created.keys()].some((id) => !arrivals.has(id))) await new Promise((r) => setTimeout(r, 50));
@@ -62,101 +115,139 @@ async function publishLatencies(created: Map<string, number>, timeoutMs = 15_000
 
 try {
   const results: Record<string, string | number>[] = [];
+  const firstErrors: unknown[] = [];
 
   // 1. system.canary: the engine alone (validation, idempotency, one insert statement, outbox).
-  const canaryCreated = new Map<string, number>();
-  const canary = await closedLoop(
-    async (i) => {
-      const { job } = await jobsClient.createJob(
-        jobsV1.CreateJobRequest.fromPartial({ userId: `bench-${i % 500}`, idempotencyKey: `canary-${i}`, jobType: 'system.canary' }),
-      );
-      canaryCreated.set(job!.id, performance.now());
-    },
-    { concurrency: CONCURRENCY, durationMs: DURATION_MS },
-  );
-  const canaryPublish = await publishLatencies(canaryCreated);
-  results.push({
-    scenario: `CreateJob system.canary, ${CONCURRENCY} concurrent`,
-    'jobs/s': Math.round(canary.opsPerSecond),
-    'rpc p50 ms': ms(percentile(canary.latenciesMs, 50)),
-    'rpc p99 ms': ms(percentile(canary.latenciesMs, 99)),
-    'publish p50 ms': ms(percentile(canaryPublish, 50)),
-    'publish p99 ms': ms(percentile(canaryPublish, 99)),
-    errors: canary.errors,
-  });
-
-  // 2. image.stylize: peer validation over gRPC (catalog, media), quota under the user lock.
-  const { models, styles } = await catalogClient.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
-  const model = models.find((m) => m.jobType === 'image.stylize')!;
-  const png = await sharp({ create: { width: 128, height: 128, channels: 3, background: 'teal' } })
-    .png()
-    .toBuffer();
-  const users = Array.from({ length: 64 }, (_, i) => `stylize-user-${i}`);
-  const inputs = new Map<string, string>();
-  for (const user of users) {
-    const upload = await mediaClient.createUpload({
-      ownerUserId: user,
-      purpose: mediaV1.AssetPurpose.AI_INPUT,
-      contentType: 'image/png',
-      sizeBytes: png.length,
+  if (SCENARIOS.has('canary')) {
+    const canaryCreated = new Map<string, number>();
+    const cpu = meter();
+    const canary = await closedLoop(
+      async (i) => {
+        const { job } = await jobsClient.createJob(
+          jobsV1.CreateJobRequest.fromPartial({ userId: `bench-${i % 500}`, idempotencyKey: `canary-${i}`, jobType: 'system.canary' }),
+        );
+        canaryCreated.set(job!.id, performance.now());
+      },
+      { concurrency: CONCURRENCY, durationMs: DURATION_MS },
+    );
+    recordCpu('CreateJob system.canary', cpu.spent(), canaryCreated.size);
+    const canaryPublish = await publishLatencies(canaryCreated);
+    results.push({
+      scenario: `CreateJob system.canary, ${CONCURRENCY} concurrent`,
+      'jobs/s': Math.round(canary.opsPerSecond),
+      'rpc p50 ms': ms(percentile(canary.latenciesMs, 50)),
+      'rpc p99 ms': ms(percentile(canary.latenciesMs, 99)),
+      'publish p50 ms': ms(percentile(canaryPublish, 50)),
+      'publish p99 ms': ms(percentile(canaryPublish, 99)),
+      errors: canary.errors,
     });
-    await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.uploadHeaders, body: png });
-    await mediaClient.completeUpload({ assetId: upload.asset!.id, ownerUserId: user });
-    inputs.set(user, upload.asset!.id);
+    if (canary.firstError) firstErrors.push(canary.firstError);
   }
-  const stylizeCreated = new Map<string, number>();
-  const stylize = await closedLoop(
-    async (i) => {
-      const user = users[i % users.length]!;
-      const { job } = await jobsClient.createJob(
-        jobsV1.CreateJobRequest.fromPartial({
-          userId: user,
-          idempotencyKey: `stylize-${i}`,
-          jobType: 'image.stylize',
-          modelId: model.id,
-          styleId: styles[0]!.id,
-          inputAssetId: inputs.get(user),
-          prompt: 'benchmark cat',
-        }),
-      );
-      stylizeCreated.set(job!.id, performance.now());
-    },
-    { concurrency: CONCURRENCY, durationMs: DURATION_MS },
-  );
-  const stylizePublish = await publishLatencies(stylizeCreated);
-  results.push({
-    scenario: `CreateJob image.stylize, ${CONCURRENCY} concurrent`,
-    'jobs/s': Math.round(stylize.opsPerSecond),
-    'rpc p50 ms': ms(percentile(stylize.latenciesMs, 50)),
-    'rpc p99 ms': ms(percentile(stylize.latenciesMs, 99)),
-    'publish p50 ms': ms(percentile(stylizePublish, 50)),
-    'publish p99 ms': ms(percentile(stylizePublish, 99)),
-    errors: stylize.errors,
-  });
+
+  // 2. image.stylize: peer validation over gRPC (catalog, media), quota under each user's lock.
+  if (SCENARIOS.has('stylize')) {
+    const { models, styles } = await catalogClient.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
+    const model = models.find((m) => m.jobType === 'image.stylize')!;
+    const png = await sharp({ create: { width: 128, height: 128, channels: 3, background: 'teal' } })
+      .png()
+      .toBuffer();
+    const users = Array.from({ length: USERS }, (_, i) => `stylize-user-${i}`);
+    const inputs = new Map<string, string>();
+    // The embedded S3-protocol store now and then answers a PUT 500 under concurrent uploads: an
+    // upload is started again (a new asset) up to three times.
+    const uploadInput = async (user: string, attempt = 1): Promise<string> => {
+      const upload = await mediaClient.createUpload({
+        ownerUserId: user,
+        purpose: mediaV1.AssetPurpose.AI_INPUT,
+        contentType: 'image/png',
+        sizeBytes: png.length,
+      });
+      const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.uploadHeaders, body: png });
+      if (!put.ok) {
+        if (attempt < 3) return uploadInput(user, attempt + 1);
+        throw new Error(`upload PUT for ${user} answered ${put.status}: ${await put.text()}`);
+      }
+      await mediaClient.completeUpload({ assetId: upload.asset!.id, ownerUserId: user });
+      return upload.asset!.id;
+    };
+    await forEachConcurrently(users.length, 4, async (i) => {
+      inputs.set(users[i]!, await uploadInput(users[i]!));
+    });
+    const stylizeCreated = new Map<string, number>();
+    const cpu = meter();
+    const stylize = await closedLoop(
+      async (i) => {
+        const user = users[i % users.length]!;
+        const { job } = await jobsClient.createJob(
+          jobsV1.CreateJobRequest.fromPartial({
+            userId: user,
+            idempotencyKey: `stylize-${i}`,
+            jobType: 'image.stylize',
+            modelId: model.id,
+            styleId: styles[0]!.id,
+            inputAssetId: inputs.get(user),
+            prompt: 'benchmark cat',
+          }),
+        );
+        stylizeCreated.set(job!.id, performance.now());
+      },
+      { concurrency: CONCURRENCY, durationMs: DURATION_MS },
+    );
+    recordCpu('CreateJob image.stylize', cpu.spent(), stylizeCreated.size);
+    const stylizePublish = await publishLatencies(stylizeCreated);
+    results.push({
+      scenario: `CreateJob image.stylize, ${CONCURRENCY} concurrent, ${USERS} users`,
+      'jobs/s': Math.round(stylize.opsPerSecond),
+      'rpc p50 ms': ms(percentile(stylize.latenciesMs, 50)),
+      'rpc p99 ms': ms(percentile(stylize.latenciesMs, 99)),
+      'publish p50 ms': ms(percentile(stylizePublish, 50)),
+      'publish p99 ms': ms(percentile(stylizePublish, 99)),
+      errors: stylize.errors,
+    });
+    if (stylize.firstError) firstErrors.push(stylize.firstError);
+  }
 
   // 3. Publish latency at low load: one create at a time.
-  const quietCreated = new Map<string, number>();
-  for (let i = 0; i < 300; i += 1) {
-    const { job } = await jobsClient.createJob(
-      jobsV1.CreateJobRequest.fromPartial({ userId: 'quiet', idempotencyKey: `quiet-${i}`, jobType: 'system.canary' }),
-    );
-    quietCreated.set(job!.id, performance.now());
-    await new Promise((resolve) => setTimeout(resolve, 5));
+  if (SCENARIOS.has('quiet')) {
+    const quietCreated = new Map<string, number>();
+    for (let i = 0; i < 300; i += 1) {
+      const { job } = await jobsClient.createJob(
+        jobsV1.CreateJobRequest.fromPartial({ userId: 'quiet', idempotencyKey: `quiet-${i}`, jobType: 'system.canary' }),
+      );
+      quietCreated.set(job!.id, performance.now());
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const quietPublish = await publishLatencies(quietCreated);
+    results.push({
+      scenario: 'CreateJob system.canary, one at a time',
+      'jobs/s': '-',
+      'rpc p50 ms': '-',
+      'rpc p99 ms': '-',
+      'publish p50 ms': ms(percentile(quietPublish, 50)),
+      'publish p99 ms': ms(percentile(quietPublish, 99)),
+      errors: 0,
+    });
   }
-  const quietPublish = await publishLatencies(quietCreated);
-  results.push({
-    scenario: 'CreateJob system.canary, one at a time',
-    'jobs/s': '-',
-    'rpc p50 ms': '-',
-    'rpc p99 ms': '-',
-    'publish p50 ms': ms(percentile(quietPublish, 50)),
-    'publish p99 ms': ms(percentile(quietPublish, 99)),
-    errors: 0,
-  });
 
   if (process.env.BENCH_SHOW_LOGS) console.log(jobs.output().slice(0, 3000));
+  if (process.env.BENCH_SHOW_SERVER_TIMES) {
+    // Time spent inside jobs per CreateJob (its gRPC server histogram), beside the caller's view.
+    const text = await (await fetch(`http://127.0.0.1:${jobs.metricsPort}/metrics`)).text();
+    console.log(
+      text
+        .split('\n')
+        .filter((line) => line.includes('CreateJob') && line.includes('_bucket'))
+        .join('\n'),
+    );
+  }
   printTable(`jobs: CreateJob over gRPC and outbox publish latency (${DURATION_MS / 1000} s per scenario, 2-core machine)`, results);
-  if (canary.firstError ?? stylize.firstError) console.error('first error:', canary.firstError ?? stylize.firstError);
+  if (cpuRows.length > 0) {
+    printTable(
+      'CPU ms per create, warm-up included (from /proc; "ours" = jobs + catalog + media + this database\'s Postgres backends; bench is this driver)',
+      cpuRows,
+    );
+  }
+  if (firstErrors.length > 0) console.error('first error:', firstErrors[0]);
 } finally {
   subscription.unsubscribe();
   jobsClient.close();

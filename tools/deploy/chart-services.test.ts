@@ -187,6 +187,7 @@ describe('chart - peers and secrets', () => {
     expect(references.sort()).toEqual(
       [
         'atelier-catalog DATABASE_URL=atelier-database/CATALOG_DATABASE_URL',
+        'atelier-catalog NATS_PASSWORD=atelier-nats/CATALOG_NATS_PASSWORD',
         'atelier-gateway NATS_PASSWORD=atelier-nats/GATEWAY_NATS_PASSWORD',
         'atelier-catalog-migrate DATABASE_URL=atelier-database/CATALOG_DATABASE_URL',
         'atelier-community DATABASE_URL=atelier-database/COMMUNITY_DATABASE_URL',
@@ -222,9 +223,9 @@ describe('chart - peers and secrets', () => {
 });
 
 describe('chart - NATS credentials', () => {
-  const natsServices = ['jobs', 'media', 'worker', 'gateway'];
+  const natsServices = ['catalog', 'jobs', 'media', 'worker', 'gateway'];
 
-  it('gives jobs, media, the workers and the gateway the shared NATS user in their ConfigMap and its password from a Secret, and nobody else', () => {
+  it('gives catalog, jobs, media, the workers and the gateway the shared NATS user in their ConfigMap and its password from a Secret, and nobody else', () => {
     const manifests = chart.helm.render({ set: { 'nats.user': 'atelier', 'nats.password.existingSecret': 'atelier-nats' } });
     for (const service of natsServices) {
       expect(configOf(manifests, service).NATS_USER, service).toBe('atelier');
@@ -233,7 +234,7 @@ describe('chart - NATS credentials', () => {
         valueFrom: { secretKeyRef: { name: 'atelier-nats', key: 'NATS_PASSWORD' } },
       });
     }
-    for (const service of ['catalog', 'community']) {
+    for (const service of ['community']) {
       expect(configOf(manifests, service).NATS_USER, service).toBeUndefined();
       const env = (containerOf(get(manifests, 'Deployment', nameOf(service))).env ?? []) as Manifest[];
       expect(

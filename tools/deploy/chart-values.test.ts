@@ -78,7 +78,7 @@ describe('chart - strictSecrets refuses missing secrets', () => {
     expect(refusal({ valuesFiles: [productionValues], set: { [key]: '' } })).toMatch(message);
   });
 
-  it.each(['jobs', 'media', 'worker', 'gateway'])('refuses production values without NATS credentials for %s', (service) => {
+  it.each(['catalog', 'jobs', 'media', 'worker', 'gateway'])('refuses production values without NATS credentials for %s', (service) => {
     expect(refusal({ valuesFiles: [productionValues], set: { [`nats.users.${service}.user`]: '' } })).toMatch(
       new RegExp(`NATS credentials of ${service}: set nats\\.users\\.${service}\\.user and \\.password`),
     );

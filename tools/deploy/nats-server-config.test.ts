@@ -1,12 +1,14 @@
 // The documented NATS server configuration (charts/atelier/nats/nats-server.conf.example) on a real
 // nats-server: each service's user can do what its code does — declare its streams, consumers or
-// bucket, publish its subjects, pull and ack — and is denied publishing subjects another service
-// owns; a client without credentials, or with a wrong password, is refused.
+// bucket, publish its subjects, pull and ack, hear catalog's change notices — and is denied
+// publishing subjects another service owns; a client without credentials, or with a wrong
+// password, is refused.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  catalogChangesSubject,
   connectNats,
   ensureControlConsumer,
   ensureEventsConsumer,
@@ -15,6 +17,8 @@ import {
   jetstream,
   jetstreamManager,
   jobsTopology,
+  parseCatalogChange,
+  publishCatalogChange,
   WindowCounters,
   windowCountersBucket,
   type NatsConnection,
@@ -22,7 +26,7 @@ import {
 import { startNatsServer, type NatsServerProcess } from '@atelier/testing';
 import { repoRoot } from './helm.js';
 
-const SERVICES = ['jobs', 'media', 'worker', 'gateway', 'ops'] as const;
+const SERVICES = ['catalog', 'jobs', 'media', 'worker', 'gateway', 'ops'] as const;
 type Service = (typeof SERVICES)[number];
 const password = (service: Service) => `test-only-${service}-password`;
 const topology = jobsTopology('ATELIER');
@@ -85,6 +89,31 @@ describe('nats server config - each service its own subjects', () => {
     }
     // jobs has no business with the gateway's counters.
     await expect(publish(jobs, `$KV.${windowCountersBucket('ATELIER')}.user.x.1`)).rejects.toThrow(/permission/i);
+  });
+
+  it('catalog announces its changes, which jobs hears, and may publish nothing else', async () => {
+    const catalog = await as('catalog');
+    const jobs = await as('jobs');
+    const subject = catalogChangesSubject('ATELIER');
+    const heard: unknown[] = [];
+    jobs.subscribe(subject, { callback: (_error, message) => void heard.push(parseCatalogChange(message.data)) });
+    await jobs.flush();
+    publishCatalogChange(catalog, subject, { kind: 'model', id: 'm-1' });
+    await expect.poll(() => heard).toEqual([{ kind: 'model', id: 'm-1' }]);
+
+    // A core publish the server refuses comes back as an async permissions error on the connection.
+    const refusals: string[] = [];
+    void (async () => {
+      for await (const status of catalog.status()) if (status.type === 'error') refusals.push(String(status.error));
+    })();
+    catalog.publish(topology.dispatchSubject('interactive'), '{}');
+    await catalog.flush().catch(() => undefined);
+    await expect.poll(() => refusals.join(' ')).toMatch(/permission/i);
+    for (const subject of [topology.eventSubject('failed'), `$KV.${windowCountersBucket('ATELIER')}.user.x.1`]) {
+      await expect(publish(catalog, subject), subject).rejects.toThrow(/permission/i);
+    }
+    // Nobody else may pretend to be catalog.
+    await expect(publish(jobs, subject)).rejects.toThrow(/permission/i);
   });
 
   it('the worker declares its consumers, pulls and acks a dispatch, hears cancellations, and may publish no platform subject', async () => {

@@ -144,7 +144,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
 {{- end }}
 
 {{/*
-The NATS variables of a component that talks to JetStream (jobs, media, worker, gateway): the
+The NATS variables of a component that talks to NATS (catalog, jobs, media, worker, gateway): the
 servers, the stream prefix and the user — its own (nats.users.<component>.user) when set, else
 the shared nats.user. Passwords and tokens come from atelier.secretEnv. Call with
 (dict "root" $ "component" "jobs"); merge the result into the component's env.

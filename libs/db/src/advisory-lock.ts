@@ -13,3 +13,20 @@ export async function lockForTransaction(db: Queryable, scope: string, key: stri
     values: [`${scope}:${key}`],
   });
 }
+
+/**
+ * lockForTransaction for many keys of one scope in one statement: the same locks (a key locked
+ * here excludes it locked there), taken in the order of their hashes, so that two transactions
+ * locking overlapping sets never wait for each other in a circle (no deadlock). The sorted
+ * subquery is not flattened into the outer query (it has ORDER BY and DISTINCT), so the locks
+ * are taken row by row in that order.
+ */
+export async function lockAllForTransaction(db: Queryable, scope: string, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db.query({
+    name: 'atelier.advisory_xact_lock_all',
+    text: `SELECT count(pg_advisory_xact_lock(h))
+             FROM (SELECT DISTINCT hashtextextended($1::text || ':' || k, 0) AS h FROM unnest($2::text[]) AS k ORDER BY h) sorted`,
+    values: [scope, keys],
+  });
+}

@@ -10,6 +10,8 @@ import {
   isConnectionLoss,
   isTransientDatabaseError,
   isUniqueViolation,
+  lockAllForTransaction,
+  lockForTransaction,
   sqlStateOf,
   uuidv7,
 } from './index.js';
@@ -174,5 +176,48 @@ describe('db - ensureDatabaseExists', () => {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await admin.end();
     }
+  });
+});
+
+describe('db - advisory locks', () => {
+  let database: TestDatabase;
+  let pool: ReturnType<typeof createSqlPool>;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    pool = createSqlPool({ databaseUrl: database.url, max: 4, applicationName: 'lock-test' });
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+
+  const held = () => new Promise<void>((resolve) => setTimeout(resolve, 300));
+
+  it('takes the same lock for a key locked alone or among many', async () => {
+    const order: string[] = [];
+    const first = inTransaction(pool, async (client) => {
+      await lockAllForTransaction(client, 'test.scope', ['b', 'a', 'a']);
+      order.push('many locked');
+      await held();
+      order.push('many done');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = inTransaction(pool, async (client) => {
+      await lockForTransaction(client, 'test.scope', 'a');
+      order.push('one locked');
+    });
+    await Promise.all([first, second]);
+    expect(order).toEqual(['many locked', 'many done', 'one locked']);
+  });
+
+  it('never deadlocks two transactions that lock overlapping sets given in opposite orders', async () => {
+    const keys = Array.from({ length: 20 }, (_, i) => `user-${i}`);
+    const runs = Array.from({ length: 8 }, (_, i) =>
+      inTransaction(pool, async (client) => {
+        await lockAllForTransaction(client, 'test.scope', i % 2 ? keys : [...keys].reverse());
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }),
+    );
+    await expect(Promise.all(runs)).resolves.toHaveLength(8);
   });
 });

@@ -17,4 +17,4 @@ export {
   isTransientDatabaseError,
   databaseUnavailable,
 } from './sql-errors.js';
-export { lockForTransaction } from './advisory-lock.js';
+export { lockForTransaction, lockAllForTransaction } from './advisory-lock.js';

@@ -19,4 +19,12 @@ export { startDurablePull, type DurablePull, type DurablePullOptions } from './d
 export { natsConfigSpec, checkNatsCredentials, type NatsCredentials } from './nats-config.js';
 export { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type PubAck } from '@nats-io/jetstream';
 export { headers, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';
+export {
+  catalogChangesSubject,
+  publishCatalogChange,
+  parseCatalogChange,
+  CATALOG_ENTRY_KINDS,
+  type CatalogChange,
+  type CatalogEntryKind,
+} from './catalog-changes.js';
 export { WindowCounters, windowCountersBucket, type WindowCountersOptions, type Reservation } from './window-counters.js';

@@ -10,6 +10,9 @@
  *   stream  <PREFIX>_JOB_EVENTS  limits retention: lifecycle events for anyone who cares
  *     <root>.jobs.events.<type>          e.g. <root>.jobs.events.succeeded
  *
+ *   core NATS (no stream): catalog change notices, a doorbell for jobs' catalog cache
+ *     <root>.catalog.events.changed      catalog-changes.ts
+ *
  * where <root> is the prefix in lower case (`ATELIER` → `atelier.jobs.dispatch.interactive`).
  */
 export const JOB_QUEUES = ['interactive', 'background'] as const;
@@ -35,9 +38,14 @@ export interface JobsTopology {
   consumerName(queue: JobQueueName): string;
 }
 
-export function jobsTopology(prefix: string): JobsTopology {
+/** The subjects' root of a NATS_STREAM_PREFIX (its lower case), once the prefix is checked. */
+export function subjectRoot(prefix: string): string {
   if (!PREFIX_PATTERN.test(prefix)) throw new Error(`NATS stream prefix must match ${PREFIX_PATTERN}, got "${prefix}"`);
-  const root = prefix.toLowerCase();
+  return prefix.toLowerCase();
+}
+
+export function jobsTopology(prefix: string): JobsTopology {
+  const root = subjectRoot(prefix);
   return {
     prefix,
     jobsStream: `${prefix}_JOBS`,

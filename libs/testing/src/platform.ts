@@ -99,7 +99,11 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     const jobsPort = await freePort();
     // Settled, not all: when one fails to start, the other (already running) must be stopped too.
     const started = await Promise.allSettled([
-      startGrpcServiceProcess('catalog', { ...options.env, DATABASE_URL: database.url }, options.nodeArgs?.catalog),
+      startGrpcServiceProcess(
+        'catalog',
+        { ...options.env, DATABASE_URL: database.url, NATS_URL: natsUrl, NATS_STREAM_PREFIX: natsPrefix },
+        options.nodeArgs?.catalog,
+      ),
       startGrpcServiceProcess(
         'media',
         {

@@ -1,6 +1,9 @@
 import type { SqlPool } from '@atelier/db';
+import type { AnnounceChange } from './change-notices.js';
 
 /** What the catalog's RPC handlers depend on. */
 export interface CatalogContext {
   pool: SqlPool;
+  /** Called once a write to a model or style has committed. */
+  announceChange: AnnounceChange;
 }

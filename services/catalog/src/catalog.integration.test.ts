@@ -6,8 +6,20 @@ import { catalogV1, commonV1 } from '@atelier/contracts';
 import { ErrorCode } from '@atelier/errors';
 import type { GrpcServerHandle, PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
-import { checkHealth, createTestDatabase, listReflectedServices, testClient, testSecurity, type TestDatabase } from '@atelier/testing';
+import { catalogChangesSubject, connectNats, parseCatalogChange, type CatalogChange, type NatsConnection } from '@atelier/nats';
+import {
+  checkHealth,
+  createTestDatabase,
+  freePort,
+  listReflectedServices,
+  natsTestPrefix,
+  testClient,
+  testNatsUrl,
+  testSecurity,
+  type TestDatabase,
+} from '@atelier/testing';
 import { createSqlPool, type SqlPool } from '@atelier/db';
+import { openChangeNotices, type ChangeNotices } from './change-notices.js';
 import { createCatalogOrm, migrateCatalog } from './db/catalog-orm.js';
 import { CATALOG_SERVICE_NAME, startCatalogServer } from './server.js';
 
@@ -19,6 +31,11 @@ let pool: SqlPool;
 let server: GrpcServerHandle;
 let client: PromiseClient<catalogV1.CatalogServiceClient>;
 let address: string;
+let notices: ChangeNotices;
+let listener: NatsConnection;
+const natsPrefix = natsTestPrefix();
+/** Every change notice heard on this run's subject, in order. */
+const heard: (CatalogChange | undefined)[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -26,8 +43,15 @@ beforeAll(async () => {
   await migrateCatalog(orm, database.url);
   await orm.close();
   pool = createSqlPool({ databaseUrl: database.url, max: 4, applicationName: 'catalog-test' });
+  listener = await connectNats({ servers: testNatsUrl(), name: 'catalog-test-listener' });
+  listener.subscribe(catalogChangesSubject(natsPrefix), {
+    callback: (_error, message) => void heard.push(parseCatalogChange(message.data)),
+  });
+  await listener.flush();
+  notices = openChangeNotices({ NATS_URL: testNatsUrl(), NATS_STREAM_PREFIX: natsPrefix }, logger);
+  await notices.link.ready();
   server = await startCatalogServer(
-    { pool },
+    { pool, announceChange: notices.announce },
     { host: '127.0.0.1', port: 0, healthPort: 0, reflection: true, security: await testSecurity('catalog'), logger },
   );
   address = `127.0.0.1:${server.port}`;
@@ -37,6 +61,8 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   await server?.shutdown(100);
+  await notices?.close();
+  await listener?.close();
   await pool?.end();
   await database?.drop();
 });
@@ -258,6 +284,69 @@ describe('catalog - operator upsert and enable/disable', () => {
     );
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.model!.id)).size).toBe(1);
+  });
+});
+
+describe('catalog - change notices', () => {
+  it('announces each committed upsert and enable/disable on the subject of its prefix, with the kind and id', async () => {
+    heard.length = 0;
+    const { model } = await client.upsertModel({
+      code: 'notice-model',
+      mediaKind: MediaKind.IMAGE,
+      displayName: 'Notice Model',
+      providerCode: 'sim',
+      providerModel: 'sim-notice',
+      modelVersion: '1',
+      jobType: 'image.stylize',
+      sortOrder: 900,
+      defaultParameters: {},
+    });
+    const { style } = await client.upsertStyle({
+      code: 'notice-style',
+      mediaKind: MediaKind.IMAGE,
+      title: 'Notice',
+      subtitle: '',
+      promptPreset: 'notice',
+      sortOrder: 900,
+    });
+    await client.setModelEnabled({ modelId: model!.id, enabled: false });
+    await client.setStyleEnabled({ styleId: style!.id, enabled: false });
+    await expect
+      .poll(() => heard)
+      .toEqual([
+        { kind: 'model', id: model!.id },
+        { kind: 'style', id: style!.id },
+        { kind: 'model', id: model!.id },
+        { kind: 'style', id: style!.id },
+      ]);
+  });
+
+  it('announces nothing for a refused write', async () => {
+    heard.length = 0;
+    await refusal(client.setModelEnabled({ modelId: '00000000-0000-7000-8000-000000000000', enabled: false }));
+    await refusal(client.upsertStyle({ code: '', mediaKind: MediaKind.IMAGE, title: 'x', subtitle: '', promptPreset: '', sortOrder: 1 }));
+    await listener.flush();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(heard).toEqual([]);
+  });
+
+  it('serves reads and writes while NATS cannot be reached', async () => {
+    const away = openChangeNotices({ NATS_URL: `nats://127.0.0.1:${await freePort()}`, NATS_STREAM_PREFIX: natsPrefix }, logger);
+    const offline = await startCatalogServer(
+      { pool, announceChange: away.announce },
+      { host: '127.0.0.1', port: 0, healthPort: 0, security: await testSecurity('catalog'), logger },
+    );
+    const offlineClient = await testClient(catalogV1.CatalogServiceClient, `127.0.0.1:${offline.port}`, 'gateway');
+    try {
+      const { models } = await offlineClient.getCatalog({ mediaKind: MediaKind.IMAGE });
+      const model = models[0]!;
+      expect((await offlineClient.setModelEnabled({ modelId: model.id, enabled: false })).model!.enabled).toBe(false);
+      expect((await offlineClient.setModelEnabled({ modelId: model.id, enabled: true })).model!.enabled).toBe(true);
+    } finally {
+      offlineClient.close();
+      await offline.shutdown(100);
+      await away.close();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { bool, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
+import { natsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the catalog service (README, "Configuration"). */
 export const catalogConfigSpec = {
@@ -17,6 +18,11 @@ export const catalogConfigSpec = {
     default: 'postgres://postgres@127.0.0.1:5432/atelier',
     secret: true,
   }),
+  /**
+   * NATS, for change notices only (libs/nats catalog-changes.ts): catalog serves without it; jobs'
+   * catalog cache then falls back on its TTL.
+   */
+  ...natsConfigSpec,
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   /** How long in-flight calls may take to finish on SIGTERM. */
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),

@@ -17,6 +17,12 @@ export const jobsConfigSpec = {
   ...natsConfigSpec,
   CATALOG_ADDR: hostPort('127.0.0.1:50051'),
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),
+  /**
+   * CreateJob's cache of catalog models and styles (catalog-cache.ts): an entry is dropped when
+   * catalog announces its change on NATS, or after this long at the latest (0: no cache).
+   */
+  CATALOG_CACHE_TTL_MS: int({ default: 30_000, min: 0, max: 600_000 }),
+  CATALOG_CACHE_MAX_ENTRIES: int({ default: 10_000, min: 1, max: 1_000_000 }),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
   QUOTA_DAILY_LIMIT: int({ default: 20, min: 0, max: 1_000_000 }),

@@ -10,7 +10,7 @@ import {
   uploadInputImage,
   type JobsHarness,
 } from './test-support/jobs-harness.js';
-import { testClient } from '@atelier/testing';
+import { testClient, testNatsUrl } from '@atelier/testing';
 
 let h: JobsHarness;
 let choice: Awaited<ReturnType<typeof catalogChoice>>;
@@ -196,22 +196,99 @@ describe('jobs - CreateJob', () => {
     expect(await countRows('SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1', [user])).toBe(0);
   });
 
-  it('refuses a disabled model or style', async () => {
+  // CreateJob reads catalog through a cache (30 s TTL here): a disable reaches it by catalog's
+  // change notice on NATS, within moments. Each try has its own key: a job created before the
+  // notice landed would be replayed, not refused, under the same key.
+  async function refusedWithin(base: jobsV1.CreateJobRequest, reason: string, timeoutMs: number): Promise<number> {
+    const startedAt = Date.now();
+    for (let attempt = 0; ; attempt += 1) {
+      const outcome = await h.jobs.createJob({ ...base, idempotencyKey: `${base.idempotencyKey}-${attempt}` }).then(
+        () => undefined,
+        (error: { reason?: string }) => error,
+      );
+      if (outcome?.reason === reason) return Date.now() - startedAt;
+      // Tries served from the cached copy before the notice create jobs, and may fill the quota.
+      if (outcome && outcome.reason !== 'GENERATION_QUOTA_EXCEEDED') throw outcome;
+      if (Date.now() - startedAt > timeoutMs) throw new Error(`not refused ${reason} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('refuses a model or style within moments of its disable, well before the cache TTL, and takes it back as soon', async () => {
     const user = newUser();
     const base = await stylizeRequest(user, 'disabled');
+    // Cached now: this create read both.
+    expect((await h.jobs.createJob(base)).created).toBe(true);
+
     await h.catalog.setStyleEnabled({ styleId: choice.style.id, enabled: false });
     try {
-      expect(await refusal(h.jobs.createJob(base))).toMatchObject({ code: ErrorCode.FAILED_PRECONDITION, reason: 'STYLE_DISABLED' });
+      expect(await refusedWithin(base, 'STYLE_DISABLED', 5_000)).toBeLessThan(5_000);
     } finally {
       await h.catalog.setStyleEnabled({ styleId: choice.style.id, enabled: true });
     }
     await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: false });
     try {
-      expect(await refusal(h.jobs.createJob(base))).toMatchObject({ code: ErrorCode.FAILED_PRECONDITION, reason: 'MODEL_DISABLED' });
+      expect(await refusedWithin(base, 'MODEL_DISABLED', 5_000)).toBeLessThan(5_000);
     } finally {
       await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: true });
     }
-    expect((await h.jobs.createJob(base)).created).toBe(true);
+    // Enabled again: taken as soon. Another user, so that tries served before a notice (jobs
+    // created) cannot have used up this one's in-flight quota.
+    const other = newUser();
+    const again = await stylizeRequest(other, 'enabled-again');
+    await expect
+      .poll(
+        async () =>
+          (await h.jobs.createJob({ ...again, idempotencyKey: `enabled-${Date.now()}` }).catch(() => ({ created: false }))).created,
+        {
+          timeout: 5_000,
+        },
+      )
+      .toBe(true);
+  });
+
+  it('answers UNAVAILABLE when catalog or media cannot be reached, and still answers a replay from its key', async () => {
+    const user = newUser();
+    const request = await stylizeRequest(user, 'peers-away');
+    const { job } = await h.jobs.createJob(request);
+    const { CATALOG_ADDR, MEDIA_ADDR } = h.config;
+    try {
+      // A fresh replica: nothing cached, every look-up goes to the peer that is away.
+      for (const away of [{ CATALOG_ADDR: '127.0.0.1:1' }, { MEDIA_ADDR: '127.0.0.1:1' }]) {
+        await h.restart({ CATALOG_ADDR, MEDIA_ADDR, ...away });
+        expect(await refusal(h.jobs.createJob({ ...request, idempotencyKey: 'peers-away-new' })), JSON.stringify(away)).toMatchObject({
+          code: ErrorCode.UNAVAILABLE,
+        });
+        const replay = await h.jobs.createJob(request);
+        expect([replay.created, replay.job!.id]).toEqual([false, job!.id]);
+      }
+    } finally {
+      await h.restart({ CATALOG_ADDR, MEDIA_ADDR });
+    }
+  });
+
+  it('with NATS away, still refuses a disabled model once the cache TTL has passed', async () => {
+    // Every try served from the stale copy creates a job: no quota in the way.
+    await h.restart({
+      NATS_URL: 'nats://127.0.0.1:9',
+      CATALOG_CACHE_TTL_MS: 1_000,
+      QUOTA_DAILY_LIMIT: 10_000,
+      QUOTA_MAX_IN_FLIGHT: 10_000,
+    });
+    try {
+      const user = newUser();
+      const base = await stylizeRequest(user, 'ttl');
+      expect((await h.jobs.createJob(base)).created).toBe(true);
+      await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: false });
+      try {
+        // No notice can arrive: the TTL alone bounds how long the enabled copy is served.
+        expect(await refusedWithin(base, 'MODEL_DISABLED', 4_000)).toBeLessThan(4_000);
+      } finally {
+        await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: true });
+      }
+    } finally {
+      await h.restart({ NATS_URL: testNatsUrl(), CATALOG_CACHE_TTL_MS: 30_000, QUOTA_DAILY_LIMIT: 20, QUOTA_MAX_IN_FLIGHT: 2 });
+    }
   });
 });
 
@@ -450,7 +527,7 @@ describe('jobs - WatchJob across replicas (LISTEN/NOTIFY)', () => {
       const changedAt = Date.now();
       await replicaB.execution.claimJob({ jobId: job.id, workerId: 'replica-b-worker' });
       const deadline = Date.now() + 5_000;
-      while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(seen.map((s) => s.status)).toEqual([jobsV1.JobStatus.QUEUED, jobsV1.JobStatus.RUNNING]);
       // Far sooner than the 15 s safety re-read.
       expect(seen[1]!.at - changedAt).toBeLessThan(1_500);

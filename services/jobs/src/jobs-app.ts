@@ -16,7 +16,10 @@ import {
   type NatsLink,
 } from '@atelier/nats';
 import type { JobsConfig } from './config.js';
+import { CatalogCache } from './catalog-cache.js';
+import { catalogChangesListener } from './catalog-changes-listener.js';
 import { createRegistry } from './definitions/index.js';
+import { inputAssetLookups } from './input-asset-lookups.js';
 import type { OutboxSubjects } from './db/job-row.js';
 import type { JobsContext } from './jobs-context.js';
 import { readQueueStats } from './db/queue-stats.js';
@@ -66,14 +69,27 @@ export async function startJobsApp(
   const topology = jobsTopology(config.NATS_STREAM_PREFIX);
   // Set once serving; the link may come up (or go down) before or after.
   const serverRef: { current?: GrpcServerHandle } = {};
+  const catalogClient = createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 3_000 });
+  const catalogCache = new CatalogCache(catalogClient, {
+    ttlMs: config.CATALOG_CACHE_TTL_MS,
+    maxEntries: config.CATALOG_CACHE_MAX_ENTRIES,
+  });
+  const catalogChanges = catalogChangesListener(config.NATS_STREAM_PREFIX, catalogCache, logger);
   // NATS is the doorbell, not the truth: jobs serves (and the outbox fills) while it is away.
   const nats = openNatsLink({
     servers: config.NATS_URL,
     name: `jobs@${hostname()}`,
     credentials: config,
     logger,
-    onConnected: async (connection) => ensureJobStreams(await jetstreamManager(connection), topology),
-    onStateChange: (up) => serverRef.current?.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
+    onConnected: async (connection) => {
+      catalogChanges.follow(connection);
+      await ensureJobStreams(await jetstreamManager(connection), topology);
+    },
+    onStateChange: (up) => {
+      // Catalog's notices of the time the link was down (or not yet up) were missed.
+      if (up) catalogCache.clear();
+      serverRef.current?.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING');
+    },
   });
   let js: { connection: unknown; client: JetStreamClient } | undefined;
   const broker = () => {
@@ -113,10 +129,8 @@ export async function startJobsApp(
   watchHub.publishTo((jobId) => jobChanges.publish(jobId));
   await listener.start();
 
-  const peers = {
-    catalog: createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 3_000 }),
-    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 }),
-  };
+  const mediaClient = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 });
+  const peers = { catalog: catalogCache, media: mediaClient, inputAssets: inputAssetLookups(mediaClient) };
   const outboxSubjects = () => {
     const claimFor = relay.claimLane();
     return claimFor ? { ...subjects, claimFor } : subjects;
@@ -185,7 +199,7 @@ export async function startJobsApp(
       wakeups.stop();
       jobChanges.stop();
       await listener.stop();
-      peers.catalog.close();
+      catalogClient.close();
       peers.media.close();
       await nats.close();
       await pool.end();

@@ -1,13 +1,17 @@
-import type { catalogV1, mediaV1 } from '@atelier/contracts';
 import { commonV1, mediaV1 as media } from '@atelier/contracts';
-import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, UnavailableError, isTransientError } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
+import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, UnavailableError, isTransientError } from '@atelier/errors';
+import type { CatalogReads } from './catalog-cache.js';
 import type { JobCommand, JobDefinition } from './definitions/index.js';
+import type { InputAssetLookups } from './input-asset-lookups.js';
 
 /** The peer services CreateJob validates against (SPEC §4.3): ids are checked where they live. */
 export interface Peers {
-  catalog: PromiseClient<catalogV1.CatalogServiceClient>;
-  media: PromiseClient<mediaV1.MediaServiceClient>;
+  /** Catalog through jobs' cache (catalog-cache.ts): a miss asks catalog and fails as catalog does. */
+  catalog: CatalogReads;
+  media: PromiseClient<media.MediaServiceClient>;
+  /** CreateJob's input checks, coalesced into batch calls (input-asset-lookups.ts). */
+  inputAssets: InputAssetLookups;
 }
 
 export interface ResolvedCommand {
@@ -38,24 +42,24 @@ export async function resolveAgainstPeers(
 ): Promise<ResolvedCommand> {
   const [model, style, asset] = await Promise.all([
     command.modelId
-      ? peers.catalog.getModel({ modelId: command.modelId }).then(
-          (r) => r.model!,
+      ? peers.catalog.model(command.modelId).then(
+          (model) => model,
           (e: unknown) => {
             throw peerFailure('catalog', e, () => new FailedPreconditionError('MODEL_NOT_FOUND', 'the model does not exist'));
           },
         )
       : undefined,
     command.styleId
-      ? peers.catalog.getStyle({ styleId: command.styleId }).then(
-          (r) => r.style!,
+      ? peers.catalog.style(command.styleId).then(
+          (style) => style,
           (e: unknown) => {
             throw peerFailure('catalog', e, () => new FailedPreconditionError('STYLE_NOT_FOUND', 'the style does not exist'));
           },
         )
       : undefined,
     command.inputAssetId
-      ? peers.media.getAssetInternal({ assetId: command.inputAssetId, includeDownloadUrl: false }).then(
-          (r) => r.asset!,
+      ? peers.inputAssets.get(command.inputAssetId).then(
+          (asset) => asset,
           (e: unknown) => {
             throw peerFailure('media', e, () => new NotFoundError('input asset'));
           },

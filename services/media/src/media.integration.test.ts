@@ -362,6 +362,37 @@ describe("media - another user's asset does not exist", () => {
     const withoutUrl = await internal.getAssetInternal({ assetId: upload.asset!.id, includeDownloadUrl: false });
     expect(withoutUrl.downloadUrl).toBeUndefined();
   });
+
+  it('answers many ids in one GetAssetsInternal for jobs: the assets that exist, whatever their owner or status', async () => {
+    const bytes = await png();
+    const ready = await startUpload(bytes, { owner: BOB });
+    await put(ready, bytes);
+    await client.completeUpload({ assetId: ready.asset!.id, ownerUserId: BOB });
+    const uploading = await startUpload(bytes, { owner: ALICE });
+    const absent = '019a0000-0000-7000-8000-0000000000ab';
+    const jobs = await testClient(mediaV1.MediaServiceClient, address, 'jobs');
+    try {
+      const { assets } = await jobs.getAssetsInternal({ assetIds: [ready.asset!.id, absent, uploading.asset!.id, ready.asset!.id] });
+      expect(assets.map((asset) => [asset.id, asset.ownerUserId, asset.status]).sort()).toEqual(
+        [
+          [ready.asset!.id, BOB, AssetStatus.READY],
+          [uploading.asset!.id, ALICE, AssetStatus.UPLOADING],
+        ].sort(),
+      );
+      expect((await jobs.getAssetsInternal({ assetIds: [] })).assets).toEqual([]);
+      expect(await refusal(jobs.getAssetsInternal({ assetIds: [absent, 'nope'] }))).toMatchObject({
+        code: ErrorCode.INVALID_ARGUMENT,
+        field: 'asset_ids[1]',
+      });
+      expect(await refusal(jobs.getAssetsInternal({ assetIds: Array.from({ length: 501 }, () => absent) }))).toMatchObject({
+        field: 'asset_ids',
+      });
+      // Only jobs: the gateway may not list assets by id.
+      expect(await refusal(client.getAssetsInternal({ assetIds: [absent] }))).toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
+    } finally {
+      jobs.close();
+    }
+  });
 });
 
 describe('media - server-written assets', () => {

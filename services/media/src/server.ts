@@ -5,7 +5,7 @@ import { mediaCallerPolicy } from './rpc/caller-policy.js';
 import { completeUpload } from './rpc/complete-upload.js';
 import { createUpload } from './rpc/create-upload.js';
 import { deleteAsset } from './rpc/delete-asset.js';
-import { getAsset, getAssetInternal } from './rpc/get-asset.js';
+import { getAsset, getAssetInternal, getAssetsInternal } from './rpc/get-asset.js';
 import { putServerAsset } from './rpc/put-server-asset.js';
 import { readAsset } from './rpc/read-asset.js';
 
@@ -18,6 +18,7 @@ export function startMediaServer(context: MediaContext, options: GrpcServingOpti
     completeUpload: completeUpload(context),
     getAsset: getAsset(context),
     getAssetInternal: getAssetInternal(context),
+    getAssetsInternal: getAssetsInternal(context),
     putServerAsset: putServerAsset(context),
     readAsset: readAsset(context),
     deleteAsset: deleteAsset(context),

@@ -9,18 +9,21 @@ import { toModelMessage, toStyleMessage } from '../mappers.js';
 type SetModelEnabled = Handler<typeof catalogV1.CatalogServiceService.setModelEnabled>;
 type SetStyleEnabled = Handler<typeof catalogV1.CatalogServiceService.setStyleEnabled>;
 
-export function setModelEnabled({ pool }: CatalogContext): SetModelEnabled {
+/** One autocommitted UPDATE: committed when it answers, then announced (readers drop their copy). */
+export function setModelEnabled({ pool, announceChange }: CatalogContext): SetModelEnabled {
   return async (request) => {
     const model = await catalog.setModelEnabled(pool, requireId(request.modelId, 'model_id'), request.enabled);
     if (!model) throw new NotFoundError('model');
+    announceChange({ kind: 'model', id: model.id });
     return { model: toModelMessage(model) };
   };
 }
 
-export function setStyleEnabled({ pool }: CatalogContext): SetStyleEnabled {
+export function setStyleEnabled({ pool, announceChange }: CatalogContext): SetStyleEnabled {
   return async (request) => {
     const style = await catalog.setStyleEnabled(pool, requireId(request.styleId, 'style_id'), request.enabled);
     if (!style) throw new NotFoundError('style');
+    announceChange({ kind: 'style', id: style.id });
     return { style: toStyleMessage(style) };
   };
 }

@@ -9,9 +9,11 @@ import { toStyleMessage } from '../mappers.js';
 type UpsertStyle = Handler<typeof catalogV1.CatalogServiceService.upsertStyle>;
 
 /** Creates or replaces the style with this (code, media_kind), atomically. */
-export function upsertStyle({ pool }: CatalogContext): UpsertStyle {
+export function upsertStyle({ pool, announceChange }: CatalogContext): UpsertStyle {
   return async (request) => {
     const { style, created } = await catalog.upsertStyle(pool, uuidv7(), validateStyleInput(request));
+    // The upsert is one autocommitted statement: it has committed when it answers.
+    announceChange({ kind: 'style', id: style.id });
     return { style: toStyleMessage(style), created };
   };
 }

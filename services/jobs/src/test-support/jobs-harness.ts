@@ -63,10 +63,12 @@ export async function startJobsHarness(
   const database = await createTestDatabase();
   const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-jobs-s3-'));
   const processes: ServiceProcess[] = [];
+  const prefix = natsTestPrefix();
   try {
     const [catalogProcess, mediaProcess] = options.peers
       ? await Promise.all([
-          startGrpcServiceProcess('catalog', { DATABASE_URL: database.url }),
+          // On this run's prefix: jobs hears its change notices.
+          startGrpcServiceProcess('catalog', { DATABASE_URL: database.url, NATS_URL: testNatsUrl(), NATS_STREAM_PREFIX: prefix }),
           startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }),
         ])
       : [];
@@ -77,7 +79,6 @@ export async function startJobsHarness(
     await migrateJobs(orm, database.url);
     await orm.close();
 
-    const prefix = natsTestPrefix();
     let config: JobsAppConfig = {
       ...(await testIdentityEnv('jobs')),
       GRPC_PORT: 0,
@@ -91,6 +92,8 @@ export async function startJobsHarness(
       NATS_TOKEN: undefined,
       CATALOG_ADDR: catalogProcess?.address ?? '127.0.0.1:1',
       MEDIA_ADDR: mediaProcess?.address ?? '127.0.0.1:1',
+      CATALOG_CACHE_TTL_MS: 30_000,
+      CATALOG_CACHE_MAX_ENTRIES: 10_000,
       QUOTA_DAILY_LIMIT: 20,
       QUOTA_MAX_IN_FLIGHT: 2,
       QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS: 10,

@@ -1,4 +1,4 @@
-import { lockForTransaction, type Queryable } from '@atelier/db';
+import { lockAllForTransaction, type Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
 import { countsTowardDailyQuotaSql, type QuotaUsage } from '../domain/quota.js';
 import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX } from './transition-sql.js';
@@ -50,8 +50,11 @@ const startOfUtcDay = `date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 
 
 /**
  * queued from nothing: job rows with their creation events and dispatches, one statement for a
- * batch. With `quota`, the insert also needs the user's usage (counted in the same statement) to
- * be under both limits — the one place that rule is applied; the caller holds the user's lock.
+ * batch. With `quota`, each row's insert also needs its user's usage (counted in the same
+ * statement) to be under both limits — the one place that rule is applied. The caller holds the
+ * lock of every user in the batch, taken before this statement so that its snapshot sees every
+ * committed job of theirs, and gives each user at most one row per statement (the rows of one
+ * statement do not see each other, so two of one user would both count the same usage).
  */
 function insertStatement(quota: boolean): string {
   return `WITH incoming AS (
@@ -66,13 +69,16 @@ function insertStatement(quota: boolean): string {
           ${
             quota
               ? `usage AS (
-            -- Two counts, each on an index range that holds only what it counts (today's jobs of the
-            -- user; the user's queued and running ones), so the cost does not grow with the history.
-            SELECT (SELECT count(*)::int FROM jobs.generation_jobs j
-                     WHERE j.user_id = $2[1] AND j.created_at >= ${startOfUtcDay}
+            -- Per row, two counts of its user, each on an index range that holds only what it counts
+            -- (today's jobs of the user; the user's queued and running ones), so the cost does not
+            -- grow with the history.
+            SELECT i.n AS usage_n,
+                   (SELECT count(*)::int FROM jobs.generation_jobs j
+                     WHERE j.user_id = i.user_id AND j.created_at >= ${startOfUtcDay}
                        AND j.job_type = ANY($30::text[]) AND ${countsTowardDailyQuotaSql('j')}) AS today,
                    (SELECT count(*)::int FROM jobs.generation_jobs j
-                     WHERE j.user_id = $2[1] AND j.status IN ('queued', 'running') AND j.job_type = ANY($30::text[])) AS in_flight),`
+                     WHERE j.user_id = i.user_id AND j.status IN ('queued', 'running') AND j.job_type = ANY($30::text[])) AS in_flight
+              FROM incoming i),`
               : ''
           }
           created AS (
@@ -86,7 +92,7 @@ function insertStatement(quota: boolean): string {
                    model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
                    retry_of_job_id, now(), trace_context
               FROM incoming
-             ${quota ? 'WHERE (SELECT today < $31 AND in_flight < $32 FROM usage)' : ''}
+             ${quota ? 'WHERE (SELECT u.today < $31 AND u.in_flight < $32 FROM usage u WHERE u.usage_n = incoming.n)' : ''}
             ON CONFLICT (user_id, idempotency_key) DO NOTHING
             RETURNING *),
           event AS (
@@ -103,13 +109,13 @@ function insertStatement(quota: boolean): string {
               JOIN jobs.generation_jobs earlier ON earlier.user_id = i.user_id AND earlier.idempotency_key = i.idempotency_key)
           SELECT i.n AS incoming_n, o.*, CASE WHEN o.inserted THEN claimed.claimed_outbox END AS claimed_outbox
                  ${quota ? ', u.today AS usage_today, u.in_flight AS usage_in_flight' : ''}
-            FROM incoming i LEFT JOIN outcome o ON o.n = i.n${quota ? ' CROSS JOIN usage u' : ''}
+            FROM incoming i LEFT JOIN outcome o ON o.n = i.n${quota ? ' JOIN usage u ON u.usage_n = i.n' : ''}
             ${CLAIMED_OUTBOX_JOIN(['dispatch'], 'o')}
            ORDER BY i.n`;
 }
 
 const INSERT_JOBS = insertStatement(false);
-const INSERT_JOB_WITHIN_QUOTA = insertStatement(true);
+const INSERT_JOBS_WITHIN_QUOTA = insertStatement(true);
 
 function insertValues(jobs: readonly NewJob[], actors: readonly string[], subjects: OutboxSubjects): unknown[] {
   const column = <K extends keyof NewJob>(key: K) => jobs.map((job) => job[key]);
@@ -176,25 +182,72 @@ export async function createJobs(
   return rows.map(outcomeOf);
 }
 
+/** What a create counted against its user's quota found: its outcome, and the usage it was counted against. */
+export interface WithinQuota {
+  outcome: CreateOutcome;
+  usage: QuotaUsage;
+}
+
 /**
- * Creates one job counted against its user's quota (L3): inside the caller's transaction, takes
- * the user's lock — concurrent creates of one user then count each other's rows — and runs one
- * statement that finds the key's earlier job, counts the usage and inserts only under both
- * limits. Answers the outcome and the usage counted; no job and no earlier job means refused.
+ * Creates jobs counted against their users' quotas (L3), inside the caller's transaction: takes
+ * every user's lock first, in one statement and a fixed order (no deadlock with another batch),
+ * so that concurrent creates of one user, in this batch or another, count each other's rows;
+ * then runs the insert statement once per round, where round k holds each user's k-th job — a
+ * later round sees the rows of the earlier ones (same transaction), so a user's second job is
+ * counted after their first. Each job is inserted only under both of its user's limits; one
+ * user's refusal is their outcome alone (no job, no earlier job), never the batch's failure.
+ * Answers one result per job, in order.
  */
+export async function createJobsWithinQuota(
+  db: Queryable,
+  jobs: readonly NewJob[],
+  actors: readonly string[],
+  quota: QuotaCheck,
+  subjects: OutboxSubjects,
+): Promise<WithinQuota[]> {
+  if (jobs.length === 0) return [];
+  await lockAllForTransaction(
+    db,
+    'jobs.quota',
+    jobs.map((job) => job.userId),
+  );
+  const rounds: number[][] = [];
+  const seen = new Map<string, number>();
+  jobs.forEach((job, i) => {
+    const round = seen.get(job.userId) ?? 0;
+    seen.set(job.userId, round + 1);
+    (rounds[round] ??= []).push(i);
+  });
+  const results: WithinQuota[] = new Array(jobs.length);
+  for (const round of rounds) {
+    const { rows } = await db.query<OutcomeRow>({
+      name: 'jobs.create_jobs_within_quota',
+      text: INSERT_JOBS_WITHIN_QUOTA,
+      values: [
+        ...insertValues(
+          round.map((i) => jobs[i]!),
+          round.map((i) => actors[i]!),
+          subjects,
+        ),
+        quota.jobTypes,
+        quota.dailyLimit,
+        quota.maxInFlight,
+      ],
+    });
+    rows.forEach((row, k) => {
+      results[round[k]!] = { outcome: outcomeOf(row), usage: { today: row.usage_today!, inFlight: row.usage_in_flight! } };
+    });
+  }
+  return results;
+}
+
+/** createJobsWithinQuota for one job. No job and no earlier job in its outcome means refused. */
 export async function createJobWithinQuota(
   db: Queryable,
   job: NewJob,
   actor: string,
   quota: QuotaCheck,
   subjects: OutboxSubjects,
-): Promise<{ outcome: CreateOutcome; usage: QuotaUsage }> {
-  await lockForTransaction(db, 'jobs.quota', job.userId);
-  const { rows } = await db.query<OutcomeRow>({
-    name: 'jobs.create_job_within_quota',
-    text: INSERT_JOB_WITHIN_QUOTA,
-    values: [...insertValues([job], [actor], subjects), quota.jobTypes, quota.dailyLimit, quota.maxInFlight],
-  });
-  const row = rows[0]!;
-  return { outcome: outcomeOf(row), usage: { today: row.usage_today!, inFlight: row.usage_in_flight! } };
+): Promise<WithinQuota> {
+  return (await createJobsWithinQuota(db, [job], [actor], quota, subjects))[0]!;
 }

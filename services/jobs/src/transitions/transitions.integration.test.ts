@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uuidv7, type Queryable } from '@atelier/db';
+import { inTransaction, uuidv7, type Queryable } from '@atelier/db';
 import { createTestDatabase, type TestDatabase } from '@atelier/testing';
 import type { OutboxSubjects } from '../db/job-row.js';
 import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
 import { cancel } from './cancel.js';
 import { claim } from './claim.js';
 import { complete } from './complete.js';
-import { createJobs, createJobWithinQuota, type NewJob } from './create.js';
+import { createJobs, createJobsWithinQuota, createJobWithinQuota, type NewJob } from './create.js';
 import { applyFailure, readFailingJob } from './fail.js';
 import { heartbeat } from './heartbeat.js';
 import { reportProgress } from './progress.js';
@@ -348,6 +348,69 @@ describe('create', () => {
     } finally {
       client.release();
     }
+  });
+
+  it('within the quota, batched: each user counted alone, a refusal is that user alone, the second job of a user counted after the first', async () => {
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 2, maxInFlight: 5 };
+    const [full, fresh, twice] = [user(), user(), user()];
+    await inTransaction(pool, (client) =>
+      createJobsWithinQuota(client, [newJob({ userId: full }), newJob({ userId: full })], ['t', 't'], quota, subjects),
+    );
+    const jobs = [
+      newJob({ userId: full }),
+      newJob({ userId: twice, idempotencyKey: 'same' }),
+      newJob({ userId: fresh }),
+      newJob({ userId: twice, idempotencyKey: 'same' }),
+      newJob({ userId: twice }),
+      newJob({ userId: twice }),
+    ];
+    const results = await inTransaction(pool, (client) =>
+      createJobsWithinQuota(
+        client,
+        jobs,
+        jobs.map(() => 't'),
+        quota,
+        subjects,
+      ),
+    );
+    expect(results.map((r) => [r.outcome.inserted, r.outcome.job?.id ?? null])).toEqual([
+      [false, null], // full: refused, alone
+      [true, jobs[1]!.id],
+      [true, jobs[2]!.id],
+      [false, jobs[1]!.id], // the same key again: the job of its first round
+      [true, jobs[4]!.id], // twice's second job, counted after the first: 1 < 2
+      [false, null], // and the third: 2 of 2 today
+    ]);
+    expect(results[0]!.usage).toEqual({ today: 2, inFlight: 2 });
+    expect(results[5]!.usage).toEqual({ today: 2, inFlight: 2 });
+  });
+
+  it('within the quota, batched: concurrent batches of overlapping users never overshoot either limit', async () => {
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 100, maxInFlight: 3 };
+    const users = Array.from({ length: 5 }, () => user());
+    const batches = Array.from({ length: 12 }, (_, b) => {
+      const jobs = users.map((userId) => newJob({ userId }));
+      return b % 2 ? jobs.reverse() : jobs;
+    });
+    const results = await Promise.all(
+      batches.map((jobs) =>
+        inTransaction(pool, (client) =>
+          createJobsWithinQuota(
+            client,
+            jobs,
+            jobs.map(() => 't'),
+            quota,
+            subjects,
+          ),
+        ),
+      ),
+    );
+    expect(results.flat().filter((r) => r.outcome.inserted)).toHaveLength(users.length * quota.maxInFlight);
+    const { rows } = await pool.query<{ user_id: string; n: number }>(
+      `SELECT user_id, count(*)::int AS n FROM jobs.generation_jobs WHERE user_id = ANY($1) GROUP BY user_id`,
+      [users],
+    );
+    expect(rows.map((r) => r.n)).toEqual(users.map(() => quota.maxInFlight));
   });
 });
 

@@ -99,6 +99,16 @@ export async function findAsset(db: Queryable, id: string): Promise<Asset | null
   return toAsset(result.rows[0]);
 }
 
+/** The assets of these ids that exist (any order; the primary key serves each). */
+export async function findAssets(db: Queryable, ids: readonly string[]): Promise<Asset[]> {
+  const result = await db.query<AssetRow>({
+    name: 'media.find_assets',
+    text: 'SELECT * FROM media.assets WHERE id = ANY($1::uuid[])',
+    values: [ids],
+  });
+  return result.rows.map((row) => toAsset(row)!);
+}
+
 /**
  * Inserts an `uploading` asset. For server puts with an idempotency key, a concurrent or earlier
  * live asset with the same owner and key wins: nothing is inserted and null is returned.

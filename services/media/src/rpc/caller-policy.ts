@@ -9,6 +9,6 @@ import type { CallerPolicy } from '@atelier/grpc';
 export const mediaCallerPolicy: CallerPolicy<typeof mediaV1.MediaServiceService> = {
   gateway: ['createUpload', 'completeUpload', 'getAsset'],
   worker: ['getAssetInternal', 'readAsset', 'putServerAsset', 'deleteAsset'],
-  jobs: ['getAssetInternal'],
+  jobs: ['getAssetInternal', 'getAssetsInternal'],
   community: ['getAssetInternal'],
 };

@@ -1,13 +1,17 @@
 import type { mediaV1 } from '@atelier/contracts';
-import { NotFoundError } from '@atelier/errors';
+import { InvalidArgumentError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
-import { findAsset } from '../db/assets-repository.js';
+import { findAsset, findAssets } from '../db/assets-repository.js';
 import type { MediaContext } from '../media-context.js';
 import { toAssetMessage } from '../mappers.js';
 
 type GetAsset = Handler<typeof mediaV1.MediaServiceService.getAsset>;
 type GetAssetInternal = Handler<typeof mediaV1.MediaServiceService.getAssetInternal>;
+type GetAssetsInternal = Handler<typeof mediaV1.MediaServiceService.getAssetsInternal>;
+
+/** Ids one GetAssetsInternal may ask for: a batch of creates, not a scan. */
+const MAX_IDS_PER_CALL = 500;
 
 /** The caller's own live asset; anything else is NOT_FOUND, so existence never leaks. */
 export function getAsset({ pool, store, downloadUrlTtlSeconds }: MediaContext): GetAsset {
@@ -31,5 +35,15 @@ export function getAssetInternal({ pool, store, downloadUrlTtlSeconds }: MediaCo
     if (!request.includeDownloadUrl || asset.status !== 'ready') return { asset: toAssetMessage(asset) };
     const download = await store.presignGet(asset.storageKey, downloadUrlTtlSeconds);
     return { asset: toAssetMessage(asset), downloadUrl: download.url, downloadExpiresAt: download.expiresAt };
+  };
+}
+
+/** For jobs: the assets of many ids in one statement (CreateJob's coalesced input checks); absent ids answer nothing. */
+export function getAssetsInternal({ pool }: MediaContext): GetAssetsInternal {
+  return async (request) => {
+    if (request.assetIds.length > MAX_IDS_PER_CALL) throw new InvalidArgumentError('asset_ids', `at most ${MAX_IDS_PER_CALL} ids per call`);
+    const ids = request.assetIds.map((id, i) => requireUuid(id, `asset_ids[${i}]`));
+    if (ids.length === 0) return { assets: [] };
+    return { assets: (await findAssets(pool, [...new Set(ids)])).map(toAssetMessage) };
   };
 }

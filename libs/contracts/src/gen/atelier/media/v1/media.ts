@@ -205,6 +205,14 @@ export interface GetAssetInternalResponse {
   downloadExpiresAt?: Date | undefined;
 }
 
+export interface GetAssetsInternalRequest {
+  assetIds: string[];
+}
+
+export interface GetAssetsInternalResponse {
+  assets: Asset[];
+}
+
 export interface PutServerAssetHeader {
   ownerUserId: string;
   /** Only ASSET_PURPOSE_AI_OUTPUT for now. */
@@ -1477,6 +1485,146 @@ export const GetAssetInternalResponse: MessageFns<GetAssetInternalResponse> = {
   },
 };
 
+function createBaseGetAssetsInternalRequest(): GetAssetsInternalRequest {
+  return { assetIds: [] };
+}
+
+export const GetAssetsInternalRequest: MessageFns<GetAssetsInternalRequest> = {
+  encode(message: GetAssetsInternalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.assetIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAssetsInternalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAssetsInternalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.assetIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAssetsInternalRequest {
+    return {
+      assetIds: globalThis.Array.isArray(object?.assetIds)
+        ? object.assetIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.asset_ids)
+        ? object.asset_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetAssetsInternalRequest): unknown {
+    const obj: any = {};
+    if (message.assetIds?.length) {
+      obj.assetIds = message.assetIds;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetAssetsInternalRequest>): GetAssetsInternalRequest {
+    return GetAssetsInternalRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetAssetsInternalRequest>): GetAssetsInternalRequest {
+    const message = createBaseGetAssetsInternalRequest();
+    message.assetIds = object.assetIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseGetAssetsInternalResponse(): GetAssetsInternalResponse {
+  return { assets: [] };
+}
+
+export const GetAssetsInternalResponse: MessageFns<GetAssetsInternalResponse> = {
+  encode(message: GetAssetsInternalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.assets) {
+      Asset.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAssetsInternalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAssetsInternalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.assets.push(Asset.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAssetsInternalResponse {
+    return { assets: globalThis.Array.isArray(object?.assets) ? object.assets.map((e: any) => Asset.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: GetAssetsInternalResponse): unknown {
+    const obj: any = {};
+    if (message.assets?.length) {
+      obj.assets = message.assets.map((e) => Asset.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetAssetsInternalResponse>): GetAssetsInternalResponse {
+    return GetAssetsInternalResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetAssetsInternalResponse>): GetAssetsInternalResponse {
+    const message = createBaseGetAssetsInternalResponse();
+    message.assets = object.assets?.map((e) => Asset.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBasePutServerAssetHeader(): PutServerAssetHeader {
   return { ownerUserId: "", purpose: 0, contentType: "", sizeBytes: 0, idempotencyKey: undefined };
 }
@@ -2206,6 +2354,22 @@ export const MediaServiceService = {
     responseDeserialize: (value: Buffer): GetAssetInternalResponse => GetAssetInternalResponse.decode(value),
   },
   /**
+   * For jobs: many assets by id in one call (CreateJob's input checks, coalesced), no owner
+   * check, no URLs. Answers the assets that exist, in no particular order; an id without one is
+   * simply absent. At most 500 ids; INVALID_ARGUMENT names a malformed one.
+   */
+  getAssetsInternal: {
+    path: "/atelier.media.v1.MediaService/GetAssetsInternal" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAssetsInternalRequest): Buffer =>
+      Buffer.from(GetAssetsInternalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAssetsInternalRequest => GetAssetsInternalRequest.decode(value),
+    responseSerialize: (value: GetAssetsInternalResponse): Buffer =>
+      Buffer.from(GetAssetsInternalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAssetsInternalResponse => GetAssetsInternalResponse.decode(value),
+  },
+  /**
    * For the worker: stores server-written bytes (purpose ai_output). The first message carries
    * the header, the following ones the bytes. The bytes are verified like an upload. With an
    * idempotency key, a repeated call by the same owner returns the asset stored the first time.
@@ -2263,6 +2427,12 @@ export interface MediaServiceServer extends UntypedServiceImplementation {
   getAsset: handleUnaryCall<GetAssetRequest, GetAssetResponse>;
   /** For services (jobs, community, worker): any asset by id, no owner check. */
   getAssetInternal: handleUnaryCall<GetAssetInternalRequest, GetAssetInternalResponse>;
+  /**
+   * For jobs: many assets by id in one call (CreateJob's input checks, coalesced), no owner
+   * check, no URLs. Answers the assets that exist, in no particular order; an id without one is
+   * simply absent. At most 500 ids; INVALID_ARGUMENT names a malformed one.
+   */
+  getAssetsInternal: handleUnaryCall<GetAssetsInternalRequest, GetAssetsInternalResponse>;
   /**
    * For the worker: stores server-written bytes (purpose ai_output). The first message carries
    * the header, the following ones the bytes. The bytes are verified like an upload. With an
@@ -2350,6 +2520,26 @@ export interface MediaServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetAssetInternalResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * For jobs: many assets by id in one call (CreateJob's input checks, coalesced), no owner
+   * check, no URLs. Answers the assets that exist, in no particular order; an id without one is
+   * simply absent. At most 500 ids; INVALID_ARGUMENT names a malformed one.
+   */
+  getAssetsInternal(
+    request: GetAssetsInternalRequest,
+    callback: (error: ServiceError | null, response: GetAssetsInternalResponse) => void,
+  ): ClientUnaryCall;
+  getAssetsInternal(
+    request: GetAssetsInternalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAssetsInternalResponse) => void,
+  ): ClientUnaryCall;
+  getAssetsInternal(
+    request: GetAssetsInternalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAssetsInternalResponse) => void,
   ): ClientUnaryCall;
   /**
    * For the worker: stores server-written bytes (purpose ai_output). The first message carries
