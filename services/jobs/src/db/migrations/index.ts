@@ -19,4 +19,5 @@ export const jobsMigrations: readonly NamedMigration[] = [
     name: '0005-in-flight-and-queue-position-indexes',
     load: async () => (await import('./0005-in-flight-and-queue-position-indexes.js')).InFlightAndQueuePositionIndexes,
   },
+  { name: '0006-job-histories', load: async () => (await import('./0006-job-histories.js')).JobHistories },
 ];
