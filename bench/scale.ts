@@ -12,14 +12,15 @@
 //   - GetJob of a user's own job: terminal, and queued (its queue position is counted),
 //   - CreateJob image.stylize for users with that history (catalog and media checks, quota counts),
 //   - ClaimJob of a due queued job, as the worker identity;
-// beside it the jobs process's CPU per call and its Postgres backends' CPU per call (from /proc),
+// beside it the jobs process's CPU per call and its Postgres backends' CPU per call (from /proc,
+// in 10 ms ticks: over 500 calls of 0.2 ms a tick is a tenth of the figure),
 // and EXPLAIN (ANALYZE, BUFFERS) of the service's own statements (bench/scale-explain.ts). It ends
 // with the goal table (largest / smallest ≤ 1.2), the plans of statements whose cost grew, and
 // the retention pruner on the largest database, with creates and claims running on both sizes.
 //
 // Environment: SCALE_SIZES (10000,1000000), SCALE_USERS (10000), SCALE_DAYS (60), SCALE_QUEUED
-// (1000), SCALE_RUNNING (200), SCALE_SAMPLES (300 per operation and size), SCALE_PRUNE_SECONDS
-// (20; 0 skips it), SCALE_EXPLAIN=1 prints every plan at the largest size.
+// (1000), SCALE_RUNNING (200), SCALE_SAMPLES (500 per operation and size), SCALE_PRUNE_SECONDS
+// (20 per table; 0 skips it), SCALE_EXPLAIN=1 prints every plan at every size.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -55,12 +56,14 @@ const USERS = Number(env('SCALE_USERS', '10000'));
 const DAYS = Number(env('SCALE_DAYS', '60'));
 const QUEUED = Number(env('SCALE_QUEUED', '1000'));
 const RUNNING = Number(env('SCALE_RUNNING', '200'));
-const SAMPLES = Number(env('SCALE_SAMPLES', '300'));
+const SAMPLES = Number(env('SCALE_SAMPLES', '500'));
 const PRUNE_SECONDS = Number(env('SCALE_PRUNE_SECONDS', '20'));
 const FILL_CHUNK = 100_000;
 /** The CreateJob callers: users of the filled history (the same in every database). */
 const CALLERS = Array.from({ length: 50 }, (_, i) => scaleUser(i));
 const GOAL = 1.2;
+/** The filled queued jobs have no dispatch message: the sweep, here, waits this long for one. */
+const STALE_AFTER_MS = 6 * 3600_000;
 const label = (size: number) => (size >= 1_000_000 ? `${size / 1_000_000} M` : size >= 1000 ? `${size / 1000} k` : String(size));
 
 const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-bench-s3-'));
@@ -87,9 +90,9 @@ interface Target {
   explainDb: pg.Client;
 }
 
-// The filled queued jobs have no dispatch message in JetStream: the sweep waits a day before it
-// looks at them. Retention's first run is an hour away, so the measurements see no pruning; the
-// prune phase restarts the largest size's jobs with it on.
+// The filled queued jobs have no dispatch message in JetStream: the sweep waits six hours before
+// it looks at them. Retention's first run is an hour away, so the measurements see no pruning;
+// the prune phase restarts the largest size's jobs with it on.
 const jobsEnv = (target: Pick<Target, 'database' | 'prefix'>, extra: Record<string, string> = {}) => ({
   DATABASE_URL: target.database.url,
   NATS_STREAM_PREFIX: target.prefix,
@@ -97,7 +100,7 @@ const jobsEnv = (target: Pick<Target, 'database' | 'prefix'>, extra: Record<stri
   MEDIA_ADDR: media.address,
   QUOTA_DAILY_LIMIT: '1000000',
   QUOTA_MAX_IN_FLIGHT: '10000',
-  DISPATCH_STALE_AFTER_MS: String(24 * 3600_000),
+  DISPATCH_STALE_AFTER_MS: String(STALE_AFTER_MS),
   OUTBOX_RETENTION_MS: String(2 * 24 * 3600_000),
   RETENTION_INTERVAL_MS: '3600000',
   LOG_LEVEL: 'warn',
@@ -274,7 +277,12 @@ const QUEUED_FILLED = `status = 'queued' AND next_attempt_at <= now() AND idempo
 /** The service's statements on a target, explained as its code issues them. */
 async function explainAll(target: Target, inputs: Map<string, string>): Promise<Map<string, ExplainedStatement>> {
   const [terminal] = await sampleJobs(target, TERMINAL, 1);
-  const [queued] = await sampleJobs(target, `status = 'queued' AND queue = 'interactive'`, 1);
+  // The last job of the interactive queue in claim order: its position counts the whole queue.
+  const { rows: lastQueued } = await target.db.query<{ id: string; user_id: string }>(
+    `SELECT id, user_id FROM jobs.generation_jobs WHERE status = 'queued' AND queue = 'interactive'
+      ORDER BY priority, next_attempt_at DESC, created_at DESC, id DESC LIMIT 1`,
+  );
+  const queued = lastQueued[0];
   const [claimable] = await sampleJobs(target, QUEUED_FILLED, 1);
   const caller = CALLERS[0]!;
   const newJob: NewJob = {
@@ -315,7 +323,7 @@ async function explainAll(target: Target, inputs: Map<string, string>): Promise<
     await explainStatements(client, (q) => createJobWithinQuota(q, newJob, 'user:x', quota, subjects)),
   );
   keep('ClaimJob', await explainStatements(client, (q) => claim(q, [{ jobId: claimable!.id, workerId: 'explain' }], 60_000)));
-  keep('stale-dispatch sweep', await explainStatements(client, (q) => redispatchStaleJobs(q, 120_000, 500, subjects)));
+  keep('stale-dispatch sweep', await explainStatements(client, (q) => redispatchStaleJobs(q, STALE_AFTER_MS, 500, subjects)));
   keep('outbox relay claim', await explainStatements(client, (q) => claimDueOutboxRows(q, 'explain', 200)));
   const stats = await explainStatements(client, (q) => readQueueStats(q));
   keep('metrics: queue depth', stats, 0);
@@ -333,52 +341,56 @@ async function prunedSoFar(target: Target): Promise<Record<string, number>> {
   return counts;
 }
 
+/**
+ * The pruner on the largest size, one table at a time (a run does the outbox first, and its
+ * backlog alone outlasts the window): the jobs process restarted with that table's retention on,
+ * creates and claims alternating between the sizes meanwhile.
+ */
 async function measurePruning(targets: Target[], inputs: Map<string, string>): Promise<void> {
   const large = targets.at(-1)!;
-  console.log(`\n== the retention pruner on ${label(large.size)} (OUTBOX_RETENTION_MS one day, JOB_EVENTS_RETENTION_DAYS 30)`);
-  large.api.jobs.close();
-  large.api.execution.close();
-  await large.jobs.stop();
-  large.jobs = await startGrpcServiceProcess(
-    'jobs',
-    jobsEnv(large, { OUTBOX_RETENTION_MS: String(24 * 3600_000), JOB_EVENTS_RETENTION_DAYS: '30', RETENTION_INTERVAL_MS: '1000' }),
-    profile,
-  );
-  large.api = await connectApi(large.jobs.address);
+  const phases: { table: string; env: Record<string, string> }[] = [
+    { table: 'outbox', env: { OUTBOX_RETENTION_MS: String(24 * 3600_000), JOB_EVENTS_RETENTION_DAYS: '0' } },
+    { table: 'job_events', env: { OUTBOX_RETENTION_MS: String(365 * 24 * 3600_000), JOB_EVENTS_RETENTION_DAYS: '30' } },
+  ];
   const claimable = await Promise.all(targets.map((target) => sampleJobs(target, QUEUED_FILLED, 100_000)));
-  const before = await prunedSoFar(large);
-  const startedAt = performance.now();
-  const latencies = targets.map(() => ({ create: [] as number[], claim: [] as number[] }));
   let i = 0;
-  while (performance.now() - startedAt < PRUNE_SECONDS * 1000) {
-    for (const [t, target] of targets.entries()) {
-      const user = CALLERS[i % CALLERS.length]!;
-      let at = performance.now();
-      await target.api.jobs.createJob(createRequest(user, inputs.get(user)!, `bench-prune-${i}`));
-      latencies[t]!.create.push(performance.now() - at);
-      const job = claimable[t]![i % claimable[t]!.length];
-      if (!job) continue;
-      at = performance.now();
-      await target.api.execution.claimJob({ jobId: job.id, workerId: 'bench-prune-worker' });
-      latencies[t]!.claim.push(performance.now() - at);
-    }
-    i += 1;
-  }
-  const seconds = (performance.now() - startedAt) / 1000;
-  const after = await prunedSoFar(large);
-  printTable(
-    `retention pruner on ${label(large.size)} for ${seconds.toFixed(0)} s: rows deleted per second`,
-    Object.keys(after).map((table) => ({ table, 'rows/s': Math.round((after[table]! - (before[table] ?? 0)) / seconds) })),
-  );
   const p = (values: number[]) => `${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`;
-  printTable(
-    'meanwhile, one call at a time on each size (p50 / p99 ms; the largest size is pruning)',
-    targets.map((target, t) => ({
-      size: label(target.size),
-      'CreateJob image.stylize': p(latencies[t]!.create),
-      ClaimJob: p(latencies[t]!.claim),
-    })),
-  );
+  for (const phase of phases) {
+    console.log(`\n== the retention pruner on ${label(large.size)}: ${phase.table} (${JSON.stringify(phase.env)})`);
+    large.api.jobs.close();
+    large.api.execution.close();
+    await large.jobs.stop();
+    large.jobs = await startGrpcServiceProcess('jobs', jobsEnv(large, { ...phase.env, RETENTION_INTERVAL_MS: '1000' }), profile);
+    large.api = await connectApi(large.jobs.address);
+    const before = await prunedSoFar(large);
+    const startedAt = performance.now();
+    const latencies = targets.map(() => ({ create: [] as number[], claim: [] as number[] }));
+    while (performance.now() - startedAt < PRUNE_SECONDS * 1000) {
+      for (const [t, target] of targets.entries()) {
+        const user = CALLERS[i % CALLERS.length]!;
+        let at = performance.now();
+        await target.api.jobs.createJob(createRequest(user, inputs.get(user)!, `bench-prune-${i}`));
+        latencies[t]!.create.push(performance.now() - at);
+        const job = claimable[t]![i % claimable[t]!.length];
+        if (!job) continue;
+        at = performance.now();
+        await target.api.execution.claimJob({ jobId: job.id, workerId: 'bench-prune-worker' });
+        latencies[t]!.claim.push(performance.now() - at);
+      }
+      i += 1;
+    }
+    const seconds = (performance.now() - startedAt) / 1000;
+    const pruned = ((await prunedSoFar(large))[phase.table] ?? 0) - (before[phase.table] ?? 0);
+    console.log(`  ${phase.table}: ${pruned.toLocaleString('en')} rows in ${seconds.toFixed(0)} s, ${Math.round(pruned / seconds)} rows/s`);
+    printTable(
+      `meanwhile, one call at a time on each size (p50 / p99 ms; ${label(large.size)} is pruning ${phase.table})`,
+      targets.map((target, t) => ({
+        size: label(target.size),
+        'CreateJob image.stylize': p(latencies[t]!.create),
+        ClaimJob: p(latencies[t]!.claim),
+      })),
+    );
+  }
 }
 
 // ---------------------------------------------------------------- the run
@@ -494,15 +506,17 @@ try {
         }),
       ),
     );
-    const grown = [...statements[b]!].filter(([statement, s]) => {
-      const before = statements[a]!.get(statement)!;
-      return process.env.SCALE_EXPLAIN === '1' || s.buffers > Math.max(20, before.buffers * GOAL);
-    });
+    const grown = [...statements[b]!].filter(([statement, s]) => s.buffers > Math.max(20, statements[a]!.get(statement)!.buffers * GOAL));
     for (const [statement, s] of grown) {
       const before = statements[a]!.get(statement)!.buffers;
       console.log(`\n-- ${statement} at ${label(large.size)}: ${s.buffers} shared buffers (${before} at ${label(small.size)})\n${s.plan}`);
     }
     if (grown.length === 0) console.log(`\nno statement touches more than ${GOAL}× the shared buffers at ${label(large.size)}`);
+  }
+  if (process.env.SCALE_EXPLAIN === '1') {
+    for (const [t, target] of targets.entries()) {
+      for (const [statement, s] of statements[t]!) console.log(`\n-- ${statement} at ${label(target.size)}\n${s.plan}`);
+    }
   }
   if (PRUNE_SECONDS > 0) await measurePruning(targets, inputs);
 } finally {
