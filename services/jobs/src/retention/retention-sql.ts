@@ -4,8 +4,9 @@ import type { Queryable } from '@atelier/db';
  * The retention statements (retention-pruner.ts). Each is one short transaction that deletes at
  * most `limit` rows, walking its table in age order from a cursor, so a run is a series of small
  * deletes that never holds many locks for long. One pruner runs at a time across replicas (the
- * session lock below); the row locks SKIP LOCKED besides, so a row someone holds is left for the
- * next run rather than waited for.
+ * session lock below). The outbox delete skips rows someone holds (SKIP LOCKED), leaving them to
+ * the next run rather than waiting; the events of ended jobs are never written again, so nothing
+ * else locks them.
  */
 
 const RETENTION_LOCK = `hashtext('atelier.jobs.retention')`;
