@@ -266,6 +266,19 @@ describe('chart - NATS credentials', () => {
   });
 });
 
+describe('chart - jobs retention', () => {
+  it.each(['default', 'production'])(
+    '%s values: the retention policy, with published dispatches outliving the stale-dispatch window',
+    (set) => {
+      const jobs = configOf(manifestsOf(set), 'jobs');
+      expect(jobs.OUTBOX_RETENTION_MS).toBe('86400000');
+      expect(jobs.JOB_EVENTS_RETENTION_DAYS).toBe('90');
+      // services/jobs/src/config.ts refuses to start otherwise (DISPATCH_STALE_AFTER_MS defaults to 2 min).
+      expect(Number(jobs.OUTBOX_RETENTION_MS)).toBeGreaterThan(Number(jobs.DISPATCH_STALE_AFTER_MS ?? 120_000));
+    },
+  );
+});
+
 describe('chart - shutdown outlasts the drain', () => {
   it.each(['default', 'production'])('%s values: the worker is killed only after its own deadline (drain + 10 s)', (set) => {
     const manifests = manifestsOf(set);

@@ -40,6 +40,8 @@ describe('chart - values.schema.json refuses bad values', () => {
       /invalid propertyName 'NATS_STREAM_PREFIX'/,
     ],
     ['an ingress without hosts', { 'ingress.enabled': 'true' }, /\/ingress\/hosts/],
+    ['a negative event retention', { 'jobs.retention.jobEventsDays': '-1' }, /\/jobs\/retention\/jobEventsDays': minimum/],
+    ['the retention set behind the typed value', { 'jobs.env.OUTBOX_RETENTION_MS': '"1"' }, /invalid propertyName 'OUTBOX_RETENTION_MS'/],
     ['no vendor URL once provider-sim is off', { 'providerSim.enabled': 'false' }, /\/provider\/url': minLength: got 0, want 1/],
   ])('%s', (_what, set, message) => {
     expect(refusal({ set })).toMatch(message);

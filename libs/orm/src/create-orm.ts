@@ -20,7 +20,8 @@ export interface OrmOptions {
 /**
  * One MikroORM per service, bound to one schema. Entities are listed explicitly; migrations are
  * plain SQL classes in an explicit list (no file globbing, so bundling and tsx both work), each
- * run in its own transaction. Requests must fork the EntityManager (`orm.em.fork()`): the global
+ * run in its own transaction — or in none, when it says so (`isTransactional()` false: CREATE
+ * INDEX CONCURRENTLY on a populated table cannot run in one). Requests must fork the EntityManager (`orm.em.fork()`): the global
  * context is disabled so shared state cannot leak between units of work.
  */
 export async function createOrm(options: OrmOptions): Promise<MikroORM> {
@@ -39,7 +40,10 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
       tableName: MIGRATIONS_TABLE,
       migrationsList,
       transactional: true,
-      allOrNothing: true,
+      // Not one transaction around the whole run: a migration that runs outside a transaction
+      // would then run beside an uncommitted one (on a fresh schema it would not even see the
+      // tables). A failed run keeps the migrations before the failing one, recorded as applied.
+      allOrNothing: false,
       snapshot: false,
       silent: true,
     },

@@ -36,10 +36,33 @@ export const jobsConfigSpec = {
   OUTBOX_POLL_INTERVAL_MS: int({ default: 1_000, min: 10, max: 60_000 }),
   OUTBOX_LOCK_TIMEOUT_MS: int({ default: 30_000, min: 1_000, max: 600_000 }),
   OUTBOX_MAX_ATTEMPTS: int({ default: 10, min: 1, max: 1000 }),
-  /** How often a WatchJob stream re-reads its job when no local change was seen. */
   /** WatchJob streams wake on change notices; this slow re-read only covers a lost notice. */
   WATCH_REREAD_MS: int({ default: 15_000, min: 100, max: 300_000 }),
   DB_POOL_MAX: int({ default: 20, min: 1, max: 500 }),
+  /** Published outbox rows are deleted this long after publication (README, "Retention"). */
+  OUTBOX_RETENTION_MS: int({ default: 24 * 3_600_000, min: 60_000, max: 365 * 24 * 3_600_000 }),
+  /** job_events of jobs terminal this many days are pruned, their histories kept; 0 keeps every event. */
+  JOB_EVENTS_RETENTION_DAYS: int({ default: 90, min: 0, max: 36_500 }),
+  RETENTION_INTERVAL_MS: int({ default: 60_000, min: 100, max: 24 * 3_600_000 }),
+  RETENTION_BATCH_SIZE: int({ default: 1_000, min: 100, max: 10_000 }),
+  RETENTION_BATCH_PAUSE_MS: int({ default: 100, min: 0, max: 60_000 }),
 } as const;
 
 export type JobsConfig = ConfigOf<typeof jobsConfigSpec>;
+
+/**
+ * The stale-dispatch sweep takes a queued job without a dispatch published within
+ * DISPATCH_STALE_AFTER_MS for one whose message was lost: published dispatches must outlive that
+ * window, or pruning them would make the sweep dispatch healthy jobs again.
+ */
+export function checkRetention(
+  config: Pick<JobsConfig, 'OUTBOX_RETENTION_MS' | 'DISPATCH_STALE_AFTER_MS'>,
+): { variable: string; problem: string }[] {
+  if (config.OUTBOX_RETENTION_MS > config.DISPATCH_STALE_AFTER_MS) return [];
+  return [
+    {
+      variable: 'OUTBOX_RETENTION_MS',
+      problem: `must be longer than DISPATCH_STALE_AFTER_MS (${config.DISPATCH_STALE_AFTER_MS}): the stale-dispatch sweep reads the dispatches published within it`,
+    },
+  ];
+}

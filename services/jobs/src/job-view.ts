@@ -19,15 +19,20 @@ type ViewRow = JobRow & {
 
 /**
  * A user's job as they see it — the row, its history (for timings) and, while queued, its queue
- * position — in one statement. Anyone else's job does not exist for them (NOT_FOUND).
+ * position — in one statement. Anyone else's job does not exist for them (NOT_FOUND). The history
+ * comes from job_events, or, once retention pruned those, from the job's archived history (the
+ * same tuples; COALESCE reads the archive only when there are no events). The position counts
+ * the queued jobs ahead in claim order on generation_jobs_queue_position_idx, two index ranges
+ * whose cost follows the jobs ahead, not the table.
  */
 export async function readOwnJobView(db: Queryable, jobId: string, userId: string): Promise<{ row: JobRow; job: jobsV1.Job }> {
   const { rows } = await db.query<ViewRow>({
     name: 'jobs.read_own_job_view',
     text: `SELECT j.*,
-                  (SELECT coalesce(json_agg(json_build_array(e.from_status, e.to_status, e.attempt, e.error_code,
-                                                             extract(epoch FROM e.occurred_at) * 1000) ORDER BY e.id), '[]')
-                     FROM jobs.job_events e WHERE e.job_id = j.id) AS history,
+                  coalesce((SELECT json_agg(json_build_array(e.from_status, e.to_status, e.attempt, e.error_code,
+                                                             extract(epoch FROM e.occurred_at) * 1000) ORDER BY e.id)
+                              FROM jobs.job_events e WHERE e.job_id = j.id),
+                           (SELECT h.history::json FROM jobs.job_histories h WHERE h.job_id = j.id), '[]') AS history,
                   CASE WHEN j.status = 'queued' THEN
                     (SELECT count(*) FROM jobs.generation_jobs q
                       WHERE q.status = 'queued' AND q.queue = j.queue AND q.priority > j.priority)

@@ -32,6 +32,8 @@ import { NotificationListener } from './db/notification-listener.js';
 import { JobChangeNotices } from './job-change-notices.js';
 import { LeaseReaper } from './reaper/lease-reaper.js';
 import { StaleDispatchSweeper } from './reaper/stale-dispatch-sweeper.js';
+import { RetentionPruner } from './retention/retention-pruner.js';
+import { retentionPrunedCounter } from './retention/retention-metrics.js';
 import { startJobsServer } from './server.js';
 
 export type JobsAppConfig = Omit<JobsConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS' | 'METRICS_PORT'>;
@@ -42,11 +44,12 @@ export interface JobsApp {
   readonly relay: OutboxRelay;
   readonly reaper: LeaseReaper;
   readonly dispatchSweeper: StaleDispatchSweeper;
+  readonly retention: RetentionPruner;
   /** The broker: jobs serves without it (reads, creates, transitions); only the relay waits for it. */
   readonly nats: NatsLink;
   /** Every series of this service: serve it at /metrics. */
   readonly metricsRegistry: Registry;
-  /** Stops serving (graceful for graceMs), then the relay, reaper, connections. */
+  /** Stops serving (graceful for graceMs), then the relay, reaper, sweeper, pruner, connections. */
   stop(graceMs: number): Promise<void>;
 }
 
@@ -172,6 +175,17 @@ export async function startJobsApp(
     staleAfterMs: config.DISPATCH_STALE_AFTER_MS,
     onRedispatch: (count) => metrics.redispatched.inc(count),
   });
+  const retentionPruned = retentionPrunedCounter(metricsRegistry);
+  const retention = new RetentionPruner({
+    pool,
+    logger,
+    intervalMs: config.RETENTION_INTERVAL_MS,
+    outboxRetentionMs: config.OUTBOX_RETENTION_MS,
+    jobEventsRetentionDays: config.JOB_EVENTS_RETENTION_DAYS,
+    batchSize: config.RETENTION_BATCH_SIZE,
+    batchPauseMs: config.RETENTION_BATCH_PAUSE_MS,
+    onPruned: (table, count) => retentionPruned.inc({ table }, count),
+  });
   const server = await startJobsServer(context, {
     ...servingOptionsOf(config, security),
     host: options.host,
@@ -182,6 +196,7 @@ export async function startJobsApp(
   relay.start();
   reaper.start();
   dispatchSweeper.start();
+  retention.start();
 
   return {
     server,
@@ -189,12 +204,14 @@ export async function startJobsApp(
     relay,
     reaper,
     dispatchSweeper,
+    retention,
     nats,
     metricsRegistry,
     async stop(graceMs) {
       await server.shutdown(graceMs);
       await reaper.stop();
       await dispatchSweeper.stop();
+      await retention.stop();
       await relay.stop();
       wakeups.stop();
       jobChanges.stop();

@@ -9,12 +9,12 @@ const { checkNatsCredentials } = await import('@atelier/nats');
 const { pendingMigrations } = await import('@atelier/db');
 const { createLogger } = await import('@atelier/logging');
 const { installShutdownHandlers } = await import('@atelier/lifecycle');
-const { jobsConfigSpec } = await import('./config.js');
+const { checkRetention, jobsConfigSpec } = await import('./config.js');
 const { JOBS_SCHEMA, jobsMigrations } = await import('./db/migrations/index.js');
 const { startJobsApp } = await import('./jobs-app.js');
 const { startServiceMetrics } = await import('@atelier/metrics');
 
-const config = loadConfigOrExit('jobs', jobsConfigSpec, process.env, [checkNatsCredentials]);
+const config = loadConfigOrExit('jobs', jobsConfigSpec, process.env, [checkNatsCredentials, checkRetention]);
 const logger = createLogger({ service: 'jobs', level: config.LOG_LEVEL });
 
 const pending = await pendingMigrations(config.DATABASE_URL, JOBS_SCHEMA, jobsMigrations);

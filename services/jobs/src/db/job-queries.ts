@@ -36,11 +36,26 @@ export async function queuePosition(db: Queryable, job: JobRow): Promise<number>
   return Number(result.rows[0]!.ahead);
 }
 
+/**
+ * The events of the jobs, by job in order. A job whose events retention pruned answers its
+ * archived history instead (jobs.job_histories): the same transitions, statuses, attempts, error
+ * codes and times, so the timings computed from them do not change; what the archive does not
+ * keep reads as id 0, actor `archived` and no error class or detail.
+ */
 export async function listEvents(db: Queryable, jobIds: readonly string[]): Promise<JobEventRow[]> {
   if (jobIds.length === 0) return [];
   const result = await db.query<JobEventRow>({
     name: 'jobs.list_events',
-    text: 'SELECT * FROM jobs.job_events WHERE job_id = ANY($1::uuid[]) ORDER BY job_id, id',
+    text: `SELECT id, job_id, from_status, to_status, attempt, actor, error_class, error_code, detail, occurred_at FROM (
+             SELECT e.id, e.job_id, e.from_status, e.to_status, e.attempt, e.actor, e.error_class, e.error_code, e.detail,
+                    e.occurred_at, e.id AS seq
+               FROM jobs.job_events e WHERE e.job_id = ANY($1::uuid[])
+             UNION ALL
+             SELECT 0, h.job_id, t.entry->>0, t.entry->>1, (t.entry->>2)::smallint, 'archived', NULL, t.entry->>3, NULL,
+                    to_timestamp((t.entry->>4)::double precision / 1000), t.seq
+               FROM jobs.job_histories h CROSS JOIN LATERAL jsonb_array_elements(h.history) WITH ORDINALITY AS t(entry, seq)
+              WHERE h.job_id = ANY($1::uuid[])) AS history
+           ORDER BY job_id, seq`,
     values: [jobIds],
   });
   return result.rows;

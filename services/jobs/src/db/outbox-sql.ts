@@ -132,19 +132,6 @@ export async function nextOutboxDueAt(db: Queryable): Promise<Date | null> {
   return result.rows[0]?.due ?? null;
 }
 
-/** Published rows are history once JetStream has them; keep them for a while, then delete. */
-export async function deletePublishedOutboxRows(db: Queryable, olderThanMs: number, limit: number): Promise<number> {
-  const result = await db.query({
-    name: 'outbox.delete_published',
-    text: `DELETE FROM jobs.outbox WHERE id IN (
-             SELECT id FROM jobs.outbox
-              WHERE status = 'published' AND published_at < now() - $1::int * interval '1 millisecond'
-              LIMIT $2)`,
-    values: [olderThanMs, limit],
-  });
-  return result.rowCount ?? 0;
-}
-
 export async function listDeadOutboxRows(db: Queryable, afterId: string | undefined, limit: number): Promise<OutboxRow[]> {
   const result = await db.query<OutboxRow>(
     `SELECT * FROM jobs.outbox WHERE status = 'dead' AND ($1::bigint IS NULL OR id > $1::bigint) ORDER BY id LIMIT $2`,

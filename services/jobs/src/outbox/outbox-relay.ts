@@ -6,7 +6,6 @@ import { inSpan, SpanKind } from '@atelier/telemetry';
 import { backoffDelayMs } from '@atelier/lifecycle';
 import {
   claimDueOutboxRows,
-  deletePublishedOutboxRows,
   markOutboxPublished,
   markOutboxRejected,
   nextOutboxDueAt,
@@ -65,8 +64,6 @@ export interface OutboxRelayOptions {
   retryBaseMs?: number;
   retryMaxMs?: number;
   publishTimeoutMs?: number;
-  /** Published rows are deleted after this. */
-  publishedRetentionMs?: number;
   /** Told, per published row, the seconds from its falling due to JetStream's acknowledgement. */
   publishLag?: { observe(seconds: number): void };
   /**
@@ -122,7 +119,6 @@ export class OutboxRelay {
       retryBaseMs: 500,
       retryMaxMs: 60_000,
       publishTimeoutMs: 5_000,
-      publishedRetentionMs: 24 * 3600_000,
       maxHandedOver: 5_000,
       ...options,
     };
@@ -276,7 +272,7 @@ export class OutboxRelay {
     return unanswered ? 'unanswered' : rows.length;
   }
 
-  /** Releases expired locks and prunes old published rows. */
+  /** Releases expired locks. (Published rows are pruned by retention/retention-pruner.ts.) */
   async keepHouse(): Promise<void> {
     try {
       const released = await releaseStaleOutboxLocks(this.options.pool, this.options.lockTimeoutMs);
@@ -284,7 +280,6 @@ export class OutboxRelay {
         this.options.logger.warn({ released }, 'released outbox rows whose relay lock expired');
         this.wake();
       }
-      await deletePublishedOutboxRows(this.options.pool, this.options.publishedRetentionMs, 1_000);
     } catch (error) {
       this.options.logger.warn({ err: error }, 'outbox housekeeping failed');
     }

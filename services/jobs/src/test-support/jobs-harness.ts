@@ -106,6 +106,11 @@ export async function startJobsHarness(
       OUTBOX_MAX_ATTEMPTS: 10,
       WATCH_REREAD_MS: 15_000,
       DB_POOL_MAX: 10,
+      OUTBOX_RETENTION_MS: 24 * 3_600_000,
+      JOB_EVENTS_RETENTION_DAYS: 90,
+      RETENTION_INTERVAL_MS: 3_600_000,
+      RETENTION_BATCH_SIZE: 1_000,
+      RETENTION_BATCH_PAUSE_MS: 100,
       ...overrides,
     };
     const logger = createLogger({ service: 'jobs-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });

@@ -15,4 +15,9 @@ export const jobsMigrations: readonly NamedMigration[] = [
   },
   { name: '0003-trace-context', load: async () => (await import('./0003-trace-context.js')).TraceContext },
   { name: '0004-outbox-dispatch-by-job', load: async () => (await import('./0004-outbox-dispatch-by-job.js')).OutboxDispatchByJob },
+  {
+    name: '0005-in-flight-and-queue-position-indexes',
+    load: async () => (await import('./0005-in-flight-and-queue-position-indexes.js')).InFlightAndQueuePositionIndexes,
+  },
+  { name: '0006-job-histories', load: async () => (await import('./0006-job-histories.js')).JobHistories },
 ];

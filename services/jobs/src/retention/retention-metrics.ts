@@ -1,0 +1,15 @@
+import { Counter, type Registry } from '@atelier/metrics';
+import type { RetentionTable } from './retention-pruner.js';
+
+/** atelier_jobs_retention_pruned_total{table}: rows retention deleted on this replica (sum the replicas). */
+export function retentionPrunedCounter(registry: Registry): Counter<'table'> {
+  const counter = new Counter({
+    name: 'atelier_jobs_retention_pruned_total',
+    help: 'Rows the retention pruner deleted: published outbox rows (table="outbox"), events of long-ended jobs (table="job_events")',
+    labelNames: ['table'] as const,
+    registers: [registry],
+  });
+  // Both series exist from the start, so a rate() over them is 0 rather than absent.
+  for (const table of ['outbox', 'job_events'] satisfies RetentionTable[]) counter.inc({ table }, 0);
+  return counter;
+}
