@@ -239,6 +239,23 @@ describe('outbox - rows handed over by transitions', () => {
     }
   });
 
+  it('publishes rows written claimed for a relay that died before publishing them, once their lock expires', async () => {
+    await h.app.relay.stop();
+    try {
+      const jobs = await createJobs(h.app.context.pool, [newCanary(), newCanary()], ['test', 'test'], {
+        ...h.app.context.subjects,
+        claimFor: 'relay-killed-after-commit',
+      }).then((outcomes) => outcomes.map((outcome) => outcome.job!));
+      expect(await outboxStatus(jobs.map((j) => j.id))).toEqual({ processing: 2 });
+      const survivor = newRelay('survivor-of-hand-over', { lockTimeoutMs: 1_000 });
+      survivor.start();
+      await waitUntil(async () => (await outboxStatus(jobs.map((j) => j.id))).published === 2, { timeoutMs: 10_000 });
+      await survivor.stop();
+    } finally {
+      h.app.relay.start();
+    }
+  });
+
   it('claims nothing while the broker is away or the relay stopped, and hands back to pending what it was given after it stopped', async () => {
     expect(newRelay('no-broker', { broker: () => undefined }).claimLane()).toBeNull();
     await h.app.relay.stop();
