@@ -109,6 +109,7 @@ export class OutboxRelay {
   /** Of those, and of the flushes running, how many are not settled yet. */
   private handedOverUnsettled = 0;
   private readonly flushes = new Set<Promise<void>>();
+  private flushScheduled = false;
 
   constructor(options: OutboxRelayOptions) {
     this.options = {
@@ -146,7 +147,7 @@ export class OutboxRelay {
     this.wakeUp?.();
     await this.loop;
     // Rows handed over in this very turn are handed back now (the relay is stopped), not left to a timer.
-    if (this.handedOver.length > 0) this.flushHandedOver();
+    while (this.handedOver.length > 0) this.flushHandedOver();
     await Promise.all(this.flushes);
   }
 
@@ -167,14 +168,27 @@ export class OutboxRelay {
    */
   publishClaimed(rows: readonly ClaimedOutboxRow[]): void {
     if (rows.length === 0) return;
-    if (this.handedOver.length === 0) setImmediate(() => this.handedOver.length > 0 && this.flushHandedOver());
     for (const row of rows) this.handedOver.push({ ...row, available_at: new Date(row.available_at), attempt_count: 0 });
     this.handedOverUnsettled += rows.length;
+    this.scheduleFlush();
+  }
+
+  /**
+   * At most two flushes run at once: under load the rows handed over meanwhile leave together in
+   * the next one (one publish round and one UPDATE for many commits), and a lone commit's rows
+   * leave at once (a microtask: after the announcements of its whole batch).
+   */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.flushes.size >= 2 || this.handedOver.length === 0) return;
+    this.flushScheduled = true;
+    queueMicrotask(() => {
+      this.flushScheduled = false;
+      if (this.handedOver.length > 0) this.flushHandedOver();
+    });
   }
 
   private flushHandedOver(): void {
-    const rows = this.handedOver;
-    this.handedOver = [];
+    const rows = this.handedOver.splice(0, this.options.batchSize * 5);
     const flush = (async () => {
       const js = this.options.broker();
       try {
@@ -197,7 +211,10 @@ export class OutboxRelay {
       }
     })();
     this.flushes.add(flush);
-    void flush.finally(() => this.flushes.delete(flush));
+    void flush.finally(() => {
+      this.flushes.delete(flush);
+      this.scheduleFlush();
+    });
   }
 
   /**
