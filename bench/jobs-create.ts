@@ -16,7 +16,7 @@
 //
 //   BENCH_SCENARIOS=stylize      only some scenarios (canary, stylize, quiet; default all)
 //   BENCH_PROFILE=<dir>          --cpu-prof of jobs, catalog and media into <dir>/<service>
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -24,27 +24,7 @@ import { catalogV1, commonV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
 import { createTestDatabase, natsTestPrefix, startGrpcServiceProcess, testClient, testNatsUrl } from '@atelier/testing';
 import { closedLoop, forEachConcurrently, ms, percentile, printTable } from './bench-kit.js';
-import { CpuMeter, familyCpuMs, processCpuMs } from './process-cpu.js';
-
-/**
- * CPU ms of the Postgres backends serving this run's database (their process title names it),
- * alive now: this run's share of the server, apart from others' load on a shared machine. The
- * pools keep their connections through a scenario; the server's own processes (WAL writer,
- * checkpointer) are not in it.
- */
-function databaseBackendsCpuMs(databaseName: string): number {
-  let total = 0;
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    let title: string;
-    try {
-      title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (title.startsWith('postgres: ') && title.includes(` ${databaseName} `)) total += processCpuMs(Number(pid));
-  }
-  return total;
-}
+import { CpuMeter, databaseBackendsCpu, familyCpuMs, processCpuMs } from './process-cpu.js';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -54,6 +34,7 @@ const profile = (service: string) =>
   process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_PROFILE, service)}`] : [];
 
 const database = await createTestDatabase();
+const ourBackends = databaseBackendsCpu(database.name);
 const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-bench-s3-'));
 const prefix = natsTestPrefix();
 const [catalog, media] = await Promise.all([
@@ -95,7 +76,7 @@ const meter = () =>
     jobs: () => processCpuMs(jobs.child.pid),
     catalog: () => processCpuMs(catalog.child.pid),
     media: () => processCpuMs(media.child.pid),
-    'postgres (this db)': () => databaseBackendsCpuMs(database.name),
+    'postgres (this db)': () => ourBackends.read(),
     'postgres (all)': () => familyCpuMs('postgres'),
     bench: () => processCpuMs(process.pid),
   });

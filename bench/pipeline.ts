@@ -7,7 +7,8 @@
 // jobs (the shape graphile-worker's own benchmark has: jobs queued first, then processed), plus
 // submit→start and submit→done latency at low load, plus image.stylize through provider-sim.
 // Peer: graphile-worker 0.17 (default settings, one process, concurrency 24) running no-op jobs.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,7 +29,7 @@ import {
   type ServiceProcess,
 } from '@atelier/testing';
 import { closedLoop, forEachConcurrently, ms, percentile, printTable } from './bench-kit.js';
-import { CpuMeter, familyCpuMs, processCpuMs, reapedChildrenCpuMs } from './process-cpu.js';
+import { CpuMeter, databaseBackendsCpu, familyCpuMs, processCpuMs, reapedChildrenCpuMs } from './process-cpu.js';
 
 const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 10);
 const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 10_000);
@@ -40,6 +41,7 @@ const LATENCY_WARM_UP = 20;
 // with one worker at concurrency 64 → ~1 130/s, 256 → ~1 780/s, 1 000 → ~2 470/s.
 const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? '1000';
 const CREATORS = Number(process.env.BENCH_CREATORS ?? 256);
+const execFileAsync = promisify(execFile);
 const sleep = (msValue: number) => new Promise((resolve) => setTimeout(resolve, msValue));
 /** BENCH_ONLY=e2e,drain,latency,stylize,graphile runs a subset (all by default). */
 const only = new Set((process.env.BENCH_ONLY ?? 'e2e,drain,latency,stylize,graphile').split(','));
@@ -151,12 +153,16 @@ const ours: Record<string, number> = {};
 const cpuPerJob: Record<string, string | number>[] = [];
 const cpuTotals: Record<string, Record<string, number>> = {};
 
-/** Our processes' CPU: the jobs service, these workers, and the shared Postgres and nats-server. */
+/**
+ * Our processes' CPU: the jobs service, these workers, the Postgres backends of this run's
+ * database (others' load on the shared server is not ours) and the shared nats-server.
+ */
+const ourBackends = databaseBackendsCpu(database.name);
 const atelierMeter = (workers: ServiceProcess[]) =>
   new CpuMeter({
     jobs: () => processCpuMs(jobs.child.pid),
     worker: () => workers.reduce((sum, worker) => sum + processCpuMs(worker.child.pid), 0),
-    postgres: () => familyCpuMs('postgres'),
+    postgres: () => ourBackends.read(),
     'nats-server': () => familyCpuMs('nats-server'),
   });
 
@@ -177,7 +183,10 @@ function recordCpu(scenario: string, key: string, spent: Record<string, number>,
  */
 function printCpu(): void {
   if (cpuPerJob.length === 0) return;
-  printTable('CPU per job (ms of CPU, from /proc; Postgres and nats-server are the machine-wide processes)', cpuPerJob);
+  printTable(
+    "CPU per job (ms of CPU, from /proc; postgres: the backends of the run's own database; nats-server: the whole server)",
+    cpuPerJob,
+  );
   const peer = cpuTotals.graphile;
   const drain = cpuTotals.drain1;
   if (peer && drain) console.log(`\ntotal CPU per canary, drain with 1 worker / graphile-worker: ${ms(drain.total! / peer.total!)}`);
@@ -421,11 +430,12 @@ try {
       mkdirSync(path.join(taskDir, 'tasks'));
       writeFileSync(path.join(taskDir, 'tasks', 'noop.js'), 'module.exports = async () => {};\n');
       const cli = path.resolve('node_modules/graphile-worker/dist/cli.js');
-      const once = () => {
+      // Not execFileSync: this process samples the database's backends while the CLI runs.
+      const once = async () => {
         const startedAt = performance.now();
-        execFileSync(process.execPath, [cli, '--once', '-j', '24', '-m', '25', '-c', graphileDb.url], {
+        await execFileAsync(process.execPath, [cli, '--once', '-j', '24', '-m', '25', '-c', graphileDb.url], {
           cwd: taskDir,
-          stdio: 'ignore',
+          maxBuffer: 64 * 1024 * 1024,
           env: { ...process.env, NO_LOG_SUCCESS: '1' },
         });
         return performance.now() - startedAt;
@@ -433,16 +443,17 @@ try {
       execFileSync(process.execPath, [cli, '--schema-only', '-c', graphileDb.url], { cwd: taskDir, stdio: 'ignore' });
       // Its CPU: the CLI process (a child this process waits for) and Postgres; an empty run's
       // cost (start-up, shut-down) is subtracted like its time.
-      const graphileMeter = () => new CpuMeter({ 'graphile-worker': reapedChildrenCpuMs, postgres: () => familyCpuMs('postgres') });
+      const graphileBackends = databaseBackendsCpu(graphileDb.name);
+      const graphileMeter = () => new CpuMeter({ 'graphile-worker': reapedChildrenCpuMs, postgres: () => graphileBackends.read() });
       const emptyMeter = graphileMeter();
-      const startup = once();
+      const startup = await once();
       const emptySpent = emptyMeter.spent();
       const admin = new pg.Client({ connectionString: graphileDb.url });
       await admin.connect();
       await admin.query(`SELECT graphile_worker.add_job('noop', json_build_object('i', i)) FROM generate_series(1, $1) i`, [GRAPHILE_JOBS]);
       await admin.query('ANALYZE');
       const drainMeter = graphileMeter();
-      const duration = once();
+      const duration = await once();
       const drainSpent = drainMeter.spent();
       recordCpu(
         'graphile-worker drain (CLI --once, empty run subtracted)',

@@ -57,6 +57,43 @@ export function familyCpuMs(comm: string): number {
   return stats.reduce((sum, stat) => sum + stat.ownMs, 0) + roots.reduce((sum, stat) => sum + stat.reapedChildrenMs, 0);
 }
 
+/**
+ * CPU ms used so far by the Postgres backends serving one database (their process title names
+ * it): a benchmark's own share of a server others load too, both sides of a comparison alike.
+ * Backends come and go (graphile-worker's CLI opens and closes its pool), so they are sampled
+ * every 200 ms and an ended one keeps its last reading (its last fraction of a second is lost); the server's own processes (WAL writer,
+ * checkpointer) are in neither side's figure.
+ */
+export function databaseBackendsCpu(databaseName: string): { read(): number; stop(): void } {
+  const lastSeen = new Map<number, number>();
+  const sample = () => {
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      let title: string;
+      try {
+        title = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (!title.startsWith('postgres: ') || !title.includes(` ${databaseName} `)) continue;
+      const cpu = readStat(Number(name))?.ownMs;
+      if (cpu !== undefined) lastSeen.set(Number(name), cpu);
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 200);
+  timer.unref();
+  return {
+    read() {
+      sample();
+      let total = 0;
+      for (const cpu of lastSeen.values()) total += cpu;
+      return total;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
 /** CPU ms one live process has used so far (0 once it is gone). */
 export function processCpuMs(pid: number | undefined): number {
   return pid === undefined ? 0 : (readStat(pid)?.ownMs ?? 0);
