@@ -99,6 +99,8 @@ async function startWorkers(count: number, concurrency = WORKER_CONCURRENCY): Pr
           NATS_STREAM_PREFIX: prefix,
           PROVIDER_URL: `http://${provider.address}`,
           WORKER_CONCURRENCY_INTERACTIVE: concurrency,
+          // The consumer's cap on messages in hand is shared by all workers: sized to all of them.
+          WORKER_MAX_ACK_PENDING: String(count * Number(concurrency)),
           WORKER_CONCURRENCY_BACKGROUND: '1',
           WORKER_POLL_INTERVAL_MS: '50',
           LOG_LEVEL: 'warn',

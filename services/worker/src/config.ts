@@ -32,6 +32,11 @@ export const workerConfigSpec = {
    * stale-dispatch sweep dispatches it again).
    */
   WORKER_MAX_DELIVER: int({ default: -1, min: -1, max: 1_000 }),
+  /**
+   * Dispatch messages all workers of one queue may hold unacknowledged at once (the consumer's
+   * max_ack_pending, shared by every pod): at least pods × concurrency, or pods sit idle.
+   */
+  WORKER_MAX_ACK_PENDING: int({ default: 1_000, min: 1, max: 100_000 }),
   /** How often a running prediction is polled. */
   WORKER_POLL_INTERVAL_MS: int({ default: 500, min: 10, max: 60_000 }),
   /** On SIGTERM, running jobs may finish within this; the rest are handed back. */

@@ -56,7 +56,11 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     const jsm = await jetstreamManager(connection);
     await ensureJobStreams(jsm, topology);
     for (const queue of ['interactive', 'background'] as const) {
-      await ensureWorkerConsumer(jsm, topology, queue, { ackWaitMs: ackWait[queue], maxDeliver: config.WORKER_MAX_DELIVER });
+      await ensureWorkerConsumer(jsm, topology, queue, {
+        ackWaitMs: ackWait[queue],
+        maxDeliver: config.WORKER_MAX_DELIVER,
+        maxAckPending: config.WORKER_MAX_ACK_PENDING,
+      });
     }
     await ensureControlConsumer(jsm, topology, 'provider-cancel', { ackWaitMs: 30_000, maxDeliver: -1 });
   };
