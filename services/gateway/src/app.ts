@@ -9,6 +9,7 @@ import { ApiError } from './http/error-codes.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { HttpError, toHttpError } from './http/http-error.js';
 import { findInputProblem } from './http/input-rules.js';
+import { schemaCompilers } from './http/lazy-schema-compilers.js';
 import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-limit/rate-limit-hooks.js';
 import { sharedSchemas } from './http/schemas.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
@@ -46,7 +47,7 @@ function classifyError(error: FastifyError): { http: HttpError; unexpected: bool
  * The mobile API: Fastify with schema-validated requests, bearer-JWT auth on /api/v1 and the
  * admin role on /admin-api, one error shape with a request id, OpenAPI at /openapi.json and /docs.
  */
-export async function buildGateway(context: GatewayContext): Promise<FastifyInstance> {
+export async function buildGateway(context: GatewayContext, options: { eagerSchemas?: boolean } = {}): Promise<FastifyInstance> {
   const metrics = context.metrics ?? new HttpMetrics();
   const app = Fastify({
     loggerInstance: context.logger as unknown as FastifyBaseLogger,
@@ -55,6 +56,7 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    schemaController: { compilersFactory: schemaCompilers({ eager: options.eagerSchemas }) },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     bodyLimit: 1024 * 1024,
     // request.ip is the rate limit's client address: behind N proxies, the Nth address from the right of X-Forwarded-For.
