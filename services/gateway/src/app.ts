@@ -136,7 +136,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   });
 
   registerOpsRoutes(app, context, metrics);
-  const jobViews = new JobViews(context.peers.media);
+  const jobViews = new JobViews(context.peers.media, metrics.jobViewCache);
   const authenticated = context.rateLimiter
     ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)
     : authenticate(context.tokens);
