@@ -7,7 +7,9 @@
 //
 // A filter (a substring of a function name or URL) prints the callers of the matching functions.
 // --window=<s> keeps only the busiest <s> seconds of each profile (the load, without start-up
-// and idle time), so that busy ms / requests of the load is the CPU cost per request.
+// and idle time), so that busy ms / requests of the load is the CPU cost per request; with
+// --at=<s> the window starts that many seconds into the profile instead (a bench with several
+// loads: --timeline prints the busy share of each second to find them).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -24,6 +26,9 @@ interface Profile {
 
 const windowArg = process.argv.find((a) => a.startsWith('--window='));
 const windowUs = windowArg ? Number(windowArg.slice('--window='.length)) * 1e6 : Infinity;
+const atArg = process.argv.find((a) => a.startsWith('--at='));
+const atUs = atArg ? Number(atArg.slice('--at='.length)) * 1e6 : undefined;
+const timeline = process.argv.includes('--timeline');
 const [target, topArg, filter] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!target) throw new Error('usage: profile-summary.ts <file.cpuprofile|dir> [top] [filter]');
 const top = Number(topArg ?? 25);
@@ -50,6 +55,20 @@ const packageOf = (url: string) => {
 };
 /** Sample indexes [from, to) of the busiest span of `windowUs` (all samples when Infinity). */
 function busiestWindow(profile: Profile, byId: Map<number, ProfileNode>, windowUs: number): [number, number] {
+  if (atUs !== undefined) {
+    let t = 0;
+    let from = -1;
+    let to = profile.samples.length;
+    for (let i = 0; i < profile.samples.length; i += 1) {
+      t += profile.timeDeltas[i] ?? 0;
+      if (from < 0 && t >= atUs) from = i;
+      if (t >= atUs + windowUs) {
+        to = i;
+        break;
+      }
+    }
+    return [Math.max(0, from), to];
+  }
   if (!Number.isFinite(windowUs)) return [0, profile.samples.length];
   let best = [0, 0, -1];
   let busy = 0;
@@ -76,6 +95,17 @@ for (const file of files) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  if (timeline) {
+    const perSecond: number[] = [];
+    let t = 0;
+    profile.samples.forEach((id, i) => {
+      t += profile.timeDeltas[i] ?? 0;
+      const second = Math.floor(t / 1e6);
+      if (byId.get(id)!.callFrame.functionName !== '(idle)') perSecond[second] = (perSecond[second] ?? 0) + (profile.timeDeltas[i] ?? 0);
+    });
+    console.log(`\n=== ${file}: busy % per second\n${Array.from(perSecond, (us, s) => `${s}:${Math.round((us ?? 0) / 1e4)}`).join(' ')}`);
+    continue;
+  }
   const [from, to] = busiestWindow(profile, byId, windowUs);
   const selfUs = new Map<number, number>();
   profile.samples.slice(from, to).forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[from + i] ?? 0)));
