@@ -13,6 +13,12 @@ export interface NatsLinkOptions {
   onConnected?: (connection: NatsConnection) => Promise<void>;
   /** Told whenever the link goes up (true: connected and onConnected done) or down. */
   onStateChange?: (up: boolean) => void;
+  /**
+   * Whether each request captures the stack of its caller, for the error it may end in (nats.js's
+   * default: true). A stack per request is a noticeable cost where requests sit on a hot path
+   * and their errors are only counted (the gateway's rate limit).
+   */
+  asyncTraces?: boolean;
 }
 
 /**
@@ -77,6 +83,7 @@ export function openNatsLink(options: NatsLinkOptions): NatsLink {
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     pingInterval: 10_000,
+    noAsyncTraces: options.asyncTraces === false,
   });
   const ready = connecting.then(async (nc) => {
     connection = nc;

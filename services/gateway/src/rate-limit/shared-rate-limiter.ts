@@ -59,6 +59,9 @@ export function startSharedRateLimiter(options: SharedRateLimiterOptions): Share
       });
     },
     onStateChange: (up) => storeUp.set(up ? 1 : 0),
+    // One request in a batch asks the store; a failure is counted and let through, so the
+    // caller's stack nats.js would capture for each of those requests is never looked at.
+    asyncTraces: false,
   });
   let lastWarning = 0;
   const limiter = new RateLimiter({
