@@ -3,7 +3,7 @@ import { ExpiringCache } from '@atelier/caching';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Counter } from '@atelier/metrics';
 import { jobDto, withOutputUrl, type JobDto } from '../mappers/dtos.js';
-import { OutputLinks } from './output-links.js';
+import { OutputLinks, type OutputLink } from './output-links.js';
 
 /** A job can no longer change once it is in one of these (SPEC §4.2; the database refuses it). */
 const TERMINAL = new Set([jobsV1.JobStatus.SUCCEEDED, jobsV1.JobStatus.FAILED, jobsV1.JobStatus.CANCELLED]);
@@ -20,6 +20,8 @@ interface TerminalView {
   /** The view without a download URL (the URL is renewed on its own schedule, see OutputLinks). */
   view: JobDto;
   outputAssetId: string | undefined;
+  /** The last answer with a URL, for as long as OutputLinks hands out that same URL. */
+  answered?: { link: OutputLink; view: JobDto };
 }
 
 /**
@@ -70,7 +72,15 @@ export class JobViews {
       return undefined;
     }
     this.lookups?.inc({ result: 'hit' });
-    return this.withOutput(entry.view, entry.outputAssetId, callerUserId);
+    return this.rememberedWithOutput(entry, callerUserId);
+  }
+
+  private async rememberedWithOutput(entry: TerminalView, callerUserId: string): Promise<JobDto> {
+    if (!entry.outputAssetId) return entry.view;
+    const link = await this.links.get(entry.outputAssetId, callerUserId);
+    if (!link) return entry.view;
+    if (entry.answered?.link !== link) entry.answered = { link, view: withOutputUrl(entry.view, link) };
+    return entry.answered.view;
   }
 
   private async withOutput(view: JobDto, outputAssetId: string | undefined, callerUserId: string): Promise<JobDto> {
