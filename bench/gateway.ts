@@ -13,6 +13,11 @@ import { ms, printTable } from './bench-kit.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/**
+ * Unmeasured load on each route first: its first seconds pay for JIT compilation in every process
+ * on the path, which would otherwise land on whichever measured load runs first.
+ */
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
 
 /** CPU seconds (user + system) a process has used so far. */
 function cpuSeconds(pid: number): number {
@@ -25,9 +30,9 @@ function rssMb(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
 }
 
-async function load(url: string, headers: Record<string, string>, during?: () => void) {
+async function load(url: string, headers: Record<string, string>, during?: () => void, duration = DURATION_S) {
   const sampler = during ? setInterval(during, 500) : undefined;
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration });
   clearInterval(sampler);
   return result;
 }
@@ -139,6 +144,8 @@ try {
     const cpu = Object.fromEntries(services.map(([name, p]) => [name, cpuSeconds(p.child.pid!) - cpuBefore[name]!]));
     return { result, cpu };
   };
+  for (const id of [jobId, queued.job.id])
+    await load(`${base}/api/v1/creation/jobs/${id}`, { authorization: `Bearer ${token}` }, sample, WARMUP_S);
   const terminal = await loadJob(jobId);
   const nonTerminal = await loadJob(queued.job.id);
 
@@ -150,6 +157,7 @@ try {
     env: { HTTP_PORT: String(port), DATABASE_URL: platform.database.url },
     ready: async (address) => (await fetch(`http://${address}/healthz`)).ok,
   });
+  await load(`http://${bare.address}/jobs/${jobId}`, {}, undefined, WARMUP_S);
   const baseline = await load(`http://${bare.address}/jobs/${jobId}`, {});
 
   const row = (server: string, result: autocannon.Result) => ({
