@@ -273,6 +273,20 @@ describe('gateway http - OpenAPI', () => {
     expect((await app.inject({ method: 'GET', url: '/docs/' })).statusCode).toBe(200);
   });
 
+  it('serves the Swagger UI at /docs (built on first use): its page, assets and document, and the API 404 for anything else', async () => {
+    const page = await app.inject({ method: 'GET', url: '/docs/' });
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('swagger-ui');
+    const css = await app.inject({ method: 'GET', url: '/docs/static/swagger-ui.css' });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toContain('text/css');
+    const document = await app.inject({ method: 'GET', url: '/docs/json' });
+    expect(document.json()).toEqual((await app.inject({ method: 'GET', url: '/openapi.json' })).json());
+    const missing = await app.inject({ method: 'GET', url: '/docs/static/nothing-here.js' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error).toMatchObject({ code: 40400, name: 'NOT_FOUND', requestId: missing.headers['x-request-id'] });
+  });
+
   it('answers with bodies that match their documented schemas', async () => {
     const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const ajv = new Ajv2020.default({ strict: false });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { isAppError } from '@atelier/errors';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { authenticate, requireAdmin } from './auth/authenticate.js';
 import type { GatewayContext } from './gateway-context.js';
 import { ApiError } from './http/error-codes.js';
@@ -15,6 +14,7 @@ import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-lim
 import { sharedSchemas } from './http/schemas.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
+import { registerDocsRoutes } from './routes/docs-routes.js';
 import { registerJobEventsRoute } from './routes/job-events-route.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { JobViews } from './routes/job-view.js';
@@ -89,7 +89,6 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     },
     refResolver: { buildLocalReference: (json) => String(json.$id) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -138,6 +137,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   });
 
   registerOpsRoutes(app, context, metrics);
+  registerDocsRoutes(app);
   const jobViews = new JobViews(context.peers.media, metrics.jobViewCache);
   const authenticated = context.rateLimiter
     ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)
