@@ -1,5 +1,7 @@
 // Benchmark: the gateway's GET /api/v1/creation/jobs/{id} against a bare Fastify route doing one
 // primary-key query on the same Postgres, and every service's resident memory idle and under load.
+// Two gateway rows: a succeeded job (the gateway answers it from the terminal views it has seen)
+// and a queued one (every read goes through jobs.GetJob, which also counts the queue position).
 //
 //   npm run bench:gateway
 import { readFileSync } from 'node:fs';
@@ -11,6 +13,11 @@ import { ms, printTable } from './bench-kit.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/**
+ * Unmeasured load on each route first: its first seconds pay for JIT compilation in every process
+ * on the path, which would otherwise land on whichever measured load runs first.
+ */
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
 
 /** CPU seconds (user + system) a process has used so far. */
 function cpuSeconds(pid: number): number {
@@ -23,9 +30,9 @@ function rssMb(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
 }
 
-async function load(url: string, headers: Record<string, string>, during?: () => void) {
+async function load(url: string, headers: Record<string, string>, during?: () => void, duration = DURATION_S) {
   const sampler = during ? setInterval(during, 500) : undefined;
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration });
   clearInterval(sampler);
   return result;
 }
@@ -42,6 +49,8 @@ const token = await new SignJWT({ roles: [] })
 const profile = process.env.BENCH_PROFILE;
 const platform = await startTestPlatform({
   workers: 1,
+  // No background slots: the image.upscale job below stays queued, so its reads keep going to jobs.
+  workerEnv: { WORKER_CONCURRENCY_BACKGROUND: '0' },
   providerEnv: { PROVIDER_SIM_LATENCY_MS: '200' },
   // One user at full speed: a limit far above what it sends, so the limiter's cost is measured, not its refusals.
   gateway: {
@@ -98,6 +107,19 @@ try {
     if (job.status === 'succeeded') break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  const queued = (await (
+    await fetch(`${base}/api/v1/creation/jobs`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': 'bench-queued' },
+      body: JSON.stringify({
+        jobType: 'image.upscale',
+        modelId: catalog.models.find((m) => m.jobType === 'image.upscale')!.id,
+        inputAssetId: upload.asset.id,
+        parameters: { scale: 2 },
+      }),
+    })
+  ).json()) as { job: { id: string; status: string } };
+  if (queued.job?.status !== 'queued') throw new Error(`creating the queued job failed: ${JSON.stringify(queued)}`);
 
   const services: [string, ServiceProcess][] = [
     ['gateway', platform.gateway!],
@@ -115,9 +137,17 @@ try {
     for (const [name, p] of services) peak[name] = Math.max(peak[name]!, rssMb(p.child.pid!));
   };
 
-  const cpuBefore = Object.fromEntries(services.map(([name, p]) => [name, cpuSeconds(p.child.pid!)]));
-  const gateway = await load(`${base}/api/v1/creation/jobs/${jobId}`, { authorization: `Bearer ${token}` }, sample);
-  const cpuUsed = Object.fromEntries(services.map(([name, p]) => [name, cpuSeconds(p.child.pid!) - cpuBefore[name]!]));
+  /** The load on one job's GET, and the CPU seconds each service used meanwhile. */
+  const loadJob = async (id: string) => {
+    const cpuBefore = Object.fromEntries(services.map(([name, p]) => [name, cpuSeconds(p.child.pid!)]));
+    const result = await load(`${base}/api/v1/creation/jobs/${id}`, { authorization: `Bearer ${token}` }, sample);
+    const cpu = Object.fromEntries(services.map(([name, p]) => [name, cpuSeconds(p.child.pid!) - cpuBefore[name]!]));
+    return { result, cpu };
+  };
+  for (const id of [jobId, queued.job.id])
+    await load(`${base}/api/v1/creation/jobs/${id}`, { authorization: `Bearer ${token}` }, sample, WARMUP_S);
+  const terminal = await loadJob(jobId);
+  const nonTerminal = await loadJob(queued.job.id);
 
   const port = await freePort();
   bare = await startProcess({
@@ -127,33 +157,48 @@ try {
     env: { HTTP_PORT: String(port), DATABASE_URL: platform.database.url },
     ready: async (address) => (await fetch(`http://${address}/healthz`)).ok,
   });
+  await load(`http://${bare.address}/jobs/${jobId}`, {}, undefined, WARMUP_S);
   const baseline = await load(`http://${bare.address}/jobs/${jobId}`, {});
 
+  const row = (server: string, result: autocannon.Result) => ({
+    server,
+    'req/s': Math.round(result.requests.average),
+    'p50 ms': ms(result.latency.p50),
+    'p99 ms': ms(result.latency.p99),
+    errors: result.errors + result.non2xx,
+  });
   printTable(
     `gateway: GET /api/v1/creation/jobs/{id} vs a bare Fastify PK-query route (${CONNECTIONS} connections, ${DURATION_S} s, 2-core machine)`,
     [
-      {
-        server: 'gateway (JWT, validation, jobs.GetJob over gRPC, output URL reused ≤ 30 s)',
-        'req/s': Math.round(gateway.requests.average),
-        'p50 ms': ms(gateway.latency.p50),
-        'p99 ms': ms(gateway.latency.p99),
-        errors: gateway.errors + gateway.non2xx,
-      },
-      {
-        server: 'bare Fastify + one pg query',
-        'req/s': Math.round(baseline.requests.average),
-        'p50 ms': ms(baseline.latency.p50),
-        'p99 ms': ms(baseline.latency.p99),
-        errors: baseline.errors + baseline.non2xx,
-      },
+      row('gateway, succeeded job (JWT, validation, terminal view from memory, output URL reused ≤ 30 s)', terminal.result),
+      row('gateway, queued job (JWT, validation, jobs.GetJob over gRPC with queue position)', nonTerminal.result),
+      row('bare Fastify + one pg query', baseline),
     ],
   );
+  for (const [name, { result }] of [
+    ['succeeded', terminal],
+    ['queued', nonTerminal],
+  ] as const) {
+    console.log(
+      `ratio gateway (${name}) / bare: throughput ${ms(result.requests.average / baseline.requests.average)}, p99 ${ms(result.latency.p99 / baseline.latency.p99)}`,
+    );
+  }
+  // CPU per request from /proc: comparable across runs on a busy machine, unlike req/s.
+  const perRequest = (cpu: Record<string, number>, result: autocannon.Result, name: string) =>
+    Number(((cpu[name]! * 1000) / Math.max(1, result.requests.total)).toFixed(3));
   console.log(
-    `ratio gateway / bare: throughput ${ms(gateway.requests.average / baseline.requests.average)}, p99 ${ms(gateway.latency.p99 / baseline.latency.p99)}`,
+    `CPU ms per request: succeeded — gateway ${perRequest(terminal.cpu, terminal.result, 'gateway')}, jobs ${perRequest(terminal.cpu, terminal.result, 'jobs')}; ` +
+      `queued — gateway ${perRequest(nonTerminal.cpu, nonTerminal.result, 'gateway')}, jobs ${perRequest(nonTerminal.cpu, nonTerminal.result, 'jobs')}`,
   );
   printTable(
-    `resident memory (MB), idle and peak under the gateway load, and CPU seconds used in the ${DURATION_S} s of load`,
-    services.map(([name]) => ({ service: name, idle: idle[name]!, 'under load': peak[name]!, 'CPU s during load': ms(cpuUsed[name]!) })),
+    `resident memory (MB), idle and peak under the gateway loads, and CPU seconds used in each ${DURATION_S} s load`,
+    services.map(([name]) => ({
+      service: name,
+      idle: idle[name]!,
+      'under load': peak[name]!,
+      'CPU s, succeeded': ms(terminal.cpu[name]!),
+      'CPU s, queued': ms(nonTerminal.cpu[name]!),
+    })),
   );
 } finally {
   await bare?.stop();

@@ -5,7 +5,7 @@
 // node_modules. Code splitting keeps dynamic imports lazy (the OpenTelemetry SDK, migration
 // classes), so a service loads only what its configuration uses.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinnedNodeMajor } from './node-runtime.mjs';
@@ -22,6 +22,23 @@ const externalPackages = {
     );
   },
 };
+
+/**
+ * esbuild escapes every non-ASCII character of the code, but keeps the comments it preserves
+ * (the JSDoc of object members and class methods, much of it from the contracts) as written. One
+ * `→` makes V8 hold the whole bundle's source as a two-byte string: twice the memory, in every
+ * process, for as long as it runs. Escaped, the comments read `\u2192` and the source stays one
+ * byte a character. An escape is as valid in code; only columns after one on its own line move.
+ */
+function asciiOnly(dir) {
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const source = readFileSync(file, 'utf8');
+    const ascii = source.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    if (ascii !== source) writeFileSync(file, ascii);
+  }
+}
 
 for (const service of services) {
   const src = path.join(root, 'services', service, 'src');
@@ -42,6 +59,7 @@ for (const service of services) {
     plugins: [externalPackages],
     logLevel: 'warning',
   });
+  asciiOnly(outdir);
   // loadDescriptorSet() reads gen/descriptor.binpb next to the module that calls it, which may
   // be an entry or a chunk.
   for (const dir of [outdir, path.join(outdir, 'chunks')]) {

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { pinnedNodeMajor } from './node-runtime.mjs';
+import { pinnedNodeMajor, serviceNodeFlags } from './node-runtime.mjs';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -79,8 +79,10 @@ export function renderDockerfile(service, root = repoRoot) {
   const ports = servicePorts(service, root)
     .map(({ port }) => port)
     .join(' ');
+  const command = ['node', ...serviceNodeFlags(service, root), 'dist/main.js'].map((word) => JSON.stringify(word)).join(', ');
   return template
     .replaceAll('{{NODE_MAJOR}}', String(pinnedNodeMajor(root)))
+    .replaceAll('{{COMMAND}}', `[${command}]`)
     .replaceAll('{{WORKSPACE_MANIFESTS}}', manifests)
     .replaceAll('{{PORTS}}', ports)
     .replaceAll('{{SERVICE}}', service);

@@ -28,6 +28,25 @@ export function pinnedNodeMajor(root = repoRoot) {
   return Number(pinnedNodeVersion(root).split('.')[0]);
 }
 
+/**
+ * The Node flags a service runs with, everywhere it runs — its image's command
+ * (scripts/gen-dockerfiles.mjs) and the processes tests, benchmarks and `npm start` spawn
+ * (@atelier/testing): `"atelier": { "nodeFlags": [...] }` in services/<name>/package.json. JSON
+ * holds no comments: the README's configuration section of the service says why each is set.
+ * @param {string} service
+ * @returns {string[]}
+ */
+export function serviceNodeFlags(service, root = repoRoot) {
+  const manifest = JSON.parse(readFileSync(path.join(root, 'services', service, 'package.json'), 'utf8'));
+  const flags = manifest.atelier?.nodeFlags ?? [];
+  const bad = Array.isArray(flags)
+    ? flags.find((flag) => typeof flag !== 'string' || !/^--[a-z0-9-]+(=[A-Za-z0-9._-]+)?$/.test(flag))
+    : flags;
+  if (bad !== undefined)
+    throw new Error(`services/${service}/package.json: atelier.nodeFlags holds ${JSON.stringify(bad)}, not a list of --flag[=value]`);
+  return flags;
+}
+
 /** The repository's own Node binary, when `npm ci` has installed it (Linux x64 only). */
 export function pinnedNodeBinary(root = repoRoot) {
   const binary = path.join(root, 'node_modules', '.bin', 'node');

@@ -7,6 +7,7 @@ import { ensureDatabaseExists } from '@atelier/db';
 import { checkHealth, ensureDevPki, type DevPki } from '@atelier/testing';
 import { DEV_AUDIENCE, DEV_ISSUER, devKeys } from './dev-keys.js';
 import { localInfrastructure } from './local-infrastructure.js';
+import { serviceNodeFlags } from './node-runtime.mjs';
 
 interface ServiceSpec {
   name: string;
@@ -41,7 +42,9 @@ let pki: DevPki | undefined;
 
 /** Runs a service's TypeScript entry point directly (no npm/sh in between, so signals arrive). */
 function run(name: string, entry: string, extraEnv: Record<string, string>, colour: number): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // A service runs with its own Node flags, as in its image.
+  const service = /^services\/([^/]+)\/src\/main\.ts$/.exec(entry)?.[1];
+  const child = spawn(process.execPath, [...(service ? serviceNodeFlags(service) : []), '--import', 'tsx', entry], {
     cwd: root,
     env: { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -36,16 +36,24 @@ describe('chaos - every database backend terminated, twice, under load', () => {
       const answer = await call();
       answers.push({ at, status: answer.status, retryAfter: answer.headers.get('retry-after'), route });
     };
+    // The succeeded job is answered from the gateway's memory of finished jobs; the newest one
+    // (queued or running) is read through jobs and its database.
+    let newest: string | undefined;
     const reader = async () => {
       while (!stop) {
         await record('job', () => api.call('GET', `/api/v1/creation/jobs/${known.body.job.id}`));
+        if (newest) await record('new job', () => api.call('GET', `/api/v1/creation/jobs/${newest}`));
         await record('catalog', () => api.call('GET', '/api/v1/creation/catalog?mediaKind=image'));
         await record('list', () => api.call('GET', '/api/v1/creation/jobs?limit=5'));
       }
     };
     const creator = async (n: number) => {
       while (!stop) {
-        await record('create', () => api.createJob(body, `load-${n}-${(created += 1)}`));
+        await record('create', async () => {
+          const answer = await api.createJob(body, `load-${n}-${(created += 1)}`);
+          if (answer.status === 201) newest = answer.body.job.id;
+          return answer;
+        });
         await sleep(300);
       }
     };

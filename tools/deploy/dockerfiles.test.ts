@@ -5,7 +5,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dockerfilePath, renderDockerfile, workspaceManifests } from '../../scripts/gen-dockerfiles.mjs';
-import { pinnedNodeMajor } from '../../scripts/node-runtime.mjs';
+import { pinnedNodeMajor, serviceNodeFlags } from '../../scripts/node-runtime.mjs';
 import { deployableServices, servicePorts } from './code-facts.js';
 import { repoRoot } from './helm.js';
 
@@ -99,7 +99,10 @@ describe.each(services)('dockerfiles - %s image', (service) => {
     const user = argsOf(runtime, 'USER').at(-1) ?? '';
     expect(user).toMatch(/^[1-9]\d*(:[1-9]\d*)?$/);
     expect(argsOf(runtime, 'ENV')).toContain('NODE_ENV=production');
-    expect(argsOf(runtime, 'CMD')).toEqual(['["node", "dist/main.js"]']);
+    // The bundle, with the service's Node flags (the ones tests and benchmarks run it with).
+    expect(argsOf(runtime, 'CMD').map((args) => JSON.parse(args) as unknown)).toEqual([
+      ['node', ...serviceNodeFlags(service), 'dist/main.js'],
+    ]);
     expect(argsOf(runtime, 'EXPOSE')).toEqual([
       servicePorts(service)
         .map(({ port }) => port)

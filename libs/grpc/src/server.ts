@@ -1,7 +1,5 @@
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation } from 'grpc-health-check';
+import type { HealthImplementation } from 'grpc-health-check';
 import { observeCalls, type CallObserver } from './call-observer.js';
 import { authorizeCalls, type CallerPolicy } from './caller-authorization.js';
 import { adaptService, type CallLogger, type MethodDefinition, type ServiceHandlers } from './service-handlers.js';
@@ -110,12 +108,19 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
     server.addService(service.definition, implementation);
   }
 
+  // Loaded here, not with the module: a process that only calls gRPC (the gateway, the worker)
+  // never needs the health and reflection servers, nor the .proto loader reflection uses.
+  const { HealthImplementation } = await import('grpc-health-check');
   const health = new HealthImplementation(Object.fromEntries([['', 'SERVING'], ...options.services.map((s) => [s.name, 'SERVING'])]));
   health.addToServer(server);
   const healthServer = new Server({ 'grpc.enable_channelz': 0 });
   health.addToServer(healthServer);
 
   if (options.reflection) {
+    const [{ loadFileDescriptorSetFromBuffer }, { ReflectionService }] = await Promise.all([
+      import('@grpc/proto-loader'),
+      import('@grpc/reflection'),
+    ]);
     const packageDefinition = loadFileDescriptorSetFromBuffer(options.descriptorSet);
     new ReflectionService(packageDefinition, { services: options.services.map((s) => s.name) }).addToServer(server);
   }

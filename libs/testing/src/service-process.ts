@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,8 +87,21 @@ function nodeCommand(entry: string): string[] {
   return [built];
 }
 
+/**
+ * The Node flags a service runs with in its image (`atelier.nodeFlags` in its package.json, see
+ * serviceNodeFlags in scripts/node-runtime.mjs): tests and benchmarks run it with the same ones.
+ */
+function serviceNodeFlags(entry: string): string[] {
+  const service = /^services\/([^/]+)\/src\/main\.ts$/.exec(entry)?.[1];
+  if (!service) return [];
+  const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'services', service, 'package.json'), 'utf8')) as {
+    atelier?: { nodeFlags?: string[] };
+  };
+  return manifest.atelier?.nodeFlags ?? [];
+}
+
 function runEntry(entry: string, env: Record<string, string>, nodeArgs: readonly string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...nodeArgs, ...nodeCommand(entry)], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(entry), ...nodeArgs, ...nodeCommand(entry)], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,6 +16,7 @@ let app: FastifyInstance;
 let userToken: string;
 let adminToken: string;
 let foreignToken: string;
+let tokens: Awaited<ReturnType<typeof createTokenVerifier>>;
 const created: jobsV1.CreateJobRequest[] = [];
 
 const job = jobsV1.Job.fromPartial({
@@ -79,7 +80,7 @@ beforeAll(async () => {
   userToken = await sign('alice');
   adminToken = await sign('ops', ['admin']);
   foreignToken = await sign('alice', [], 'someone-else');
-  const tokens = await createTokenVerifier({ publicKeyPem: await exportSPKI(publicKey), issuer: 'test-issuer', audience: 'atelier-app' });
+  tokens = await createTokenVerifier({ publicKeyPem: await exportSPKI(publicKey), issuer: 'test-issuer', audience: 'atelier-app' });
   app = await buildGateway({
     peers,
     tokens,
@@ -272,6 +273,20 @@ describe('gateway http - OpenAPI', () => {
     expect((await app.inject({ method: 'GET', url: '/docs/' })).statusCode).toBe(200);
   });
 
+  it('serves the Swagger UI at /docs (built on first use): its page, assets and document, and the API 404 for anything else', async () => {
+    const page = await app.inject({ method: 'GET', url: '/docs/' });
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('swagger-ui');
+    const css = await app.inject({ method: 'GET', url: '/docs/static/swagger-ui.css' });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['content-type']).toContain('text/css');
+    const document = await app.inject({ method: 'GET', url: '/docs/json' });
+    expect(document.json()).toEqual((await app.inject({ method: 'GET', url: '/openapi.json' })).json());
+    const missing = await app.inject({ method: 'GET', url: '/docs/static/nothing-here.js' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error).toMatchObject({ code: 40400, name: 'NOT_FOUND', requestId: missing.headers['x-request-id'] });
+  });
+
   it('answers with bodies that match their documented schemas', async () => {
     const spec = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const ajv = new Ajv2020.default({ strict: false });
@@ -293,6 +308,32 @@ describe('gateway http - OpenAPI', () => {
     await check('post', '/api/v1/creation/jobs', '/api/v1/creation/jobs', 201, { payload: jobBody });
     await check('get', '/api/v1/creation/jobs/{jobId}', `/api/v1/creation/jobs/${job.id}`, 200);
     await check('get', '/api/v1/creation/jobs/{jobId}', '/api/v1/creation/jobs/019a0000-0000-7000-8000-0000000000cc', 200);
+  });
+});
+
+describe('gateway http - schemas', () => {
+  it('compiles every route schema at start-up when asked to: the lazily compiled ones cannot fail on a first request', async () => {
+    const eager = await buildGateway(
+      {
+        peers,
+        tokens,
+        logger: createLogger({ service: 'gateway-test', level: 'silent' }),
+        upstreamDeadlineMs: 1000,
+        sseKeepAliveMs: 1000,
+        sseMaxStreamsPerUser: 5,
+        peerHealth: async () => ({}),
+      },
+      { eagerSchemas: true },
+    );
+    try {
+      await expect(eager.ready()).resolves.toBe(eager);
+      const response = await eager.inject({ method: 'GET', url: `/api/v1/creation/jobs/${job.id}`, headers: auth() });
+      const lazy = await app.inject({ method: 'GET', url: `/api/v1/creation/jobs/${job.id}`, headers: auth() });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toBe(lazy.body);
+    } finally {
+      await eager.close();
+    }
   });
 });
 

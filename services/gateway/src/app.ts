@@ -2,17 +2,19 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import { isAppError } from '@atelier/errors';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { authenticate, requireAdmin } from './auth/authenticate.js';
 import type { GatewayContext } from './gateway-context.js';
 import { ApiError } from './http/error-codes.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { HttpError, toHttpError } from './http/http-error.js';
 import { findInputProblem } from './http/input-rules.js';
+import { lazyRequestLoggers } from './http/lazy-request-logger.js';
+import { schemaCompilers } from './http/lazy-schema-compilers.js';
 import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-limit/rate-limit-hooks.js';
 import { sharedSchemas } from './http/schemas.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
+import { registerDocsRoutes } from './routes/docs-routes.js';
 import { registerJobEventsRoute } from './routes/job-events-route.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { JobViews } from './routes/job-view.js';
@@ -46,15 +48,17 @@ function classifyError(error: FastifyError): { http: HttpError; unexpected: bool
  * The mobile API: Fastify with schema-validated requests, bearer-JWT auth on /api/v1 and the
  * admin role on /admin-api, one error shape with a request id, OpenAPI at /openapi.json and /docs.
  */
-export async function buildGateway(context: GatewayContext): Promise<FastifyInstance> {
+export async function buildGateway(context: GatewayContext, options: { eagerSchemas?: boolean } = {}): Promise<FastifyInstance> {
   const metrics = context.metrics ?? new HttpMetrics();
   const app = Fastify({
     loggerInstance: context.logger as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLoggers,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    schemaController: { compilersFactory: schemaCompilers({ eager: options.eagerSchemas }) },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     bodyLimit: 1024 * 1024,
     // request.ip is the rate limit's client address: behind N proxies, the Nth address from the right of X-Forwarded-For.
@@ -85,7 +89,6 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
     },
     refResolver: { buildLocalReference: (json) => String(json.$id) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -134,7 +137,8 @@ export async function buildGateway(context: GatewayContext): Promise<FastifyInst
   });
 
   registerOpsRoutes(app, context, metrics);
-  const jobViews = new JobViews(context.peers.media);
+  registerDocsRoutes(app);
+  const jobViews = new JobViews(context.peers.media, metrics.jobViewCache);
   const authenticated = context.rateLimiter
     ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)
     : authenticate(context.tokens);

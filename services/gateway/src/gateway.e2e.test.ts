@@ -310,6 +310,35 @@ describe('gateway e2e - observability', () => {
   });
 });
 
+describe('gateway e2e - finished jobs from memory', () => {
+  it('answers another read of a succeeded job without asking jobs, and a stranger exactly as jobs does', async () => {
+    const created = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
+      body: await stylizeBody(await uploadPhoto(), 'remembered cat'),
+      headers: { 'idempotency-key': 'remembered-1' },
+    });
+    const done = await waitTerminal(created.body.job.id);
+    expect(done.status).toBe('succeeded');
+    const getJobs = async (code: string) =>
+      sample(await scrape(`http://127.0.0.1:${platform.jobs.metricsPort}/metrics`), 'atelier_grpc_server_handling_seconds_count', {
+        method: '/atelier.jobs.v1.JobsService/GetJob',
+        code,
+      }) ?? 0;
+    const hits = async () => sample(await scrape(`${base}/metrics`), 'atelier_gateway_job_view_cache_total', { result: 'hit' }) ?? 0;
+    const [servedBefore, hitsBefore] = [await getJobs('OK'), await hits()];
+
+    const again = await call<{ job: Job }>('GET', `/api/v1/creation/jobs/${done.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body.job).toMatchObject({ id: done.id, status: 'succeeded', version: done.version, outputAssetId: done.outputAssetId });
+    expect((await fetch(again.body.job.outputUrl!)).status).toBe(200);
+    expect(await getJobs('OK')).toBe(servedBefore);
+    expect(await hits()).toBe(hitsBefore + 1);
+
+    const refusedBefore = await getJobs('NOT_FOUND');
+    expectError(await call('GET', `/api/v1/creation/jobs/${done.id}`, { token: bob }), 404, 40407);
+    expect(await getJobs('NOT_FOUND')).toBe(refusedBefore + 1);
+  });
+});
+
 describe('gateway e2e - every error code of SPEC §8 from a real request', () => {
   it('40000 bad request, 40101 unauthenticated, 40301 forbidden', async () => {
     expectError(

@@ -8,7 +8,12 @@ import { assetPurposes, assetStatuses, jobQueues, jobStatuses, outboxStatuses, p
 
 const uuid = { type: 'string', format: 'uuid' } as const;
 const dateTime = { type: 'string', format: 'date-time' } as const;
-const nullable = <T extends object>(schema: T) => ({ anyOf: [schema, { type: 'null' }] });
+/**
+ * An object or null. Written as a type list, not `anyOf`: fast-json-stringify serialises a type
+ * list with a typeof check, while every `anyOf` costs the serializer an Ajv instance of its own
+ * (memory, start-up) and an Ajv validation of the value on every response.
+ */
+const nullable = <T extends { type: string }>(schema: T) => ({ ...schema, type: [schema.type, 'null'] });
 const nullableString = { type: ['string', 'null'] } as const;
 const nullableInteger = { type: ['integer', 'null'] } as const;
 const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;

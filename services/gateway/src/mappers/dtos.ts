@@ -101,6 +101,13 @@ export function jobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Date 
   };
 }
 
+export type JobDto = ReturnType<typeof jobDto>;
+
+/** A job's view with (another) download URL of its output. */
+export function withOutputUrl(view: JobDto, output: { url: string; expiresAt: Date | undefined }): JobDto {
+  return { ...view, outputUrl: output.url, outputUrlExpiresAt: iso(output.expiresAt) };
+}
+
 export function adminJobDto(admin: jobsAdminV1.AdminJob) {
   return {
     job: jobDto(admin.job!),

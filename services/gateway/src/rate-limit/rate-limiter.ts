@@ -37,6 +37,8 @@ interface Entry {
   tokens: number;
   /** The shared counter reached the limit: refuse until the window ends. */
   full: boolean;
+  /** The key's counter in the store: `<kind>.<hashed id>.<window>`. */
+  storeKey: string;
   pending?: Promise<void>;
 }
 
@@ -73,12 +75,13 @@ export class RateLimiter {
       this.options.counters()?.forgetBefore(window);
       this.window = window;
     }
-    // Ids are hashed: subjects (maybe e-mails) and addresses never reach NATS in clear.
-    const local = `${kind}.${createHash('sha256').update(id).digest('base64url').slice(0, 22)}`;
+    const local = `${kind}:${id}`;
     let entry = this.entries.get(local);
     if (!entry) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      entry = { tokens: 0, full: false };
+      // Ids are hashed: subjects (maybe e-mails) and addresses never reach NATS in clear. Once
+      // per key and window, not per request: most requests never reach the store.
+      entry = { tokens: 0, full: false, storeKey: `${kind}.${createHash('sha256').update(id).digest('base64url').slice(0, 22)}.${window}` };
       this.entries.set(local, entry);
     }
     const limit = kind === 'user' ? this.options.settings.userMax : this.options.settings.addressMax;
@@ -95,7 +98,7 @@ export class RateLimiter {
         this.options.onFailOpen('store_down');
         return { allowed: true };
       }
-      entry.pending ??= this.refill(entry, counters, `${local}.${window}`, limit).finally(() => {
+      entry.pending ??= this.refill(entry, counters, entry.storeKey, limit).finally(() => {
         entry.pending = undefined;
       });
       try {

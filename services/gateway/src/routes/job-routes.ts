@@ -115,6 +115,8 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     },
     async (request) => {
       const caller = callerOf(request);
+      const remembered = jobViews.remembered(request.params.jobId, caller.userId);
+      if (remembered) return { job: await remembered };
       const { job } = await peers.jobs.getJob({ jobId: request.params.jobId, userId: caller.userId });
       return { job: await jobViews.view(job!, caller.userId) };
     },

@@ -1,44 +1,91 @@
-import type { jobsV1, mediaV1 } from '@atelier/contracts';
+import { jobsV1, type mediaV1 } from '@atelier/contracts';
 import { ExpiringCache } from '@atelier/caching';
 import type { PromiseClient } from '@atelier/grpc';
-import { jobDto } from '../mappers/dtos.js';
+import type { Counter } from '@atelier/metrics';
+import { jobDto, withOutputUrl, type JobDto } from '../mappers/dtos.js';
+import { OutputLinks, type OutputLink } from './output-links.js';
 
-interface DownloadLink {
-  url: string;
-  expiresAt: Date | undefined;
+/** A job can no longer change once it is in one of these (SPEC §4.2; the database refuses it). */
+const TERMINAL = new Set([jobsV1.JobStatus.SUCCEEDED, jobsV1.JobStatus.FAILED, jobsV1.JobStatus.CANCELLED]);
+
+/** Terminal views kept, and for how long at most (see JobViews). */
+export const TERMINAL_VIEW_CACHE_SIZE = 5_000;
+export const TERMINAL_VIEW_TTL_MS = 10 * 60_000;
+/** Longer prompts are not kept: they would make the bound in entries a poor bound in bytes. */
+const MAX_CACHED_PROMPT_CHARS = 2_000;
+
+interface TerminalView {
+  /** The user jobs answered this view to: its owner (GetJob, ListJobs and CancelJob are owner-only). */
+  ownerUserId: string;
+  /** The view without a download URL (the URL is renewed on its own schedule, see OutputLinks). */
+  view: JobDto;
+  outputAssetId: string | undefined;
+  /** The last answer with a URL, for as long as OutputLinks hands out that same URL. */
+  answered?: { link: OutputLink; view: JobDto };
 }
 
-/** Longest a looked-up output URL is reused, and how many are kept. */
-const OUTPUT_LINK_MAX_AGE_MS = 30_000;
-const OUTPUT_LINK_CACHE_SIZE = 10_000;
-
 /**
- * Jobs as the app sees them, with a download URL of the output once the job succeeded. Apps
- * poll a job every second or two, so the output's presigned URL is looked up in media once and
- * reused for up to 30 s (never past half of its remaining life): the URL itself stays valid for
- * minutes anyway, so reuse grants nothing a client did not already hold. Keyed by caller too, so
- * one user's lookup never answers another's.
+ * Jobs as the app sees them, with a download URL of the output once the job succeeded.
+ *
+ * A job that succeeded, failed or was cancelled never changes again, so every terminal view the
+ * gateway receives (GetJob, ListJobs items, a cancel's answer, a replayed create, the last event
+ * of a job's stream) is remembered, and a later GetJob of that job by the same user is answered
+ * from memory without asking jobs. Only the owner's reads are: the entry holds the user jobs
+ * answered it to, and anyone else's read goes to jobs as before (404, exactly as for a job that
+ * does not exist, and as slow). The output URL is not part of what is remembered: each answer
+ * takes it from OutputLinks, which renews it within its reuse deadline (≤ 30 s, never past half
+ * its life), so a cached view never hands out an expired or nearly expired URL, and an output
+ * deleted since (media refuses the lookup) is answered without one within 30 s.
+ *
+ * What could still make a remembered view stale is its job disappearing (no path deletes jobs
+ * today; an account erasure or a retention purge would): a replica then answers it for at most
+ * TERMINAL_VIEW_TTL_MS. Entries are bounded (TERMINAL_VIEW_CACHE_SIZE, oldest out first; a few MB).
  */
 export class JobViews {
-  private readonly outputLinks = new ExpiringCache<string, DownloadLink>(OUTPUT_LINK_CACHE_SIZE);
+  private readonly links: OutputLinks;
+  private readonly terminal = new ExpiringCache<string, TerminalView>(TERMINAL_VIEW_CACHE_SIZE);
 
-  constructor(private readonly media: PromiseClient<mediaV1.MediaServiceClient>) {}
-
-  async view(job: jobsV1.Job, callerUserId: string) {
-    if (!job.outputAssetId) return jobDto(job);
-    return jobDto(job, await this.outputLink(job.outputAssetId, callerUserId));
+  constructor(
+    media: PromiseClient<mediaV1.MediaServiceClient>,
+    private readonly lookups?: Counter<'result'>,
+  ) {
+    this.links = new OutputLinks(media);
   }
 
-  private async outputLink(assetId: string, callerUserId: string): Promise<DownloadLink | undefined> {
-    const key = `${callerUserId}/${assetId}`;
-    const cached = this.outputLinks.get(key);
-    if (cached) return cached;
-    const output = await this.media.getAsset({ assetId, callerUserId }).catch(() => undefined);
-    if (!output?.downloadUrl) return undefined;
-    const link = { url: output.downloadUrl, expiresAt: output.downloadExpiresAt };
-    const now = Date.now();
-    const halfLifeLeft = output.downloadExpiresAt ? (output.downloadExpiresAt.getTime() - now) / 2 : 0;
-    this.outputLinks.set(key, link, now + Math.min(OUTPUT_LINK_MAX_AGE_MS, halfLifeLeft));
-    return link;
+  /** The view of a job jobs answered to `callerUserId`; a terminal one is remembered. */
+  async view(job: jobsV1.Job, callerUserId: string): Promise<JobDto> {
+    const view = jobDto(job);
+    if (TERMINAL.has(job.status) && job.prompt.length + job.negativePrompt.length <= MAX_CACHED_PROMPT_CHARS) {
+      this.terminal.set(job.id, { ownerUserId: callerUserId, view, outputAssetId: job.outputAssetId }, Date.now() + TERMINAL_VIEW_TTL_MS);
+    }
+    return this.withOutput(view, job.outputAssetId, callerUserId);
+  }
+
+  /**
+   * The remembered terminal view of the caller's own job, or undefined: the job is not terminal,
+   * not seen yet, forgotten, or not the caller's — ask jobs (counted as a miss).
+   */
+  remembered(jobId: string, callerUserId: string): Promise<JobDto> | undefined {
+    const entry = this.terminal.get(jobId);
+    if (!entry || entry.ownerUserId !== callerUserId) {
+      this.lookups?.inc({ result: 'miss' });
+      return undefined;
+    }
+    this.lookups?.inc({ result: 'hit' });
+    return this.rememberedWithOutput(entry, callerUserId);
+  }
+
+  private async rememberedWithOutput(entry: TerminalView, callerUserId: string): Promise<JobDto> {
+    if (!entry.outputAssetId) return entry.view;
+    const link = await this.links.get(entry.outputAssetId, callerUserId);
+    if (!link) return entry.view;
+    if (entry.answered?.link !== link) entry.answered = { link, view: withOutputUrl(entry.view, link) };
+    return entry.answered.view;
+  }
+
+  private async withOutput(view: JobDto, outputAssetId: string | undefined, callerUserId: string): Promise<JobDto> {
+    if (!outputAssetId) return view;
+    const link = await this.links.get(outputAssetId, callerUserId);
+    return link ? withOutputUrl(view, link) : view;
   }
 }
