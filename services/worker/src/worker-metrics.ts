@@ -1,5 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { Counter, Gauge, Histogram, createMetricsRegistry, serveMetrics } from '@atelier/metrics';
+
+// The CommonJS module, as libs/metrics takes it: an ES import of node:http loads the bundled
+// undici (fetch) at start-up, which an idle worker does not need.
+const { createServer } = process.getBuiltinModule('node:http');
 
 /** Prometheus series of the worker, served at /metrics next to /healthz. */
 export class WorkerMetrics {
