@@ -19,11 +19,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import sharp from 'sharp';
-import { catalogV1, commonV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import { catalogV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
 import { createTestDatabase, natsTestPrefix, startGrpcServiceProcess, testClient, testNatsUrl } from '@atelier/testing';
-import { closedLoop, forEachConcurrently, ms, percentile, printTable } from './bench-kit.js';
+import { closedLoop, ms, percentile, printTable } from './bench-kit.js';
+import { stylizeCreates, stylizeUsers } from './stylize-creates.js';
 import { CpuMeter, databaseBackendsCpu, familyCpuMs, processCpuMs } from './process-cpu.js';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8_000);
@@ -127,53 +127,16 @@ try {
 
   // 2. image.stylize: peer validation over gRPC (catalog, media), quota under each user's lock.
   if (SCENARIOS.has('stylize')) {
-    const { models, styles } = await catalogClient.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
-    const model = models.find((m) => m.jobType === 'image.stylize')!;
-    const png = await sharp({ create: { width: 128, height: 128, channels: 3, background: 'teal' } })
-      .png()
-      .toBuffer();
-    const users = Array.from({ length: USERS }, (_, i) => `stylize-user-${i}`);
-    const inputs = new Map<string, string>();
-    // The embedded S3-protocol store now and then answers a PUT 500 under concurrent uploads: an
-    // upload is started again (a new asset) up to three times.
-    const uploadInput = async (user: string, attempt = 1): Promise<string> => {
-      const upload = await mediaClient.createUpload({
-        ownerUserId: user,
-        purpose: mediaV1.AssetPurpose.AI_INPUT,
-        contentType: 'image/png',
-        sizeBytes: png.length,
-      });
-      const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.uploadHeaders, body: png });
-      if (!put.ok) {
-        if (attempt < 3) return uploadInput(user, attempt + 1);
-        throw new Error(`upload PUT for ${user} answered ${put.status}: ${await put.text()}`);
-      }
-      await mediaClient.completeUpload({ assetId: upload.asset!.id, ownerUserId: user });
-      return upload.asset!.id;
-    };
-    await forEachConcurrently(users.length, 4, async (i) => {
-      inputs.set(users[i]!, await uploadInput(users[i]!));
-    });
+    const clients = { jobs: jobsClient, catalog: catalogClient, media: mediaClient };
+    const inputs = await stylizeUsers(clients, 'stylize-user', USERS);
     const stylizeCreated = new Map<string, number>();
     const cpu = meter();
-    const stylize = await closedLoop(
-      async (i) => {
-        const user = users[i % users.length]!;
-        const { job } = await jobsClient.createJob(
-          jobsV1.CreateJobRequest.fromPartial({
-            userId: user,
-            idempotencyKey: `stylize-${i}`,
-            jobType: 'image.stylize',
-            modelId: model.id,
-            styleId: styles[0]!.id,
-            inputAssetId: inputs.get(user),
-            prompt: 'benchmark cat',
-          }),
-        );
-        stylizeCreated.set(job!.id, performance.now());
-      },
-      { concurrency: CONCURRENCY, durationMs: DURATION_MS },
-    );
+    const stylize = await stylizeCreates(clients, inputs, {
+      concurrency: CONCURRENCY,
+      durationMs: DURATION_MS,
+      keyPrefix: 'stylize',
+      onCreated: (jobId) => stylizeCreated.set(jobId, performance.now()),
+    });
     recordCpu('CreateJob image.stylize', cpu.spent(), stylizeCreated.size);
     const stylizePublish = await publishLatencies(stylizeCreated);
     results.push({
