@@ -75,4 +75,45 @@ describe('durable pull', () => {
     expect(received[0]).toBe('before');
     expect(new Set(received.slice(1))).toEqual(new Set(['after']));
   });
+
+  it('restarted, pulls again from its consumer declared anew by someone else, without declaring', async () => {
+    const jsm = await jetstreamManager(nc);
+    const declareConsumer = () =>
+      ensureEventsConsumer(jsm, topology, {
+        name: 'restart-test',
+        filterSubject: topology.allEventsSubject,
+        ackWaitMs: 5_000,
+        maxDeliver: 5,
+      });
+    await ensureJobStreams(jsm, topology);
+    await declareConsumer();
+    let declared = 0;
+    const received: string[] = [];
+    const pull = await startDurablePull({
+      js: jetstream(nc),
+      stream: topology.eventsStream,
+      consumer: 'restart-test',
+      maxMessages: 8,
+      declare: async () => {
+        declared += 1;
+      },
+      logger: silent,
+      handle: async (message) => {
+        received.push(message.string());
+        message.ack();
+      },
+    });
+    // The consumer replaced behind the pull's back (as when a stream goes and another pull of the
+    // process declares everything again): the pull is told to restart.
+    await jsm.consumers.delete(topology.eventsStream, 'restart-test');
+    await declareConsumer();
+    pull.restart();
+    const js = jetstream(nc);
+    await until(async () => {
+      await js.publish(topology.eventSubject('succeeded'), 'after restart');
+      return received.includes('after restart');
+    }, 20_000);
+    await pull.stop();
+    expect(declared).toBe(0);
+  });
 });

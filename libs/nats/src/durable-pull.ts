@@ -19,6 +19,12 @@ export interface DurablePullOptions {
 export interface DurablePull {
   /** Stops pulling; resolves once the last handle() call has returned. */
   stop(): Promise<void>;
+  /**
+   * Ends the current pull and opens a new one (after the usual pause), without declaring: for a
+   * pull whose consumer was declared again on another pull's word — when the stream goes, every
+   * consumer of it goes, but JetStream may tell only the pull that was waiting at that moment.
+   */
+  restart(): void;
 }
 
 /**
@@ -30,6 +36,7 @@ export interface DurablePull {
  */
 export async function startDurablePull(options: DurablePullOptions): Promise<DurablePull> {
   let stopping = false;
+  let declareOnReopen = true;
   let current: Awaited<ReturnType<typeof open>> | undefined;
 
   async function open() {
@@ -56,7 +63,8 @@ export async function startDurablePull(options: DurablePullOptions): Promise<Dur
       while (!stopping && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
       if (stopping) return undefined;
       try {
-        await options.declare();
+        if (declareOnReopen) await options.declare();
+        declareOnReopen = true;
         if (stopping) return undefined;
         return await open();
       } catch (error) {
@@ -80,6 +88,11 @@ export async function startDurablePull(options: DurablePullOptions): Promise<Dur
       stopping = true;
       current?.stop();
       await loop;
+    },
+    restart() {
+      if (stopping) return;
+      declareOnReopen = false;
+      current?.stop();
     },
   };
 }

@@ -51,6 +51,11 @@ export class ProviderCancelConsumer {
     await this.pull?.stop();
   }
 
+  /** Opens its pull again (its consumer was declared again on another consumer's word). */
+  restartPull(): void {
+    this.pull?.restart();
+  }
+
   private async handle(message: JsMsg): Promise<void> {
     const { providers, logger } = this.options;
     let task: jobsEventsV1.ProviderCancel;

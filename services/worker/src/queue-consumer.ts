@@ -77,6 +77,11 @@ export class QueueConsumer {
     });
   }
 
+  /** Opens its pull again (its consumer was declared again on another consumer's word). */
+  restartPull(): void {
+    this.pull?.restart();
+  }
+
   /**
    * Stops pulling, lets running jobs finish for up to timeoutMs, then asks the rest to hand their
    * jobs back (release) and waits for them to settle their messages.

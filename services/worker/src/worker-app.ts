@@ -76,7 +76,14 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   });
   const metricsServer = await metrics.listen(config.HTTP_PORT, () => consuming && link.up());
   const nats = await link.ready();
-  const declareTopology = () => declareOn(nats);
+  // When JetStream says one consumer or the stream is gone, all of this worker's consumers are
+  // declared again and the other pulls reopened too: a deleted stream takes every consumer with
+  // it, but only the pull that was waiting at that moment may hear of it.
+  const pulls: { restartPull(): void }[] = [];
+  const declareTopologyFor = (origin: () => { restartPull(): void } | undefined) => async () => {
+    await declareOn(nats);
+    for (const pull of pulls) if (pull !== origin()) pull.restartPull();
+  };
 
   const security = loadGrpcSecurity(config);
   const execution = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, config.JOBS_ADDR, security, {
@@ -120,8 +127,8 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   });
 
   const js = jetstream(nats);
-  const consumers = (['interactive', 'background'] as const).map(
-    (queue) =>
+  const consumers: QueueConsumer[] = (['interactive', 'background'] as const).map(
+    (queue, i) =>
       new QueueConsumer({
         js,
         topology,
@@ -131,10 +138,17 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
         handle: (dispatch, drain) => runner.run(dispatch, drain),
         logger,
         metrics,
-        restoreTopology: declareTopology,
+        restoreTopology: declareTopologyFor(() => consumers[i]),
       }),
   );
-  const providerCancels = new ProviderCancelConsumer({ js, topology, providers, logger, restoreTopology: declareTopology });
+  const providerCancels: ProviderCancelConsumer = new ProviderCancelConsumer({
+    js,
+    topology,
+    providers,
+    logger,
+    restoreTopology: declareTopologyFor(() => providerCancels),
+  });
+  pulls.push(...consumers, providerCancels);
   // A cancel is pushed: every worker hears every cancellation and stops the attempt if it runs
   // it here (most are not). Plain NATS, not a durable consumer: a worker that misses one while
   // disconnected learns it from its next progress report or heartbeat.
