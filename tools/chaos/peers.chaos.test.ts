@@ -30,10 +30,13 @@ async function jobNearItsEnd(api: MobileApi, key: string, progress = 60): Promis
 
 async function expectSucceededOnce(jobId: string): Promise<void> {
   const { api } = chaos;
-  const job = await api.waitTerminal(jobId, 90_000);
+  let job = await api.waitTerminal(jobId, 90_000);
   expect(job.status).toBe('succeeded');
   expect(job.attempts.count).toBe(1);
   expect(await chaos.charges(jobId)).toBe(1);
+  // Just after media came back the gateway may not reach it yet: the job reads succeeded without
+  // its URL for a moment, and the app's next poll has it.
+  await waitUntil(async () => Boolean((job = await api.getJob(jobId)).outputUrl), { what: 'the output URL', timeoutMs: 10_000 });
   const output = await fetch(job.outputUrl!);
   expect(output.status).toBe(200);
 }

@@ -39,7 +39,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     async drop() {
       if (dropped) return;
       dropped = true;
-      await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      await withAdmin(async (client) => {
+        // Pools that were just ended may still be closing their connections: give them a moment,
+        // since a backend FORCE terminates under a closing client is an error nobody listens to.
+        for (let waited = 0; waited < 2_000; waited += 50) {
+          const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+          if (rows[0]!.n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      });
     },
   };
 }
