@@ -7,8 +7,7 @@ import { createLogger } from '@atelier/logging';
 import { connectNats, ensureJobStreams, jetstream, jetstreamManager } from '@atelier/nats';
 import { claimDueOutboxRows } from './db/outbox-sql.js';
 import { createJobs, type NewJob } from './transitions/create.js';
-import { uuidv7 } from '@atelier/db';
-import { randomBytes } from 'node:crypto';
+import { newCanaryJob } from './test-support/new-job.js';
 import { OutboxRelay } from './outbox/outbox-relay.js';
 import { NotificationListener } from './db/notification-listener.js';
 import { OutboxWakeups } from './outbox/outbox-wakeups.js';
@@ -35,33 +34,7 @@ const createCanaries = (count: number) =>
 
 /** A canary as CreateJob would insert it (for transitions called directly). */
 function newCanary(): NewJob {
-  return {
-    id: uuidv7(),
-    userId: `outbox-direct-${process.pid}`,
-    petId: null,
-    jobType: 'system.canary',
-    mediaKind: 'image',
-    queue: 'interactive',
-    priority: 0,
-    modelId: null,
-    styleId: null,
-    inputAssetId: null,
-    expectsOutput: false,
-    prompt: '',
-    negativePrompt: '',
-    width: null,
-    height: null,
-    parameters: {},
-    providerCode: null,
-    providerModel: null,
-    modelVersion: null,
-    styleCode: null,
-    maxAttempts: 3,
-    idempotencyKey: `direct-${++seq}`,
-    requestHash: randomBytes(32),
-    retryOfJobId: null,
-    traceContext: null,
-  };
+  return newCanaryJob({ userId: `outbox-direct-${process.pid}`, idempotencyKey: `direct-${++seq}` });
 }
 
 function newPool(): SqlPool {

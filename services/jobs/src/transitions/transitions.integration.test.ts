@@ -14,6 +14,7 @@ import { heartbeat } from './heartbeat.js';
 import { reportProgress } from './progress.js';
 import { recordProviderRequest } from './record-provider-request.js';
 import { release } from './release.js';
+import { newCanaryJob } from '../test-support/new-job.js';
 
 /**
  * The transition units against a real database: each answers its changed row, or — when its
@@ -57,34 +58,7 @@ afterAll(async () => {
 const user = () => `transition-user-${randomBytes(4).toString('hex')}`;
 
 function newJob(overrides: Partial<NewJob> = {}): NewJob {
-  return {
-    id: uuidv7(),
-    userId: user(),
-    petId: null,
-    jobType: 'system.canary',
-    mediaKind: 'image',
-    queue: 'interactive',
-    priority: 0,
-    modelId: null,
-    styleId: null,
-    inputAssetId: null,
-    expectsOutput: false,
-    prompt: '',
-    negativePrompt: '',
-    width: null,
-    height: null,
-    parameters: {},
-    providerCode: null,
-    providerModel: null,
-    modelVersion: null,
-    styleCode: null,
-    maxAttempts: 3,
-    idempotencyKey: `key-${randomBytes(6).toString('hex')}`,
-    requestHash: randomBytes(32),
-    retryOfJobId: null,
-    traceContext: null,
-    ...overrides,
-  };
+  return newCanaryJob({ userId: user(), ...overrides });
 }
 
 async function created(overrides: Partial<NewJob> = {}) {
