@@ -3,11 +3,15 @@ import { jobsV1 } from '@atelier/contracts';
 /**
  * The statuses of a job. Which moves between them are legal is decided in one place, the
  * database's transition trigger (migration 0001; transitions/transitions.integration.test.ts
- * checks it against SPEC §4.2), and every move is one unit in transitions/:
+ * checks it against SPEC §4.2). Each move is one statement in transitions/ (claim.ts, complete.ts,
+ * fail.ts, release.ts, cancel.ts, reap.ts):
  *
- *   queued ──claim──▶ running ──▶ succeeded | failed | cancelled
- *     │  ▲──retry / lease expired──┘
+ *   queued ──claim──▶ running ──complete──▶ succeeded
+ *     │  ▲               │ ├──fail (no attempts left)──▶ failed
+ *     │  └─fail / release / lease expired─┘ └──cancel──▶ cancelled
  *     └──cancel──▶ cancelled
+ *
+ * A terminal job never changes again; an operator's RetryJob makes a new job.
  */
 export const JobStatus = {
   QUEUED: 'queued',

@@ -26,7 +26,10 @@ export interface JobDispatch {
   dueAt: Date | undefined;
 }
 
-/** A job reached a state others care about (created, succeeded, failed, cancelled, requeued). */
+/**
+ * A job ended: succeeded, failed or cancelled, one event per job (written by the transition that
+ * ended it). Creation and requeues publish no event.
+ */
 export interface JobLifecycleEvent {
   jobId: string;
   jobType: string;
