@@ -9,7 +9,7 @@ export const imageStylize: JobDefinition = {
   defaultPriority: 10,
   timeoutMs: 120_000,
   maxAttempts: 3,
-  retryBackoff: { baseDelayMs: 2_000, maxDelayMs: 60_000 },
+  retryBackoff: { baseMs: 2_000, maxMs: 60_000 },
   retryOnTimeout: true,
   cancellable: true,
   contentSafety: true,

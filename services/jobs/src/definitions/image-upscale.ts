@@ -10,7 +10,7 @@ export const imageUpscale: JobDefinition = {
   defaultPriority: 0,
   timeoutMs: 300_000,
   maxAttempts: 4,
-  retryBackoff: { baseDelayMs: 5_000, maxDelayMs: 300_000 },
+  retryBackoff: { baseMs: 5_000, maxMs: 300_000 },
   retryOnTimeout: true,
   cancellable: true,
   contentSafety: false,

@@ -1,3 +1,4 @@
+import type { BackoffOptions } from '@atelier/lifecycle';
 import type { JobQueueName } from '@atelier/nats';
 
 /** The command a user submits, after field validation (ids normalised, text trimmed). */
@@ -29,8 +30,8 @@ export interface JobDefinition {
   timeoutMs: number;
   /** Attempts in total, the first included (1–20). */
   maxAttempts: number;
-  /** Exponential backoff between attempts: baseDelayMs · 2^(attempt-1), jittered, capped. */
-  retryBackoff: { baseDelayMs: number; maxDelayMs: number };
+  /** Between attempts: baseMs · 2^(attempt-1), capped at maxMs, ±20 % jitter (backoffDelayMs). */
+  retryBackoff: BackoffOptions;
   /** Whether an attempt that ran out of time is retried (while attempts remain). */
   retryOnTimeout: boolean;
   cancellable: boolean;
@@ -64,8 +65,8 @@ export function definitionProblem(definition: JobDefinition): string | undefined
     return `${d.jobType}: timeoutMs must be between 1000 and 600000, got ${d.timeoutMs}`;
   }
   if (!Number.isInteger(d.maxAttempts) || d.maxAttempts < 1 || d.maxAttempts > 20) return `${d.jobType}: maxAttempts must be in 1..20`;
-  if (d.retryBackoff.baseDelayMs < 0 || d.retryBackoff.maxDelayMs < d.retryBackoff.baseDelayMs) {
-    return `${d.jobType}: retryBackoff needs 0 <= baseDelayMs <= maxDelayMs`;
+  if (d.retryBackoff.baseMs < 0 || d.retryBackoff.maxMs < d.retryBackoff.baseMs) {
+    return `${d.jobType}: retryBackoff needs 0 <= baseMs <= maxMs`;
   }
   if (d.producesOutput && !d.usesModel) return `${d.jobType}: a job type that produces output needs a model (and so a provider)`;
   return undefined;

@@ -14,7 +14,7 @@ export const systemCanary: JobDefinition = {
   defaultPriority: 0,
   timeoutMs: 10_000,
   maxAttempts: 3,
-  retryBackoff: { baseDelayMs: 1_000, maxDelayMs: 10_000 },
+  retryBackoff: { baseMs: 1_000, maxMs: 10_000 },
   retryOnTimeout: true,
   cancellable: true,
   contentSafety: false,

@@ -4,7 +4,7 @@ import { createRegistry, type JobCommand } from '../definitions/index.js';
 import { decodePageToken, encodePageToken, pageSize } from './page-token.js';
 import { quotaRefusal } from './quota.js';
 import { canonicalJson, requestHash } from './request-hash.js';
-import { backoffMs, decideFailure } from './retry-policy.js';
+import { decideFailure } from './retry-policy.js';
 
 const registry = createRegistry();
 const stylize = registry.get('image.stylize');
@@ -75,10 +75,9 @@ describe('retry policy - requeue or fail', () => {
   it('ends a cancelled attempt cancelled', () => {
     expect(decideFailure({ ...facts, errorClass: 'cancelled' }, stylize)).toEqual({ outcome: 'cancel' });
   });
-  it('backs off exponentially with ±20 % jitter and a cap', () => {
-    expect(backoffMs(1, stylize, () => 0)).toBe(1600);
-    expect(backoffMs(1, stylize, () => 1)).toBe(2400);
-    expect(backoffMs(10, stylize, () => 0.5)).toBe(60_000);
+  it("waits the definition's backoff, jittered", () => {
+    expect(decideFailure(facts, stylize, () => 0)).toEqual({ outcome: 'requeue', delayMs: 1600 });
+    expect(decideFailure(facts, stylize, () => 1)).toEqual({ outcome: 'requeue', delayMs: 2400 });
   });
 });
 

@@ -1,9 +1,9 @@
 import type { SqlPool } from '@atelier/db';
+import { backoffDelayMs } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from '../definitions/index.js';
 import type { OutboxSubjects } from '../db/job-row.js';
 import { reapExpiredLeases } from '../transitions/reap.js';
-import { backoffMs } from '../domain/retry-policy.js';
 import { announce, type AnnounceTargets } from '../transitions/announce.js';
 
 export interface LeaseReaperOptions {
@@ -52,7 +52,11 @@ export class LeaseReaper {
         (expired) => {
           const definition = this.options.registry.find(expired.job_type);
           const requeue = expired.attempt_count < expired.max_attempts;
-          return { jobId: expired.id, requeue, delayMs: requeue && definition ? backoffMs(expired.attempt_count, definition) : 0 };
+          return {
+            jobId: expired.id,
+            requeue,
+            delayMs: requeue && definition ? backoffDelayMs(expired.attempt_count, definition.retryBackoff) : 0,
+          };
         },
         this.options.subjects,
       );
