@@ -1,5 +1,5 @@
 import type { SqlPool } from '@atelier/db';
-import { backoffDelayMs } from '@atelier/lifecycle';
+import { backoffDelayMs, startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from '../definitions/index.js';
 import type { OutboxSubjects } from '../db/job-row.js';
@@ -24,21 +24,17 @@ export interface LeaseReaperOptions {
  * can reap at once and each expired lease is handled exactly once.
  */
 export class LeaseReaper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
+  private task: PeriodicTask | undefined;
 
   constructor(private readonly options: LeaseReaperOptions) {}
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running = this.runOnce().catch((error: unknown) => this.options.logger.warn({ err: error }, 'lease reaping failed'));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    const { intervalMs, logger } = this.options;
+    this.task = startPeriodicTask({ name: 'lease reaping', intervalMs, logger, run: () => this.runOnce() });
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.task?.stop();
   }
 
   /** Reaps until no expired lease is left; answers how many jobs were requeued and failed. */
