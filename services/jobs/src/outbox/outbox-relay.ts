@@ -397,7 +397,8 @@ export class OutboxRelay {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.woken || ms <= 0) return Promise.resolve();
+    // stop() may come while the next due time is being read, before there is a wake-up to call.
+    if (this.stopped || this.woken || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
