@@ -1,5 +1,5 @@
 import type { Queryable } from '@atelier/db';
-import type { PageCursor } from '../domain/page-token.js';
+import type { MicrosPageCursor } from '@atelier/encoding';
 import type { JobEventRow, JobRow } from './job-row.js';
 
 /** Reads of jobs.generation_jobs and jobs.job_events. Nothing here writes. */
@@ -79,7 +79,7 @@ export interface JobFilter {
 export async function listJobs(
   db: Queryable,
   filter: JobFilter,
-  cursor: PageCursor | undefined,
+  cursor: MicrosPageCursor | undefined,
   limit: number,
 ): Promise<(JobRow & { created_micros: string })[]> {
   const conditions: string[] = [];
