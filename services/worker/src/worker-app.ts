@@ -18,8 +18,8 @@ import {
 import type { WorkerConfig } from './config.js';
 import { crashPointsFor } from './crash-points.js';
 import { canaryExecutor } from './executors/canary-executor.js';
+import { executorsByJobType } from './executors/executor-registry.js';
 import { imageExecutor } from './executors/image-executor.js';
-import type { JobExecutor } from './executors/job-executor.js';
 import { AttemptClock } from './attempt-clock.js';
 import { createExecutionBatches } from './execution-batches.js';
 import { JobRunner } from './job-runner.js';
@@ -101,12 +101,10 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     ],
   ]);
   const crashPoint = crashPointsFor(config.WORKER_CRASH_POINT);
-  const image = imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger });
-  const executors = new Map<string, JobExecutor>([
-    ['system.canary', canaryExecutor],
-    ['image.stylize', image],
-    ['image.upscale', image],
-  ]);
+  const executors = executorsByJobType({
+    image: imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger }),
+    canary: canaryExecutor,
+  });
   const clock = new AttemptClock({
     workerId,
     heartbeats: async (beats, deadlineMs) => (await execution.heartbeats({ beats }, { deadlineMs })).results,

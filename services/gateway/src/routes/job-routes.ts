@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { jobsV1 } from '@atelier/contracts';
+import { isOperatorOnlyJobType } from '@atelier/job-types';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { HttpError } from '../http/http-error.js';
@@ -20,9 +21,6 @@ interface CreateJobBody {
   height?: number;
   parameters?: Record<string, unknown>;
 }
-
-/** Job types under `system.` are operator probes: only admins may create them. */
-const OPERATOR_JOB_TYPE = /^system\./;
 
 export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContext, jobViews: JobViews): void {
   app.post<{ Body: CreateJobBody; Headers: { 'idempotency-key': string } }>(
@@ -55,7 +53,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     async (request, reply) => {
       const caller = callerOf(request);
       const body = request.body;
-      if (OPERATOR_JOB_TYPE.test(body.jobType) && !caller.isAdmin)
+      if (isOperatorOnlyJobType(body.jobType) && !caller.isAdmin)
         throw new HttpError('FORBIDDEN', `${body.jobType} jobs are for operators`);
       const { job, created } = await peers.jobs.createJob(
         jobsV1.CreateJobRequest.fromPartial({

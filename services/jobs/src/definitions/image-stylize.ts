@@ -1,9 +1,13 @@
+import { describedJobType } from '@atelier/job-types';
 import type { JobDefinition } from './job-definition.js';
 import { requireNumberParameter, requireOnlyParameters } from './parameter-rules.js';
 
+const described = describedJobType('image.stylize');
+
 /** Restyles the user's photo with a catalog style. A user is waiting: interactive queue. */
 export const imageStylize: JobDefinition = {
-  jobType: 'image.stylize',
+  jobType: described.jobType,
+  operatorOnly: described.operatorOnly,
   label: 'Stylize an image',
   queue: 'interactive',
   defaultPriority: 10,

@@ -1,3 +1,4 @@
+import { findJobType, type JobTypeDescription } from '@atelier/job-types';
 import type { BackoffOptions } from '@atelier/lifecycle';
 import type { JobQueueName } from '@atelier/nats';
 
@@ -18,9 +19,11 @@ export interface JobCommand {
 /**
  * Everything the engine needs to know about one job type. Definitions are declared in code,
  * validated at start-up, and looked up by jobType: there is no switch over job types anywhere.
+ * Name and operatorOnly come from the platform's list (@atelier/job-types), which the gateway
+ * and the worker read too.
  */
-export interface JobDefinition {
-  /** `^[a-z][a-z0-9_.]{1,63}$`, e.g. `image.stylize`. */
+export interface JobDefinition extends Pick<JobTypeDescription, 'operatorOnly'> {
+  /** `^[a-z][a-z0-9_.]{1,63}$`, e.g. `image.stylize`; one of @atelier/job-types' JOB_TYPES. */
   jobType: string;
   label: string;
   queue: JobQueueName;
@@ -57,6 +60,10 @@ const JOB_TYPE_PATTERN = /^[a-z][a-z0-9_.]{1,63}$/;
 export function definitionProblem(definition: JobDefinition): string | undefined {
   const d = definition;
   if (!JOB_TYPE_PATTERN.test(d.jobType)) return `jobType "${d.jobType}" must match ${JOB_TYPE_PATTERN}`;
+  const described = findJobType(d.jobType);
+  if (!described) return `${d.jobType}: not a job type of @atelier/job-types (the gateway and the worker would not know it)`;
+  if (d.operatorOnly !== described.operatorOnly)
+    return `${d.jobType}: operatorOnly must be ${described.operatorOnly}, as @atelier/job-types says`;
   if (!d.label.trim()) return `${d.jobType}: label must not be empty`;
   if (d.queue !== 'interactive' && d.queue !== 'background') return `${d.jobType}: unknown queue "${String(d.queue)}"`;
   if (!Number.isInteger(d.defaultPriority) || Math.abs(d.defaultPriority) > 100)
