@@ -16,6 +16,7 @@ export const GenerationJobEntity = defineEntity({
     jobType: p.string().length(64),
     mediaKind: p.string().length(16),
     queue: p.string().length(16),
+    // Deprecated (migration 0007): orders nothing; kept so a release running beside this one can write it.
     priority: p.smallint().default(0),
     modelId: p.uuid().nullable(),
     styleId: p.uuid().nullable(),
@@ -79,10 +80,10 @@ export const GenerationJobEntity = defineEntity({
     { name: 'generation_jobs_running_lease_idx', properties: ['leaseExpiresAt', 'id'], where: `status = 'running'` },
     // The quota's in-flight count and the metrics' queue depth: as small as the live set.
     { name: 'generation_jobs_in_flight_user_idx', properties: ['userId'], where: `status IN ('queued', 'running')` },
-    // The claim order, led by the queue: a queued job's position is an index range count.
+    // The dispatch order, led by the queue: a queued job's position is an index range count.
     {
-      name: 'generation_jobs_queue_position_idx',
-      columns: [{ name: 'queue' }, { name: 'priority', sort: 'DESC' }, { name: 'next_attempt_at' }, { name: 'created_at' }, { name: 'id' }],
+      name: 'generation_jobs_dispatch_order_idx',
+      properties: ['queue', 'nextAttemptAt', 'createdAt', 'id'],
       where: `status = 'queued'`,
     },
   ],
