@@ -1,7 +1,7 @@
 // The chart's workloads against the code they run: every deployable service gets its objects,
-// hardened pods, probes on the paths and ports its sources serve, peers wired to the release's
-// Services, grace periods past its own shutdown deadline, and secrets only by reference in
-// production.
+// hardened pods, probes on the paths and ports of the platform description (which its code
+// serves: platform-services.test.ts), peers wired to the release's Services, grace periods
+// past its own shutdown deadline, and secrets only by reference in production.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -97,8 +97,8 @@ describe('chart - hardened pods', () => {
   });
 });
 
-describe('chart - ports and probes follow the code', () => {
-  it.each(services)('%s: container ports are the ones its config.ts listens on and its image exposes', (service) => {
+describe('chart - ports and probes follow the platform description', () => {
+  it.each(services)('%s: container ports are the described ones, and its image exposes them', (service) => {
     const { main, metrics, health } = portsOf(service);
     const container = containerOf(get(manifestsOf('default'), 'Deployment', nameOf(service)));
     const ports = container.ports.map((port: Manifest) => port.containerPort);
