@@ -1,9 +1,10 @@
 // What the chart must agree with, read from the code rather than restated in the tests: the
 // platform's description of its services (@atelier/platform: ports, probes, schemas), the peer
-// wiring of the services (their config.ts) and the JetStream names
+// wiring and shutdown policies of the services (their config.ts) and the JetStream names
 // (@atelier/nats). platform-services.test.ts holds the description to the services' own code.
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import type { ShutdownPolicy } from '@atelier/lifecycle';
 import { JOB_QUEUES, jobsTopology } from '@atelier/nats';
 import { PLATFORM_SERVICES, platformService } from '@atelier/platform';
 import { deployableServices, servicePorts } from '../../scripts/gen-dockerfiles.mjs';
@@ -73,4 +74,11 @@ export function servesRoute(service: string, route: string): boolean {
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
     .map((file) => readFileSync(path.join(repoRoot, 'services', service, 'src', file), 'utf8'));
   return sources.some((source) => source.includes(`'${route}'`));
+}
+
+/** When a service's process forces its exit after SIGTERM: the shutdownPolicy of its config.ts. */
+export async function shutdownPolicyOf(service: string): Promise<ShutdownPolicy> {
+  const config = (await import(path.join(repoRoot, 'services', service, 'src', 'config.ts'))) as { shutdownPolicy?: ShutdownPolicy };
+  if (!config.shutdownPolicy) throw new Error(`services/${service}/src/config.ts exports no shutdownPolicy`);
+  return config.shutdownPolicy;
 }
