@@ -33,7 +33,6 @@ export { GRPC_STATUS_BY_ERROR_CODE, errorCodeForGrpcStatus, ErrorMetadataKey } f
 export { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 export {
   loadGrpcSecurity,
-  loadGrpcSecurityOrExit,
   channelCredentialsOf,
   tlsChannelOptions,
   identityOfCertificate,

@@ -3,8 +3,10 @@ import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { jobsEventsV1, jobsExecutionV1, mediaV1 } from '@atelier/contracts';
 import { createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
+import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import {
+  checkNatsCredentials,
   ensureControlConsumer,
   ensureJobStreams,
   ensureWorkerConsumer,
@@ -15,7 +17,8 @@ import {
   type JobQueueName,
   type NatsConnection,
 } from '@atelier/nats';
-import type { WorkerConfig } from './config.js';
+import type { Telemetry } from '@atelier/telemetry';
+import { shutdownPolicy, workerConfigSpec, type WorkerConfig } from './config.js';
 import { crashPointsFor } from './crash-points.js';
 import { canaryExecutor } from './executors/canary-executor.js';
 import { executorsByJobType } from './executors/executor-registry.js';
@@ -181,4 +184,28 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       await new Promise((resolve) => metricsServer.close(resolve));
     },
   };
+}
+
+/** The worker process (main.ts hands over once telemetry runs): the app; SIGTERM drains its jobs. */
+export function runWorker(telemetry: Telemetry): Promise<void> {
+  return runService({
+    name: 'worker',
+    telemetry,
+    spec: workerConfigSpec,
+    checks: [checkNatsCredentials],
+    shutdown: shutdownPolicy,
+    async start(config, logger) {
+      const app = await startWorkerApp(config, logger);
+      logger.info(
+        {
+          workerId: app.workerId,
+          interactive: config.WORKER_CONCURRENCY_INTERACTIVE,
+          background: config.WORKER_CONCURRENCY_BACKGROUND,
+          metricsPort: config.HTTP_PORT,
+        },
+        'worker consuming',
+      );
+      return app;
+    },
+  });
 }

@@ -112,7 +112,6 @@ export function createJob(context: JobsContext): CreateJob {
       jobType: definition.jobType,
       mediaKind: resolved.mediaKind,
       queue: definition.queue,
-      priority: definition.defaultPriority,
       modelId: command.modelId,
       styleId: command.styleId,
       inputAssetId: command.inputAssetId,
