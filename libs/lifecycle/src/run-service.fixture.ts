@@ -23,3 +23,5 @@ await runService({
     return { stop: async () => say('stopped') };
   },
 });
+// runService has returned: its SIGTERM handler is in place, so the test may signal now.
+say('serving');

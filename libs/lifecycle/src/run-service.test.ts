@@ -15,12 +15,12 @@ describe('lifecycle - runService', () => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      if (chunk.toString().includes('fixture: started')) child.kill('SIGTERM');
+      if (chunk.toString().includes('fixture: serving')) child.kill('SIGTERM');
     });
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code, output).toBe(0);
     const steps = output.split('\n').filter((line) => line.startsWith('fixture: '));
-    expect(steps).toEqual(['fixture: started', 'fixture: stopped', 'fixture: telemetry flushed']);
+    expect(steps).toEqual(['fixture: started', 'fixture: serving', 'fixture: stopped', 'fixture: telemetry flushed']);
     // The forced exit of its policy: FIXTURE_GRACE_MS + 500.
     expect(output).toMatch(/"graceMs":1500/);
   });

@@ -10,7 +10,6 @@ export const imageStylize: JobDefinition = {
   operatorOnly: described.operatorOnly,
   label: 'Stylize an image',
   queue: 'interactive',
-  defaultPriority: 10,
   timeoutMs: 120_000,
   maxAttempts: 3,
   retryBackoff: { baseMs: 2_000, maxMs: 60_000 },

@@ -11,7 +11,6 @@ export const imageUpscale: JobDefinition = {
   operatorOnly: described.operatorOnly,
   label: 'Upscale an image',
   queue: 'background',
-  defaultPriority: 0,
   timeoutMs: 300_000,
   maxAttempts: 4,
   retryBackoff: { baseMs: 5_000, maxMs: 300_000 },

@@ -27,8 +27,6 @@ export interface JobDefinition extends Pick<JobTypeDescription, 'operatorOnly'> 
   jobType: string;
   label: string;
   queue: JobQueueName;
-  /** -100 (last) … 100 (first). */
-  defaultPriority: number;
   /** Time budget of one attempt, 1 s – 600 s. */
   timeoutMs: number;
   /** Attempts in total, the first included (1–20). */
@@ -66,8 +64,6 @@ export function definitionProblem(definition: JobDefinition): string | undefined
     return `${d.jobType}: operatorOnly must be ${described.operatorOnly}, as @atelier/job-types says`;
   if (!d.label.trim()) return `${d.jobType}: label must not be empty`;
   if (d.queue !== 'interactive' && d.queue !== 'background') return `${d.jobType}: unknown queue "${String(d.queue)}"`;
-  if (!Number.isInteger(d.defaultPriority) || Math.abs(d.defaultPriority) > 100)
-    return `${d.jobType}: defaultPriority must be an integer in -100..100`;
   if (!Number.isInteger(d.timeoutMs) || d.timeoutMs < 1_000 || d.timeoutMs > 600_000) {
     return `${d.jobType}: timeoutMs must be between 1000 and 600000, got ${d.timeoutMs}`;
   }

@@ -15,7 +15,6 @@ export const systemCanary: JobDefinition = {
   operatorOnly: described.operatorOnly,
   label: 'Pipeline canary',
   queue: 'interactive',
-  defaultPriority: 0,
   timeoutMs: 10_000,
   maxAttempts: 3,
   retryBackoff: { baseMs: 1_000, maxMs: 10_000 },
