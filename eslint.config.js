@@ -2,7 +2,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
-import atelier from './tools/eslint-rules/module-boundaries.js';
+import { moduleBoundaries } from './tools/eslint-rules/module-boundaries.js';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', 'libs/contracts/src/gen/**', '.data/**', '**/dist/**', 'charts/**', 'tmp/**'] },
@@ -13,9 +13,7 @@ export default tseslint.config(
       globals: globals.node,
       parserOptions: { projectService: { allowDefaultProject: ['*.js'] }, tsconfigRootDir: import.meta.dirname },
     },
-    plugins: { atelier },
     rules: {
-      'atelier/module-boundaries': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       // Async mistakes that lose errors or run work twice.
       '@typescript-eslint/no-floating-promises': 'error',
@@ -25,4 +23,5 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
+  ...moduleBoundaries,
 );

@@ -14,9 +14,11 @@ export default async function setup(): Promise<void> {
   } finally {
     await client.end().catch(() => {});
   }
-  await dropStaleTestDatabases();
+  // `npm test` runs one vitest per project, two at a time, and both may sweep the same leftover:
+  // deleting a stream the other run has just deleted fails. A second pass no longer lists it.
+  await dropStaleTestDatabases().catch(() => dropStaleTestDatabases());
   try {
-    await dropStaleTestStreams();
+    await dropStaleTestStreams().catch(() => dropStaleTestStreams());
   } catch (error) {
     throw new Error(`tests need NATS with JetStream at ${testNatsUrl()} (TEST_NATS_URL): ${(error as Error).message}`);
   }

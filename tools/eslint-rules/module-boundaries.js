@@ -1,88 +1,92 @@
 // @ts-check
 /**
- * The architecture, enforced: a service never imports another service; a lib never imports a
- * service; a project reaches a lib only through its package entry point (`@atelier/<lib>`),
- * never through relative paths into another project or deep imports of its files.
+ * The architecture, enforced: @nx/enforce-module-boundaries checks every import against the
+ * tags of the project it leaves and the project it reaches (the "nx" section of each
+ * package.json; tools/project.json and bench/project.json).
+ *
+ *   type:service    services/<name>, a deployable: depends on libs only
+ *   type:lib        libs/<name>, shared code: depends on libs only
+ *   type:test-kit   libs/testing: depended on from test code only (*.test.ts, test-support/,
+ *                   *.fixture.ts) and from tools
+ *   type:tool       tools/, bench/: depend on libs, the test kit and the repository's scripts
+ *   scope:<name>    a service's own code; scope:shared is code every service may use
+ *
+ * So nothing depends on a service (one benchmark aside, below), and a service reaches no other
+ * service's scope: services talk through the gRPC contracts. The rule also rejects a relative
+ * path into another project. An import it cannot resolve to a project it lets through: a deep
+ * path the package's exports hide (`@atelier/<lib>/src/…`) or a service's package name, which
+ * exports nothing. The workspace rule `entry-points` (entry-points.js) rejects those.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readdirSync } from 'node:fs';
+import { createProjectGraphAsync } from '@nx/devkit';
+import nx from '@nx/eslint-plugin/nx';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// The rule reads the project graph Nx caches in .nx/ and, when there is none, skips every check
+// with a mere warning (a fresh clone, before any nx command). Computing it here first means
+// `npx eslint` always checks against the projects as they are now.
+await createProjectGraphAsync({ exitOnError: true });
 
-/** @param {string} kind */
-function projectNames(kind) {
-  const dir = path.join(repoRoot, kind);
-  return existsSync(dir)
-    ? readdirSync(dir, { withFileTypes: true })
-        .filter((d) => d.isDirectory())
-        .map((d) => d.name)
-    : [];
+/** Files that only tests run: they may use the test kit. */
+export const TEST_FILES = ['**/*.test.ts', '**/test-support/**', '**/*.fixture.ts'];
+
+const services = readdirSync(new URL('../../services', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+// The repository's scripts (scripts/) and root configs (vitest.config.ts …) belong to no project.
+const OUTSIDE_PROJECTS = '^(\\.\\./)+(scripts/)?[^/]+\\.(mjs|js)$';
+
+/** @param {{ testKit: boolean }} options whether the source may use libs/testing */
+function depConstraints({ testKit }) {
+  const libs = testKit ? ['type:lib', 'type:test-kit'] : ['type:lib'];
+  return [
+    { sourceTag: 'type:service', onlyDependOnLibsWithTags: libs },
+    { sourceTag: 'type:lib', onlyDependOnLibsWithTags: libs },
+    { sourceTag: 'type:test-kit', onlyDependOnLibsWithTags: ['type:lib', 'type:test-kit'] },
+    { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib', 'type:test-kit'] },
+    ...services.map((name) => ({ sourceTag: `scope:${name}`, onlyDependOnLibsWithTags: [`scope:${name}`, 'scope:shared'] })),
+  ];
 }
 
 /**
- * @param {string} file absolute path
- * @returns {{ kind: 'services' | 'libs', name: string } | undefined}
+ * @param {{ testKit: boolean, allow?: string[] }} options
+ * @returns {import('eslint').Linter.RuleEntry}
  */
-function projectOf(file) {
-  const relative = path.relative(repoRoot, file).split(path.sep);
-  if ((relative[0] === 'services' || relative[0] === 'libs') && relative.length > 2 && relative[1]) {
-    return { kind: relative[0], name: relative[1] };
-  }
-  return undefined;
+function boundaries({ testKit, allow = [] }) {
+  return [
+    'error',
+    {
+      depConstraints: depConstraints({ testKit }),
+      allow,
+      // The test kit is built on libs (grpc) whose own tests use it: a cycle through test code
+      // only. A cycle between two libs' production code is still an error.
+      ignoredCircularDependencies: [['@atelier/testing', 'tag:type:lib']],
+    },
+  ];
 }
 
-/** @type {import('eslint').Rule.RuleModule} */
-export const moduleBoundaries = {
-  meta: {
-    type: 'problem',
-    docs: { description: 'services import only libs and contracts; libs are used through their index' },
-    messages: {
-      serviceImportsService: 'A service never imports another service ("{{target}}"); share code through libs/ or a gRPC contract.',
-      libImportsService: 'A lib never imports a service ("{{target}}").',
-      deepImport: 'Import "{{pkg}}" through its entry point, not "{{source}}".',
-      crossProjectPath: 'Reach "{{target}}" through its package (@atelier/{{name}}), not a relative path.',
+/**
+ * Flat-config blocks: the Nx rule per kind of file, and the entry-point rule everywhere.
+ * @type {import('eslint').Linter.Config[]}
+ */
+export const moduleBoundaries = [
+  {
+    plugins: { '@nx': /** @type {import('eslint').ESLint.Plugin} */ (nx) },
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries({ testKit: false }),
+      '@nx/workspace-entry-points': 'error',
     },
-    schema: [],
   },
-  create(context) {
-    const current = projectOf(context.filename);
-    if (!current) return {};
-    const here = current;
-    const services = new Set(projectNames('services'));
-    const libs = new Set(projectNames('libs'));
-
-    /** @param {import('estree').Node} node @param {unknown} value */
-    function check(node, value) {
-      if (typeof value !== 'string') return;
-      if (value.startsWith('.')) {
-        const target = projectOf(path.resolve(path.dirname(context.filename), value));
-        if (target && (target.kind !== here.kind || target.name !== here.name)) {
-          context.report({ node, messageId: 'crossProjectPath', data: { target: `${target.kind}/${target.name}`, name: target.name } });
-        }
-        return;
-      }
-      const match = /^@atelier\/([^/]+)(\/.*)?$/.exec(value);
-      if (!match) return;
-      const [, name, subpath] = match;
-      if (name && services.has(name)) {
-        context.report({
-          node,
-          messageId: here.kind === 'services' ? 'serviceImportsService' : 'libImportsService',
-          data: { target: value },
-        });
-      } else if (name && libs.has(name) && subpath) {
-        context.report({ node, messageId: 'deepImport', data: { pkg: `@atelier/${name}`, source: value } });
-      }
-    }
-
-    return {
-      ImportDeclaration: (node) => check(node, node.source.value),
-      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
-      ExportAllDeclaration: (node) => check(node, node.source.value),
-      ImportExpression: (node) => node.source.type === 'Literal' && check(node, node.source.value),
-    };
+  { files: TEST_FILES, rules: { '@nx/enforce-module-boundaries': boundaries({ testKit: true }) } },
+  {
+    // Tools also run the repository's scripts and read its root configs.
+    files: ['tools/**'],
+    rules: { '@nx/enforce-module-boundaries': boundaries({ testKit: true, allow: [OUTSIDE_PROJECTS] }) },
   },
-};
-
-export default { rules: { 'module-boundaries': moduleBoundaries } };
+  {
+    // bench:scale explains the statements jobs runs, so it imports them from the service's
+    // source: the one place outside a service that reaches into one.
+    files: ['bench/**'],
+    rules: { '@nx/enforce-module-boundaries': boundaries({ testKit: true, allow: [OUTSIDE_PROJECTS, '^\\.\\./services/[^/]+/src/'] }) },
+  },
+];
