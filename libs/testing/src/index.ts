@@ -14,3 +14,5 @@ export { startOtlpCollector, type OtlpCollector, type CollectedSpan } from './ot
 export { startNatsServer, natsServerBinary, type NatsServerProcess, type NatsServerOptions } from './nats-server-process.js';
 export { MobileApi, testPng, type ApiAnswer, type ApiJob } from './mobile-api.js';
 export { testPki, testIdentityEnv, testSecurity, testClient } from './test-pki.js';
+// A PKI of a test's own making (a foreign CA, say), beside the shared one of testPki().
+export { ensureDevPki } from '@atelier/platform';
