@@ -9,6 +9,7 @@ import { jobsV1, mediaV1 } from '@atelier/contracts';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
 import { fromServiceError, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
+import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { createLogger } from '@atelier/logging';
 import { connectNats, deleteJobStreams, jetstream, jetstreamManager, jobsTopology } from '@atelier/nats';
 import {
@@ -16,6 +17,7 @@ import {
   createTestDatabase,
   listReflectedServices,
   natsTestPrefix,
+  rangeChecksOf,
   testClient,
   testNatsUrl,
   testSecurity,
@@ -557,6 +559,13 @@ describe('media - the database guards asset invariants', () => {
          VALUES (gen_random_uuid(), 'u', 'ai_output', 'image/png', 30000000, 'k-big', 'uploading')`,
       ),
     ).rejects.toMatchObject({ constraint: 'assets_size_range' });
+  });
+
+  it('holds image sides to the limits of @atelier/images: the CHECKs of the migrations name the same numbers', async () => {
+    expect(await rangeChecksOf(db, 'media.assets')).toMatchObject({
+      assets_width_range: [MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX],
+      assets_height_range: [MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX],
+    });
   });
 });
 

@@ -1,14 +1,12 @@
 import { mediaV1 } from '@atelier/contracts';
 import { FailedPreconditionError, InvalidArgumentError } from '@atelier/errors';
-import { probeImage, type ImageFacts, type ImageType } from '@atelier/images';
+import { imageSizeProblem, probeImage, type ImageFacts, type ImageType } from '@atelier/images';
 
 /** How purposes are stored (the `purpose` column). */
 export type StoredPurpose = 'post_image' | 'user_avatar' | 'pet_avatar' | 'ai_input' | 'ai_output';
 export type StoredStatus = 'uploading' | 'ready' | 'deleted';
 
 export const MAX_ASSET_BYTES = 20 * 1024 * 1024;
-export const MIN_SIDE_PX = 64;
-export const MAX_SIDE_PX = 8192;
 export const ALLOWED_CONTENT_TYPES: readonly ImageType[] = ['image/png', 'image/jpeg', 'image/webp'];
 
 const PURPOSES: ReadonlyMap<mediaV1.AssetPurpose, StoredPurpose> = new Map([
@@ -69,7 +67,8 @@ export function requireSize(sizeBytes: number): number {
 
 /**
  * Checks stored bytes against what was declared: the magic bytes must say PNG, JPEG or WebP,
- * match the declared type, and describe 64–8192 px per side. Refusals name the rule as reason.
+ * match the declared type, and keep each side within the limits of `@atelier/images` (64–8192 px).
+ * Refusals name the rule as reason.
  */
 export function verifyImage(bytes: Buffer, declaredType: string, declaredSize: number): ImageFacts {
   if (bytes.length !== declaredSize) {
@@ -92,12 +91,7 @@ export function verifyImageHeader(bytes: Buffer, declaredType: string): ImageFac
   if (facts.contentType !== declaredType) {
     throw new FailedPreconditionError('UPLOAD_CONTENT_TYPE_MISMATCH', `the bytes are ${facts.contentType}, ${declaredType} was declared`);
   }
-  const within = (side: number) => side >= MIN_SIDE_PX && side <= MAX_SIDE_PX;
-  if (!within(facts.width) || !within(facts.height)) {
-    throw new FailedPreconditionError(
-      'UPLOAD_DIMENSIONS_OUT_OF_RANGE',
-      `the image is ${facts.width}x${facts.height} px; each side must be ${MIN_SIDE_PX}–${MAX_SIDE_PX} px`,
-    );
-  }
+  const sizeProblem = imageSizeProblem(facts.width, facts.height);
+  if (sizeProblem) throw new FailedPreconditionError('UPLOAD_DIMENSIONS_OUT_OF_RANGE', `the image is ${sizeProblem}`);
   return facts;
 }
