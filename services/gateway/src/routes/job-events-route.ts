@@ -6,7 +6,7 @@ import { ApiError, type ApiErrorName } from '../http/error-codes.js';
 import { HttpError } from '../http/http-error.js';
 import { idParam, lastEventIdHeaders, responses } from '../http/schemas.js';
 import type { JobViews } from './job-view.js';
-import { watchJobResuming, type WatchCall } from './job-watch-stream.js';
+import { watchJobResuming } from './job-watch-stream.js';
 import { StreamSlots } from './stream-slots.js';
 
 /** When a user at the stream ceiling may try again: streams end with their job or their client. */
@@ -94,8 +94,7 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
         if (left <= 0) tokenExpired.abort();
       };
       armExpiry();
-      const open = (after: number) =>
-        peers.jobs.raw.watchJob({ jobId: request.params.jobId, userId: caller.userId, afterVersion: after }) as unknown as WatchCall;
+      const open = (after: number) => peers.jobs.watchJob({ jobId: request.params.jobId, userId: caller.userId, afterVersion: after });
       try {
         const signal = AbortSignal.any([clientGone.signal, tokenExpired.signal]);
         for await (const update of watchJobResuming(open, afterVersion, { signal })) {
