@@ -12,14 +12,7 @@ export {
   type GrpcServerHandle,
   type ServiceRegistration,
 } from './server.js';
-export {
-  adaptService,
-  type CallContext,
-  type ServerStream,
-  type ServiceHandlers,
-  type Handler,
-  type CallLogger,
-} from './service-handlers.js';
+export { type CallContext, type ServerStream, type ServiceHandlers, type Handler, type CallLogger } from './service-handlers.js';
 export {
   createServiceClient,
   type PromiseClient,
@@ -30,19 +23,15 @@ export {
 export { type ServerStreamCall } from './client-streams.js';
 export { fromServiceError, toStatusDetails, fromStatusDetails, type StatusDetails } from './service-errors.js';
 export { checkHealth, type HealthCheckTarget } from './health-client.js';
-export { observeCalls, type CallObserver } from './call-observer.js';
-export { GRPC_STATUS_BY_ERROR_CODE, errorCodeForGrpcStatus, ErrorMetadataKey } from './status-map.js';
+export { type CallObserver } from './call-observer.js';
 export { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 export {
   loadGrpcSecurity,
   loadGrpcSecurityOrExit,
   channelCredentialsOf,
   tlsChannelOptions,
-  identityOfCertificate,
-  serviceIdentityUri,
-  serverNameOfService,
   type GrpcSecurity,
   type GrpcSecurityFiles,
 } from './transport-security.js';
-export { authorizeCalls, type CallerPolicy } from './caller-authorization.js';
+export { type CallerPolicy } from './caller-authorization.js';
 export { grpcSecurityConfigSpec } from './grpc-config.js';
