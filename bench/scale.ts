@@ -277,10 +277,10 @@ const QUEUED_FILLED = `status = 'queued' AND next_attempt_at <= now() AND idempo
 /** The service's statements on a target, explained as its code issues them. */
 async function explainAll(target: Target, inputs: Map<string, string>): Promise<Map<string, ExplainedStatement>> {
   const [terminal] = await sampleJobs(target, TERMINAL, 1);
-  // The last job of the interactive queue in claim order: its position counts the whole queue.
+  // The last job of the interactive queue in dispatch order: its position counts the whole queue.
   const { rows: lastQueued } = await target.db.query<{ id: string; user_id: string }>(
     `SELECT id, user_id FROM jobs.generation_jobs WHERE status = 'queued' AND queue = 'interactive'
-      ORDER BY priority, next_attempt_at DESC, created_at DESC, id DESC LIMIT 1`,
+      ORDER BY next_attempt_at DESC, created_at DESC, id DESC LIMIT 1`,
   );
   const queued = lastQueued[0];
   const [claimable] = await sampleJobs(target, QUEUED_FILLED, 1);
@@ -292,7 +292,6 @@ async function explainAll(target: Target, inputs: Map<string, string>): Promise<
     jobType: 'image.stylize',
     mediaKind: 'image',
     queue: 'interactive',
-    priority: 10,
     modelId: model.id,
     styleId: style.id,
     inputAssetId: inputs.get(caller)!,

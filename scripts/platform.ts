@@ -4,34 +4,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDatabaseExists } from '@atelier/db';
-import { checkHealth, ensureDevPki, type DevPki } from '@atelier/testing';
+import {
+  PLATFORM_SERVICES,
+  ensureDevPki,
+  entryPointOf,
+  isServiceReady,
+  migrationEntryPointOf,
+  portVariableOf,
+  type DevPki,
+  type PlatformService,
+} from '@atelier/platform';
 import { DEV_AUDIENCE, DEV_ISSUER, devKeys } from './dev-keys.js';
 import { localInfrastructure } from './local-infrastructure.js';
 import { serviceNodeFlags } from './node-runtime.mjs';
-
-interface ServiceSpec {
-  name: string;
-  /** gRPC services are ready when grpc.health.v1 says SERVING; HTTP ones when readyPath answers 200. */
-  kind: 'grpc' | 'http';
-  port: number;
-  readyPath?: string;
-  /** Where a gRPC service serves /metrics (HTTP services serve it on their own port). */
-  metricsPort?: number;
-  /** A gRPC service's plaintext health-only port (its GRPC_HEALTH_PORT default). */
-  healthPort?: number;
-  migrates: boolean;
-}
-
-/** In start order: each service's peers come before it (media's call to jobs waits until it serves). */
-const SERVICES: readonly ServiceSpec[] = [
-  { name: 'catalog', kind: 'grpc', port: 50051, healthPort: 50151, metricsPort: 9471, migrates: true },
-  { name: 'media', kind: 'grpc', port: 50052, healthPort: 50152, metricsPort: 9472, migrates: true },
-  { name: 'jobs', kind: 'grpc', port: 50053, healthPort: 50153, metricsPort: 9473, migrates: true },
-  { name: 'community', kind: 'grpc', port: 50054, healthPort: 50154, metricsPort: 9474, migrates: true },
-  { name: 'provider-sim', kind: 'http', port: 8090, readyPath: '/healthz', migrates: false },
-  { name: 'worker', kind: 'http', port: 9464, readyPath: '/readyz', migrates: false },
-  { name: 'gateway', kind: 'http', port: 8080, readyPath: '/readyz', migrates: false },
-];
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = path.join(root, '.data');
@@ -69,16 +54,11 @@ function exited(child: ChildProcess): Promise<number> {
   });
 }
 
-async function waitReady(service: ServiceSpec, child: ChildProcess): Promise<void> {
+async function waitReady(service: PlatformService, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${service.name} exited with code ${child.exitCode}`);
-    try {
-      if (service.kind === 'grpc' && (await checkHealth(`127.0.0.1:${service.healthPort}`)) === 'SERVING') return;
-      if (service.kind === 'http' && (await fetch(`http://127.0.0.1:${service.port}${service.readyPath}`)).ok) return;
-    } catch {
-      // not listening yet
-    }
+    if (await isServiceReady(service, { host: '127.0.0.1', port: service.port })) return;
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
   throw new Error(`${service.name} was not ready within 90 s`);
@@ -121,23 +101,23 @@ try {
     ...(keys ? { JWT_PUBLIC_KEY: keys.publicKeyPem, JWT_ISSUER: DEV_ISSUER, JWT_AUDIENCE: DEV_AUDIENCE } : {}),
   };
   if (await ensureDatabaseExists(infrastructure.databaseUrl)) console.log('platform: created the database');
-  for (const [i, service] of SERVICES.entries()) {
-    if (!service.migrates) continue;
-    const code = await exited(
-      run(`${service.name}:mig`, `services/${service.name}/src/db/migrate-cli.ts`, {}, colours[i % colours.length]!),
-    );
+  for (const [i, service] of PLATFORM_SERVICES.entries()) {
+    const migrations = migrationEntryPointOf(service);
+    if (!migrations) continue;
+    const code = await exited(run(`${service.name}:mig`, migrations, {}, colours[i % colours.length]!));
     if (code !== 0) throw new Error(`migrations of ${service.name} failed`);
   }
-  for (const [i, service] of SERVICES.entries()) {
-    const portVariable = service.kind === 'grpc' ? 'GRPC_PORT' : 'HTTP_PORT';
+  for (const [i, service] of PLATFORM_SERVICES.entries()) {
     const child = run(
       service.name,
-      `services/${service.name}/src/main.ts`,
+      entryPointOf(service),
       {
-        ...(service.name === 'provider-sim' ? {} : pki!.filesOf(service.name)),
-        [portVariable]: String(service.port),
-        ...(service.metricsPort ? { METRICS_PORT: String(service.metricsPort) } : {}),
-        ...(service.healthPort ? { GRPC_HEALTH_PORT: String(service.healthPort) } : {}),
+        ...(service.mtls ? pki!.filesOf(service.name) : {}),
+        [portVariableOf(service)]: String(service.port),
+        // Every service shares this host: the gRPC services' metrics cannot all be on 9464.
+        ...(service.protocol === 'grpc'
+          ? { METRICS_PORT: String(service.localMetricsPort), GRPC_HEALTH_PORT: String(service.healthPort) }
+          : {}),
       },
       colours[i % colours.length]!,
     );
@@ -147,10 +127,10 @@ try {
   console.log('\nAtelier is up.');
   console.log('  API             http://127.0.0.1:8080/api/v1');
   console.log('  Docs (OpenAPI)  http://127.0.0.1:8080/docs');
-  for (const service of SERVICES)
+  for (const service of PLATFORM_SERVICES)
     console.log(
-      `  ${service.name.padEnd(15)} ${service.kind === 'grpc' ? 'gRPC' : 'HTTP'} 127.0.0.1:${service.port}` +
-        (service.metricsPort ? `  metrics http://127.0.0.1:${service.metricsPort}/metrics` : ''),
+      `  ${service.name.padEnd(15)} ${service.protocol === 'grpc' ? 'gRPC' : 'HTTP'} 127.0.0.1:${service.port}` +
+        (service.protocol === 'grpc' ? `  metrics http://127.0.0.1:${service.localMetricsPort}/metrics` : ''),
     );
   if (keys) {
     console.log('\n  Development tokens (12 h; also in .data/dev-tokens.json):');

@@ -1,11 +1,11 @@
 // The chart's workloads against the code they run: every deployable service gets its objects,
-// hardened pods, probes on the paths and ports its sources serve, peers wired to the release's
-// Services, grace periods past its own shutdown deadline, and secrets only by reference in
-// production.
+// hardened pods, probes on the paths and ports of the platform description (which its code
+// serves: platform-services.test.ts), peers wired to the release's Services, grace periods
+// derived from its own shutdown policy, and secrets only by reference in production.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JOB_QUEUES, deployableServices, healthPathsOf, jobsTopology, portsOf } from './code-facts.js';
+import { JOB_QUEUES, deployableServices, healthPathsOf, jobsTopology, portsOf, shutdownPolicyOf } from './code-facts.js';
 import { VALUE_SETS, find, get, nameOf, ofKind, repoRoot, type Manifest, useRenderedChart } from './helm.js';
 
 const chart = useRenderedChart();
@@ -97,8 +97,8 @@ describe('chart - hardened pods', () => {
   });
 });
 
-describe('chart - ports and probes follow the code', () => {
-  it.each(services)('%s: container ports are the ones its config.ts listens on and its image exposes', (service) => {
+describe('chart - ports and probes follow the platform description', () => {
+  it.each(services)('%s: container ports are the described ones, and its image exposes them', (service) => {
     const { main, metrics, health } = portsOf(service);
     const container = containerOf(get(manifestsOf('default'), 'Deployment', nameOf(service)));
     const ports = container.ports.map((port: Manifest) => port.containerPort);
@@ -280,23 +280,25 @@ describe('chart - jobs retention', () => {
 });
 
 describe('chart - shutdown outlasts the drain', () => {
-  it.each(['default', 'production'])('%s values: the worker is killed only after its own deadline (drain + 10 s)', (set) => {
-    const manifests = manifestsOf(set);
-    const drainMs = Number(configOf(manifests, 'worker').WORKER_DRAIN_TIMEOUT_MS);
-    expect(drainMs).toBe(set === 'production' ? 60_000 : 25_000);
-    // services/worker/src/main.ts forces the exit at WORKER_DRAIN_TIMEOUT_MS + 10 s.
-    const grace = get(manifests, 'Deployment', nameOf('worker')).spec.template.spec.terminationGracePeriodSeconds;
-    expect(grace).toBeGreaterThan((drainMs + 10_000) / 1000);
-  });
-
-  it('gives every other service more grace than SHUTDOWN_GRACE_MS plus its preStop pause', () => {
-    for (const deployment of ofKind(manifestsOf('default'), 'Deployment')) {
-      const service = deployment.metadata.labels?.['app.kubernetes.io/component'] ?? '';
-      if (service === 'worker') continue;
-      const shutdownMs = Number(configOf(manifestsOf('default'), service).SHUTDOWN_GRACE_MS);
+  it.each(Object.keys(VALUE_SETS).flatMap((set) => services.map((service) => [set, service] as const)))(
+    '%s values, %s: SIGKILL comes 5 s after the forced exit of its shutdown policy, preStop pause included',
+    async (set, service) => {
+      const manifests = manifestsOf(set);
+      const deployment = find(manifests, 'Deployment', nameOf(service));
+      if (!deployment) return; // provider-sim is off in production
+      // The process forces its exit marginMs after its drain bound (libs/lifecycle runService); the
+      // pod's grace period counts the preStop pause, then that, then 5 s for SIGKILL to come after.
+      const policy = await shutdownPolicyOf(service);
+      const drainMs = Number(configOf(manifests, service)[policy.drainVariable]);
+      expect(drainMs, `${service} ${policy.drainVariable}`).toBeGreaterThan(0);
       const preStop = Number(containerOf(deployment).lifecycle?.preStop?.exec?.command?.[1] ?? 0);
-      expect(deployment.spec.template.spec.terminationGracePeriodSeconds, service).toBeGreaterThan(shutdownMs / 1000 + preStop);
-    }
+      expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(preStop + Math.ceil((drainMs + policy.marginMs) / 1000) + 5);
+    },
+  );
+
+  it('gives the worker the drain of its values: 25 s by default, 60 s in production', () => {
+    expect(configOf(manifestsOf('default'), 'worker').WORKER_DRAIN_TIMEOUT_MS).toBe('25000');
+    expect(configOf(manifestsOf('production'), 'worker').WORKER_DRAIN_TIMEOUT_MS).toBe('60000');
   });
 });
 

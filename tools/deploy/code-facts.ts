@@ -1,13 +1,18 @@
 // What the chart must agree with, read from the code rather than restated in the tests: the
-// services' listen ports and peer wiring (their config.ts) and the JetStream names (@atelier/nats).
+// platform's description of its services (@atelier/platform: ports, probes, schemas), the peer
+// wiring and shutdown policies of the services (their config.ts) and the JetStream names
+// (@atelier/nats). platform-services.test.ts holds the description to the services' own code.
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import type { ShutdownPolicy } from '@atelier/lifecycle';
 import { JOB_QUEUES, jobsTopology } from '@atelier/nats';
+import { PLATFORM_SERVICES, platformService } from '@atelier/platform';
 import { deployableServices, servicePorts } from '../../scripts/gen-dockerfiles.mjs';
 import { repoRoot } from './helm.js';
 
 export { deployableServices, servicePorts };
 export { JOB_QUEUES, jobsTopology };
+export { PLATFORM_SERVICES, platformService };
 
 /** The gRPC peer each address variable points at (CATALOG_ADDR → catalog). */
 const ADDRESS_VARIABLES: Record<string, string> = {
@@ -35,28 +40,45 @@ export function callersByService(): Map<string, string[]> {
   return callers;
 }
 
-/**
- * A service's own port (GRPC_PORT or HTTP_PORT default) and, for gRPC services, METRICS_PORT and
- * GRPC_HEALTH_PORT (plaintext health for the probes; the main port is mutual TLS).
- */
+/** A service's ports in the platform description: its own, and for gRPC services METRICS_PORT and GRPC_HEALTH_PORT. */
 export function portsOf(service: string): { main: number; metrics?: number; health?: number; protocol: 'grpc' | 'http' } {
-  const ports = servicePorts(service);
-  const grpc = ports.find((port) => port.variable === 'GRPC_PORT');
-  const http = ports.find((port) => port.variable === 'HTTP_PORT');
-  const metrics = ports.find((port) => port.variable === 'METRICS_PORT');
-  const health = ports.find((port) => port.variable === 'GRPC_HEALTH_PORT');
-  const main = grpc ?? http;
-  if (!main) throw new Error(`services/${service} declares neither GRPC_PORT nor HTTP_PORT`);
-  return { main: main.port, metrics: metrics?.port, health: health?.port, protocol: grpc ? 'grpc' : 'http' };
+  const described = platformService(service);
+  return described.protocol === 'grpc'
+    ? { main: described.port, metrics: described.metricsPort, health: described.healthPort, protocol: 'grpc' }
+    : { main: described.port, protocol: 'http' };
 }
 
-/** The HTTP probe paths a service serves (its non-test sources name them), for HTTP services. */
+/** The HTTP probe paths of an HTTP service, in the platform description. */
 export function healthPathsOf(service: string): { readiness: string; liveness: string } {
+  const described = platformService(service);
+  if (described.protocol !== 'http') throw new Error(`${service} is probed over gRPC, not HTTP`);
+  return { readiness: described.readinessPath, liveness: described.livenessPath };
+}
+
+/**
+ * The ports a service listens on by default, from its src/config.ts (`GRPC_PORT: port(50051)`):
+ * GRPC_PORT or HTTP_PORT and, for gRPC services, METRICS_PORT and GRPC_HEALTH_PORT.
+ */
+export function configPortsOf(service: string): { main?: number; metrics?: number; health?: number } {
+  const ports = new Map(servicePorts(service).map(({ variable, port }) => [variable, port]));
+  return {
+    main: ports.get('GRPC_PORT') ?? ports.get('HTTP_PORT'),
+    metrics: ports.get('METRICS_PORT'),
+    health: ports.get('GRPC_HEALTH_PORT'),
+  };
+}
+
+/** Whether a service's non-test sources name a route (`'/readyz'`). */
+export function servesRoute(service: string, route: string): boolean {
   const sources = readdirSync(path.join(repoRoot, 'services', service, 'src'), { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
-    .map((file) => readFileSync(path.join(repoRoot, 'services', service, 'src', file), 'utf8'))
-    .join('\n');
-  const serves = (route: string) => sources.includes(`'${route}'`);
-  if (!serves('/healthz')) throw new Error(`services/${service} serves no /healthz`);
-  return { liveness: '/healthz', readiness: serves('/readyz') ? '/readyz' : '/healthz' };
+    .map((file) => readFileSync(path.join(repoRoot, 'services', service, 'src', file), 'utf8'));
+  return sources.some((source) => source.includes(`'${route}'`));
+}
+
+/** When a service's process forces its exit after SIGTERM: the shutdownPolicy of its config.ts. */
+export async function shutdownPolicyOf(service: string): Promise<ShutdownPolicy> {
+  const config = (await import(path.join(repoRoot, 'services', service, 'src', 'config.ts'))) as { shutdownPolicy?: ShutdownPolicy };
+  if (!config.shutdownPolicy) throw new Error(`services/${service}/src/config.ts exports no shutdownPolicy`);
+  return config.shutdownPolicy;
 }

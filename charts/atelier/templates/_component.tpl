@@ -12,7 +12,8 @@ PodDisruptionBudget. Each service's template file says only what is its own. Cal
   httpProbes    dict readiness, liveness (paths), with protocol "http"
   metricsPort   a separate /metrics port (gRPC services), or 0
   scrape        whether Prometheus scrapes the pod (on metricsPort, else on the service port)
-  forcedExitMs  when the process, after SIGTERM, gives up draining and exits (its own timer)
+  drainMs       what bounds the service's drain after SIGTERM (its SHUTDOWN_GRACE_MS or
+                WORKER_DRAIN_TIMEOUT_MS); its process forces its exit atelier.shutdownMarginMs later
   autoscaled    true when an HPA or ScaledObject owns the replica count
   mtls          true when the component calls or serves gRPC: its certificate Secret is mounted
                 at /etc/atelier/tls and GRPC_TLS_* point at it (atelier.tlsSecretName)
@@ -42,7 +43,8 @@ PodDisruptionBudget. Each service's template file says only what is its own. Cal
 {{- $scrapePort := .metricsPort | default $port }}
 {{- /* SIGKILL must come after the process's own deadline, so the drain, not the kubelet, decides. */}}
 {{- $preStop := $values.preStopSleepSeconds | int }}
-{{- $grace := add $preStop (div (add .forcedExitMs 999) 1000) 5 }}
+{{- $forcedExitMs := add .drainMs (include "atelier.shutdownMarginMs" .component | int) }}
+{{- $grace := add $preStop (div (add $forcedExitMs 999) 1000) 5 }}
 apiVersion: v1
 kind: ConfigMap
 metadata:

@@ -78,13 +78,25 @@ appVersion; a digest, when given, pins the image whatever the tag says.
 {{- end }}
 
 {{/*
-The listen port of each component: the defaults of the services' own config.ts (GRPC_PORT /
-HTTP_PORT). The chart sets them explicitly so that probes, Services and NetworkPolicies agree;
-tools/deploy tests check them against the code.
+The listen port of each component (GRPC_PORT / HTTP_PORT): the platform description's
+(libs/platform), which the services' own config.ts default to. The chart sets them explicitly so
+that probes, Services and NetworkPolicies agree; tools/deploy tests check them against both.
 */}}
 {{- define "atelier.port" -}}
 {{- $ports := dict "gateway" 8080 "catalog" 50051 "media" 50052 "jobs" 50053 "community" 50054 "worker" 9464 "provider-sim" 8090 }}
 {{- required (printf "no port known for component %q" .) (get $ports .) }}
+{{- end }}
+
+{{/*
+How long after its drain bound (shutdownGraceMs, the worker's drainTimeoutMs) each component's
+process forces its own exit, in ms: the marginMs of its shutdownPolicy (services/<name>/src/config.ts;
+GRACEFUL_SHUTDOWN of libs/lifecycle, 5 s, for the services). terminationGracePeriodSeconds is
+derived from it; tools/deploy/chart-services.test.ts holds the two equal.
+*/}}
+{{- define "atelier.shutdownMarginMs" -}}
+{{- $margins := dict "gateway" 5000 "catalog" 5000 "media" 5000 "jobs" 5000 "community" 5000 "worker" 10000 "provider-sim" 0 }}
+{{- if not (hasKey $margins .) }}{{ fail (printf "no shutdown margin known for component %q" .) }}{{ end }}
+{{- get $margins . }}
 {{- end }}
 
 {{/*

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '@atelier/errors';
 import { adminDatabaseUrl, createTestDatabase, uniqueName, type TestDatabase } from '@atelier/testing';
 import {
+  assertSchemaCurrent,
   createSqlPool,
   databaseUnavailable,
   ensureDatabaseExists,
@@ -12,6 +13,8 @@ import {
   isUniqueViolation,
   lockAllForTransaction,
   lockForTransaction,
+  MIGRATIONS_TABLE,
+  SchemaBehindError,
   sqlStateOf,
   uuidv7,
 } from './index.js';
@@ -219,5 +222,47 @@ describe('db - advisory locks', () => {
       }),
     );
     await expect(Promise.all(runs)).resolves.toHaveLength(8);
+  });
+});
+
+describe('db - assertSchemaCurrent', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  const migration = (name: string) => ({ name, load: async () => class {} });
+  const owner = { service: 'widgets', schema: 'widgets', migrations: [migration('0001-widgets'), migration('0002-widget-name')] };
+
+  it('refuses a missing schema, naming the schema, every pending migration and the command that applies them', async () => {
+    const refusal = await assertSchemaCurrent(database.url, owner).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(SchemaBehindError);
+    expect(refusal).toMatchObject({
+      code: ErrorCode.FAILED_PRECONDITION,
+      reason: 'SCHEMA_BEHIND',
+      pending: ['0001-widgets', '0002-widget-name'],
+    });
+    expect((refusal as Error).message).toContain(
+      'schema widgets is behind the code of widgets (not applied: 0001-widgets, 0002-widget-name)',
+    );
+    expect((refusal as Error).message).toContain('npm run migrate -w @atelier/widgets');
+  });
+
+  it('refuses a schema missing its newest migration, and accepts it once applied', async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query(
+        `CREATE SCHEMA widgets; CREATE TABLE widgets.${MIGRATIONS_TABLE} (name text); INSERT INTO widgets.${MIGRATIONS_TABLE} VALUES ('0001-widgets')`,
+      );
+      await expect(assertSchemaCurrent(database.url, owner)).rejects.toMatchObject({ pending: ['0002-widget-name'] });
+      await client.query(`INSERT INTO widgets.${MIGRATIONS_TABLE} VALUES ('0002-widget-name')`);
+      await expect(assertSchemaCurrent(database.url, owner)).resolves.toBeUndefined();
+    } finally {
+      await client.end();
+    }
   });
 });

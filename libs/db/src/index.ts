@@ -6,7 +6,14 @@
  */
 export { createSqlPool, inTransaction, type SqlPool, type SqlPoolOptions, type SqlClient, type Queryable } from './sql-pool.js';
 export { ensureDatabaseExists } from './ensure-database.js';
-export { pendingMigrations, MIGRATIONS_TABLE, type NamedMigration } from './schema-migrations.js';
+export {
+  assertSchemaCurrent,
+  pendingMigrations,
+  SchemaBehindError,
+  MIGRATIONS_TABLE,
+  type NamedMigration,
+  type ServiceSchema,
+} from './schema-migrations.js';
 export { uuidv7 } from './uuidv7.js';
 export {
   SqlState,

@@ -309,7 +309,7 @@ describe('grpc - mutual TLS and per-method authorization', () => {
   });
 
   it('refuses a certificate from another CA', async () => {
-    const { ensureDevPki } = await import('@atelier/testing');
+    const { ensureDevPki } = await import('@atelier/platform');
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const path = await import('node:path');

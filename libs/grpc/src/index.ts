@@ -27,7 +27,6 @@ export { type CallObserver } from './call-observer.js';
 export { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 export {
   loadGrpcSecurity,
-  loadGrpcSecurityOrExit,
   channelCredentialsOf,
   tlsChannelOptions,
   type GrpcSecurity,

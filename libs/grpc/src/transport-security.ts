@@ -90,13 +90,3 @@ export function serverNameOfService(fullServiceName: string): string {
   if (!match?.[1]) throw new Error(`${fullServiceName} is not an atelier service`);
   return match[1];
 }
-
-/** loadGrpcSecurity for a service's start-up: an unreadable file is a fatal log line and exit 1. */
-export function loadGrpcSecurityOrExit(files: GrpcSecurityFiles, logger: { fatal(obj: object, msg: string): void }): GrpcSecurity {
-  try {
-    return loadGrpcSecurity(files);
-  } catch (error) {
-    logger.fatal({ error: (error as Error).message }, 'cannot load the mutual TLS certificate: check the GRPC_TLS_* variables');
-    process.exit(1);
-  }
-}

@@ -5,9 +5,8 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import S3rver from 's3rver';
 import { natsTestPrefix, testNatsUrl } from './nats-test-prefix.js';
-import { freePort, startGrpcServiceProcess, startProcess, type ServiceProcess } from './service-process.js';
+import { freePort, startGrpcServiceProcess, startHttpServiceProcess, type ServiceProcess } from './service-process.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
-import { testIdentityEnv } from './test-pki.js';
 
 export interface PlatformOptions {
   /** Start community (needed by the gateway). */
@@ -62,8 +61,6 @@ export interface TestPlatform {
   restart(service: 'catalog' | 'media' | 'jobs' | 'community' | 'provider' | 'gateway'): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
-
-const httpReady = (pathname: string) => async (address: string) => (await fetch(`http://${address}${pathname}`)).ok;
 
 export async function startTestPlatform(options: PlatformOptions = {}): Promise<TestPlatform> {
   const database = await createTestDatabase();
@@ -157,42 +154,25 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
 
     let provider: ServiceProcess | undefined;
     if (options.provider || (options.workers ?? 0) > 0) {
-      const port = await freePort();
-      provider = await startProcess({
-        name: 'provider-sim',
-        entry: 'services/provider-sim/src/main.ts',
-        port,
-        env: { ...options.env, HTTP_PORT: String(port), LOG_LEVEL: 'warn', PROVIDER_SIM_LATENCY_MS: '400', ...options.providerEnv },
-        ready: httpReady('/healthz'),
-      });
+      provider = await startHttpServiceProcess('provider-sim', { ...options.env, PROVIDER_SIM_LATENCY_MS: '400', ...options.providerEnv });
       processes.push(provider);
     }
     const providerUrl = provider ? `http://${provider.address}` : undefined;
 
     const workers: ServiceProcess[] = [];
     const startWorker = async (env: Record<string, string> = {}) => {
-      const port = await freePort();
-      const worker = await startProcess({
-        name: 'worker',
-        entry: 'services/worker/src/main.ts',
-        port,
-        env: {
-          ...(await testIdentityEnv('worker')),
-          ...options.env,
-          HTTP_PORT: String(port),
-          JOBS_ADDR: jobs.address,
-          MEDIA_ADDR: media.address,
-          NATS_URL: natsUrl,
-          NATS_STREAM_PREFIX: natsPrefix,
-          PROVIDER_URL: providerUrl ?? 'http://127.0.0.1:1',
-          WORKER_ACK_WAIT_INTERACTIVE_MS: '2000',
-          WORKER_ACK_WAIT_BACKGROUND_MS: '2000',
-          WORKER_POLL_INTERVAL_MS: '100',
-          LOG_LEVEL: 'warn',
-          ...options.workerEnv,
-          ...env,
-        },
-        ready: httpReady('/readyz'),
+      const worker = await startHttpServiceProcess('worker', {
+        ...options.env,
+        JOBS_ADDR: jobs.address,
+        MEDIA_ADDR: media.address,
+        NATS_URL: natsUrl,
+        NATS_STREAM_PREFIX: natsPrefix,
+        PROVIDER_URL: providerUrl ?? 'http://127.0.0.1:1',
+        WORKER_ACK_WAIT_INTERACTIVE_MS: '2000',
+        WORKER_ACK_WAIT_BACKGROUND_MS: '2000',
+        WORKER_POLL_INTERVAL_MS: '100',
+        ...options.workerEnv,
+        ...env,
       });
       workers.push(worker);
       processes.push(worker);
@@ -202,15 +182,10 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
 
     const startGateway = async (env: Record<string, string> = {}) => {
       if (!options.gateway) throw new Error('startGateway needs options.gateway (JWT_PUBLIC_KEY at least)');
-      const port = await freePort();
-      const started = await startProcess({
-        name: 'gateway',
-        entry: 'services/gateway/src/main.ts',
-        port,
-        env: {
-          ...(await testIdentityEnv('gateway')),
+      const started = await startHttpServiceProcess(
+        'gateway',
+        {
           ...options.env,
-          HTTP_PORT: String(port),
           CATALOG_ADDR: catalog.address,
           MEDIA_ADDR: media.address,
           JOBS_ADDR: jobs.address,
@@ -218,13 +193,11 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           // The rate limit's shared counters: a bucket of this run's own prefix.
           NATS_URL: natsUrl,
           NATS_STREAM_PREFIX: natsPrefix,
-          LOG_LEVEL: 'warn',
           ...options.gateway,
           ...env,
         },
-        ready: httpReady('/readyz'),
-        nodeArgs: options.nodeArgs?.gateway,
-      });
+        { nodeArgs: options.nodeArgs?.gateway },
+      );
       processes.push(started);
       return started;
     };

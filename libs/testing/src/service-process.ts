@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkHealth } from './grpc-probes.js';
+import { entryPointOf, isServiceReady, migrationEntryPointOf, platformService, type PlatformService } from '@atelier/platform';
 import { testIdentityEnv } from './test-pki.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -171,41 +171,72 @@ export async function startProcess(options: {
   throw new Error(`${options.name} was not ready within ${options.readyTimeoutMs ?? 30_000} ms:\n${output}`);
 }
 
+/** Runs a service's migrations (it owns a schema and env.DATABASE_URL names the database). */
+function migrate(service: PlatformService, env: Record<string, string>): void {
+  const entry = migrationEntryPointOf(service);
+  if (!entry || !env.DATABASE_URL) return;
+  const migrated = spawnSync(process.execPath, nodeCommand(entry), { cwd: repoRoot, env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (migrated.status !== 0) throw new Error(`migrations of ${service.name} failed:\n${migrated.stdout}${migrated.stderr}`);
+}
+
 /**
  * Runs a service's migrations, then starts its gRPC server as a process on a free port (or
  * env.GRPC_PORT), with the service's own certificate from this test process's CA (`testPki`),
  * and waits for its plaintext grpc.health.v1 port to answer SERVING.
  */
 export async function startGrpcServiceProcess(
-  service: string,
+  name: string,
   env: Record<string, string>,
   nodeArgs: readonly string[] = [],
 ): Promise<ServiceProcess> {
-  if (env.DATABASE_URL) {
-    const migrated = spawnSync(process.execPath, nodeCommand(`services/${service}/src/db/migrate-cli.ts`), {
-      cwd: repoRoot,
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-    });
-    if (migrated.status !== 0) throw new Error(`migrations of ${service} failed:\n${migrated.stdout}${migrated.stderr}`);
-  }
+  const service = platformService(name);
+  if (service.protocol !== 'grpc') throw new Error(`${name} is not a gRPC service: start it with startHttpServiceProcess`);
+  migrate(service, env);
   // A given GRPC_PORT is kept: peers that call each other (media ↔ jobs) need an address first.
   const [port, metricsPort, healthPort] = [env.GRPC_PORT ? Number(env.GRPC_PORT) : await freePort(), await freePort(), await freePort()];
   return startProcess({
-    name: service,
-    entry: `services/${service}/src/main.ts`,
+    name,
+    entry: entryPointOf(service),
     port,
     metricsPort,
     healthPort,
     env: {
       LOG_LEVEL: 'warn',
-      ...(await testIdentityEnv(service)),
+      ...(await testIdentityEnv(name)),
       ...env,
       GRPC_PORT: String(port),
       METRICS_PORT: String(metricsPort),
       GRPC_HEALTH_PORT: String(healthPort),
     },
-    ready: async () => (await checkHealth(`127.0.0.1:${healthPort}`)) === 'SERVING',
+    ready: () => isServiceReady(service, { host: '127.0.0.1', port, healthPort }),
     nodeArgs,
+  });
+}
+
+/**
+ * Starts an HTTP service (gateway, worker, provider-sim) as a process on a free port, with its own
+ * certificate when it speaks mutual TLS, and waits for its readiness path to answer 200.
+ */
+export async function startHttpServiceProcess(
+  name: string,
+  env: Record<string, string>,
+  options: { nodeArgs?: readonly string[]; readyTimeoutMs?: number } = {},
+): Promise<ServiceProcess> {
+  const service = platformService(name);
+  if (service.protocol !== 'http') throw new Error(`${name} is not an HTTP service: start it with startGrpcServiceProcess`);
+  const port = await freePort();
+  return startProcess({
+    name,
+    entry: entryPointOf(service),
+    port,
+    env: {
+      LOG_LEVEL: 'warn',
+      ...(service.mtls ? await testIdentityEnv(name) : {}),
+      ...env,
+      HTTP_PORT: String(port),
+    },
+    ready: () => isServiceReady(service, { host: '127.0.0.1', port }),
+    nodeArgs: options.nodeArgs,
+    readyTimeoutMs: options.readyTimeoutMs,
   });
 }

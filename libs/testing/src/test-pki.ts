@@ -10,7 +10,7 @@ import {
   type PromiseClient,
   type ServiceClientOptions,
 } from '@atelier/grpc';
-import { ensureDevPki, type DevPki, type IdentityFiles } from './dev-pki.js';
+import { ensureDevPki, PLATFORM_IDENTITIES, type DevPki, type IdentityFiles } from '@atelier/platform';
 
 let pki: Promise<DevPki> | undefined;
 
@@ -22,7 +22,8 @@ export function testPki(): Promise<DevPki> {
   pki ??= (async () => {
     const directory = mkdtempSync(path.join(tmpdir(), 'atelier-test-pki-'));
     process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-    return ensureDevPki(directory, { identities: ['catalog', 'media', 'jobs', 'community', 'gateway', 'worker', 'ops', 'stranger'] });
+    // `stranger`: a certificate of the platform's CA that no server allows anything.
+    return ensureDevPki(directory, { identities: [...PLATFORM_IDENTITIES, 'stranger'] });
   })();
   return pki;
 }

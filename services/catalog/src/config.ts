@@ -1,5 +1,6 @@
 import { bool, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
+import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { natsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the catalog service (README, "Configuration"). */
@@ -30,3 +31,9 @@ export const catalogConfigSpec = {
 } as const;
 
 export type CatalogConfig = ConfigOf<typeof catalogConfigSpec>;
+
+/**
+ * On SIGTERM in-flight calls may finish within SHUTDOWN_GRACE_MS; the process forces its exit 5 s
+ * later at the latest (the chart's grace period is derived from both).
+ */
+export const shutdownPolicy = GRACEFUL_SHUTDOWN;

@@ -1,9 +1,13 @@
 import { jobsV1, mediaV1 } from '@atelier/contracts';
-import { createSqlPool } from '@atelier/db';
+import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
+import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import type { CommunityConfig } from './config.js';
+import { startServiceMetrics } from '@atelier/metrics';
+import type { Telemetry } from '@atelier/telemetry';
+import { communityConfigSpec, shutdownPolicy, type CommunityConfig } from './config.js';
 import type { CommunityContext } from './community-context.js';
+import { COMMUNITY_SCHEMA, communityMigrations } from './db/migrations/index.js';
 import { startCommunityServer } from './server.js';
 
 export type CommunityAppConfig = Pick<
@@ -66,4 +70,29 @@ export async function startCommunityApp(
       await pool.end();
     },
   };
+}
+
+/** The community process (main.ts hands over once telemetry runs): the schema check, metrics, the app. */
+export function runCommunity(telemetry: Telemetry): Promise<void> {
+  return runService({
+    name: 'community',
+    telemetry,
+    spec: communityConfigSpec,
+    shutdown: shutdownPolicy,
+    async start(config, logger) {
+      await assertSchemaCurrent(config.DATABASE_URL, { service: 'community', schema: COMMUNITY_SCHEMA, migrations: communityMigrations });
+      const metrics = await startServiceMetrics('community', { port: config.METRICS_PORT });
+      const app = await startCommunityApp(config, logger, { callObserver: metrics.grpcCalls });
+      logger.info(
+        { port: app.server.port, metricsPort: metrics.port, mediaAddr: config.MEDIA_ADDR, jobsAddr: config.JOBS_ADDR },
+        'community serving gRPC',
+      );
+      return {
+        async stop() {
+          await app.stop(config.SHUTDOWN_GRACE_MS);
+          await metrics.close();
+        },
+      };
+    },
+  });
 }

@@ -1,5 +1,6 @@
 import { bool, hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
+import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { DEFAULT_POST_LIMITS } from './domain/post-limits.js';
 
 /** Environment variables of the community service (README, "Configuration"). */
@@ -25,3 +26,9 @@ export const communityConfigSpec = {
 } as const;
 
 export type CommunityConfig = ConfigOf<typeof communityConfigSpec>;
+
+/**
+ * On SIGTERM in-flight calls may finish within SHUTDOWN_GRACE_MS; the process forces its exit 5 s
+ * later at the latest (the chart's grace period is derived from both).
+ */
+export const shutdownPolicy = GRACEFUL_SHUTDOWN;

@@ -1,5 +1,6 @@
 import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigCheck, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
+import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { natsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the gateway (README, "Configuration of gateway"). */
@@ -42,6 +43,12 @@ export const gatewayConfigSpec = {
 } as const;
 
 export type GatewayConfig = ConfigOf<typeof gatewayConfigSpec>;
+
+/**
+ * On SIGTERM in-flight requests (and event streams) may finish within SHUTDOWN_GRACE_MS; the
+ * process forces its exit 5 s later at the latest (the chart's grace period is derived from both).
+ */
+export const shutdownPolicy = GRACEFUL_SHUTDOWN;
 
 /** Rules across variables: tokens cannot be verified without a key. */
 export const gatewayConfigChecks: readonly ConfigCheck<typeof gatewayConfigSpec>[] = [

@@ -1,15 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { catalogV1, communityV1, jobsAdminV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { checkHealth, createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
+import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { buildGateway } from './app.js';
+import { checkNatsCredentials } from '@atelier/nats';
+import type { Telemetry } from '@atelier/telemetry';
 import { createTokenVerifier } from './auth/token-verifier.js';
-import type { GatewayConfig } from './config.js';
+import { gatewayConfigChecks, gatewayConfigSpec, shutdownPolicy, type GatewayConfig } from './config.js';
 import type { GatewayPeers } from './gateway-context.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { startSharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
+import { buildGateway } from './server.js';
 
-/** Wires the gateway: token verification, one client per peer, the Fastify app. */
+/** Wires the gateway: token verification, one client per peer, the shared rate limit, the Fastify server. */
 export async function startGatewayApp(
   config: Omit<GatewayConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS'>,
   logger: Logger,
@@ -79,4 +82,20 @@ export async function startGatewayApp(
       await rateLimiter?.close();
     },
   };
+}
+
+/** The gateway process (main.ts hands over once telemetry runs): the app on HTTP_PORT. */
+export function runGateway(telemetry: Telemetry): Promise<void> {
+  return runService({
+    name: 'gateway',
+    telemetry,
+    spec: gatewayConfigSpec,
+    checks: [...gatewayConfigChecks, checkNatsCredentials],
+    shutdown: shutdownPolicy,
+    async start(config, logger) {
+      const gateway = await startGatewayApp(config, logger);
+      logger.info({ port: config.HTTP_PORT }, 'gateway serving HTTP');
+      return { stop: () => gateway.close() };
+    },
+  });
 }

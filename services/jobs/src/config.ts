@@ -1,5 +1,6 @@
 import { bool, hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
+import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { natsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the jobs service (README, "Configuration"). */
@@ -49,6 +50,12 @@ export const jobsConfigSpec = {
 } as const;
 
 export type JobsConfig = ConfigOf<typeof jobsConfigSpec>;
+
+/**
+ * On SIGTERM in-flight calls may finish within SHUTDOWN_GRACE_MS; the process forces its exit 5 s
+ * later at the latest (the chart's grace period is derived from both).
+ */
+export const shutdownPolicy = GRACEFUL_SHUTDOWN;
 
 /**
  * The stale-dispatch sweep takes a queued job without a dispatch published within

@@ -22,7 +22,7 @@ type ViewRow = JobRow & {
  * position — in one statement. Anyone else's job does not exist for them (NOT_FOUND). The history
  * comes from job_events, or, once retention pruned those, from the job's archived history (the
  * same tuples; COALESCE reads the archive only when there are no events). The position counts
- * the queued jobs ahead in claim order on generation_jobs_queue_position_idx, two index ranges
+ * the queued jobs ahead in dispatch order on generation_jobs_dispatch_order_idx, an index range
  * whose cost follows the jobs ahead, not the table.
  */
 export async function readOwnJobView(db: Queryable, jobId: string, userId: string): Promise<{ row: JobRow; job: jobsV1.Job }> {
@@ -35,9 +35,7 @@ export async function readOwnJobView(db: Queryable, jobId: string, userId: strin
                            (SELECT h.history::json FROM jobs.job_histories h WHERE h.job_id = j.id), '[]') AS history,
                   CASE WHEN j.status = 'queued' THEN
                     (SELECT count(*) FROM jobs.generation_jobs q
-                      WHERE q.status = 'queued' AND q.queue = j.queue AND q.priority > j.priority)
-                  + (SELECT count(*) FROM jobs.generation_jobs q
-                      WHERE q.status = 'queued' AND q.queue = j.queue AND q.priority = j.priority
+                      WHERE q.status = 'queued' AND q.queue = j.queue
                         AND (q.next_attempt_at, q.created_at, q.id) < (j.next_attempt_at, j.created_at, j.id))
                   END AS queue_position
              FROM jobs.generation_jobs j

@@ -1,12 +1,14 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { catalogV1, mediaV1 } from '@atelier/contracts';
-import { createSqlPool } from '@atelier/db';
+import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type GrpcServerHandle } from '@atelier/grpc';
+import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { createServiceMetrics, type Registry, type ServiceMetrics } from '@atelier/metrics';
+import { createServiceMetrics, startServiceMetrics, type Registry, type ServiceMetrics } from '@atelier/metrics';
 import {
   NATS_HEALTH_SERVICE,
+  checkNatsCredentials,
   ensureJobStreams,
   jetstream,
   jetstreamManager,
@@ -15,7 +17,9 @@ import {
   type JetStreamClient,
   type NatsLink,
 } from '@atelier/nats';
-import type { JobsConfig } from './config.js';
+import type { Telemetry } from '@atelier/telemetry';
+import { checkRetention, jobsConfigSpec, shutdownPolicy, type JobsConfig } from './config.js';
+import { JOBS_SCHEMA, jobsMigrations } from './db/migrations/index.js';
 import { CatalogCache } from './catalog-cache.js';
 import { catalogChangesListener } from './catalog-changes-listener.js';
 import { createRegistry } from './definitions/index.js';
@@ -222,4 +226,27 @@ export async function startJobsApp(
       await pool.end();
     },
   };
+}
+
+/** The jobs process (main.ts hands over once telemetry runs): the schema check, metrics, the app. */
+export function runJobs(telemetry: Telemetry): Promise<void> {
+  return runService({
+    name: 'jobs',
+    telemetry,
+    spec: jobsConfigSpec,
+    checks: [checkNatsCredentials, checkRetention],
+    shutdown: shutdownPolicy,
+    async start(config, logger) {
+      await assertSchemaCurrent(config.DATABASE_URL, { service: 'jobs', schema: JOBS_SCHEMA, migrations: jobsMigrations });
+      const metrics = await startServiceMetrics('jobs', { port: config.METRICS_PORT });
+      const app = await startJobsApp(config, logger, { metrics });
+      logger.info({ port: app.server.port, metricsPort: metrics.port, streamPrefix: config.NATS_STREAM_PREFIX }, 'jobs serving gRPC');
+      return {
+        async stop() {
+          await app.stop(config.SHUTDOWN_GRACE_MS);
+          await metrics.close();
+        },
+      };
+    },
+  });
 }

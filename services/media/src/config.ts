@@ -1,5 +1,6 @@
-import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigCheck, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
+import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { natsConfigSpec } from '@atelier/nats';
 import { DEFAULT_UPLOAD_LIMITS } from './domain/upload-limits.js';
 
@@ -51,3 +52,15 @@ export const mediaConfigSpec = {
 } as const;
 
 export type MediaConfig = ConfigOf<typeof mediaConfigSpec>;
+
+/** A store of one's own (S3_ENDPOINT) needs its keys; only the embedded one has keys of its own. */
+export const checkS3Credentials: ConfigCheck<typeof mediaConfigSpec> = (config) =>
+  config.S3_ENDPOINT && (!config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)
+    ? [{ variable: 'S3_ACCESS_KEY_ID', problem: 'and S3_SECRET_ACCESS_KEY are required when S3_ENDPOINT is set' }]
+    : [];
+
+/**
+ * On SIGTERM in-flight calls may finish within SHUTDOWN_GRACE_MS; the process forces its exit 5 s
+ * later at the latest (the chart's grace period is derived from both).
+ */
+export const shutdownPolicy = GRACEFUL_SHUTDOWN;

@@ -1,4 +1,5 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
+import { startPeriodicTask } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { deleteUploadingRows, lockStaleUploads, verifiedPrefixFor } from './db/assets-repository.js';
 import type { ObjectStore } from './storage/object-store.js';
@@ -38,18 +39,14 @@ export function startUploadSweeper(options: {
   maxAgeMs: number;
   intervalMs: number;
 }): () => Promise<void> {
-  let running: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = sweepStaleUploads(options.pool, options.store, options.maxAgeMs).then(
-      (swept) => {
-        if (swept > 0) options.logger.info({ swept }, 'stale uploads removed');
-      },
-      (error: unknown) => options.logger.warn({ err: error }, 'upload sweep failed; retrying at the next interval'),
-    );
-  }, options.intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  const task = startPeriodicTask({
+    name: 'upload sweep',
+    intervalMs: options.intervalMs,
+    logger: options.logger,
+    run: async () => {
+      const swept = await sweepStaleUploads(options.pool, options.store, options.maxAgeMs);
+      if (swept > 0) options.logger.info({ swept }, 'stale uploads removed');
+    },
+  });
+  return () => task.stop();
 }

@@ -1,4 +1,5 @@
 import { int, oneOf, optional, port, url, type ConfigOf, type VarSpec } from '@atelier/config';
+import type { ShutdownPolicy } from '@atelier/lifecycle';
 import { SIMULATION_KINDS } from './simulation-directives.js';
 
 /** A comma-separated list of bearer tokens; a secret, so a bad value is never echoed. */
@@ -51,3 +52,9 @@ export const providerSimConfigSpec = {
 } as const;
 
 export type ProviderSimConfig = ConfigOf<typeof providerSimConfigSpec>;
+
+/**
+ * On SIGTERM in-flight requests may finish within SHUTDOWN_GRACE_MS, and closing the server is all
+ * there is to stop: the process forces its exit at SHUTDOWN_GRACE_MS itself.
+ */
+export const shutdownPolicy: ShutdownPolicy<'SHUTDOWN_GRACE_MS'> = { drainVariable: 'SHUTDOWN_GRACE_MS', marginMs: 0 };

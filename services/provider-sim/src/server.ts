@@ -41,7 +41,7 @@ const CLIENT_ERROR_CODES: Readonly<Record<number, string>> = {
 
 /**
  * The provider simulator as a Fastify app (not yet listening) with the state tests inspect.
- * main.ts listens on HTTP_PORT; tests listen on port 0.
+ * provider-sim-app.ts listens on HTTP_PORT; tests listen on port 0.
  */
 export function buildProviderSim(options: ProviderSimOptions) {
   // Request lines are off: a worker polls every few hundred ms, so per-request logs would drown

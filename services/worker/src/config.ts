@@ -1,5 +1,6 @@
 import { hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
+import type { ShutdownPolicy } from '@atelier/lifecycle';
 import { natsConfigSpec } from '@atelier/nats';
 import { CRASH_POINTS } from './crash-points.js';
 
@@ -49,3 +50,10 @@ export const workerConfigSpec = {
 } as const;
 
 export type WorkerConfig = ConfigOf<typeof workerConfigSpec>;
+
+/**
+ * On SIGTERM running jobs may finish within WORKER_DRAIN_TIMEOUT_MS; the rest are then handed back
+ * to jobs (calls of up to 10 s), so the process forces its exit 10 s later at the latest (the
+ * chart's grace period is derived from both).
+ */
+export const shutdownPolicy: ShutdownPolicy<'WORKER_DRAIN_TIMEOUT_MS'> = { drainVariable: 'WORKER_DRAIN_TIMEOUT_MS', marginMs: 10_000 };

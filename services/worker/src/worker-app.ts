@@ -3,8 +3,10 @@ import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { jobsEventsV1, jobsExecutionV1, mediaV1 } from '@atelier/contracts';
 import { createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
+import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import {
+  checkNatsCredentials,
   ensureControlConsumer,
   ensureJobStreams,
   ensureWorkerConsumer,
@@ -15,11 +17,12 @@ import {
   type JobQueueName,
   type NatsConnection,
 } from '@atelier/nats';
-import type { WorkerConfig } from './config.js';
+import type { Telemetry } from '@atelier/telemetry';
+import { shutdownPolicy, workerConfigSpec, type WorkerConfig } from './config.js';
 import { crashPointsFor } from './crash-points.js';
 import { canaryExecutor } from './executors/canary-executor.js';
+import { executorsByJobType } from './executors/executor-registry.js';
 import { imageExecutor } from './executors/image-executor.js';
-import type { JobExecutor } from './executors/job-executor.js';
 import { AttemptClock } from './attempt-clock.js';
 import { createExecutionBatches } from './execution-batches.js';
 import { JobRunner } from './job-runner.js';
@@ -101,12 +104,10 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     ],
   ]);
   const crashPoint = crashPointsFor(config.WORKER_CRASH_POINT);
-  const image = imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger });
-  const executors = new Map<string, JobExecutor>([
-    ['system.canary', canaryExecutor],
-    ['image.stylize', image],
-    ['image.upscale', image],
-  ]);
+  const executors = executorsByJobType({
+    image: imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger }),
+    canary: canaryExecutor,
+  });
   const clock = new AttemptClock({
     workerId,
     heartbeats: async (beats, deadlineMs) => (await execution.heartbeats({ beats }, { deadlineMs })).results,
@@ -183,4 +184,28 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       await new Promise((resolve) => metricsServer.close(resolve));
     },
   };
+}
+
+/** The worker process (main.ts hands over once telemetry runs): the app; SIGTERM drains its jobs. */
+export function runWorker(telemetry: Telemetry): Promise<void> {
+  return runService({
+    name: 'worker',
+    telemetry,
+    spec: workerConfigSpec,
+    checks: [checkNatsCredentials],
+    shutdown: shutdownPolicy,
+    async start(config, logger) {
+      const app = await startWorkerApp(config, logger);
+      logger.info(
+        {
+          workerId: app.workerId,
+          interactive: config.WORKER_CONCURRENCY_INTERACTIVE,
+          background: config.WORKER_CONCURRENCY_BACKGROUND,
+          metricsPort: config.HTTP_PORT,
+        },
+        'worker consuming',
+      );
+      return app;
+    },
+  });
 }

@@ -1,14 +1,18 @@
 import { createOrm, migrate, type MikroORM } from '@atelier/orm';
+import { catalogEntities } from './entities/index.js';
 import { CATALOG_SCHEMA, catalogMigrations } from './migrations/index.js';
 
 export { CATALOG_SCHEMA };
 
-/** MikroORM owns the catalog schema's configuration and migrations; the service's SQL runs on pg. */
+/**
+ * MikroORM owns the catalog schema's configuration, migrations and entities (its description in
+ * code, checked against the migrations); the service's SQL runs on pg.
+ */
 export function createCatalogOrm(databaseUrl: string, poolMax?: number): Promise<MikroORM> {
   return createOrm({
     databaseUrl,
     schema: CATALOG_SCHEMA,
-    entities: [],
+    entities: catalogEntities,
     migrations: catalogMigrations,
     poolMax,
   });

@@ -1,5 +1,5 @@
 import type { Queryable } from '@atelier/db';
-import type { PageCursor } from '../domain/page-token.js';
+import type { ListingPageCursor } from '@atelier/encoding';
 import type { StoredStatus } from '../domain/post-rules.js';
 import { POST_COLUMNS, type PostRow } from './post-row.js';
 
@@ -30,7 +30,7 @@ export async function findPostByIdempotencyKey(db: Queryable, authorUserId: stri
  * so they can neither repeat a post nor push one out of the pages still to come. published_at
  * never changes once set (a published post cannot return to draft), so the order is stable.
  */
-export async function listFeedPage(db: Queryable, cursor: PageCursor | undefined, limit: number): Promise<PostRow[]> {
+export async function listFeedPage(db: Queryable, cursor: ListingPageCursor | undefined, limit: number): Promise<PostRow[]> {
   const result = cursor
     ? await db.query<PostRow>({
         name: 'community.feed_after',
@@ -57,7 +57,7 @@ export async function listAuthorPostsPage(
   db: Queryable,
   authorUserId: string,
   statuses: readonly StoredStatus[],
-  cursor: PageCursor | undefined,
+  cursor: ListingPageCursor | undefined,
   limit: number,
 ): Promise<PostRow[]> {
   const result = cursor

@@ -1,9 +1,9 @@
 import { communityV1 } from '@atelier/contracts';
+import { decodeListingPageToken, encodeListingPageToken, pageSize } from '@atelier/encoding';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
 import type { CommunityContext } from '../community-context.js';
 import { listAuthorPostsPage } from '../db/post-queries.js';
-import { decodePageToken, encodePageToken, pageSize } from '../domain/page-token.js';
 import { requireWritableStatus, type StoredStatus } from '../domain/post-rules.js';
 import { toPostMessage } from '../post-mapper.js';
 
@@ -20,13 +20,13 @@ export function listMyPosts({ pool }: CommunityContext): ListMyPosts {
     const authorUserId = requireUserId(request.authorUserId, 'author_user_id');
     const statuses = statusFilter(request.status);
     const limit = pageSize(request.pageSize);
-    const cursor = decodePageToken('mine', request.pageToken);
+    const cursor = decodeListingPageToken('mine', request.pageToken);
     const rows = await listAuthorPostsPage(pool, authorUserId, statuses, cursor, limit);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
       posts: page.map(toPostMessage),
-      nextPageToken: rows.length > limit && last ? encodePageToken('mine', { at: last.created_at, id: last.id }) : '',
+      nextPageToken: rows.length > limit && last ? encodeListingPageToken('mine', { at: last.created_at, id: last.id }) : '',
     };
   };
 }

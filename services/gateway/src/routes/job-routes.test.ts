@@ -4,7 +4,7 @@ import { jobsV1, type mediaV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
 import { createLogger } from '@atelier/logging';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../app.js';
+import { buildGateway } from '../server.js';
 import { createTokenVerifier } from '../auth/token-verifier.js';
 import type { GatewayPeers } from '../gateway-context.js';
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { jobsV1 } from '@atelier/contracts';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
+import { isOperatorOnlyJobType } from '@atelier/job-types';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { HttpError } from '../http/http-error.js';
@@ -21,9 +22,6 @@ interface CreateJobBody {
   height?: number;
   parameters?: Record<string, unknown>;
 }
-
-/** Job types under `system.` are operator probes: only admins may create them. */
-const OPERATOR_JOB_TYPE = /^system\./;
 
 export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContext, jobViews: JobViews): void {
   app.post<{ Body: CreateJobBody; Headers: { 'idempotency-key': string } }>(
@@ -56,7 +54,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     async (request, reply) => {
       const caller = callerOf(request);
       const body = request.body;
-      if (OPERATOR_JOB_TYPE.test(body.jobType) && !caller.isAdmin)
+      if (isOperatorOnlyJobType(body.jobType) && !caller.isAdmin)
         throw new HttpError('FORBIDDEN', `${body.jobType} jobs are for operators`);
       const { job, created } = await peers.jobs.createJob(
         jobsV1.CreateJobRequest.fromPartial({

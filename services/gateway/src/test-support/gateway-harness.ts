@@ -1,5 +1,5 @@
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import { freePort, startProcess, testIdentityEnv, type ServiceProcess, type TestPlatform } from '@atelier/testing';
+import { startHttpServiceProcess, type ServiceProcess, type TestPlatform } from '@atelier/testing';
 
 export const TEST_ISSUER = 'e2e';
 export const TEST_AUDIENCE = 'atelier-app';
@@ -33,22 +33,12 @@ export async function testTokenKey(): Promise<{
  * replica, a broken JWKS, a different stream ceiling). The caller stops it.
  */
 export async function startExtraGateway(platform: TestPlatform, env: Record<string, string>): Promise<ServiceProcess> {
-  const port = await freePort();
-  return startProcess({
-    name: 'gateway',
-    entry: 'services/gateway/src/main.ts',
-    port,
-    env: {
-      ...(await testIdentityEnv('gateway')),
-      HTTP_PORT: String(port),
-      CATALOG_ADDR: platform.catalog.address,
-      MEDIA_ADDR: platform.media.address,
-      JOBS_ADDR: platform.jobs.address,
-      COMMUNITY_ADDR: platform.community!.address,
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    ready: async (address) => (await fetch(`http://${address}/readyz`)).ok,
+  return startHttpServiceProcess('gateway', {
+    CATALOG_ADDR: platform.catalog.address,
+    MEDIA_ADDR: platform.media.address,
+    JOBS_ADDR: platform.jobs.address,
+    COMMUNITY_ADDR: platform.community!.address,
+    ...env,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '@atelier/db';
-import type { PageCursor } from '../domain/page-token.js';
+import type { MicrosPageCursor } from '@atelier/encoding';
 import type { JobEventRow, JobRow } from './job-row.js';
 
 /** Reads of jobs.generation_jobs and jobs.job_events. Nothing here writes. */
@@ -22,15 +22,14 @@ export async function findJobByIdempotencyKey(db: Queryable, userId: string, ide
   return result.rows[0] ?? null;
 }
 
-/** Jobs ahead of a queued job in its queue, in claim order (priority, due time, age, id). */
+/** Jobs ahead of a queued job in its queue, in dispatch order (due time, age, id). */
 export async function queuePosition(db: Queryable, job: JobRow): Promise<number> {
   const result = await db.query<{ ahead: string }>({
     name: 'jobs.queue_position',
     text: `SELECT count(*) AS ahead
              FROM jobs.generation_jobs q, jobs.generation_jobs me
             WHERE me.id = $1 AND q.status = 'queued' AND q.queue = me.queue
-              AND (q.priority > me.priority
-                   OR (q.priority = me.priority AND (q.next_attempt_at, q.created_at, q.id) < (me.next_attempt_at, me.created_at, me.id)))`,
+              AND (q.next_attempt_at, q.created_at, q.id) < (me.next_attempt_at, me.created_at, me.id)`,
     values: [job.id],
   });
   return Number(result.rows[0]!.ahead);
@@ -79,7 +78,7 @@ export interface JobFilter {
 export async function listJobs(
   db: Queryable,
   filter: JobFilter,
-  cursor: PageCursor | undefined,
+  cursor: MicrosPageCursor | undefined,
   limit: number,
 ): Promise<(JobRow & { created_micros: string })[]> {
   const conditions: string[] = [];

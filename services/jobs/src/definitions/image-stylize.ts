@@ -1,15 +1,18 @@
+import { describedJobType } from '@atelier/job-types';
 import type { JobDefinition } from './job-definition.js';
 import { requireNumberParameter, requireOnlyParameters } from './parameter-rules.js';
 
+const described = describedJobType('image.stylize');
+
 /** Restyles the user's photo with a catalog style. A user is waiting: interactive queue. */
 export const imageStylize: JobDefinition = {
-  jobType: 'image.stylize',
+  jobType: described.jobType,
+  operatorOnly: described.operatorOnly,
   label: 'Stylize an image',
   queue: 'interactive',
-  defaultPriority: 10,
   timeoutMs: 120_000,
   maxAttempts: 3,
-  retryBackoff: { baseDelayMs: 2_000, maxDelayMs: 60_000 },
+  retryBackoff: { baseMs: 2_000, maxMs: 60_000 },
   retryOnTimeout: true,
   cancellable: true,
   contentSafety: true,

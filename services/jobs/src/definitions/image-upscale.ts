@@ -1,16 +1,19 @@
 import { InvalidArgumentError } from '@atelier/errors';
+import { describedJobType } from '@atelier/job-types';
 import type { JobDefinition } from './job-definition.js';
 import { requireOneOfParameter, requireOnlyParameters } from './parameter-rules.js';
 
+const described = describedJobType('image.upscale');
+
 /** Enlarges an image. Nobody waits for it: background queue, more patient retries. */
 export const imageUpscale: JobDefinition = {
-  jobType: 'image.upscale',
+  jobType: described.jobType,
+  operatorOnly: described.operatorOnly,
   label: 'Upscale an image',
   queue: 'background',
-  defaultPriority: 0,
   timeoutMs: 300_000,
   maxAttempts: 4,
-  retryBackoff: { baseDelayMs: 5_000, maxDelayMs: 300_000 },
+  retryBackoff: { baseMs: 5_000, maxMs: 300_000 },
   retryOnTimeout: true,
   cancellable: true,
   contentSafety: false,

@@ -1,3 +1,5 @@
+import { findJobType, type JobTypeDescription } from '@atelier/job-types';
+import type { BackoffOptions } from '@atelier/lifecycle';
 import type { JobQueueName } from '@atelier/nats';
 
 /** The command a user submits, after field validation (ids normalised, text trimmed). */
@@ -17,20 +19,20 @@ export interface JobCommand {
 /**
  * Everything the engine needs to know about one job type. Definitions are declared in code,
  * validated at start-up, and looked up by jobType: there is no switch over job types anywhere.
+ * Name and operatorOnly come from the platform's list (@atelier/job-types), which the gateway
+ * and the worker read too.
  */
-export interface JobDefinition {
-  /** `^[a-z][a-z0-9_.]{1,63}$`, e.g. `image.stylize`. */
+export interface JobDefinition extends Pick<JobTypeDescription, 'operatorOnly'> {
+  /** `^[a-z][a-z0-9_.]{1,63}$`, e.g. `image.stylize`; one of @atelier/job-types' JOB_TYPES. */
   jobType: string;
   label: string;
   queue: JobQueueName;
-  /** -100 (last) … 100 (first). */
-  defaultPriority: number;
   /** Time budget of one attempt, 1 s – 600 s. */
   timeoutMs: number;
   /** Attempts in total, the first included (1–20). */
   maxAttempts: number;
-  /** Exponential backoff between attempts: baseDelayMs · 2^(attempt-1), jittered, capped. */
-  retryBackoff: { baseDelayMs: number; maxDelayMs: number };
+  /** Between attempts: baseMs · 2^(attempt-1), capped at maxMs, ±20 % jitter (backoffDelayMs). */
+  retryBackoff: BackoffOptions;
   /** Whether an attempt that ran out of time is retried (while attempts remain). */
   retryOnTimeout: boolean;
   cancellable: boolean;
@@ -56,16 +58,18 @@ const JOB_TYPE_PATTERN = /^[a-z][a-z0-9_.]{1,63}$/;
 export function definitionProblem(definition: JobDefinition): string | undefined {
   const d = definition;
   if (!JOB_TYPE_PATTERN.test(d.jobType)) return `jobType "${d.jobType}" must match ${JOB_TYPE_PATTERN}`;
+  const described = findJobType(d.jobType);
+  if (!described) return `${d.jobType}: not a job type of @atelier/job-types (the gateway and the worker would not know it)`;
+  if (d.operatorOnly !== described.operatorOnly)
+    return `${d.jobType}: operatorOnly must be ${described.operatorOnly}, as @atelier/job-types says`;
   if (!d.label.trim()) return `${d.jobType}: label must not be empty`;
   if (d.queue !== 'interactive' && d.queue !== 'background') return `${d.jobType}: unknown queue "${String(d.queue)}"`;
-  if (!Number.isInteger(d.defaultPriority) || Math.abs(d.defaultPriority) > 100)
-    return `${d.jobType}: defaultPriority must be an integer in -100..100`;
   if (!Number.isInteger(d.timeoutMs) || d.timeoutMs < 1_000 || d.timeoutMs > 600_000) {
     return `${d.jobType}: timeoutMs must be between 1000 and 600000, got ${d.timeoutMs}`;
   }
   if (!Number.isInteger(d.maxAttempts) || d.maxAttempts < 1 || d.maxAttempts > 20) return `${d.jobType}: maxAttempts must be in 1..20`;
-  if (d.retryBackoff.baseDelayMs < 0 || d.retryBackoff.maxDelayMs < d.retryBackoff.baseDelayMs) {
-    return `${d.jobType}: retryBackoff needs 0 <= baseDelayMs <= maxDelayMs`;
+  if (d.retryBackoff.baseMs < 0 || d.retryBackoff.maxMs < d.retryBackoff.baseMs) {
+    return `${d.jobType}: retryBackoff needs 0 <= baseMs <= maxMs`;
   }
   if (d.producesOutput && !d.usesModel) return `${d.jobType}: a job type that produces output needs a model (and so a provider)`;
   return undefined;

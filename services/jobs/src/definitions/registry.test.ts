@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@atelier/errors';
+import { JOB_TYPES } from '@atelier/job-types';
 import {
   JobDefinitionError,
   JobDefinitionRegistry,
@@ -48,9 +49,15 @@ describe('job definitions - registry', () => {
     ['an unknown queue', { queue: 'urgent' as never }, /unknown queue "urgent"/],
     ['zero attempts', { maxAttempts: 0 }, /maxAttempts/],
     ['output without a model', { producesOutput: true, usesModel: false }, /needs a model/],
+    ['a type the platform does not list', { jobType: 'system.other' }, /system.other: not a job type of @atelier\/job-types/],
+    ['operatorOnly other than the list says', { operatorOnly: false }, /system.canary: operatorOnly must be true/],
   ])('fails start-up on %s', (_name, overrides, message) => {
     expect(() => new JobDefinitionRegistry([{ ...canary, ...overrides }])).toThrow(message);
     expect(() => new JobDefinitionRegistry([{ ...canary, ...overrides }])).toThrow(JobDefinitionError);
+  });
+
+  it('defines every job type of @atelier/job-types, and no other', () => {
+    expect(SHIPPED_DEFINITIONS.map((d) => d.jobType).sort()).toEqual(JOB_TYPES.map((t) => t.jobType).sort());
   });
 
   it('fails start-up on a duplicate definition', () => {

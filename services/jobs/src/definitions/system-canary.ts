@@ -1,20 +1,23 @@
 import { InvalidArgumentError } from '@atelier/errors';
+import { describedJobType } from '@atelier/job-types';
 import type { JobDefinition } from './job-definition.js';
 import { requireOnlyParameters } from './parameter-rules.js';
+
+const described = describedJobType('system.canary');
 
 /**
  * The operators' probe of the whole pipeline (CreateJob → outbox → JetStream → worker →
  * succeeded) and the engine's benchmark: no model, no input, no provider, no output; the worker
- * completes it at once. It does not count toward quotas (the gateway offers it to operators only).
+ * completes it at once. It does not count toward quotas, and only operators may create it (operatorOnly).
  */
 export const systemCanary: JobDefinition = {
-  jobType: 'system.canary',
+  jobType: described.jobType,
+  operatorOnly: described.operatorOnly,
   label: 'Pipeline canary',
   queue: 'interactive',
-  defaultPriority: 0,
   timeoutMs: 10_000,
   maxAttempts: 3,
-  retryBackoff: { baseDelayMs: 1_000, maxDelayMs: 10_000 },
+  retryBackoff: { baseMs: 1_000, maxMs: 10_000 },
   retryOnTimeout: true,
   cancellable: true,
   contentSafety: false,

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { requestHash } from '@atelier/encoding';
 import { secondsToNextUtcDay } from '@atelier/errors';
 import { createRegistry, type JobCommand } from '../definitions/index.js';
-import { decodePageToken, encodePageToken, pageSize } from './page-token.js';
 import { quotaRefusal } from './quota.js';
-import { canonicalJson, requestHash } from './request-hash.js';
-import { backoffMs, decideFailure } from './retry-policy.js';
+import { decideFailure } from './retry-policy.js';
 
 const registry = createRegistry();
 const stylize = registry.get('image.stylize');
@@ -26,7 +25,9 @@ describe('request hash - canonical command', () => {
     const reordered = { ...command, parameters: { seed: 7, strength: 0.5 } };
     expect(requestHash(reordered).equals(requestHash(command))).toBe(true);
     expect(requestHash(command)).toHaveLength(32);
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}');
+  });
+  it('stays what it was: hashes stored with idempotency keys must keep matching', () => {
+    expect(requestHash(command).toString('hex')).toBe('5e30d39578d81793706fb89429961c202fd07d161426b105c8dedbab9d2c95b1');
   });
   it('changes with any field of the command', () => {
     expect(requestHash({ ...command, prompt: 'a dog' }).equals(requestHash(command))).toBe(false);
@@ -75,20 +76,8 @@ describe('retry policy - requeue or fail', () => {
   it('ends a cancelled attempt cancelled', () => {
     expect(decideFailure({ ...facts, errorClass: 'cancelled' }, stylize)).toEqual({ outcome: 'cancel' });
   });
-  it('backs off exponentially with ±20 % jitter and a cap', () => {
-    expect(backoffMs(1, stylize, () => 0)).toBe(1600);
-    expect(backoffMs(1, stylize, () => 1)).toBe(2400);
-    expect(backoffMs(10, stylize, () => 0.5)).toBe(60_000);
-  });
-});
-
-describe('page tokens', () => {
-  it('round-trips a cursor and refuses garbage naming the field', () => {
-    const cursor = { createdMicros: '1795995723456789', id: '019a0000-0000-7000-8000-000000000001' };
-    expect(decodePageToken(encodePageToken(cursor))).toEqual(cursor);
-    expect(decodePageToken('')).toBeUndefined();
-    expect(() => decodePageToken('garbage')).toThrow('page_token: is not a token returned by a previous page');
-    expect(pageSize(0)).toBe(20);
-    expect(() => pageSize(101)).toThrow('page_size');
+  it("waits the definition's backoff, jittered", () => {
+    expect(decideFailure(facts, stylize, () => 0)).toEqual({ outcome: 'requeue', delayMs: 1600 });
+    expect(decideFailure(facts, stylize, () => 1)).toEqual({ outcome: 'requeue', delayMs: 2400 });
   });
 });

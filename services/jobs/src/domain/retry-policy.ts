@@ -1,3 +1,4 @@
+import { backoffDelayMs } from '@atelier/lifecycle';
 import type { JobDefinition } from '../definitions/index.js';
 
 /** How a worker classified a failure (execution.proto ErrorClass, stored lower-case). */
@@ -30,15 +31,6 @@ export function decideFailure(facts: FailureFacts, definition: JobDefinition, ra
     (facts.errorClass === 'timeout' && definition.retryOnTimeout) ||
     (facts.errorClass === 'internal' && facts.earlierInternalFailures === 0);
   if (!facts.retryable || !classAllowsRetry || !attemptsLeft) return { outcome: 'fail' };
-  return { outcome: 'requeue', delayMs: backoffMs(facts.attempt, definition, random) };
-}
-
-/**
- * baseDelayMs · 2^(attempt-1), capped at maxDelayMs, with ±20 % jitter so that jobs failing
- * together (a provider outage) do not come back together.
- */
-export function backoffMs(attempt: number, definition: Pick<JobDefinition, 'retryBackoff'>, random: () => number = Math.random): number {
-  const { baseDelayMs, maxDelayMs } = definition.retryBackoff;
-  const exponential = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(exponential * (0.8 + 0.4 * random()));
+  // Jittered, so that jobs failing together (a provider outage) do not come back together.
+  return { outcome: 'requeue', delayMs: backoffDelayMs(facts.attempt, definition.retryBackoff, random) };
 }

@@ -3,7 +3,7 @@ import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
 import { headers, type JetStreamClient } from '@atelier/nats';
 import { inSpan, SpanKind } from '@atelier/telemetry';
-import { backoffDelayMs } from '@atelier/lifecycle';
+import { backoffDelayMs, startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
 import {
   claimDueOutboxRows,
   markOutboxPublished,
@@ -102,7 +102,7 @@ export class OutboxRelay {
   private woken = false;
   private stopped = true;
   private loop: Promise<void> | undefined;
-  private housekeeping: NodeJS.Timeout | undefined;
+  private housekeeping: PeriodicTask | undefined;
   private stopping = new AbortController();
   /** Rows transitions wrote claimed for this relay, waiting for the next hand-over flush. */
   private handedOver: PublishableRow[] = [];
@@ -130,8 +130,12 @@ export class OutboxRelay {
     this.stopped = false;
     this.stopping = new AbortController();
     this.loop = this.run();
-    this.housekeeping = setInterval(() => void this.keepHouse(), Math.max(1_000, this.options.lockTimeoutMs / 2));
-    this.housekeeping.unref();
+    this.housekeeping = startPeriodicTask({
+      name: 'outbox housekeeping',
+      intervalMs: Math.max(1_000, this.options.lockTimeoutMs / 2),
+      logger: this.options.logger,
+      run: () => this.keepHouse(),
+    });
   }
 
   /** Asks for a cycle now. Cheap and coalescing: call it after every commit that wrote the outbox. */
@@ -143,9 +147,8 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopping.abort();
-    clearInterval(this.housekeeping);
     this.wakeUp?.();
-    await this.loop;
+    await Promise.all([this.loop, this.housekeeping?.stop()]);
     // Rows handed over in this very turn are handed back now (the relay is stopped), not left to a timer.
     while (this.handedOver.length > 0) this.flushHandedOver();
     await Promise.all(this.flushes);
@@ -290,15 +293,11 @@ export class OutboxRelay {
   }
 
   /** Releases expired locks. (Published rows are pruned by retention/retention-pruner.ts.) */
-  async keepHouse(): Promise<void> {
-    try {
-      const released = await releaseStaleOutboxLocks(this.options.pool, this.options.lockTimeoutMs);
-      if (released > 0) {
-        this.options.logger.warn({ released }, 'released outbox rows whose relay lock expired');
-        this.wake();
-      }
-    } catch (error) {
-      this.options.logger.warn({ err: error }, 'outbox housekeeping failed');
+  private async keepHouse(): Promise<void> {
+    const released = await releaseStaleOutboxLocks(this.options.pool, this.options.lockTimeoutMs);
+    if (released > 0) {
+      this.options.logger.warn({ released }, 'released outbox rows whose relay lock expired');
+      this.wake();
     }
   }
 
@@ -398,7 +397,8 @@ export class OutboxRelay {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.woken || ms <= 0) return Promise.resolve();
+    // stop() may come while the next due time is being read, before there is a wake-up to call.
+    if (this.stopped || this.woken || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {

@@ -1,9 +1,9 @@
 import type { SqlPool } from '@atelier/db';
+import { backoffDelayMs, startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from '../definitions/index.js';
 import type { OutboxSubjects } from '../db/job-row.js';
 import { reapExpiredLeases } from '../transitions/reap.js';
-import { backoffMs } from '../domain/retry-policy.js';
 import { announce, type AnnounceTargets } from '../transitions/announce.js';
 
 export interface LeaseReaperOptions {
@@ -24,21 +24,17 @@ export interface LeaseReaperOptions {
  * can reap at once and each expired lease is handled exactly once.
  */
 export class LeaseReaper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
+  private task: PeriodicTask | undefined;
 
   constructor(private readonly options: LeaseReaperOptions) {}
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running = this.runOnce().catch((error: unknown) => this.options.logger.warn({ err: error }, 'lease reaping failed'));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    const { intervalMs, logger } = this.options;
+    this.task = startPeriodicTask({ name: 'lease reaping', intervalMs, logger, run: () => this.runOnce() });
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.task?.stop();
   }
 
   /** Reaps until no expired lease is left; answers how many jobs were requeued and failed. */
@@ -52,7 +48,11 @@ export class LeaseReaper {
         (expired) => {
           const definition = this.options.registry.find(expired.job_type);
           const requeue = expired.attempt_count < expired.max_attempts;
-          return { jobId: expired.id, requeue, delayMs: requeue && definition ? backoffMs(expired.attempt_count, definition) : 0 };
+          return {
+            jobId: expired.id,
+            requeue,
+            delayMs: requeue && definition ? backoffDelayMs(expired.attempt_count, definition.retryBackoff) : 0,
+          };
         },
         this.options.subjects,
       );

@@ -1,4 +1,5 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
+import { startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import type { OutboxSubjects } from '../db/job-row.js';
 import { lockRedispatch, redispatchStaleJobs } from '../db/outbox-sql.js';
@@ -25,21 +26,17 @@ export interface StaleDispatchSweeperOptions {
  * replica sweeps at a time (an advisory lock); the others skip their turn.
  */
 export class StaleDispatchSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
+  private task: PeriodicTask | undefined;
 
   constructor(private readonly options: StaleDispatchSweeperOptions) {}
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running = this.runOnce().catch((error: unknown) => this.options.logger.warn({ err: error }, 'stale dispatch sweep failed'));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    const { intervalMs, logger } = this.options;
+    this.task = startPeriodicTask({ name: 'stale dispatch sweep', intervalMs, logger, run: () => this.runOnce() });
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.task?.stop();
   }
 
   /** Sweeps until no stale job is left; answers how many jobs were dispatched again. */

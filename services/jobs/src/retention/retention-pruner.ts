@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqlPool } from '@atelier/db';
+import { startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { pruneJobEvents, prunePublishedOutbox, tryLockRetention, unlockRetention } from './retention-sql.js';
 
@@ -32,42 +33,38 @@ export interface RetentionPrunerOptions {
  * replica that finds it taken skips its turn.
  */
 export class RetentionPruner {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
-  private stopping = new AbortController();
+  private task: PeriodicTask | undefined;
 
   constructor(private readonly options: RetentionPrunerOptions) {}
 
   start(): void {
-    this.stopping = new AbortController();
-    this.timer = setInterval(() => {
-      this.running = this.runOnce().catch((error: unknown) => this.options.logger.warn({ err: error }, 'retention pruning failed'));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    const { intervalMs, logger } = this.options;
+    this.task = startPeriodicTask({ name: 'retention pruning', intervalMs, logger, run: (signal) => this.runOnce(signal) });
   }
 
   /** Stops between two batches: the statement under way finishes, nothing else starts. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.stopping.abort();
-    await this.running;
+    await this.task?.stop();
   }
 
-  /** One run over both tables; answers the rows deleted, or null when another replica holds the lock. */
-  async runOnce(): Promise<Record<RetentionTable, number> | null> {
+  /**
+   * One run over both tables, until nothing is due or `signal` aborts; answers the rows deleted,
+   * or null when another replica holds the lock.
+   */
+  async runOnce(signal: AbortSignal = new AbortController().signal): Promise<Record<RetentionTable, number> | null> {
     const client = await this.options.pool.connect();
     let healthy = true;
     try {
       if (!(await tryLockRetention(client))) return null;
       try {
-        const outbox = await this.inBatches('outbox', async (cursor: Date | null) => {
+        const outbox = await this.inBatches('outbox', signal, async (cursor: Date | null) => {
           const batch = await prunePublishedOutbox(client, this.options.outboxRetentionMs, this.options.batchSize, cursor);
           return { deleted: batch.deleted, next: batch.deleted < this.options.batchSize ? null : batch.reached };
         });
         const jobEvents =
           this.options.jobEventsRetentionDays === 0
             ? 0
-            : await this.inBatches('job_events', (cursor: string | null) =>
+            : await this.inBatches('job_events', signal, (cursor: string | null) =>
                 pruneJobEvents(client, this.options.jobEventsRetentionDays, this.options.batchSize, cursor ?? '0'),
               );
         if (outbox + jobEvents > 0) this.options.logger.info({ outbox, jobEvents }, 'retention pruned history');
@@ -85,18 +82,22 @@ export class RetentionPruner {
     }
   }
 
-  /** Runs batches from the start of the table until one says there is nothing more, or stop(). */
-  private async inBatches<C>(table: RetentionTable, batch: (cursor: C | null) => Promise<{ deleted: number; next: C | null }>) {
+  /** Runs batches from the start of the table until one says there is nothing more, or the signal aborts. */
+  private async inBatches<C>(
+    table: RetentionTable,
+    signal: AbortSignal,
+    batch: (cursor: C | null) => Promise<{ deleted: number; next: C | null }>,
+  ) {
     let total = 0;
     let cursor: C | null = null;
     for (;;) {
       const { deleted, next } = await batch(cursor);
       total += deleted;
       if (deleted > 0) this.options.onPruned?.(table, deleted);
-      if (next === null || this.stopping.signal.aborted) return total;
+      if (next === null || signal.aborted) return total;
       cursor = next;
-      await sleep(this.options.batchPauseMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
-      if (this.stopping.signal.aborted) return total;
+      await sleep(this.options.batchPauseMs, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return total;
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { jobsV1 } from '@atelier/contracts';
 import { MicroBatcher } from '@atelier/batching';
 import { uuidv7, inTransaction } from '@atelier/db';
+import { requestHash } from '@atelier/encoding';
 import { AlreadyExistsError, ResourceExhaustedError, isTransientError } from '@atelier/errors';
 import { retryWithBackoff } from '@atelier/lifecycle';
 import type { Handler } from '@atelier/grpc';
@@ -11,7 +12,6 @@ import { findJobByIdempotencyKey, listEvents } from '../db/job-queries.js';
 import type { JobRow } from '../db/job-row.js';
 import { normaliseCommand } from '../domain/job-command.js';
 import { quotaRefusal } from '../domain/quota.js';
-import { requestHash } from '../domain/request-hash.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
 import { resolveAgainstPeers } from '../peer-validation.js';
@@ -88,6 +88,8 @@ export function createJob(context: JobsContext): CreateJob {
     const idempotencyKey = requireIdempotencyKey(request.idempotencyKey);
     const definition: JobDefinition = context.registry.get(request.jobType);
     const command = normaliseCommand(request, definition);
+    // The normalised command, not the raw request: whitespace around a prompt or the order of
+    // the parameters does not make two equal requests differ.
     const hash = requestHash(command);
 
     // A replay must not depend on the peers or the quota of now (a model disabled since, a user
@@ -110,7 +112,6 @@ export function createJob(context: JobsContext): CreateJob {
       jobType: definition.jobType,
       mediaKind: resolved.mediaKind,
       queue: definition.queue,
-      priority: definition.defaultPriority,
       modelId: command.modelId,
       styleId: command.styleId,
       inputAssetId: command.inputAssetId,

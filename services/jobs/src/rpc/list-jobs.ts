@@ -1,9 +1,9 @@
 import { type jobsV1 } from '@atelier/contracts';
+import { decodeMicrosPageToken, encodeMicrosPageToken, pageSize } from '@atelier/encoding';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
 import { listEvents, listJobs as listJobRows } from '../db/job-queries.js';
 import { storedStatus } from '../domain/job-state-machine.js';
-import { decodePageToken, encodePageToken, pageSize } from '../domain/page-token.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
 
@@ -14,7 +14,7 @@ export function listJobs({ pool }: JobsContext): ListJobs {
   return async (request) => {
     const userId = requireUserId(request.userId, 'user_id');
     const limit = pageSize(request.pageSize);
-    const cursor = decodePageToken(request.pageToken);
+    const cursor = decodeMicrosPageToken(request.pageToken);
     const rows = await listJobRows(pool, { userId, status: storedStatus(request.status) }, cursor, limit);
     const page = rows.slice(0, limit);
     const events = await listEvents(
@@ -24,7 +24,7 @@ export function listJobs({ pool }: JobsContext): ListJobs {
     const last = page.at(-1);
     return {
       jobs: page.map((row) => toJobMessage(row, { events: events.filter((e) => e.job_id === row.id) })),
-      nextPageToken: rows.length > limit && last ? encodePageToken({ createdMicros: last.created_micros, id: last.id }) : '',
+      nextPageToken: rows.length > limit && last ? encodeMicrosPageToken({ createdMicros: last.created_micros, id: last.id }) : '',
     };
   };
 }

@@ -11,7 +11,6 @@ export function newCanaryJob(overrides: Partial<NewJob> = {}): NewJob {
     jobType: 'system.canary',
     mediaKind: 'image',
     queue: 'interactive',
-    priority: 0,
     modelId: null,
     styleId: null,
     inputAssetId: null,

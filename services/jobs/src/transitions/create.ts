@@ -10,7 +10,6 @@ export interface NewJob {
   jobType: string;
   mediaKind: string;
   queue: 'interactive' | 'background';
-  priority: number;
   modelId: string | null;
   styleId: string | null;
   inputAssetId: string | null;
@@ -58,11 +57,11 @@ const startOfUtcDay = `date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 
  */
 function insertStatement(quota: boolean): string {
   return `WITH incoming AS (
-            SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::smallint[],
-                                 $8::uuid[], $9::uuid[], $10::uuid[], $11::boolean[], $12::text[], $13::text[], $14::int[],
-                                 $15::int[], $16::jsonb[], $17::text[], $18::text[], $19::text[], $20::text[], $21::smallint[],
-                                 $22::text[], $23::bytea[], $24::uuid[], $25::text[], $28::jsonb[]) WITH ORDINALITY
-              AS t(id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id,
+            SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[],
+                                 $7::uuid[], $8::uuid[], $9::uuid[], $10::boolean[], $11::text[], $12::text[], $13::int[],
+                                 $14::int[], $15::jsonb[], $16::text[], $17::text[], $18::text[], $19::text[], $20::smallint[],
+                                 $21::text[], $22::bytea[], $23::uuid[], $24::text[], $27::jsonb[]) WITH ORDINALITY
+              AS t(id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id,
                    expects_output, prompt, negative_prompt, width, height, parameters, provider_code_snapshot,
                    provider_model_snapshot, model_version_snapshot, style_code_snapshot, max_attempts, idempotency_key,
                    request_hash, retry_of_job_id, actor, trace_context, n)),
@@ -75,30 +74,30 @@ function insertStatement(quota: boolean): string {
             SELECT i.n AS usage_n,
                    (SELECT count(*)::int FROM jobs.generation_jobs j
                      WHERE j.user_id = i.user_id AND j.created_at >= ${startOfUtcDay}
-                       AND j.job_type = ANY($30::text[]) AND ${countsTowardDailyQuotaSql('j')}) AS today,
+                       AND j.job_type = ANY($29::text[]) AND ${countsTowardDailyQuotaSql('j')}) AS today,
                    (SELECT count(*)::int FROM jobs.generation_jobs j
-                     WHERE j.user_id = i.user_id AND j.status IN ('queued', 'running') AND j.job_type = ANY($30::text[])) AS in_flight
+                     WHERE j.user_id = i.user_id AND j.status IN ('queued', 'running') AND j.job_type = ANY($29::text[])) AS in_flight
               FROM incoming i),`
               : ''
           }
           created AS (
             INSERT INTO jobs.generation_jobs
-              (id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id, expects_output,
+              (id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id, expects_output,
                prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
                model_version_snapshot, style_code_snapshot, status, max_attempts, idempotency_key, request_hash,
                retry_of_job_id, next_attempt_at, trace_context)
-            SELECT id, user_id, pet_id, job_type, media_kind, queue, priority, model_id, style_id, input_asset_id, expects_output,
+            SELECT id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id, expects_output,
                    prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
                    model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
                    retry_of_job_id, now(), trace_context
               FROM incoming
-             ${quota ? 'WHERE (SELECT u.today < $31 AND u.in_flight < $32 FROM usage u WHERE u.usage_n = incoming.n)' : ''}
+             ${quota ? 'WHERE (SELECT u.today < $30 AND u.in_flight < $31 FROM usage u WHERE u.usage_n = incoming.n)' : ''}
             ON CONFLICT (user_id, idempotency_key) DO NOTHING
             RETURNING *),
           event AS (
             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
             SELECT c.id, NULL, 'queued', 0, i.actor FROM created c JOIN incoming i ON i.id = c.id),
-          dispatch AS (${DISPATCH_OUTBOX('created', '$26', '$27', '$29')}),
+          dispatch AS (${DISPATCH_OUTBOX('created', '$25', '$26', '$28')}),
           outcome AS (
             SELECT i.n, true AS inserted, c.* FROM incoming i JOIN created c ON c.id = i.id
             UNION ALL
@@ -126,7 +125,6 @@ function insertValues(jobs: readonly NewJob[], actors: readonly string[], subjec
     column('jobType'),
     column('mediaKind'),
     column('queue'),
-    column('priority'),
     column('modelId'),
     column('styleId'),
     column('inputAssetId'),

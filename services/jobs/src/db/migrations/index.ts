@@ -20,4 +20,8 @@ export const jobsMigrations: readonly NamedMigration[] = [
     load: async () => (await import('./0005-in-flight-and-queue-position-indexes.js')).InFlightAndQueuePositionIndexes,
   },
   { name: '0006-job-histories', load: async () => (await import('./0006-job-histories.js')).JobHistories },
+  {
+    name: '0007-queue-position-in-dispatch-order',
+    load: async () => (await import('./0007-queue-position-in-dispatch-order.js')).QueuePositionInDispatchOrder,
+  },
 ];

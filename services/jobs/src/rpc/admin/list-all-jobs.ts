@@ -1,9 +1,9 @@
 import type { jobsAdminV1 } from '@atelier/contracts';
+import { decodeMicrosPageToken, encodeMicrosPageToken, pageSize } from '@atelier/encoding';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
 import { listEvents, listJobs } from '../../db/job-queries.js';
 import { storedStatus } from '../../domain/job-state-machine.js';
-import { decodePageToken, encodePageToken, pageSize } from '../../domain/page-token.js';
 import type { JobsContext } from '../../jobs-context.js';
 import { storedQueue, toAdminJobMessage } from '../../job-mapper.js';
 
@@ -24,7 +24,7 @@ export function listAllJobs(context: JobsContext): ListAllJobs {
         createdAfter: request.createdAfter,
         createdBefore: request.createdBefore,
       },
-      decodePageToken(request.pageToken),
+      decodeMicrosPageToken(request.pageToken),
       limit,
     );
     const page = rows.slice(0, limit);
@@ -40,7 +40,7 @@ export function listAllJobs(context: JobsContext): ListAllJobs {
           events.filter((e) => e.job_id === row.id),
         ),
       ),
-      nextPageToken: rows.length > limit && last ? encodePageToken({ createdMicros: last.created_micros, id: last.id }) : '',
+      nextPageToken: rows.length > limit && last ? encodeMicrosPageToken({ createdMicros: last.created_micros, id: last.id }) : '',
     };
   };
 }

@@ -1,9 +1,9 @@
 import { enumWords, jobsAdminV1 } from '@atelier/contracts';
+import { pageSize } from '@atelier/encoding';
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
 import { findOutboxRow, listDeadOutboxRows, replayDeadOutboxRow, type OutboxRow } from '../../db/outbox-sql.js';
-import { pageSize } from '../../domain/page-token.js';
 import type { JobsContext } from '../../jobs-context.js';
 
 type ListDead = Handler<typeof jobsAdminV1.JobsAdminServiceService.listDeadOutboxEvents>;

@@ -46,7 +46,6 @@ export function retryJob(context: JobsContext): RetryJob {
           jobType: original.job_type,
           mediaKind: original.media_kind,
           queue: definition.queue,
-          priority: definition.defaultPriority,
           modelId: original.model_id,
           styleId: original.style_id,
           inputAssetId: original.input_asset_id,

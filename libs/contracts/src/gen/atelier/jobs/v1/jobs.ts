@@ -166,6 +166,12 @@ export interface Job {
   jobType: string;
   mediaKind: MediaKind;
   queue: JobQueue;
+  /**
+   * Orders nothing: jobs are dispatched in the order they become due, within their queue. Kept
+   * for compatibility; 0 for every job created since migration 0007.
+   *
+   * @deprecated
+   */
   priority: number;
   /** Absent for job types that use no model (system.canary). */
   modelId?: string | undefined;

@@ -4,9 +4,8 @@
 import { webcrypto } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { PLATFORM_IDENTITIES } from './platform-services.js';
 
-/** Every identity the platform's processes use: the services, and `ops` for the operator CLI. */
-export const PLATFORM_IDENTITIES = ['catalog', 'media', 'jobs', 'community', 'gateway', 'worker', 'ops'] as const;
 export const DEV_TRUST_DOMAIN = 'atelier.local';
 
 /** Where one identity's files are, as the GRPC_TLS_* variables name them. */

@@ -6,7 +6,7 @@ import { catalogV1, commonV1, jobsV1 } from '@atelier/contracts';
 import { NotFoundError, ResourceExhaustedError } from '@atelier/errors';
 import { createLogger } from '@atelier/logging';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from './app.js';
+import { buildGateway } from './server.js';
 import { createTokenVerifier } from './auth/token-verifier.js';
 import type { GatewayPeers } from './gateway-context.js';
 

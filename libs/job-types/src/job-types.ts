@@ -1,0 +1,42 @@
+/** The kinds of executor a worker has: `image` calls the vendor, `canary` does nothing at once. */
+export const JOB_EXECUTORS = ['image', 'canary'] as const;
+export type JobExecutorKind = (typeof JOB_EXECUTORS)[number];
+
+/**
+ * What every process must agree on about a job type. The jobs service's definition adds how it is
+ * run (queue, timeouts, retries, input rules); the gateway reads `operatorOnly`; the worker picks
+ * the executor.
+ */
+export interface JobTypeDescription {
+  /** `^[a-z][a-z0-9_.]{1,63}$`, e.g. `image.stylize`: the job_type of requests, rows and catalog models. */
+  readonly jobType: string;
+  /** Only admins may create it (the gateway refuses everyone else with 403): the operators' probes. */
+  readonly operatorOnly: boolean;
+  readonly executor: JobExecutorKind;
+}
+
+/** Every job type this build ships. Adding one is a line here, a definition in jobs and, for a new kind, an executor in the worker. */
+export const JOB_TYPES = [
+  { jobType: 'image.stylize', operatorOnly: false, executor: 'image' },
+  { jobType: 'image.upscale', operatorOnly: false, executor: 'image' },
+  { jobType: 'system.canary', operatorOnly: true, executor: 'canary' },
+] as const satisfies readonly JobTypeDescription[];
+
+export type JobTypeName = (typeof JOB_TYPES)[number]['jobType'];
+
+const byName: ReadonlyMap<string, JobTypeDescription> = new Map(JOB_TYPES.map((type) => [type.jobType, type]));
+
+/** The description of a job type a request or a row names, or undefined when this build does not ship it. */
+export function findJobType(jobType: string): JobTypeDescription | undefined {
+  return byName.get(jobType);
+}
+
+/** The description of a shipped job type (for code that declares one: the name is checked at compile time). */
+export function describedJobType(jobType: JobTypeName): JobTypeDescription {
+  return byName.get(jobType)!;
+}
+
+/** Whether only operators may create jobs of this type. A type this build does not ship is not; the jobs service refuses it as unknown. */
+export function isOperatorOnlyJobType(jobType: string): boolean {
+  return findJobType(jobType)?.operatorOnly ?? false;
+}

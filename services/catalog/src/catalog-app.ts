@@ -1,0 +1,74 @@
+import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
+import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
+import { runService } from '@atelier/lifecycle';
+import type { Logger } from '@atelier/logging';
+import { startServiceMetrics } from '@atelier/metrics';
+import { NATS_HEALTH_SERVICE, checkNatsCredentials } from '@atelier/nats';
+import type { Telemetry } from '@atelier/telemetry';
+import { openChangeNotices } from './change-notices.js';
+import { catalogConfigSpec, shutdownPolicy, type CatalogConfig } from './config.js';
+import { CATALOG_SCHEMA, catalogMigrations } from './db/migrations/index.js';
+import { startCatalogServer } from './server.js';
+
+export type CatalogAppConfig = Omit<CatalogConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS' | 'METRICS_PORT'>;
+
+export interface CatalogApp {
+  readonly server: GrpcServerHandle;
+  /** Stops serving (graceful for graceMs), then the change notices and the pool. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/**
+ * Wires the catalog service: the pg pool, the change notices on NATS (catalog serves without the
+ * broker; its health says whether the link is up) and the gRPC server.
+ */
+export async function startCatalogApp(
+  config: CatalogAppConfig,
+  logger: Logger,
+  options: { callObserver?: CallObserver } = {},
+): Promise<CatalogApp> {
+  const security = loadGrpcSecurity(config);
+  const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'catalog' });
+  // Set once serving; the link may come up (or go down) before or after.
+  const serverRef: { current?: GrpcServerHandle } = {};
+  const notices = openChangeNotices(config, logger, (up) =>
+    serverRef.current?.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
+  );
+  const server = await startCatalogServer(
+    { pool, announceChange: notices.announce },
+    { ...servingOptionsOf(config, security), logger, callObserver: options.callObserver },
+  );
+  serverRef.current = server;
+  server.health.setStatus(NATS_HEALTH_SERVICE, notices.link.up() ? 'SERVING' : 'NOT_SERVING');
+  return {
+    server,
+    async stop(graceMs) {
+      await server.shutdown(graceMs);
+      await notices.close();
+      await pool.end();
+    },
+  };
+}
+
+/** The catalog process (main.ts hands over once telemetry runs): the schema check, metrics, the app. */
+export function runCatalog(telemetry: Telemetry): Promise<void> {
+  return runService({
+    name: 'catalog',
+    telemetry,
+    spec: catalogConfigSpec,
+    checks: [checkNatsCredentials],
+    shutdown: shutdownPolicy,
+    async start(config, logger) {
+      await assertSchemaCurrent(config.DATABASE_URL, { service: 'catalog', schema: CATALOG_SCHEMA, migrations: catalogMigrations });
+      const metrics = await startServiceMetrics('catalog', { port: config.METRICS_PORT });
+      const app = await startCatalogApp(config, logger, { callObserver: metrics.grpcCalls });
+      logger.info({ port: app.server.port, metricsPort: metrics.port }, 'catalog serving gRPC');
+      return {
+        async stop() {
+          await app.stop(config.SHUTDOWN_GRACE_MS);
+          await metrics.close();
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,8 @@
+import { AuthorEntity } from './authors.entity.js';
+import { PostMediaEntity } from './post-media.entity.js';
+import { PostEntity } from './posts.entity.js';
+
+export { AuthorEntity, PostEntity, PostMediaEntity };
+
+/** Every table of schema community, as MikroORM entities. */
+export const communityEntities = [PostEntity, PostMediaEntity, AuthorEntity] as const;

@@ -1,0 +1,45 @@
+import { runService } from '@atelier/lifecycle';
+import type { Telemetry } from '@atelier/telemetry';
+import { providerSimConfigSpec, shutdownPolicy } from './config.js';
+import { buildProviderSim } from './server.js';
+
+/**
+ * The provider-sim process (main.ts hands over once telemetry runs): the simulator from its
+ * configuration, listening on HTTP_PORT; SIGTERM closes the server (in-flight requests finish).
+ */
+export function runProviderSim(telemetry: Telemetry): Promise<void> {
+  return runService({
+    name: 'provider-sim',
+    telemetry,
+    spec: providerSimConfigSpec,
+    shutdown: shutdownPolicy,
+    async start(config, logger) {
+      const { app } = buildProviderSim({
+        logger,
+        apiKeys: config.PROVIDER_SIM_API_KEYS,
+        latencyMs: config.PROVIDER_SIM_LATENCY_MS,
+        failureRate: config.PROVIDER_SIM_FAILURE_RATE,
+        failureKind: config.PROVIDER_SIM_FAILURE_KIND,
+        maxPredictions: config.PROVIDER_SIM_MAX_PREDICTIONS,
+        publicUrl: config.PUBLIC_URL,
+      });
+      await app.listen({ port: config.HTTP_PORT, host: '0.0.0.0' });
+      const address = app.server.address();
+      logger.info(
+        {
+          port: typeof address === 'object' && address ? address.port : config.HTTP_PORT,
+          latencyMs: config.PROVIDER_SIM_LATENCY_MS,
+          failureRate: config.PROVIDER_SIM_FAILURE_RATE,
+          failureKind: config.PROVIDER_SIM_FAILURE_KIND,
+          apiKeysConfigured: config.PROVIDER_SIM_API_KEYS !== undefined,
+        },
+        'provider-sim serving HTTP',
+      );
+      return {
+        async stop() {
+          await app.close();
+        },
+      };
+    },
+  });
+}
