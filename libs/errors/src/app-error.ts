@@ -123,3 +123,14 @@ const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.UNAVAILABLE, 
 export function isTransientError(error: unknown): boolean {
   return error instanceof AppError && TRANSIENT_CODES.has(error.code);
 }
+
+/**
+ * A failed call to a peer service, as the caller's own answer: a peer that was unreachable or
+ * too slow is UNAVAILABLE ("the media service is unavailable; try again shortly"), the client's
+ * cue to retry; anything else is an INTERNAL error of ours. Refusals the caller expects (a
+ * NOT_FOUND it turns into its own answer) are handled before this.
+ */
+export function peerFailure(peer: string, error: unknown): AppError {
+  if (isTransientError(error)) return new UnavailableError(`the ${peer} service is unavailable; try again shortly`, { cause: error });
+  return new InternalError(`${peer} lookup failed`, { cause: error });
+}

@@ -17,6 +17,7 @@ export {
   InternalError,
   isAppError,
   isTransientError,
+  peerFailure,
   type AppErrorOptions,
 } from './app-error.js';
 export { secondsToNextUtcDay } from './retry-after.js';

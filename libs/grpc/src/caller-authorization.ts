@@ -22,7 +22,7 @@ interface AuthorizedCall {
 }
 
 /** Told of each refused call, for the log: who tried what. */
-export type DeniedCallListener = (method: string, caller: string | undefined) => void;
+type DeniedCallListener = (method: string, caller: string | undefined) => void;
 
 /**
  * Wraps a service's handlers so that each call runs only when its caller's certificate proves an

@@ -3,40 +3,57 @@ import {
   type CallOptions,
   type ChannelCredentials,
   type Client,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type ClientWritableStream,
   type ServiceDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { clientStreamCall, serverStreamCall, type ServerStreamCall } from './client-streams.js';
 import { fromServiceError } from './service-errors.js';
 import { channelCredentialsOf, serverNameOfService, tlsChannelOptions, type GrpcSecurity } from './transport-security.js';
 
-/** Per-call options of a promise client method. */
-export interface UnaryCallOptions {
-  /** Overrides the client's default deadline for this call. */
+/** Per-call options of a client method. */
+export interface ClientCallOptions {
+  /** The call's deadline: a unary call's replaces the client's default; a stream has none unless given one. */
   deadlineMs?: number;
   metadata?: Metadata;
-  /** Cancels the call (the promise rejects with CANCELLED). */
+  /** Cancels the call: it fails with CANCELLED. */
   signal?: AbortSignal;
 }
 
-type UnaryMethod<Req, Res> = (
-  request: Req,
+type Callback<Res> = (error: ServiceError | null, response: Res) => void;
+
+// The last overload of each generated method, by kind (TypeScript matches overloads on the last).
+type UnaryMethod<Req, Res> = (request: Req, metadata: Metadata, options: Partial<CallOptions>, callback: Callback<Res>) => ClientUnaryCall;
+type ServerStreamingMethod<Req, Res> = (request: Req, metadata?: Metadata, options?: Partial<CallOptions>) => ClientReadableStream<Res>;
+type ClientStreamingMethod<Req, Res> = (
   metadata: Metadata,
   options: Partial<CallOptions>,
-  callback: (error: ServiceError | null, response: Res) => void,
-) => ClientUnaryCall;
+  callback: Callback<Res>,
+) => ClientWritableStream<Req>;
+
+// The streaming kinds are told apart first: a streaming method fits the unary shape too (fewer
+// parameters are fine, and its stream is also a ClientUnaryCall).
+type PromiseMethod<M> =
+  M extends ClientStreamingMethod<infer Req, infer Res>
+    ? (requests: Iterable<Req> | AsyncIterable<Req>, options?: ClientCallOptions) => Promise<Res>
+    : M extends ServerStreamingMethod<infer Req, infer Res>
+      ? (request: Req, options?: ClientCallOptions) => ServerStreamCall<Res>
+      : M extends UnaryMethod<infer Req, infer Res>
+        ? (request: Req, options?: ClientCallOptions) => Promise<Res>
+        : never;
 
 /**
- * A ts-proto grpc-js client with every unary method as `(request, options?) => Promise<response>`
- * whose failures are domain errors (`AppError`, see `@atelier/errors`). Streaming methods are
- * reached through `raw`.
+ * A ts-proto grpc-js client whose failures are domain errors (`AppError`, see `@atelier/errors`),
+ * the same for every kind of method: a unary method is `(request, options?) => Promise<response>`,
+ * a server-streaming one `(request, options?) => ServerStreamCall<response>` (an async iterable),
+ * a client-streaming one `(requests, options?) => Promise<response>` sending an (async) iterable.
  */
 export type PromiseClient<C> = {
-  [K in keyof C as C[K] extends UnaryMethod<infer _Req, infer _Res> ? K : never]: C[K] extends UnaryMethod<infer Req, infer Res>
-    ? (request: Req, options?: UnaryCallOptions) => Promise<Res>
-    : never;
+  [K in keyof C as [PromiseMethod<C[K]>] extends [never] ? never : K]: PromiseMethod<C[K]>;
 } & {
-  /** The underlying grpc-js client, for streaming calls. */
+  /** The underlying grpc-js client. */
   readonly raw: C;
   /** Closes the channel. */
   close(): void;
@@ -48,7 +65,7 @@ export interface ClientConstructor<C extends Client> {
 }
 
 export interface ServiceClientOptions {
-  /** Deadline of a unary call that sets none (default 5 s). Streaming calls get none. */
+  /** Deadline of a unary call that sets none (default 5 s). Streaming calls get none unless they ask. */
   defaultDeadlineMs?: number;
   /** Attempts per call when the server is UNAVAILABLE, first one included (2–5, default 4). */
   maxAttempts?: number;
@@ -117,18 +134,40 @@ export function createServiceClient<C extends Client>(
   });
 
   const client: Record<string, unknown> = { raw, close: () => raw.close() };
+  const methods = raw as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const streamOptions = ({ deadlineMs }: ClientCallOptions): Partial<CallOptions> =>
+    deadlineMs === undefined ? {} : { deadline: Date.now() + deadlineMs };
   for (const [name, method] of Object.entries(ClientCtor.service)) {
-    if (method.requestStream || method.responseStream) continue;
-    const call = (raw as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name];
-    if (!call) continue;
-    client[name] = (request: unknown, callOptions: UnaryCallOptions = {}) =>
-      new Promise((resolve, reject) => {
-        const deadline = Date.now() + (callOptions.deadlineMs ?? defaultDeadlineMs);
-        const pending = call.call(raw, request, callOptions.metadata ?? new Metadata(), { deadline }, (error, response) =>
-          error ? reject(fromServiceError(error)) : resolve(response),
+    const call = methods[name];
+    if (!call || (method.requestStream && method.responseStream)) continue; // no contract has a bidirectional method
+    if (method.responseStream) {
+      client[name] = (request: unknown, callOptions: ClientCallOptions = {}): ServerStreamCall<unknown> =>
+        serverStreamCall(
+          call.call(raw, request, callOptions.metadata ?? new Metadata(), streamOptions(callOptions)) as ClientReadableStream<unknown>,
+          callOptions.signal,
         );
-        callOptions.signal?.addEventListener('abort', () => pending.cancel(), { once: true });
-      });
+    } else if (method.requestStream) {
+      client[name] = (requests: Iterable<unknown> | AsyncIterable<unknown>, callOptions: ClientCallOptions = {}) =>
+        clientStreamCall(
+          (callback) =>
+            call.call(raw, callOptions.metadata ?? new Metadata(), streamOptions(callOptions), callback) as ClientWritableStream<unknown>,
+          requests,
+          callOptions.signal,
+        );
+    } else {
+      client[name] = (request: unknown, callOptions: ClientCallOptions = {}) =>
+        new Promise((resolve, reject) => {
+          const deadline = Date.now() + (callOptions.deadlineMs ?? defaultDeadlineMs);
+          const pending = call.call(
+            raw,
+            request,
+            callOptions.metadata ?? new Metadata(),
+            { deadline },
+            (error: ServiceError | null, response: unknown) => (error ? reject(fromServiceError(error)) : resolve(response)),
+          ) as ClientUnaryCall;
+          callOptions.signal?.addEventListener('abort', () => pending.cancel(), { once: true });
+        });
+    }
   }
   return client as PromiseClient<C>;
 }

@@ -38,3 +38,25 @@ export function fromServiceError(error: unknown): AppError {
     cause: error,
   });
 }
+
+/**
+ * A refusal carried as data rather than as the call's status: one entry of a batch answer
+ * (`EntryError` in the contracts) fails the way the single call would have, the others succeed.
+ */
+export interface StatusDetails {
+  /** The canonical gRPC status code. */
+  code: number;
+  /** The stable reason; empty for none. */
+  reason: string;
+  message: string;
+}
+
+/** A domain error as StatusDetails, by the one status table. */
+export function toStatusDetails(error: AppError): StatusDetails {
+  return { code: GRPC_STATUS_BY_ERROR_CODE[error.code], reason: error.reason ?? '', message: error.message };
+}
+
+/** The domain error that StatusDetails stand for, as the single call would have thrown it. */
+export function fromStatusDetails(details: StatusDetails): AppError {
+  return new AppError(errorCodeForGrpcStatus(details.code), details.message, { reason: details.reason || undefined });
+}

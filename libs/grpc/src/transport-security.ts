@@ -41,8 +41,6 @@ export function loadGrpcSecurity(files: GrpcSecurityFiles): GrpcSecurity {
   };
 }
 
-export const serviceIdentityUri = (trustDomain: string, name: string) => `spiffe://${trustDomain}/svc/${name}`;
-
 /**
  * The service name a certificate proves, from its `URI:spiffe://<trustDomain>/svc/<name>` SAN;
  * undefined for any other certificate (other trust domain, no such SAN, several of them).

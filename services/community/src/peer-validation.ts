@@ -1,13 +1,5 @@
 import { jobsV1, mediaV1 } from '@atelier/contracts';
-import {
-  AppError,
-  ErrorCode,
-  FailedPreconditionError,
-  InternalError,
-  NotFoundError,
-  UnavailableError,
-  isTransientError,
-} from '@atelier/errors';
+import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, peerFailure } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
 import { requireOutputAttached } from './domain/generation-rules.js';
 
@@ -32,14 +24,6 @@ const POSTABLE_PURPOSES: ReadonlySet<mediaV1.AssetPurpose> = new Set([mediaV1.As
 
 function isCode(error: unknown, ...codes: ErrorCode[]): boolean {
   return error instanceof AppError && codes.includes(error.code);
-}
-
-/** A peer that is down or slow is the caller's cue to retry; anything else unexpected is ours. */
-function peerFailure(peer: string, error: unknown): AppError {
-  if (isTransientError(error)) {
-    return new UnavailableError(`the ${peer} service is unavailable; try again shortly`, { cause: error });
-  }
-  return new InternalError(`${peer} lookup failed`, { cause: error });
 }
 
 /**

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsExecutionV1, jobsV1 } from '@atelier/contracts';
 import { createSqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
+import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { createLogger } from '@atelier/logging';
+import { rangeChecksOf } from '@atelier/testing';
 import { createRegistry } from './definitions/index.js';
 import { LeaseReaper } from './reaper/lease-reaper.js';
 import {
@@ -590,6 +592,13 @@ describe('execution - the database refuses illegal states and transitions', () =
     });
     expect(await attempt(`UPDATE jobs.generation_jobs SET request_hash = '\\x00' WHERE id = $1`, [image.id])).toMatchObject({
       constraint: 'generation_jobs_request_hash_length',
+    });
+  });
+
+  it('holds requested image sides to the limits of @atelier/images: the CHECKs of the migrations name the same numbers', async () => {
+    expect(await rangeChecksOf(h.db, 'jobs.generation_jobs')).toMatchObject({
+      generation_jobs_width_range: [MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX],
+      generation_jobs_height_range: [MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX],
     });
   });
 });

@@ -1,6 +1,6 @@
 import { commonV1, mediaV1 as media } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
-import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, UnavailableError, isTransientError } from '@atelier/errors';
+import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, peerFailure } from '@atelier/errors';
 import type { CatalogReads } from './catalog-cache.js';
 import type { JobCommand, JobDefinition } from './definitions/index.js';
 import type { InputAssetLookups } from './input-asset-lookups.js';
@@ -20,12 +20,10 @@ export interface ResolvedCommand {
   styleCode: string | null;
 }
 
-function peerFailure(peer: string, error: unknown, notFound: () => AppError): AppError {
+/** A failed lookup: NOT_FOUND becomes the caller's own refusal, anything else a peer failure. */
+function lookupFailure(peer: string, error: unknown, notFound: () => AppError): AppError {
   if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) return notFound();
-  if (isTransientError(error)) {
-    return new UnavailableError(`the ${peer} service is unavailable; try again shortly`, { cause: error });
-  }
-  return new AppError(ErrorCode.INTERNAL, `${peer} lookup failed`, { cause: error });
+  return peerFailure(peer, error);
 }
 
 const kindOf = (kind: commonV1.MediaKind): 'image' | 'video' => (kind === commonV1.MediaKind.VIDEO ? 'video' : 'image');
@@ -45,7 +43,7 @@ export async function resolveAgainstPeers(
       ? peers.catalog.model(command.modelId).then(
           (model) => model,
           (e: unknown) => {
-            throw peerFailure('catalog', e, () => new FailedPreconditionError('MODEL_NOT_FOUND', 'the model does not exist'));
+            throw lookupFailure('catalog', e, () => new FailedPreconditionError('MODEL_NOT_FOUND', 'the model does not exist'));
           },
         )
       : undefined,
@@ -53,7 +51,7 @@ export async function resolveAgainstPeers(
       ? peers.catalog.style(command.styleId).then(
           (style) => style,
           (e: unknown) => {
-            throw peerFailure('catalog', e, () => new FailedPreconditionError('STYLE_NOT_FOUND', 'the style does not exist'));
+            throw lookupFailure('catalog', e, () => new FailedPreconditionError('STYLE_NOT_FOUND', 'the style does not exist'));
           },
         )
       : undefined,
@@ -61,7 +59,7 @@ export async function resolveAgainstPeers(
       ? peers.inputAssets.get(command.inputAssetId).then(
           (asset) => asset,
           (e: unknown) => {
-            throw peerFailure('media', e, () => new NotFoundError('input asset'));
+            throw lookupFailure('media', e, () => new NotFoundError('input asset'));
           },
         )
       : undefined,

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsV1, mediaV1 } from '@atelier/contracts';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
-import { fromServiceError, type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
+import { type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
+import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { createLogger } from '@atelier/logging';
 import { connectNats, deleteJobStreams, jetstream, jetstreamManager, jobsTopology } from '@atelier/nats';
 import {
@@ -16,6 +17,7 @@ import {
   createTestDatabase,
   listReflectedServices,
   natsTestPrefix,
+  rangeChecksOf,
   testClient,
   testNatsUrl,
   testSecurity,
@@ -125,20 +127,19 @@ async function countAssets(): Promise<number> {
 }
 
 function putServerAsset(header: Partial<mediaV1.PutServerAssetHeader>, bytes: Buffer, chunkSize = 16 * 1024) {
-  return new Promise<mediaV1.PutServerAssetResponse>((resolve, reject) => {
-    const call = internal.raw.putServerAsset((error, response) => (error ? reject(fromServiceError(error)) : resolve(response)));
-    call.write({ part: { $case: 'header', header: mediaV1.PutServerAssetHeader.fromPartial(header) } });
+  function* messages(): Generator<mediaV1.PutServerAssetRequest> {
+    yield { part: { $case: 'header', header: mediaV1.PutServerAssetHeader.fromPartial(header) } };
     for (let offset = 0; offset < bytes.length; offset += chunkSize) {
-      call.write({ part: { $case: 'chunk', chunk: bytes.subarray(offset, offset + chunkSize) } });
+      yield { part: { $case: 'chunk', chunk: bytes.subarray(offset, offset + chunkSize) } };
     }
-    call.end();
-  });
+  }
+  return internal.putServerAsset(messages());
 }
 
 async function readAsset(assetId: string): Promise<{ asset: mediaV1.Asset | undefined; bytes: Buffer }> {
   let asset: mediaV1.Asset | undefined;
   const chunks: Buffer[] = [];
-  for await (const message of internal.raw.readAsset({ assetId }) as AsyncIterable<mediaV1.ReadAssetResponse>) {
+  for await (const message of internal.readAsset({ assetId })) {
     if (message.part?.$case === 'asset') asset = message.part.asset;
     if (message.part?.$case === 'chunk') chunks.push(Buffer.from(message.part.chunk));
   }
@@ -452,26 +453,14 @@ describe('media - server-written assets', () => {
       code: ErrorCode.FAILED_PRECONDITION,
       reason: 'UPLOAD_NOT_AN_IMAGE',
     });
-    const headless = await refusal(
-      new Promise((resolve, reject) => {
-        const call = internal.raw.putServerAsset((error, response) => (error ? reject(fromServiceError(error)) : resolve(response)));
-        call.write({ part: { $case: 'chunk', chunk: bytes } });
-        call.end();
-      }),
-    );
+    const headless = await refusal(internal.putServerAsset([{ part: { $case: 'chunk', chunk: bytes } }]));
     expect(headless).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'header' });
     expect(await countAssets()).toBe(before);
   });
 
   it('refuses to stream an asset that is not ready', async () => {
     const upload = await startUpload(await png());
-    const error = await (async () => {
-      try {
-        await readAsset(upload.asset!.id);
-      } catch (e) {
-        return fromServiceError(e);
-      }
-    })();
+    const error = await readAsset(upload.asset!.id).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCode.FAILED_PRECONDITION, reason: 'ASSET_NOT_READY' });
   });
 });
@@ -557,6 +546,13 @@ describe('media - the database guards asset invariants', () => {
          VALUES (gen_random_uuid(), 'u', 'ai_output', 'image/png', 30000000, 'k-big', 'uploading')`,
       ),
     ).rejects.toMatchObject({ constraint: 'assets_size_range' });
+  });
+
+  it('holds image sides to the limits of @atelier/images: the CHECKs of the migrations name the same numbers', async () => {
+    expect(await rangeChecksOf(db, 'media.assets')).toMatchObject({
+      assets_width_range: [MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX],
+      assets_height_range: [MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX],
+    });
   });
 });
 

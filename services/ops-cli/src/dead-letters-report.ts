@@ -1,17 +1,12 @@
-import { jobsAdminV1 } from '@atelier/contracts';
+import { enumWords, jobsAdminV1 } from '@atelier/contracts';
 import { oneLine, plural, table } from './text-format.js';
 
 /** Dead outbox events for a terminal and for scripts. Pure. */
 
-const STATUS_NAMES: Readonly<Record<number, string>> = {
-  [jobsAdminV1.OutboxStatus.PENDING]: 'pending',
-  [jobsAdminV1.OutboxStatus.PROCESSING]: 'processing',
-  [jobsAdminV1.OutboxStatus.PUBLISHED]: 'published',
-  [jobsAdminV1.OutboxStatus.DEAD]: 'dead',
-};
+const OUTBOX_STATUS_WORDS = enumWords(jobsAdminV1.OutboxStatus);
 
 export function outboxStatusName(status: jobsAdminV1.OutboxStatus): string {
-  return STATUS_NAMES[status] ?? 'unspecified';
+  return OUTBOX_STATUS_WORDS.wordOf(status) ?? 'unspecified';
 }
 
 /** ISO 8601 to the second: the outbox keeps microseconds nobody reads at a terminal. */

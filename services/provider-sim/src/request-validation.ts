@@ -1,8 +1,6 @@
+import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { invalidRequest } from './api-error.js';
 
-/** Bounds of width/height the vendor renders at; the same as media's accepted image sizes. */
-export const MIN_SIDE_PX = 64;
-export const MAX_SIDE_PX = 8192;
 const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 const MAX_MODEL_LENGTH = 128;
 const MAX_TEXT_LENGTH = 10_000;
@@ -100,8 +98,8 @@ function parseInput(value: unknown): PredictionInput {
     style: optionalText(value, 'style', 'input.style', MAX_MODEL_LENGTH),
     prompt: optionalText(value, 'prompt', 'input.prompt', MAX_TEXT_LENGTH),
     negativePrompt: optionalText(value, 'negative_prompt', 'input.negative_prompt', MAX_TEXT_LENGTH),
-    width: optionalInteger(value, 'width', 'input.width', MIN_SIDE_PX, MAX_SIDE_PX),
-    height: optionalInteger(value, 'height', 'input.height', MIN_SIDE_PX, MAX_SIDE_PX),
+    width: optionalInteger(value, 'width', 'input.width', MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX),
+    height: optionalInteger(value, 'height', 'input.height', MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX),
     strength: optionalFraction(value, 'strength', 'input.strength'),
     scale: optionalScale(value, 'scale', 'input.scale'),
     seed: optionalInteger(value, 'seed', 'input.seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),

@@ -1,5 +1,5 @@
 import sharp, { type Channels, type Matrix3x3, type Sharp } from 'sharp';
-import { MAX_SIDE_PX } from './request-validation.js';
+import { MAX_IMAGE_SIDE_PX } from '@atelier/images';
 
 /** The model that enlarges instead of stylising. */
 export const UPSCALE_MODEL = 'sim-upscale';
@@ -93,7 +93,7 @@ async function decode(input: Buffer): Promise<RawImage> {
 }
 
 async function upscale(image: RawImage, scale: 2 | 4): Promise<RawImage> {
-  const target = fitWithin(image.info.width * scale, image.info.height * scale, MAX_SIDE_PX);
+  const target = fitWithin(image.info.width * scale, image.info.height * scale, MAX_IMAGE_SIDE_PX);
   return applySteps(image, [(pipeline) => pipeline.resize(target.width, target.height, { kernel: 'lanczos3', fit: 'fill' })]);
 }
 
@@ -102,7 +102,7 @@ async function stylise(image: RawImage, request: TransformRequest): Promise<RawI
     request.width !== undefined || request.height !== undefined
       ? await applySteps(image, [(pipeline) => pipeline.resize(request.width, request.height, { fit: 'cover' })])
       : image;
-  const capped = fitWithin(sized.info.width, sized.info.height, MAX_SIDE_PX);
+  const capped = fitWithin(sized.info.width, sized.info.height, MAX_IMAGE_SIDE_PX);
   const bounded =
     capped.width === sized.info.width && capped.height === sized.info.height
       ? sized
@@ -118,7 +118,7 @@ async function stylise(image: RawImage, request: TransformRequest): Promise<RawI
 
 /**
  * The vendor's work: a PNG visibly different from the input. `sim-upscale` enlarges by `scale`
- * (lanczos3, at most MAX_SIDE_PX per side); every other model applies the style at the input
+ * (lanczos3, at most MAX_IMAGE_SIDE_PX per side); every other model applies the style at the input
  * size, or at width/height when given.
  */
 export async function transformImage(input: Buffer, request: TransformRequest): Promise<Buffer> {

@@ -1,7 +1,7 @@
 import { type jobsExecutionV1 } from '@atelier/contracts';
-import { AppError } from '@atelier/errors';
+import { InternalError } from '@atelier/errors';
 import { MicroBatcher } from '@atelier/batching';
-import { errorCodeForGrpcStatus, type PromiseClient } from '@atelier/grpc';
+import { fromStatusDetails, type PromiseClient } from '@atelier/grpc';
 
 /**
  * The worker's claims, completions and progress reports, coalesced into ClaimJobs / CompleteJobs
@@ -36,8 +36,7 @@ export function createExecutionBatches(execution: PromiseClient<jobsExecutionV1.
     async complete(request) {
       const { result } = await completions.submit(request);
       if (result?.$case === 'completed') return result.completed;
-      const error = result?.$case === 'error' ? result.error : { code: 13, reason: 'INTERNAL', message: 'empty batch result' };
-      throw new AppError(errorCodeForGrpcStatus(error.code), error.message, { reason: error.reason || undefined });
+      throw result?.$case === 'error' ? fromStatusDetails(result.error) : new InternalError('empty batch result');
     },
   };
 }

@@ -30,7 +30,7 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 async function readAsset(assetId: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const message of p.mediaAsWorker.raw.readAsset({ assetId }) as AsyncIterable<mediaV1.ReadAssetResponse>) {
+  for await (const message of p.mediaAsWorker.readAsset({ assetId })) {
     if (message.part?.$case === 'chunk') chunks.push(Buffer.from(message.part.chunk));
   }
   return Buffer.concat(chunks);

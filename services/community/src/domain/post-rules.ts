@@ -1,10 +1,10 @@
-import { communityV1 } from '@atelier/contracts';
+import { communityV1, enumWords, type EnumWord } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
 import { isUuid, requireText, requireUuid } from '@atelier/validation';
 
-/** How categories and statuses are stored (the `category` and `status` columns). */
-export type StoredCategory = 'general' | 'help' | 'ai_creation';
-export type StoredStatus = 'draft' | 'published' | 'deleted';
+/** How categories and statuses are stored (the `category` and `status` columns): the contract's words. */
+export type StoredCategory = EnumWord<typeof communityV1.PostCategory>;
+export type StoredStatus = EnumWord<typeof communityV1.PostStatus>;
 /** The statuses a create or an update may ask for; deletion has its own RPC. */
 export type WritableStatus = Exclude<StoredStatus, 'deleted'>;
 
@@ -12,38 +12,27 @@ export const MAX_TITLE_LENGTH = 120;
 export const MAX_CONTENT_LENGTH = 10_000;
 export const MAX_MEDIA_PER_POST = 10;
 
-const CATEGORIES: ReadonlyMap<communityV1.PostCategory, StoredCategory> = new Map([
-  [communityV1.PostCategory.GENERAL, 'general'],
-  [communityV1.PostCategory.HELP, 'help'],
-  [communityV1.PostCategory.AI_CREATION, 'ai_creation'],
-]);
-
-const STATUSES: ReadonlyMap<communityV1.PostStatus, StoredStatus> = new Map([
-  [communityV1.PostStatus.DRAFT, 'draft'],
-  [communityV1.PostStatus.PUBLISHED, 'published'],
-  [communityV1.PostStatus.DELETED, 'deleted'],
-]);
+const CATEGORIES = enumWords(communityV1.PostCategory);
+const STATUSES = enumWords(communityV1.PostStatus);
 
 export function categoryMessage(stored: StoredCategory): communityV1.PostCategory {
-  for (const [message, value] of CATEGORIES) if (value === stored) return message;
-  return communityV1.PostCategory.UNSPECIFIED;
+  return CATEGORIES.fromWord(stored) ?? communityV1.PostCategory.UNSPECIFIED;
 }
 
 export function statusMessage(stored: StoredStatus): communityV1.PostStatus {
-  for (const [message, value] of STATUSES) if (value === stored) return message;
-  return communityV1.PostStatus.UNSPECIFIED;
+  return STATUSES.fromWord(stored) ?? communityV1.PostStatus.UNSPECIFIED;
 }
 
 /** A known category; unspecified is refused (create) — callers that mean "unchanged" check first. */
 export function requireCategory(category: communityV1.PostCategory, field = 'category'): StoredCategory {
-  const stored = CATEGORIES.get(category);
+  const stored = CATEGORIES.wordOf(category);
   if (!stored) throw new InvalidArgumentError(field, 'must be one of GENERAL, HELP, AI_CREATION');
   return stored;
 }
 
 /** DRAFT or PUBLISHED. Deleting is DeletePost's job, so a write never asks for it. */
 export function requireWritableStatus(status: communityV1.PostStatus, field = 'status'): WritableStatus {
-  const stored = STATUSES.get(status);
+  const stored = STATUSES.wordOf(status);
   if (stored === 'draft' || stored === 'published') return stored;
   throw new InvalidArgumentError(field, 'must be DRAFT or PUBLISHED');
 }

@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TERMINAL_JOB_STATUSES } from '@atelier/contracts';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { ApiError, type ApiErrorName } from '../http/error-codes.js';
 import { HttpError } from '../http/http-error.js';
 import { idParam, lastEventIdHeaders, responses } from '../http/schemas.js';
 import type { JobViews } from './job-view.js';
-import { watchJobResuming, type WatchCall } from './job-watch-stream.js';
+import { watchJobResuming } from './job-watch-stream.js';
 import { StreamSlots } from './stream-slots.js';
 
-const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 /** When a user at the stream ceiling may try again: streams end with their job or their client. */
 const STREAM_SLOT_RETRY_AFTER_SECONDS = 10;
 /** setTimeout's ceiling (about 24.8 days); a token valid for longer is re-armed, never overflowed. */
@@ -94,15 +94,14 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
         if (left <= 0) tokenExpired.abort();
       };
       armExpiry();
-      const open = (after: number) =>
-        peers.jobs.raw.watchJob({ jobId: request.params.jobId, userId: caller.userId, afterVersion: after }) as unknown as WatchCall;
+      const open = (after: number) => peers.jobs.watchJob({ jobId: request.params.jobId, userId: caller.userId, afterVersion: after });
       try {
         const signal = AbortSignal.any([clientGone.signal, tokenExpired.signal]);
         for await (const update of watchJobResuming(open, afterVersion, { signal })) {
           const job = await jobViews.view(update, caller.userId);
           if (signal.aborted) break;
           out.write(`event: job\nid: ${job.version}\ndata: ${JSON.stringify(job)}\n\n`);
-          if (TERMINAL.has(job.status)) break;
+          if (TERMINAL_JOB_STATUSES.has(update.status)) break;
         }
         if (tokenExpired.signal.aborted && !out.destroyed)
           out.write(errorEvent('TOKEN_EXPIRED', 'the token has expired; reconnect with a fresh token and Last-Event-ID'));

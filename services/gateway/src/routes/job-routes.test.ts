@@ -55,17 +55,15 @@ const peers = {
       stored.set(jobId, job);
       return { job };
     },
-    raw: {
-      watchJob: ({ jobId }: jobsV1.WatchJobRequest) => ({
-        cancel() {},
-        async *[Symbol.asyncIterator]() {
-          yield { job: stored.get(jobId)! };
-          const done = { ...stored.get(jobId)!, status: jobsV1.JobStatus.SUCCEEDED, version: 4, outputAssetId: ids.listed };
-          stored.set(jobId, done);
-          yield { job: done };
-        },
-      }),
-    },
+    watchJob: ({ jobId }: jobsV1.WatchJobRequest) => ({
+      cancel() {},
+      async *[Symbol.asyncIterator]() {
+        yield { job: stored.get(jobId)! };
+        const done = { ...stored.get(jobId)!, status: jobsV1.JobStatus.SUCCEEDED, version: 4, outputAssetId: ids.listed };
+        stored.set(jobId, done);
+        yield { job: done };
+      },
+    }),
   },
   media: {
     getAsset: async ({ assetId }: mediaV1.GetAssetRequest) => {

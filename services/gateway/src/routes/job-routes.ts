@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { jobsV1 } from '@atelier/contracts';
+import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { isOperatorOnlyJobType } from '@atelier/job-types';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
@@ -42,8 +43,8 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
             petId: uuid,
             prompt: { type: 'string', maxLength: 10000 },
             negativePrompt: { type: 'string', maxLength: 3000 },
-            width: { type: 'integer', minimum: 64, maximum: 8192 },
-            height: { type: 'integer', minimum: 64, maximum: 8192 },
+            width: { type: 'integer', minimum: MIN_IMAGE_SIDE_PX, maximum: MAX_IMAGE_SIDE_PX },
+            height: { type: 'integer', minimum: MIN_IMAGE_SIDE_PX, maximum: MAX_IMAGE_SIDE_PX },
             parameters: { type: 'object', additionalProperties: true, maxProperties: 32 },
           },
         },

@@ -1,12 +1,9 @@
-import { jobsV1, type mediaV1 } from '@atelier/contracts';
+import { TERMINAL_JOB_STATUSES, type jobsV1, type mediaV1 } from '@atelier/contracts';
 import { ExpiringCache } from '@atelier/caching';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Counter } from '@atelier/metrics';
 import { jobDto, withOutputUrl, type JobDto } from '../mappers/dtos.js';
 import { OutputLinks, type OutputLink } from './output-links.js';
-
-/** A job can no longer change once it is in one of these (SPEC §4.2; the database refuses it). */
-const TERMINAL = new Set([jobsV1.JobStatus.SUCCEEDED, jobsV1.JobStatus.FAILED, jobsV1.JobStatus.CANCELLED]);
 
 /** Terminal views kept, and for how long at most (see JobViews). */
 export const TERMINAL_VIEW_CACHE_SIZE = 5_000;
@@ -55,7 +52,7 @@ export class JobViews {
   /** The view of a job jobs answered to `callerUserId`; a terminal one is remembered. */
   async view(job: jobsV1.Job, callerUserId: string): Promise<JobDto> {
     const view = jobDto(job);
-    if (TERMINAL.has(job.status) && job.prompt.length + job.negativePrompt.length <= MAX_CACHED_PROMPT_CHARS) {
+    if (TERMINAL_JOB_STATUSES.has(job.status) && job.prompt.length + job.negativePrompt.length <= MAX_CACHED_PROMPT_CHARS) {
       this.terminal.set(job.id, { ownerUserId: callerUserId, view, outputAssetId: job.outputAssetId }, Date.now() + TERMINAL_VIEW_TTL_MS);
     }
     return this.withOutput(view, job.outputAssetId, callerUserId);

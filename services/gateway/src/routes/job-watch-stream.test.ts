@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { jobsV1 } from '@atelier/contracts';
-import { GrpcStatus } from '@atelier/grpc';
+import { AppError, ErrorCode } from '@atelier/errors';
 import { watchJobResuming, type WatchCall } from './job-watch-stream.js';
 
 const update = (version: number) => ({ job: jobsV1.Job.fromPartial({ id: 'j', version }) });
 
-/** A WatchJob call that yields the given versions, then fails with `code` (or ends). */
-function fakeCall(versions: number[], code?: number): WatchCall & { cancelled: boolean } {
+/** A WatchJob call that yields the given versions, then fails with `code` (or ends), as the typed client's do. */
+function fakeCall(versions: number[], code?: ErrorCode): WatchCall & { cancelled: boolean } {
   const call = {
     cancelled: false,
     cancel() {
@@ -14,7 +14,7 @@ function fakeCall(versions: number[], code?: number): WatchCall & { cancelled: b
     },
     async *[Symbol.asyncIterator]() {
       for (const version of versions) yield update(version);
-      if (code !== undefined) throw Object.assign(new Error(`status ${code}`), { code });
+      if (code !== undefined) throw new AppError(code, `the call failed ${code}`);
     },
   };
   return call;
@@ -29,7 +29,7 @@ async function collect(iterable: AsyncIterable<jobsV1.Job>): Promise<number[]> {
 describe('watchJobResuming', () => {
   it('reopens an UNAVAILABLE stream after the last version seen, unnoticed by the reader', async () => {
     const opened: number[] = [];
-    const calls = [fakeCall([2, 3], GrpcStatus.UNAVAILABLE), fakeCall([], GrpcStatus.UNAVAILABLE), fakeCall([4, 5])];
+    const calls = [fakeCall([2, 3], ErrorCode.UNAVAILABLE), fakeCall([], ErrorCode.UNAVAILABLE), fakeCall([4, 5])];
     const open = (after: number) => {
       opened.push(after);
       return calls.shift()!;
@@ -40,19 +40,19 @@ describe('watchJobResuming', () => {
   });
 
   it('passes on other errors at once, and UNAVAILABLE after too many reopenings without progress', async () => {
-    const denied = () => fakeCall([2], GrpcStatus.PERMISSION_DENIED);
+    const denied = () => fakeCall([2], ErrorCode.PERMISSION_DENIED);
     await expect(collect(watchJobResuming(denied, 0, { signal: new AbortController().signal }))).rejects.toMatchObject({
-      code: GrpcStatus.PERMISSION_DENIED,
+      code: ErrorCode.PERMISSION_DENIED,
     });
     let opens = 0;
     const down = () => {
       opens += 1;
-      return fakeCall([], GrpcStatus.UNAVAILABLE);
+      return fakeCall([], ErrorCode.UNAVAILABLE);
     };
     await expect(
       collect(watchJobResuming(down, 0, { signal: new AbortController().signal, maxResumes: 2, backoffMs: 1 })),
     ).rejects.toMatchObject({
-      code: GrpcStatus.UNAVAILABLE,
+      code: ErrorCode.UNAVAILABLE,
     });
     expect(opens).toBe(3);
   });

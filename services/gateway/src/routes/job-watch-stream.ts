@@ -1,8 +1,9 @@
 import type { jobsV1 } from '@atelier/contracts';
-import { GrpcStatus } from '@atelier/grpc';
+import { AppError, ErrorCode } from '@atelier/errors';
+import type { ServerStreamCall } from '@atelier/grpc';
 
-/** A WatchJob server stream as grpc-js gives it. */
-export type WatchCall = AsyncIterable<jobsV1.WatchJobResponse> & { cancel(): void };
+/** A WatchJob call through the typed client: it fails with domain errors. */
+export type WatchCall = ServerStreamCall<jobsV1.WatchJobResponse>;
 
 export interface ResumeOptions {
   /** Reopenings in a row without an update in between before the error is passed on. */
@@ -37,7 +38,7 @@ export async function* watchJobResuming(
       }
       return;
     } catch (error) {
-      const unavailable = (error as { code?: number }).code === GrpcStatus.UNAVAILABLE;
+      const unavailable = error instanceof AppError && error.code === ErrorCode.UNAVAILABLE;
       if (options.signal.aborted) return;
       if (!unavailable || resumes >= maxResumes) throw error;
       resumes += 1;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { IMAGE_SIDE_RANGE } from '@atelier/images';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { assetDto } from '../mappers/dtos.js';
@@ -50,7 +51,7 @@ export function registerMediaRoutes(app: FastifyInstance, { peers }: GatewayCont
     {
       schema: {
         tags: ['media'],
-        summary: 'Verify the uploaded bytes (size, real image type, 64–8192 px) and make the asset ready',
+        summary: `Verify the uploaded bytes (size, real image type, ${IMAGE_SIDE_RANGE}) and make the asset ready`,
         params: idParam('assetId'),
         response: responses({ 200: object({ asset: ref('Asset') }) }),
       },

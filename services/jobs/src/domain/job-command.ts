@@ -1,5 +1,6 @@
 import type { jobsV1 } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
+import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { requireIntInRange, requireNoNul, requireUuid } from '@atelier/validation';
 import type { JobCommand, JobDefinition } from '../definitions/index.js';
 
@@ -16,7 +17,7 @@ function requirePresence(value: unknown, field: string, rule: 'required' | 'opti
 
 /**
  * The user's request as a normalised command: ids canonical, text within limits (prompt ≤ 10000,
- * negative prompt ≤ 3000 characters), dimensions 64–8192, parameters a small JSON object, and
+ * negative prompt ≤ 3000 characters), dimensions within `@atelier/images`' limits, parameters a small JSON object, and
  * the fields the job type needs present and the ones it does not use absent.
  */
 export function normaliseCommand(request: jobsV1.CreateJobRequest, definition: JobDefinition): JobCommand {
@@ -39,8 +40,8 @@ export function normaliseCommand(request: jobsV1.CreateJobRequest, definition: J
     inputAssetId: optionalUuid(request.inputAssetId, 'input_asset_id'),
     prompt,
     negativePrompt,
-    width: request.width === undefined ? null : requireIntInRange(request.width, 'width', 64, 8192),
-    height: request.height === undefined ? null : requireIntInRange(request.height, 'height', 64, 8192),
+    width: request.width === undefined ? null : requireIntInRange(request.width, 'width', MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX),
+    height: request.height === undefined ? null : requireIntInRange(request.height, 'height', MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX),
     parameters,
   };
   requirePresence(command.modelId, 'model_id', definition.usesModel ? 'required' : 'none', definition.jobType);

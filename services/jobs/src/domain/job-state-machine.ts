@@ -1,10 +1,12 @@
-import { jobsV1 } from '@atelier/contracts';
+import { JOB_STATUS_WORDS, isTerminalJobStatus, jobsV1, type JobStatusWord } from '@atelier/contracts';
 
 /**
- * The statuses of a job. Which moves between them are legal is decided in one place, the
- * database's transition trigger (migration 0001; transitions/transitions.integration.test.ts
- * checks it against SPEC §4.2). Each move is one statement in transitions/ (claim.ts, complete.ts,
- * fail.ts, release.ts, cancel.ts, reap.ts):
+ * The statuses of a job, stored in the `status` column as the contract's words for them
+ * (`'queued'` …, see JobStatusWord in @atelier/contracts, which also says which are terminal).
+ * Which moves between them are legal is decided in one place, the database's transition trigger
+ * (migration 0001; transitions/transitions.integration.test.ts checks it against SPEC §4.2).
+ * Each move is one statement in transitions/ (claim.ts, complete.ts, fail.ts, release.ts,
+ * cancel.ts, reap.ts):
  *
  *   queued ──claim──▶ running ──complete──▶ succeeded
  *     │  ▲               │ ├──fail (no attempts left)──▶ failed
@@ -13,35 +15,17 @@ import { jobsV1 } from '@atelier/contracts';
  *
  * A terminal job never changes again; an operator's RetryJob makes a new job.
  */
-export const JobStatus = {
-  QUEUED: 'queued',
-  RUNNING: 'running',
-  SUCCEEDED: 'succeeded',
-  FAILED: 'failed',
-  CANCELLED: 'cancelled',
-} as const;
-export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
-
-export const TERMINAL_STATUSES: ReadonlySet<JobStatus> = new Set([JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED]);
+export type JobStatus = JobStatusWord;
 
 export function isTerminal(status: string): boolean {
-  return TERMINAL_STATUSES.has(status as JobStatus);
+  return isTerminalJobStatus(status);
 }
 
-const STATUS_MESSAGES: Readonly<Record<JobStatus, jobsV1.JobStatus>> = {
-  queued: jobsV1.JobStatus.QUEUED,
-  running: jobsV1.JobStatus.RUNNING,
-  succeeded: jobsV1.JobStatus.SUCCEEDED,
-  failed: jobsV1.JobStatus.FAILED,
-  cancelled: jobsV1.JobStatus.CANCELLED,
-};
-
 export function statusMessage(status: string): jobsV1.JobStatus {
-  return STATUS_MESSAGES[status as JobStatus] ?? jobsV1.JobStatus.UNSPECIFIED;
+  return JOB_STATUS_WORDS.fromWord(status) ?? jobsV1.JobStatus.UNSPECIFIED;
 }
 
 /** The stored status a filter names, or undefined for "any". */
 export function storedStatus(status: jobsV1.JobStatus): JobStatus | undefined {
-  for (const [stored, message] of Object.entries(STATUS_MESSAGES)) if (message === status) return stored as JobStatus;
-  return undefined;
+  return JOB_STATUS_WORDS.wordOf(status);
 }

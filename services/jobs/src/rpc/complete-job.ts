@@ -1,6 +1,6 @@
 import { mediaV1, type jobsExecutionV1 } from '@atelier/contracts';
 import { AppError, ErrorCode, FailedPreconditionError, InvalidArgumentError, isAppError } from '@atelier/errors';
-import { GRPC_STATUS_BY_ERROR_CODE, type Handler } from '@atelier/grpc';
+import { toStatusDetails, type Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from '../job-mapper.js';
@@ -42,12 +42,7 @@ export function completeJobs(context: JobsContext): CompleteJobs {
       results: outcomes.map((outcome): jobsExecutionV1.CompleteJobsResult => {
         if (!(outcome instanceof Error)) return { result: { $case: 'completed', completed: outcome } };
         if (!isAppError(outcome)) throw outcome;
-        return {
-          result: {
-            $case: 'error',
-            error: { code: GRPC_STATUS_BY_ERROR_CODE[outcome.code], reason: outcome.reason ?? '', message: outcome.message },
-          },
-        };
+        return { result: { $case: 'error', error: toStatusDetails(outcome) } };
       }),
     };
   };

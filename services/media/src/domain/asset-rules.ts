@@ -1,44 +1,30 @@
-import { mediaV1 } from '@atelier/contracts';
+import { enumWords, mediaV1, type EnumWord } from '@atelier/contracts';
 import { FailedPreconditionError, InvalidArgumentError } from '@atelier/errors';
-import { probeImage, type ImageFacts, type ImageType } from '@atelier/images';
+import { imageSizeProblem, probeImage, type ImageFacts, type ImageType } from '@atelier/images';
 
-/** How purposes are stored (the `purpose` column). */
-export type StoredPurpose = 'post_image' | 'user_avatar' | 'pet_avatar' | 'ai_input' | 'ai_output';
-export type StoredStatus = 'uploading' | 'ready' | 'deleted';
+/** How purposes and statuses are stored (the `purpose` and `status` columns): the contract's words. */
+export type StoredPurpose = EnumWord<typeof mediaV1.AssetPurpose>;
+export type StoredStatus = EnumWord<typeof mediaV1.AssetStatus>;
 
 export const MAX_ASSET_BYTES = 20 * 1024 * 1024;
-export const MIN_SIDE_PX = 64;
-export const MAX_SIDE_PX = 8192;
 export const ALLOWED_CONTENT_TYPES: readonly ImageType[] = ['image/png', 'image/jpeg', 'image/webp'];
 
-const PURPOSES: ReadonlyMap<mediaV1.AssetPurpose, StoredPurpose> = new Map([
-  [mediaV1.AssetPurpose.POST_IMAGE, 'post_image'],
-  [mediaV1.AssetPurpose.USER_AVATAR, 'user_avatar'],
-  [mediaV1.AssetPurpose.PET_AVATAR, 'pet_avatar'],
-  [mediaV1.AssetPurpose.AI_INPUT, 'ai_input'],
-  [mediaV1.AssetPurpose.AI_OUTPUT, 'ai_output'],
-]);
+const PURPOSES = enumWords(mediaV1.AssetPurpose);
+const STATUSES = enumWords(mediaV1.AssetStatus);
 const USER_PURPOSES: ReadonlySet<StoredPurpose> = new Set(['post_image', 'user_avatar', 'pet_avatar', 'ai_input']);
 const SERVER_PURPOSES: ReadonlySet<StoredPurpose> = new Set(['ai_output']);
 
-const STATUS_MESSAGES: Readonly<Record<StoredStatus, mediaV1.AssetStatus>> = {
-  uploading: mediaV1.AssetStatus.UPLOADING,
-  ready: mediaV1.AssetStatus.READY,
-  deleted: mediaV1.AssetStatus.DELETED,
-};
-
 export function purposeMessage(stored: string): mediaV1.AssetPurpose {
-  for (const [message, value] of PURPOSES) if (value === stored) return message;
-  return mediaV1.AssetPurpose.UNSPECIFIED;
+  return PURPOSES.fromWord(stored) ?? mediaV1.AssetPurpose.UNSPECIFIED;
 }
 
 export function statusMessage(stored: string): mediaV1.AssetStatus {
-  return STATUS_MESSAGES[stored as StoredStatus] ?? mediaV1.AssetStatus.UNSPECIFIED;
+  return STATUSES.fromWord(stored) ?? mediaV1.AssetStatus.UNSPECIFIED;
 }
 
 /** A purpose a user may upload for; ai_output is written by the server only. */
 export function requireUserPurpose(purpose: mediaV1.AssetPurpose): StoredPurpose {
-  const stored = PURPOSES.get(purpose);
+  const stored = PURPOSES.wordOf(purpose);
   if (stored && USER_PURPOSES.has(stored)) return stored;
   throw new InvalidArgumentError(
     'purpose',
@@ -47,7 +33,7 @@ export function requireUserPurpose(purpose: mediaV1.AssetPurpose): StoredPurpose
 }
 
 export function requireServerPurpose(purpose: mediaV1.AssetPurpose): StoredPurpose {
-  const stored = PURPOSES.get(purpose);
+  const stored = PURPOSES.wordOf(purpose);
   if (stored && SERVER_PURPOSES.has(stored)) return stored;
   throw new InvalidArgumentError('purpose', 'must be ai_output for server-written assets');
 }
@@ -69,7 +55,8 @@ export function requireSize(sizeBytes: number): number {
 
 /**
  * Checks stored bytes against what was declared: the magic bytes must say PNG, JPEG or WebP,
- * match the declared type, and describe 64–8192 px per side. Refusals name the rule as reason.
+ * match the declared type, and keep each side within the limits of `@atelier/images` (64–8192 px).
+ * Refusals name the rule as reason.
  */
 export function verifyImage(bytes: Buffer, declaredType: string, declaredSize: number): ImageFacts {
   if (bytes.length !== declaredSize) {
@@ -92,12 +79,7 @@ export function verifyImageHeader(bytes: Buffer, declaredType: string): ImageFac
   if (facts.contentType !== declaredType) {
     throw new FailedPreconditionError('UPLOAD_CONTENT_TYPE_MISMATCH', `the bytes are ${facts.contentType}, ${declaredType} was declared`);
   }
-  const within = (side: number) => side >= MIN_SIDE_PX && side <= MAX_SIDE_PX;
-  if (!within(facts.width) || !within(facts.height)) {
-    throw new FailedPreconditionError(
-      'UPLOAD_DIMENSIONS_OUT_OF_RANGE',
-      `the image is ${facts.width}x${facts.height} px; each side must be ${MIN_SIDE_PX}–${MAX_SIDE_PX} px`,
-    );
-  }
+  const sizeProblem = imageSizeProblem(facts.width, facts.height);
+  if (sizeProblem) throw new FailedPreconditionError('UPLOAD_DIMENSIONS_OUT_OF_RANGE', `the image is ${sizeProblem}`);
   return facts;
 }

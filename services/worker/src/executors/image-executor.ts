@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { mediaV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
-import { probeImage } from '@atelier/images';
+import { imageSizeProblem, probeImage } from '@atelier/images';
 import type { Logger } from '@atelier/logging';
 import { retryInAttempt } from '../attempt-retry.js';
 import type { CrashPoint } from '../crash-points.js';
@@ -105,9 +105,8 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
       const facts = probeImage(bytes);
       if (!facts)
         throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is not a PNG, JPEG or WebP image`);
-      if (facts.width < 64 || facts.height < 64 || facts.width > 8192 || facts.height > 8192) {
-        throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is ${facts.width}x${facts.height} px`);
-      }
+      const sizeProblem = imageSizeProblem(facts.width, facts.height);
+      if (sizeProblem) throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is ${sizeProblem}`);
       return { output: { bytes, contentType: facts.contentType } };
     },
   };

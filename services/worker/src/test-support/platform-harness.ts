@@ -1,6 +1,6 @@
 import pg from 'pg';
 import sharp from 'sharp';
-import { catalogV1, commonV1, jobsAdminV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import { TERMINAL_JOB_STATUSES, catalogV1, commonV1, jobsAdminV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import { connectNats, jobsTopology, type JobsTopology, type NatsConnection } from '@atelier/nats';
 import { startTestPlatform, testClient, testNatsUrl, type PlatformOptions, type TestPlatform } from '@atelier/testing';
@@ -99,8 +99,6 @@ export async function stylizeRequest(
   });
 }
 
-const TERMINAL = new Set([jobsV1.JobStatus.SUCCEEDED, jobsV1.JobStatus.FAILED, jobsV1.JobStatus.CANCELLED]);
-
 /** Polls GetJob until the job is terminal (or matches `until`). */
 export async function waitForJob(
   platform: Platform,
@@ -108,7 +106,7 @@ export async function waitForJob(
   userId: string,
   options: { timeoutMs?: number; until?: (job: jobsV1.Job) => boolean } = {},
 ): Promise<jobsV1.Job> {
-  const until = options.until ?? ((job) => TERMINAL.has(job.status));
+  const until = options.until ?? ((job) => TERMINAL_JOB_STATUSES.has(job.status));
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let job: jobsV1.Job | undefined;
   while (Date.now() < deadline) {

@@ -1,3 +1,4 @@
+import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { defineEntity, p } from '@atelier/orm';
 
 /**
@@ -109,8 +110,8 @@ export const GenerationJobEntity = defineEntity({
     { name: 'generation_jobs_media_kind_known', expression: `media_kind IN ('image', 'video')` },
     { name: 'generation_jobs_queue_known', expression: `queue IN ('interactive', 'background')` },
     { name: 'generation_jobs_priority_range', expression: 'priority >= -100 AND priority <= 100' },
-    { name: 'generation_jobs_width_range', expression: 'width >= 64 AND width <= 8192' },
-    { name: 'generation_jobs_height_range', expression: 'height >= 64 AND height <= 8192' },
+    { name: 'generation_jobs_width_range', expression: `width >= ${MIN_IMAGE_SIDE_PX} AND width <= ${MAX_IMAGE_SIDE_PX}` },
+    { name: 'generation_jobs_height_range', expression: `height >= ${MIN_IMAGE_SIDE_PX} AND height <= ${MAX_IMAGE_SIDE_PX}` },
     { name: 'generation_jobs_parameters_object', expression: `jsonb_typeof(parameters) = 'object'` },
     {
       name: 'generation_jobs_status_known',

@@ -1,4 +1,4 @@
-import { jobsAdminV1 } from '@atelier/contracts';
+import { enumWords, jobsAdminV1 } from '@atelier/contracts';
 import { pageSize } from '@atelier/encoding';
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
@@ -9,12 +9,8 @@ import type { JobsContext } from '../../jobs-context.js';
 type ListDead = Handler<typeof jobsAdminV1.JobsAdminServiceService.listDeadOutboxEvents>;
 type Replay = Handler<typeof jobsAdminV1.JobsAdminServiceService.replayOutboxEvent>;
 
-const STATUS: Readonly<Record<OutboxRow['status'], jobsAdminV1.OutboxStatus>> = {
-  pending: jobsAdminV1.OutboxStatus.PENDING,
-  processing: jobsAdminV1.OutboxStatus.PROCESSING,
-  published: jobsAdminV1.OutboxStatus.PUBLISHED,
-  dead: jobsAdminV1.OutboxStatus.DEAD,
-};
+/** The outbox's `status` column holds the contract's words for OutboxStatus. */
+const STATUSES = enumWords(jobsAdminV1.OutboxStatus);
 
 export function toOutboxEventMessage(row: OutboxRow): jobsAdminV1.OutboxEvent {
   return {
@@ -23,7 +19,7 @@ export function toOutboxEventMessage(row: OutboxRow): jobsAdminV1.OutboxEvent {
     eventType: row.event_type,
     subject: row.subject,
     dedupeKey: row.dedupe_key,
-    status: STATUS[row.status],
+    status: STATUSES.fromWord(row.status) ?? jobsAdminV1.OutboxStatus.UNSPECIFIED,
     attemptCount: row.attempt_count,
     lastError: row.last_error ?? undefined,
     createdAt: row.created_at,

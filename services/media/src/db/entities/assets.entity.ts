@@ -1,3 +1,4 @@
+import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { defineEntity, p } from '@atelier/orm';
 
 /**
@@ -53,8 +54,8 @@ export const AssetEntity = defineEntity({
     { name: 'assets_content_type_known', expression: `content_type IN ('image/png', 'image/jpeg', 'image/webp')` },
     { name: 'assets_size_range', expression: 'size_bytes >= 1 AND size_bytes <= 20971520' },
     { name: 'assets_sha256_length', expression: 'octet_length(sha256) = 32' },
-    { name: 'assets_width_range', expression: 'width >= 64 AND width <= 8192' },
-    { name: 'assets_height_range', expression: 'height >= 64 AND height <= 8192' },
+    { name: 'assets_width_range', expression: `width >= ${MIN_IMAGE_SIDE_PX} AND width <= ${MAX_IMAGE_SIDE_PX}` },
+    { name: 'assets_height_range', expression: `height >= ${MIN_IMAGE_SIDE_PX} AND height <= ${MAX_IMAGE_SIDE_PX}` },
     { name: 'assets_status_known', expression: `status IN ('uploading', 'ready', 'deleted')` },
     {
       name: 'assets_status_timestamps',
