@@ -1,5 +1,7 @@
 export {
   JOB_EXECUTORS,
+  JOB_TYPE_PATTERN,
+  JOB_TYPE_PATTERN_SOURCE,
   JOB_TYPES,
   describedJobType,
   findJobType,

@@ -1,3 +1,11 @@
+/**
+ * What a job type's name looks like (`image.stylize`): the jobs registry refuses a definition
+ * that breaks it, the gateway and the catalog refuse a request that does, and the tables' CHECKs
+ * (written out in their migrations) are held to it by the entities' schema check.
+ */
+export const JOB_TYPE_PATTERN_SOURCE = '^[a-z][a-z0-9_.]{1,63}$';
+export const JOB_TYPE_PATTERN = new RegExp(JOB_TYPE_PATTERN_SOURCE);
+
 /** The kinds of executor a worker has: `image` calls the vendor, `canary` does nothing at once. */
 export const JOB_EXECUTORS = ['image', 'canary'] as const;
 export type JobExecutorKind = (typeof JOB_EXECUTORS)[number];
@@ -8,7 +16,7 @@ export type JobExecutorKind = (typeof JOB_EXECUTORS)[number];
  * the executor.
  */
 export interface JobTypeDescription {
-  /** `^[a-z][a-z0-9_.]{1,63}$`, e.g. `image.stylize`: the job_type of requests, rows and catalog models. */
+  /** JOB_TYPE_PATTERN, e.g. `image.stylize`: the job_type of requests, rows and catalog models. */
   readonly jobType: string;
   /** Only admins may create it (the gateway refuses everyone else with 403): the operators' probes. */
   readonly operatorOnly: boolean;

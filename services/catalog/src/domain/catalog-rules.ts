@@ -1,3 +1,4 @@
+import { JOB_TYPE_PATTERN } from '@atelier/job-types';
 import type { catalogV1 } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
 import { requireText, requireUuid } from '@atelier/validation';
@@ -9,7 +10,6 @@ import { requireMediaKind, type StoredMediaKind } from './media-kind.js';
  */
 const CODE_PATTERN = /^[a-z][a-z0-9_-]{1,63}$/;
 const PROVIDER_CODE_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
-const JOB_TYPE_PATTERN = /^[a-z][a-z0-9_.]{1,63}$/;
 const SORT_ORDER_LIMIT = 1_000_000;
 const MAX_DEFAULT_PARAMETERS_BYTES = 16 * 1024;
 

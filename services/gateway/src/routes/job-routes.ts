@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { jobsV1 } from '@atelier/contracts';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
-import { isOperatorOnlyJobType } from '@atelier/job-types';
+import { isOperatorOnlyJobType, JOB_TYPE_PATTERN_SOURCE } from '@atelier/job-types';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { HttpError } from '../http/http-error.js';
@@ -36,7 +36,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
           additionalProperties: false,
           required: ['jobType'],
           properties: {
-            jobType: { type: 'string', pattern: '^[a-z][a-z0-9_.]{1,63}$', examples: ['image.stylize'] },
+            jobType: { type: 'string', pattern: JOB_TYPE_PATTERN_SOURCE, examples: ['image.stylize'] },
             modelId: uuid,
             styleId: uuid,
             inputAssetId: uuid,

@@ -1,3 +1,4 @@
+import { JOB_TYPE_PATTERN } from '@atelier/job-types';
 import { findJobType, type JobTypeDescription } from '@atelier/job-types';
 import type { BackoffOptions } from '@atelier/lifecycle';
 import type { JobQueueName } from '@atelier/nats';
@@ -23,7 +24,7 @@ export interface JobCommand {
  * and the worker read too.
  */
 export interface JobDefinition extends Pick<JobTypeDescription, 'operatorOnly'> {
-  /** `^[a-z][a-z0-9_.]{1,63}$`, e.g. `image.stylize`; one of @atelier/job-types' JOB_TYPES. */
+  /** JOB_TYPE_PATTERN, e.g. `image.stylize`; one of @atelier/job-types' JOB_TYPES. */
   jobType: string;
   label: string;
   queue: JobQueueName;
@@ -51,8 +52,6 @@ export interface JobDefinition extends Pick<JobTypeDescription, 'operatorOnly'> 
   /** Checks the type-specific parts of a command (parameters, prompt rules); throws InvalidArgumentError. */
   validateInput(command: JobCommand): void;
 }
-
-const JOB_TYPE_PATTERN = /^[a-z][a-z0-9_.]{1,63}$/;
 
 /** Why a definition is unusable, or undefined when it is fine. */
 export function definitionProblem(definition: JobDefinition): string | undefined {

@@ -1,3 +1,4 @@
+import { JOB_TYPE_PATTERN_SOURCE } from '@atelier/job-types';
 import { defineEntity, p } from '@atelier/orm';
 
 /** catalog.models: the AI models a job can name, unique per code and media kind. */
@@ -28,7 +29,7 @@ export const ModelEntity = defineEntity({
     { name: 'models_provider_model_present', expression: `btrim(provider_model) <> ''` },
     { name: 'models_model_version_present', expression: `btrim(model_version) <> ''` },
     { name: 'models_media_kind_known', expression: `media_kind IN ('image', 'video')` },
-    { name: 'models_job_type_format', expression: `job_type ~ '^[a-z][a-z0-9_.]{1,63}$'` },
+    { name: 'models_job_type_format', expression: `job_type ~ '${JOB_TYPE_PATTERN_SOURCE}'` },
     { name: 'models_default_parameters_object', expression: `jsonb_typeof(default_parameters) = 'object'` },
     { name: 'models_updated_after_created', expression: 'updated_at >= created_at' },
   ],

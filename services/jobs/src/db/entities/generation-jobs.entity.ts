@@ -1,3 +1,4 @@
+import { JOB_TYPE_PATTERN_SOURCE } from '@atelier/job-types';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { defineEntity, p } from '@atelier/orm';
 
@@ -106,7 +107,7 @@ export const GenerationJobEntity = defineEntity({
   // A range is written as the two comparisons Postgres stores a BETWEEN as: MikroORM compares
   // check expressions as normalised text.
   checks: [
-    { name: 'generation_jobs_job_type_format', expression: `job_type ~ '^[a-z][a-z0-9_.]{1,63}$'` },
+    { name: 'generation_jobs_job_type_format', expression: `job_type ~ '${JOB_TYPE_PATTERN_SOURCE}'` },
     { name: 'generation_jobs_media_kind_known', expression: `media_kind IN ('image', 'video')` },
     { name: 'generation_jobs_queue_known', expression: `queue IN ('interactive', 'background')` },
     { name: 'generation_jobs_priority_range', expression: 'priority >= -100 AND priority <= 100' },
