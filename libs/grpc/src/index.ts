@@ -31,6 +31,7 @@ export {
   tlsChannelOptions,
   type GrpcSecurity,
   type GrpcSecurityFiles,
+  serviceIdentityUri,
 } from './transport-security.js';
 export { type CallerPolicy } from './caller-authorization.js';
 export { grpcSecurityConfigSpec } from './grpc-config.js';

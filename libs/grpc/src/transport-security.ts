@@ -41,12 +41,17 @@ export function loadGrpcSecurity(files: GrpcSecurityFiles): GrpcSecurity {
   };
 }
 
+/** The URI SAN a service's certificate carries: who it is, within the platform's trust domain. */
+export function serviceIdentityUri(trustDomain: string, service: string): string {
+  return `spiffe://${trustDomain}/svc/${service}`;
+}
+
 /**
  * The service name a certificate proves, from its `URI:spiffe://<trustDomain>/svc/<name>` SAN;
  * undefined for any other certificate (other trust domain, no such SAN, several of them).
  */
 export function identityOfCertificate(certificate: PeerCertificate | undefined, trustDomain: string): string | undefined {
-  const prefix = `URI:spiffe://${trustDomain}/svc/`;
+  const prefix = `URI:${serviceIdentityUri(trustDomain, '')}`;
   const names = (certificate?.subjectaltname ?? '')
     .split(', ')
     .filter((entry) => entry.startsWith(prefix))

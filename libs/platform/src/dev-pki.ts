@@ -4,6 +4,7 @@
 import { webcrypto } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { serviceIdentityUri } from '@atelier/grpc';
 import { PLATFORM_IDENTITIES } from './platform-services.js';
 
 export const DEV_TRUST_DOMAIN = 'atelier.local';
@@ -84,7 +85,7 @@ export async function ensureDevPki(
           new x509.BasicConstraintsExtension(false, undefined, true),
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyAgreement, true),
           new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
-          new x509.SubjectAlternativeNameExtension([{ type: 'url', value: `spiffe://${trustDomain}/svc/${identity}` }]),
+          new x509.SubjectAlternativeNameExtension([{ type: 'url', value: serviceIdentityUri(trustDomain, identity) }]),
           await x509.AuthorityKeyIdentifierExtension.create(ca),
         ],
       });
