@@ -138,7 +138,13 @@ export async function selectLiveAssetByIdempotencyKey(db: Queryable, ownerUserId
  * uploading → ready, once: a second completer gets null and re-reads the winner's row.
  * `storageKey` moves the asset to where its verified bytes were copied (uploads).
  */
-export async function updateAssetReady(db: Queryable, id: string, facts: ImageFacts, sha256: Buffer, storageKey?: string): Promise<Asset | null> {
+export async function updateAssetReady(
+  db: Queryable,
+  id: string,
+  facts: ImageFacts,
+  sha256: Buffer,
+  storageKey?: string,
+): Promise<Asset | null> {
   const result = await db.query<AssetRow>({
     name: 'media.mark_ready',
     text: `UPDATE media.assets

@@ -4,7 +4,13 @@ import { uuidv7 } from '@atelier/db';
 import { InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
-import { selectLiveAssetByIdempotencyKey, insertUploadingAsset, updateAssetDeleted, updateAssetReady, storageKeyFor } from '../db/asset-sql.js';
+import {
+  selectLiveAssetByIdempotencyKey,
+  insertUploadingAsset,
+  updateAssetDeleted,
+  updateAssetReady,
+  storageKeyFor,
+} from '../db/asset-sql.js';
 import { requireContentType, requireServerPurpose, requireSize, verifyImage } from '../domain/asset-rules.js';
 import type { MediaContext } from '../media-context.js';
 import { toAssetMessage } from './asset-mapper.js';
@@ -65,13 +71,22 @@ export function putServerAsset({ pool, store }: MediaContext): PutServerAsset {
     // finish that one rather than starting another.
     const asset =
       earlier ??
-      (await insertUploadingAsset(pool, { id, ownerUserId, purpose, contentType, sizeBytes, storageKey: storageKeyFor(id), idempotencyKey })) ??
+      (await insertUploadingAsset(pool, {
+        id,
+        ownerUserId,
+        purpose,
+        contentType,
+        sizeBytes,
+        storageKey: storageKeyFor(id),
+        idempotencyKey,
+      })) ??
       (await selectLiveAssetByIdempotencyKey(pool, ownerUserId, idempotencyKey!));
     if (asset!.status === 'ready') return { asset: toAssetMessage(asset!), created: false };
 
     await store.put(asset!.storageKey, bytes, contentType);
     const ready = await updateAssetReady(pool, asset!.id, facts, sha256);
-    if (!ready) return { asset: toAssetMessage((await selectLiveAssetByIdempotencyKey(pool, ownerUserId, idempotencyKey!))!), created: false };
+    if (!ready)
+      return { asset: toAssetMessage((await selectLiveAssetByIdempotencyKey(pool, ownerUserId, idempotencyKey!))!), created: false };
     return { asset: toAssetMessage(ready), created: true };
   };
 }
