@@ -5,7 +5,7 @@ import type { Logger } from '@atelier/logging';
 import { startServiceMetrics } from '@atelier/metrics';
 import { NATS_HEALTH_SERVICE, checkNatsCredentials } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
-import { openChangeNotices } from './change-notices.js';
+import { openChangeNotices } from './peers/change-notices.js';
 import { catalogConfigSpec, shutdownPolicy, type CatalogConfig } from './config.js';
 import { CATALOG_SCHEMA, catalogMigrations } from './db/migrations/index.js';
 import { startCatalogServer } from './server.js';

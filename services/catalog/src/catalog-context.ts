@@ -1,5 +1,5 @@
 import type { SqlPool } from '@atelier/db';
-import type { AnnounceChange } from './change-notices.js';
+import type { AnnounceChange } from './peers/change-notices.js';
 
 /** What the catalog's RPC handlers depend on. */
 export interface CatalogContext {

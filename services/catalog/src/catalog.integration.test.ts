@@ -19,7 +19,7 @@ import {
   type TestDatabase,
 } from '@atelier/testing';
 import { createSqlPool, type SqlPool } from '@atelier/db';
-import { openChangeNotices, type ChangeNotices } from './change-notices.js';
+import { openChangeNotices, type ChangeNotices } from './peers/change-notices.js';
 import { createCatalogOrm, migrateCatalog } from './db/catalog-orm.js';
 import { CATALOG_SERVICE_NAME, startCatalogServer } from './server.js';
 

@@ -1,7 +1,7 @@
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
 import type { PostLimits } from './domain/post-limits.js';
-import type { Peers } from './peer-validation.js';
+import type { Peers } from './peers/peer-validation.js';
 
 /** What the community RPC handlers depend on. */
 export interface CommunityContext {

@@ -17,7 +17,7 @@ import { registerCatalogRoutes } from './routes/catalog-routes.js';
 import { registerDocsRoutes } from './routes/docs-routes.js';
 import { registerJobEventsRoute } from './routes/job-events-route.js';
 import { registerJobRoutes } from './routes/job-routes.js';
-import { JobViews } from './routes/job-view.js';
+import { FinishedJobCache } from './routes/finished-job-cache.js';
 import { registerMediaRoutes } from './routes/media-routes.js';
 import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
@@ -138,7 +138,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
 
   registerOpsRoutes(app, context, metrics);
   registerDocsRoutes(app);
-  const jobViews = new JobViews(context.peers.media, metrics.jobViewCache);
+  const finishedJobs = new FinishedJobCache(context.peers.media, metrics.jobViewCache);
   const authenticated = context.rateLimiter
     ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)
     : authenticate(context.tokens);
@@ -146,8 +146,8 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     api.addHook('onRequest', authenticated);
     registerCatalogRoutes(api, context);
     registerMediaRoutes(api, context);
-    registerJobRoutes(api, context, jobViews);
-    registerJobEventsRoute(api, context, jobViews);
+    registerJobRoutes(api, context, finishedJobs);
+    registerJobEventsRoute(api, context, finishedJobs);
     registerPostRoutes(api, context);
   });
   await app.register(async (admin) => {

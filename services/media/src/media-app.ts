@@ -8,12 +8,12 @@ import { NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink }
 import type { Telemetry } from '@atelier/telemetry';
 import { checkS3Credentials, mediaConfigSpec, shutdownPolicy, type MediaConfig } from './config.js';
 import { MEDIA_SCHEMA, mediaMigrations } from './db/migrations/index.js';
-import { JobOutputCleanup } from './job-output-cleanup.js';
-import { jobsStatusLookup } from './job-status-lookup.js';
+import { JobOutputCleanup } from './background/job-output-cleanup.js';
+import { jobsStatusLookup } from './peers/job-status-lookup.js';
 import type { MediaContext } from './media-context.js';
 import { startMediaServer } from './server.js';
 import { ObjectStore } from './storage/object-store.js';
-import { startUploadSweeper } from './upload-sweeper.js';
+import { startUploadSweeper } from './background/upload-sweeper.js';
 
 export type MediaAppConfig = Omit<MediaConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS' | 'METRICS_PORT'>;
 

@@ -25,12 +25,12 @@ import {
   type TestDatabase,
 } from '@atelier/testing';
 import { createMediaOrm, migrateMedia } from './db/media-orm.js';
-import { JobOutputCleanup, outputCleanupConsumer } from './job-output-cleanup.js';
+import { JobOutputCleanup, outputCleanupConsumer } from './background/job-output-cleanup.js';
 import type { MediaContext } from './media-context.js';
 import { MEDIA_SERVICE_NAME, startMediaServer } from './server.js';
 import { EMBEDDED_S3_CREDENTIALS, startEmbeddedS3, type EmbeddedS3 } from './storage/embedded-s3.js';
 import { ObjectStore } from './storage/object-store.js';
-import { sweepStaleUploads } from './upload-sweeper.js';
+import { sweepStaleUploads } from './background/upload-sweeper.js';
 
 const { AssetPurpose, AssetStatus } = mediaV1;
 const logger = createLogger({ service: 'media-test', level: 'silent' });

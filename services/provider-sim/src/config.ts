@@ -1,6 +1,6 @@
 import { int, oneOf, optional, port, url, type ConfigOf, type VarSpec } from '@atelier/config';
 import type { ShutdownPolicy } from '@atelier/lifecycle';
-import { SIMULATION_KINDS } from './simulation-directives.js';
+import { SIMULATION_KINDS } from './domain/simulation-directives.js';
 
 /** A comma-separated list of bearer tokens; a secret, so a bad value is never echoed. */
 function apiKeyList(): VarSpec<readonly string[]> {

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { PredictionError } from './prediction.js';
+import type { PredictionError } from './domain/prediction.js';
 
 /** How long fetching the input may take before the prediction fails `input_unreachable`. */
 export const INPUT_FETCH_TIMEOUT_MS = 10_000;

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@atelier/logging';
 import { fetchInputImage, InputImageError } from './input-image.js';
-import { markFailed, markProcessing, markSucceeded, type Prediction, type PredictionOutput } from './prediction.js';
-import type { PredictionInput } from './request-validation.js';
-import type { SimulationKind } from './simulation-directives.js';
-import { transformImage } from './transforms.js';
+import { markFailed, markProcessing, markSucceeded, type Prediction, type PredictionOutput } from './domain/prediction.js';
+import type { PredictionInput } from './domain/request-validation.js';
+import type { SimulationKind } from './domain/simulation-directives.js';
+import { transformImage } from './domain/transforms.js';
 
 /** What `invalid_output` serves as image/png: bytes no image decoder accepts. */
 export const INVALID_OUTPUT_BYTES = Buffer.from('provider-sim invalid_output: these bytes are text, not an image\n');

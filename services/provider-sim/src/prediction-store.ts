@@ -1,4 +1,4 @@
-import { isTerminal, type Prediction } from './prediction.js';
+import { isTerminal, type Prediction } from './domain/prediction.js';
 
 /**
  * Every prediction in memory, by id and by Idempotency-Key. Memory is capped: past

@@ -1,6 +1,6 @@
 import type { Logger } from '@atelier/logging';
 import type { PredictionStore } from './prediction-store.js';
-import type { SimulationKind } from './simulation-directives.js';
+import type { SimulationKind } from './domain/simulation-directives.js';
 import type { SubmissionMeter } from './submission-meter.js';
 
 /** What the route handlers depend on: the in-memory state and the simulator's settings. */

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeImage } from '@atelier/images';
 import { createLogger } from '@atelier/logging';
 import { freePort, startProcess } from '@atelier/testing';
-import type { PredictionJson } from './prediction-view.js';
+import type { PredictionJson } from './routes/prediction-view.js';
 import { buildProviderSim, type ProviderSim, type ProviderSimOptions } from './server.js';
-import { meanDifference, patternPng } from './test-images.js';
-import { STYLES } from './transforms.js';
+import { meanDifference, patternPng } from './test-support/test-images.js';
+import { STYLES } from './domain/transforms.js';
 
 const logger = createLogger({ service: 'provider-sim-test', level: 'silent' });
 const AUTH = { authorization: 'Bearer test-key' };

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { LogController, type FastifyError } from 'fastify';
 import type { Logger } from '@atelier/logging';
 import { createMetricsRegistry } from '@atelier/metrics';
-import { ApiError } from './api-error.js';
+import { ApiError } from './domain/api-error.js';
 import { INPUT_FETCH_TIMEOUT_MS } from './input-image.js';
 import { PredictionStore } from './prediction-store.js';
 import type { ProviderSimContext } from './provider-sim-context.js';
@@ -11,7 +11,7 @@ import { getOutput } from './routes/get-output.js';
 import { getPrediction } from './routes/get-prediction.js';
 import { getStats } from './routes/get-stats.js';
 import { submitPrediction } from './routes/submit-prediction.js';
-import type { SimulationKind } from './simulation-directives.js';
+import type { SimulationKind } from './domain/simulation-directives.js';
 import { SubmissionMeter } from './submission-meter.js';
 
 export interface ProviderSimOptions {

@@ -1,9 +1,9 @@
 import { commonV1, type catalogV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import type { CatalogContext } from '../catalog-context.js';
-import { listAll } from '../db/catalog-repository.js';
+import { selectAllEntries } from '../db/catalog-sql.js';
 import { requireMediaKind } from '../domain/media-kind.js';
-import { toModelMessage, toStyleMessage } from '../mappers.js';
+import { toModelMessage, toStyleMessage } from './catalog-mapper.js';
 
 type ListCatalogEntries = Handler<typeof catalogV1.CatalogServiceService.listCatalogEntries>;
 
@@ -11,7 +11,7 @@ type ListCatalogEntries = Handler<typeof catalogV1.CatalogServiceService.listCat
 export function listCatalogEntries({ pool }: CatalogContext): ListCatalogEntries {
   return async (request) => {
     const mediaKind = request.mediaKind === commonV1.MediaKind.UNSPECIFIED ? undefined : requireMediaKind(request.mediaKind);
-    const { models, styles } = await listAll(pool, mediaKind);
+    const { models, styles } = await selectAllEntries(pool, mediaKind);
     return { models: models.map(toModelMessage), styles: styles.map(toStyleMessage) };
   };
 }

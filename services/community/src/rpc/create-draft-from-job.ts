@@ -8,8 +8,8 @@ import { DEFAULT_POST_LIMITS } from '../domain/post-limits.js';
 import { defaultDraftTitle } from '../domain/draft-title.js';
 import { requireContent, requireTitle } from '../domain/post-rules.js';
 import { draftFromJobHash } from '../domain/request-hash.js';
-import { checkPostMedia, findSucceededJob } from '../peer-validation.js';
-import { toPostMessage } from '../post-mapper.js';
+import { checkPostMedia, findSucceededJob } from '../peers/peer-validation.js';
+import { toPostMessage } from './post-mapper.js';
 import { findReplay, insertOrReplay } from './idempotent-insert.js';
 
 type CreateDraftFromJob = Handler<typeof communityV1.CommunityServiceService.createDraftFromJob>;

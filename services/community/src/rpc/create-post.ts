@@ -7,8 +7,8 @@ import { DEFAULT_POST_LIMITS } from '../domain/post-limits.js';
 import { requireJobForCategory } from '../domain/generation-rules.js';
 import { normaliseCreateCommand } from '../domain/post-command.js';
 import { createPostHash } from '../domain/request-hash.js';
-import { checkPostReferences } from '../peer-validation.js';
-import { toPostMessage } from '../post-mapper.js';
+import { checkPostReferences } from '../peers/peer-validation.js';
+import { toPostMessage } from './post-mapper.js';
 import { findReplay, insertOrReplay } from './idempotent-insert.js';
 
 type CreatePost = Handler<typeof communityV1.CommunityServiceService.createPost>;

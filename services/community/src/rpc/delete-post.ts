@@ -3,9 +3,8 @@ import { NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import type { CommunityContext } from '../community-context.js';
-import { findPost } from '../db/post-queries.js';
-import { softDeletePost } from '../db/post-writes.js';
-import { toPostMessage } from '../post-mapper.js';
+import { selectPost, updatePostDeleted } from '../db/post-sql.js';
+import { toPostMessage } from './post-mapper.js';
 
 type DeletePost = Handler<typeof communityV1.CommunityServiceService.deletePost>;
 
@@ -17,9 +16,9 @@ export function deletePost({ pool }: CommunityContext): DeletePost {
   return async (request) => {
     const postId = requireUuid(request.postId, 'post_id');
     const authorUserId = requireUserId(request.authorUserId, 'author_user_id');
-    const deleted = await softDeletePost(pool, postId, authorUserId);
+    const deleted = await updatePostDeleted(pool, postId, authorUserId);
     if (deleted) return { post: toPostMessage(deleted) };
-    const existing = await findPost(pool, postId);
+    const existing = await selectPost(pool, postId);
     if (!existing || existing.author_user_id !== authorUserId) throw new NotFoundError('post');
     return { post: toPostMessage(existing) };
   };

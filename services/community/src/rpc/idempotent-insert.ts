@@ -1,9 +1,8 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
 import { AlreadyExistsError, InternalError } from '@atelier/errors';
-import { findPostByIdempotencyKey } from '../db/post-queries.js';
+import { insertPost, selectPostByIdempotencyKey, type NewPost } from '../db/post-sql.js';
 import type { PostRow } from '../db/post-row.js';
-import { lockAuthorForPosts, postsCreatedToday } from '../db/post-usage.js';
-import { insertPost, type NewPost } from '../db/post-writes.js';
+import { lockAuthorForPosts, countPostsCreatedToday } from '../db/post-usage-sql.js';
 import { checkPostLimits, type PostLimits } from '../domain/post-limits.js';
 
 export interface CreatedPost {
@@ -24,7 +23,7 @@ export function replayOrRefuse(existing: PostRow, requestHash: Buffer): CreatedP
 
 /** Answers a repeated key from the stored post alone, before any peer is asked. */
 export async function findReplay(pool: SqlPool, authorUserId: string, idempotencyKey: string, requestHash: Buffer) {
-  const earlier = await findPostByIdempotencyKey(pool, authorUserId, idempotencyKey);
+  const earlier = await selectPostByIdempotencyKey(pool, authorUserId, idempotencyKey);
   return earlier ? replayOrRefuse(earlier, requestHash) : null;
 }
 
@@ -37,13 +36,13 @@ export async function findReplay(pool: SqlPool, authorUserId: string, idempotenc
 export async function insertOrReplay(pool: SqlPool, post: NewPost, limits: PostLimits): Promise<CreatedPost> {
   return inTransaction(pool, async (client) => {
     await lockAuthorForPosts(client, post.authorUserId);
-    const earlier = await findPostByIdempotencyKey(client, post.authorUserId, post.idempotencyKey);
+    const earlier = await selectPostByIdempotencyKey(client, post.authorUserId, post.idempotencyKey);
     if (earlier) return replayOrRefuse(earlier, post.requestHash);
-    checkPostLimits(await postsCreatedToday(client, post.authorUserId), limits, new Date());
+    checkPostLimits(await countPostsCreatedToday(client, post.authorUserId), limits, new Date());
     const inserted = await insertPost(client, post);
     if (inserted) return { row: inserted, created: true };
     // Unreachable while every insert takes the lock; kept for a writer that does not.
-    const winner = await findPostByIdempotencyKey(client, post.authorUserId, post.idempotencyKey);
+    const winner = await selectPostByIdempotencyKey(client, post.authorUserId, post.idempotencyKey);
     // Posts are deleted softly, so the row that won the key is still there.
     if (!winner) throw new InternalError('the post holding this idempotency key vanished');
     return replayOrRefuse(winner, post.requestHash);

@@ -3,9 +3,9 @@ import { decodeListingPageToken, encodeListingPageToken, pageSize } from '@ateli
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
 import type { CommunityContext } from '../community-context.js';
-import { listAuthorPostsPage } from '../db/post-queries.js';
+import { selectAuthorPostsPage } from '../db/post-sql.js';
 import { requireWritableStatus, type StoredStatus } from '../domain/post-rules.js';
-import { toPostMessage } from '../post-mapper.js';
+import { toPostMessage } from './post-mapper.js';
 
 type ListMyPosts = Handler<typeof communityV1.CommunityServiceService.listMyPosts>;
 
@@ -21,7 +21,7 @@ export function listMyPosts({ pool }: CommunityContext): ListMyPosts {
     const statuses = statusFilter(request.status);
     const limit = pageSize(request.pageSize);
     const cursor = decodeListingPageToken('mine', request.pageToken);
-    const rows = await listAuthorPostsPage(pool, authorUserId, statuses, cursor, limit);
+    const rows = await selectAuthorPostsPage(pool, authorUserId, statuses, cursor, limit);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {

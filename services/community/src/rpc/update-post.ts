@@ -3,12 +3,11 @@ import { NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import type { CommunityContext } from '../community-context.js';
-import { findPost } from '../db/post-queries.js';
+import { selectPost, updatePostAndMedia } from '../db/post-sql.js';
 import type { PostRow } from '../db/post-row.js';
-import { updatePost as applyUpdate } from '../db/post-writes.js';
 import { normaliseUpdateFields, planUpdate, versionConflict, type PostState } from '../domain/post-update.js';
-import { checkPostReferences } from '../peer-validation.js';
-import { toPostMessage } from '../post-mapper.js';
+import { checkPostReferences } from '../peers/peer-validation.js';
+import { toPostMessage } from './post-mapper.js';
 
 type UpdatePost = Handler<typeof communityV1.CommunityServiceService.updatePost>;
 
@@ -43,7 +42,7 @@ export function updatePost({ pool, peers }: CommunityContext): UpdatePost {
     const authorUserId = requireUserId(request.authorUserId, 'author_user_id');
     const fields = normaliseUpdateFields(request);
 
-    const current = ownLivePost(await findPost(pool, postId), authorUserId);
+    const current = ownLivePost(await selectPost(pool, postId), authorUserId);
     const plan = planUpdate(stateOf(current), fields);
     if (!plan.changes) return { post: toPostMessage(current) };
     if (plan.mediaAssetIds !== null) {
@@ -54,7 +53,7 @@ export function updatePost({ pool, peers }: CommunityContext): UpdatePost {
       });
     }
 
-    const updated = await applyUpdate(pool, {
+    const updated = await updatePostAndMedia(pool, {
       id: postId,
       authorUserId,
       expectedVersion: fields.expectedVersion,
@@ -67,7 +66,7 @@ export function updatePost({ pool, peers }: CommunityContext): UpdatePost {
     });
     if (updated) return { post: toPostMessage(updated) };
     // Another change (or a delete) committed since the post was read: explain which.
-    const latest = ownLivePost(await findPost(pool, postId), authorUserId);
+    const latest = ownLivePost(await selectPost(pool, postId), authorUserId);
     throw versionConflict(latest.version, fields.expectedVersion);
   };
 }

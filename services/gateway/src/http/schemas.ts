@@ -1,4 +1,12 @@
-import { assetPurposes, assetStatuses, jobQueues, jobStatuses, outboxStatuses, postCategories, postStatuses } from '../mappers/enums.js';
+import {
+  assetPurposes,
+  assetStatuses,
+  jobQueues,
+  jobStatuses,
+  outboxStatuses,
+  postCategories,
+  postStatuses,
+} from '../routes/dto-mapper.js';
 
 /**
  * JSON Schemas of the API: requests are validated against them (unknown fields, wrong types and

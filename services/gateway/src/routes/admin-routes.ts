@@ -4,8 +4,7 @@ import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { badRequest } from '../http/http-error.js';
 import { MAX_INT64, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
-import { adminJobDto, outboxEventDto } from '../mappers/dtos.js';
-import { jobQueues, jobStatuses } from '../mappers/enums.js';
+import { toAdminJobDto, toOutboxEventDto, jobQueues, jobStatuses } from './dto-mapper.js';
 
 interface AdminJobsQuery {
   jobType?: string;
@@ -61,7 +60,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
         pageSize: q.limit,
         pageToken: q.cursor ?? '',
       });
-      return { items: result.jobs.map(adminJobDto), nextCursor: result.nextPageToken || null };
+      return { items: result.jobs.map(toAdminJobDto), nextCursor: result.nextPageToken || null };
     },
   );
 
@@ -78,7 +77,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     async (request, reply) => {
       const { job } = await peers.jobsAdmin.retryJob({ jobId: request.params.jobId, operatorId: callerOf(request).userId });
       reply.code(201);
-      return { job: adminJobDto(job!) };
+      return { job: toAdminJobDto(job!) };
     },
   );
 
@@ -94,7 +93,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     },
     async (request) => {
       const result = await peers.jobsAdmin.listDeadOutboxEvents({ pageSize: request.query.limit, pageToken: request.query.cursor ?? '' });
-      return { items: result.events.map(outboxEventDto), nextCursor: result.nextPageToken || null };
+      return { items: result.events.map(toOutboxEventDto), nextCursor: result.nextPageToken || null };
     },
   );
 
@@ -112,7 +111,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
       // The pattern bounds the digits; a 19-digit id may still be above the bigint maximum.
       if (BigInt(request.params.id) > MAX_INT64) throw badRequest(`params.id must be at most ${MAX_INT64} (an outbox event id)`);
       const { event } = await peers.jobsAdmin.replayOutboxEvent({ eventId: request.params.id, operatorId: callerOf(request).userId });
-      return { event: outboxEventDto(event!) };
+      return { event: toOutboxEventDto(event!) };
     },
   );
 }

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
-import { modelDto, styleDto } from '../mappers/dtos.js';
-import { mediaKinds } from '../mappers/enums.js';
+import { toModelDto, toStyleDto, mediaKinds } from './dto-mapper.js';
 import { object, ref, responses } from '../http/schemas.js';
 
 export function registerCatalogRoutes(app: FastifyInstance, { peers }: GatewayContext): void {
@@ -23,7 +22,7 @@ export function registerCatalogRoutes(app: FastifyInstance, { peers }: GatewayCo
     },
     async (request) => {
       const catalog = await peers.catalog.getCatalog({ mediaKind: mediaKinds.fromApi(request.query.mediaKind)! });
-      return { models: catalog.models.map(modelDto), styles: catalog.styles.map(styleDto) };
+      return { models: catalog.models.map(toModelDto), styles: catalog.styles.map(toStyleDto) };
     },
   );
 }

@@ -5,7 +5,7 @@ import type { GatewayContext } from '../gateway-context.js';
 import { ApiError, type ApiErrorName } from '../http/error-codes.js';
 import { HttpError } from '../http/http-error.js';
 import { idParam, lastEventIdHeaders, responses } from '../http/schemas.js';
-import type { JobViews } from './job-view.js';
+import type { FinishedJobCache } from './finished-job-cache.js';
 import { watchJobResuming } from './job-watch-stream.js';
 import { StreamSlots } from './stream-slots.js';
 
@@ -31,7 +31,7 @@ const errorEvent = (name: ApiErrorName, message: string) =>
  * closing a quiet stream. A user holds at most SSE_MAX_STREAMS_PER_USER streams (429 / 42901
  * above); a stream ends with `event: error` (code 40102) when its token expires.
  */
-export function registerJobEventsRoute(app: FastifyInstance, context: GatewayContext, jobViews: JobViews): void {
+export function registerJobEventsRoute(app: FastifyInstance, context: GatewayContext, finishedJobs: FinishedJobCache): void {
   const { peers } = context;
   const slots = new StreamSlots(context.sseMaxStreamsPerUser);
   app.get<{ Params: { jobId: string }; Headers: { 'last-event-id'?: string } }>(
@@ -98,7 +98,7 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
       try {
         const signal = AbortSignal.any([clientGone.signal, tokenExpired.signal]);
         for await (const update of watchJobResuming(open, afterVersion, { signal })) {
-          const job = await jobViews.view(update, caller.userId);
+          const job = await finishedJobs.view(update, caller.userId);
           if (signal.aborted) break;
           out.write(`event: job\nid: ${job.version}\ndata: ${JSON.stringify(job)}\n\n`);
           if (TERMINAL_JOB_STATUSES.has(update.status)) break;

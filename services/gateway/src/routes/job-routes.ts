@@ -6,9 +6,8 @@ import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { HttpError } from '../http/http-error.js';
 import { idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
-import { postDto } from '../mappers/dtos.js';
-import { jobStatuses } from '../mappers/enums.js';
-import type { JobViews } from './job-view.js';
+import { toPostDto, jobStatuses } from './dto-mapper.js';
+import type { FinishedJobCache } from './finished-job-cache.js';
 
 interface CreateJobBody {
   jobType: string;
@@ -23,7 +22,7 @@ interface CreateJobBody {
   parameters?: Record<string, unknown>;
 }
 
-export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContext, jobViews: JobViews): void {
+export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContext, finishedJobs: FinishedJobCache): void {
   app.post<{ Body: CreateJobBody; Headers: { 'idempotency-key': string } }>(
     '/api/v1/creation/jobs',
     {
@@ -73,7 +72,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         }),
       );
       reply.code(created ? 201 : 200);
-      return { job: await jobViews.view(job!, caller.userId) };
+      return { job: await finishedJobs.view(job!, caller.userId) };
     },
   );
 
@@ -96,7 +95,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         pageToken: request.query.cursor ?? '',
       });
       return {
-        items: await Promise.all(result.jobs.map((job) => jobViews.view(job, caller.userId))),
+        items: await Promise.all(result.jobs.map((job) => finishedJobs.view(job, caller.userId))),
         nextCursor: result.nextPageToken || null,
       };
     },
@@ -114,10 +113,10 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     },
     async (request) => {
       const caller = callerOf(request);
-      const remembered = jobViews.remembered(request.params.jobId, caller.userId);
+      const remembered = finishedJobs.remembered(request.params.jobId, caller.userId);
       if (remembered) return { job: await remembered };
       const { job } = await peers.jobs.getJob({ jobId: request.params.jobId, userId: caller.userId });
-      return { job: await jobViews.view(job!, caller.userId) };
+      return { job: await finishedJobs.view(job!, caller.userId) };
     },
   );
 
@@ -134,7 +133,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     async (request) => {
       const caller = callerOf(request);
       const { job } = await peers.jobs.cancelJob({ jobId: request.params.jobId, userId: caller.userId });
-      return { job: await jobViews.view(job!, caller.userId) };
+      return { job: await finishedJobs.view(job!, caller.userId) };
     },
   );
 
@@ -161,7 +160,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         content: request.body?.content,
       });
       reply.code(created ? 201 : 200);
-      return { post: postDto(post!, callerOf(request).userId) };
+      return { post: toPostDto(post!, callerOf(request).userId) };
     },
   );
 }

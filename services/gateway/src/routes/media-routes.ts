@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { IMAGE_SIDE_RANGE } from '@atelier/images';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
-import { assetDto } from '../mappers/dtos.js';
-import { assetPurposes } from '../mappers/enums.js';
+import { toAssetDto, assetPurposes } from './dto-mapper.js';
 import { USER_PURPOSES, idParam, nullableString, object, ref, responses } from '../http/schemas.js';
 
 export function registerMediaRoutes(app: FastifyInstance, { peers }: GatewayContext): void {
@@ -40,7 +39,7 @@ export function registerMediaRoutes(app: FastifyInstance, { peers }: GatewayCont
       });
       reply.code(201);
       return {
-        asset: assetDto(upload.asset!),
+        asset: toAssetDto(upload.asset!),
         upload: { url: upload.uploadUrl, method: 'PUT', headers: upload.uploadHeaders, expiresAt: upload.uploadExpiresAt!.toISOString() },
       };
     },
@@ -58,7 +57,7 @@ export function registerMediaRoutes(app: FastifyInstance, { peers }: GatewayCont
     },
     async (request) => {
       const { asset } = await peers.media.completeUpload({ assetId: request.params.assetId, ownerUserId: callerOf(request).userId });
-      return { asset: assetDto(asset!) };
+      return { asset: toAssetDto(asset!) };
     },
   );
 
@@ -75,7 +74,7 @@ export function registerMediaRoutes(app: FastifyInstance, { peers }: GatewayCont
     async (request) => {
       const found = await peers.media.getAsset({ assetId: request.params.assetId, callerUserId: callerOf(request).userId });
       return {
-        asset: assetDto(found.asset!),
+        asset: toAssetDto(found.asset!),
         url: found.downloadUrl ?? null,
         urlExpiresAt: found.downloadExpiresAt?.toISOString() ?? null,
       };

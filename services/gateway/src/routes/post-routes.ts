@@ -3,8 +3,7 @@ import { communityV1 } from '@atelier/contracts';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { MAX_VERSION, idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
-import { postDto } from '../mappers/dtos.js';
-import { postCategories, postStatuses } from '../mappers/enums.js';
+import { toPostDto, postCategories, postStatuses } from './dto-mapper.js';
 
 const mediaIds = { type: 'array', items: uuid, maxItems: 10, uniqueItems: true } as const;
 
@@ -67,7 +66,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
         generationJobId: body.generationJobId,
       });
       reply.code(created ? 201 : 200);
-      return { post: postDto(post!, callerOf(request).userId) };
+      return { post: toPostDto(post!, callerOf(request).userId) };
     },
   );
 
@@ -109,7 +108,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
         petId: body.petId,
         media: body.mediaAssetIds ? { assetIds: body.mediaAssetIds } : undefined,
       });
-      return { post: postDto(post!, callerOf(request).userId) };
+      return { post: toPostDto(post!, callerOf(request).userId) };
     },
   );
 
@@ -125,7 +124,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     },
     async (request) => {
       const { post } = await peers.community.deletePost({ postId: request.params.postId, authorUserId: callerOf(request).userId });
-      return { post: postDto(post!, callerOf(request).userId) };
+      return { post: toPostDto(post!, callerOf(request).userId) };
     },
   );
 
@@ -141,7 +140,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     },
     async (request) => {
       const { post } = await peers.community.getPost({ postId: request.params.postId, callerUserId: callerOf(request).userId });
-      return { post: postDto(post!, callerOf(request).userId) };
+      return { post: toPostDto(post!, callerOf(request).userId) };
     },
   );
 
@@ -157,7 +156,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     },
     async (request) => {
       const result = await peers.community.listFeed({ pageSize: request.query.limit, pageToken: request.query.cursor ?? '' });
-      return { items: result.posts.map((post) => postDto(post, callerOf(request).userId)), nextCursor: result.nextPageToken || null };
+      return { items: result.posts.map((post) => toPostDto(post, callerOf(request).userId)), nextCursor: result.nextPageToken || null };
     },
   );
 
@@ -178,7 +177,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
         pageSize: request.query.limit,
         pageToken: request.query.cursor ?? '',
       });
-      return { items: result.posts.map((post) => postDto(post, callerOf(request).userId)), nextCursor: result.nextPageToken || null };
+      return { items: result.posts.map((post) => toPostDto(post, callerOf(request).userId)), nextCursor: result.nextPageToken || null };
     },
   );
 }

@@ -3,11 +3,11 @@ import { uuidv7 } from '@atelier/db';
 import { FailedPreconditionError, NotFoundError, isAppError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
-import { findAsset, markReady, recordUploadError, verifiedKeyFor, type Asset } from '../db/assets-repository.js';
+import { selectAsset, updateAssetReady, updateUploadError, verifiedKeyFor, type Asset } from '../db/asset-sql.js';
 import { IMAGE_HEADER_BYTES, verifyImageHeader } from '../domain/asset-rules.js';
-import { CompletionGate } from '../completion-gate.js';
+import { CompletionGate } from './completion-gate.js';
 import type { MediaContext } from '../media-context.js';
-import { toAssetMessage } from '../mappers.js';
+import { toAssetMessage } from './asset-mapper.js';
 
 type CompleteUpload = Handler<typeof mediaV1.MediaServiceService.completeUpload>;
 
@@ -36,11 +36,11 @@ async function verifyAndPublish({ pool, store, logger }: MediaContext, asset: As
     if (copied.sizeBytes !== asset.sizeBytes) throw sizeMismatch(copied.sizeBytes);
     const facts = verifyImageHeader(await store.getPrefix(verifiedKey, IMAGE_HEADER_BYTES), asset.contentType);
     const sha256 = await store.sha256(verifiedKey);
-    const ready = await markReady(pool, asset.id, facts, sha256, verifiedKey);
+    const ready = await updateAssetReady(pool, asset.id, facts, sha256, verifiedKey);
     if (!ready) {
       // Another replica completed it first, with its own copy: serve its row, drop ours.
       await store.delete(verifiedKey).catch(() => {});
-      return (await findAsset(pool, asset.id))!;
+      return (await selectAsset(pool, asset.id))!;
     }
     await store.delete(asset.storageKey).catch((error: unknown) => {
       // Harmless: the asset is served from its verified key; the stray object is never read.
@@ -48,7 +48,7 @@ async function verifyAndPublish({ pool, store, logger }: MediaContext, asset: As
     });
     return ready;
   } catch (error) {
-    const current = await findAsset(pool, asset.id).catch(() => null);
+    const current = await selectAsset(pool, asset.id).catch(() => null);
     if (current && current.storageKey !== verifiedKey) await store.delete(verifiedKey).catch(() => {});
     throw error;
   }
@@ -67,7 +67,7 @@ export function completeUpload(context: MediaContext): CompleteUpload {
   return async (request) => {
     const id = requireUuid(request.assetId, 'asset_id');
     const ownerUserId = requireUserId(request.ownerUserId, 'owner_user_id');
-    const asset = await findAsset(pool, id);
+    const asset = await selectAsset(pool, id);
     if (!asset || asset.ownerUserId !== ownerUserId || asset.status === 'deleted') throw new NotFoundError('asset');
     if (asset.status === 'ready') return { asset: toAssetMessage(asset) };
 
@@ -76,7 +76,7 @@ export function completeUpload(context: MediaContext): CompleteUpload {
         return await verifyAndPublish(context, asset);
       } catch (error) {
         if (isAppError(error) && error.reason?.startsWith('UPLOAD_') && error.reason !== 'UPLOAD_COMPLETIONS_BUSY') {
-          await recordUploadError(pool, id, `${error.reason}: ${error.message}`);
+          await updateUploadError(pool, id, `${error.reason}: ${error.message}`);
         }
         throw error;
       }

@@ -2,12 +2,12 @@ import type { mediaV1 } from '@atelier/contracts';
 import { inTransaction, uuidv7 } from '@atelier/db';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
-import { insertUploading, storageKeyFor } from '../db/assets-repository.js';
-import { lockOwnerForUploads, uploadUsage } from '../db/upload-usage.js';
+import { insertUploadingAsset, storageKeyFor } from '../db/asset-sql.js';
+import { lockOwnerForUploads, selectUploadUsage } from '../db/upload-usage-sql.js';
 import { requireContentType, requireSize, requireUserPurpose } from '../domain/asset-rules.js';
 import { checkUploadLimits, DEFAULT_UPLOAD_LIMITS } from '../domain/upload-limits.js';
 import type { MediaContext } from '../media-context.js';
-import { toAssetMessage } from '../mappers.js';
+import { toAssetMessage } from './asset-mapper.js';
 
 type CreateUpload = Handler<typeof mediaV1.MediaServiceService.createUpload>;
 
@@ -27,8 +27,8 @@ export function createUpload({ pool, store, uploadUrlTtlSeconds, uploadLimits = 
     const presigned = await store.presignPut(storageKey, contentType, sizeBytes, uploadUrlTtlSeconds);
     const asset = await inTransaction(pool, async (client) => {
       await lockOwnerForUploads(client, ownerUserId);
-      checkUploadLimits(await uploadUsage(client, ownerUserId), sizeBytes, uploadLimits, new Date());
-      return insertUploading(client, { id, ownerUserId, purpose, contentType, sizeBytes, storageKey, idempotencyKey: null });
+      checkUploadLimits(await selectUploadUsage(client, ownerUserId), sizeBytes, uploadLimits, new Date());
+      return insertUploadingAsset(client, { id, ownerUserId, purpose, contentType, sizeBytes, storageKey, idempotencyKey: null });
     });
     return {
       asset: toAssetMessage(asset!),

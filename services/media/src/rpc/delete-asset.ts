@@ -2,9 +2,9 @@ import type { mediaV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
-import { findAsset, markDeleted, storageKeyFor } from '../db/assets-repository.js';
+import { selectAsset, updateAssetDeleted, storageKeyFor } from '../db/asset-sql.js';
 import type { MediaContext } from '../media-context.js';
-import { toAssetMessage } from '../mappers.js';
+import { toAssetMessage } from './asset-mapper.js';
 
 type DeleteAsset = Handler<typeof mediaV1.MediaServiceService.deleteAsset>;
 
@@ -16,10 +16,10 @@ export function deleteAsset({ pool, store, logger }: MediaContext): DeleteAsset 
   return async (request) => {
     const id = requireUuid(request.assetId, 'asset_id');
     const owner = request.ownerUserId === undefined ? undefined : requireUserId(request.ownerUserId, 'owner_user_id');
-    const asset = await findAsset(pool, id);
+    const asset = await selectAsset(pool, id);
     if (!asset || (owner !== undefined && asset.ownerUserId !== owner)) throw new NotFoundError('asset');
     if (asset.status === 'deleted') return { asset: toAssetMessage(asset) };
-    const deleted = (await markDeleted(pool, id)) ?? (await findAsset(pool, id));
+    const deleted = (await updateAssetDeleted(pool, id)) ?? (await selectAsset(pool, id));
     // A completed upload lives at its verified key; its upload key may hold bytes PUT after
     // completion through a still-valid URL (never served): both go.
     const keys = [...new Set([asset.storageKey, storageKeyFor(id)])];

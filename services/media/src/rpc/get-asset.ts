@@ -2,9 +2,9 @@ import type { mediaV1 } from '@atelier/contracts';
 import { InvalidArgumentError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
-import { findAsset, findAssets } from '../db/assets-repository.js';
+import { selectAsset, selectAssets } from '../db/asset-sql.js';
 import type { MediaContext } from '../media-context.js';
-import { toAssetMessage } from '../mappers.js';
+import { toAssetMessage } from './asset-mapper.js';
 
 type GetAsset = Handler<typeof mediaV1.MediaServiceService.getAsset>;
 type GetAssetInternal = Handler<typeof mediaV1.MediaServiceService.getAssetInternal>;
@@ -18,7 +18,7 @@ export function getAsset({ pool, store, downloadUrlTtlSeconds }: MediaContext): 
   return async (request) => {
     const id = requireUuid(request.assetId, 'asset_id');
     const caller = requireUserId(request.callerUserId, 'caller_user_id');
-    const asset = await findAsset(pool, id);
+    const asset = await selectAsset(pool, id);
     if (!asset || asset.ownerUserId !== caller || asset.status === 'deleted') throw new NotFoundError('asset');
     if (asset.status !== 'ready') return { asset: toAssetMessage(asset) };
     const download = await store.presignGet(asset.storageKey, downloadUrlTtlSeconds);
@@ -30,7 +30,7 @@ export function getAsset({ pool, store, downloadUrlTtlSeconds }: MediaContext): 
 export function getAssetInternal({ pool, store, downloadUrlTtlSeconds }: MediaContext): GetAssetInternal {
   return async (request) => {
     const id = requireUuid(request.assetId, 'asset_id');
-    const asset = await findAsset(pool, id);
+    const asset = await selectAsset(pool, id);
     if (!asset) throw new NotFoundError('asset');
     if (!request.includeDownloadUrl || asset.status !== 'ready') return { asset: toAssetMessage(asset) };
     const download = await store.presignGet(asset.storageKey, downloadUrlTtlSeconds);
@@ -44,6 +44,6 @@ export function getAssetsInternal({ pool }: MediaContext): GetAssetsInternal {
     if (request.assetIds.length > MAX_IDS_PER_CALL) throw new InvalidArgumentError('asset_ids', `at most ${MAX_IDS_PER_CALL} ids per call`);
     const ids = request.assetIds.map((id, i) => requireUuid(id, `asset_ids[${i}]`));
     if (ids.length === 0) return { assets: [] };
-    return { assets: (await findAssets(pool, [...new Set(ids)])).map(toAssetMessage) };
+    return { assets: (await selectAssets(pool, [...new Set(ids)])).map(toAssetMessage) };
   };
 }

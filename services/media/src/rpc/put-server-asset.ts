@@ -4,10 +4,16 @@ import { uuidv7 } from '@atelier/db';
 import { InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
-import { findLiveByIdempotencyKey, insertUploading, markDeleted, markReady, storageKeyFor } from '../db/assets-repository.js';
+import {
+  selectLiveAssetByIdempotencyKey,
+  insertUploadingAsset,
+  updateAssetDeleted,
+  updateAssetReady,
+  storageKeyFor,
+} from '../db/asset-sql.js';
 import { requireContentType, requireServerPurpose, requireSize, verifyImage } from '../domain/asset-rules.js';
 import type { MediaContext } from '../media-context.js';
-import { toAssetMessage } from '../mappers.js';
+import { toAssetMessage } from './asset-mapper.js';
 
 type PutServerAsset = Handler<typeof mediaV1.MediaServiceService.putServerAsset>;
 
@@ -49,11 +55,11 @@ export function putServerAsset({ pool, store }: MediaContext): PutServerAsset {
     const idempotencyKey = header.idempotencyKey === undefined ? null : requireIdempotencyKey(header.idempotencyKey);
 
     const bytes = await readBytes(iterator, sizeBytes);
-    let earlier = idempotencyKey ? await findLiveByIdempotencyKey(pool, ownerUserId, idempotencyKey) : null;
+    let earlier = idempotencyKey ? await selectLiveAssetByIdempotencyKey(pool, ownerUserId, idempotencyKey) : null;
     if (earlier?.status === 'ready') return { asset: toAssetMessage(earlier), created: false };
     if (earlier && (earlier.contentType !== contentType || earlier.sizeBytes !== sizeBytes)) {
       // A dead earlier put declared other bytes: abandon it rather than mix the two.
-      await markDeleted(pool, earlier.id);
+      await updateAssetDeleted(pool, earlier.id);
       await store.delete(earlier.storageKey).catch(() => {});
       earlier = null;
     }
@@ -65,13 +71,22 @@ export function putServerAsset({ pool, store }: MediaContext): PutServerAsset {
     // finish that one rather than starting another.
     const asset =
       earlier ??
-      (await insertUploading(pool, { id, ownerUserId, purpose, contentType, sizeBytes, storageKey: storageKeyFor(id), idempotencyKey })) ??
-      (await findLiveByIdempotencyKey(pool, ownerUserId, idempotencyKey!));
+      (await insertUploadingAsset(pool, {
+        id,
+        ownerUserId,
+        purpose,
+        contentType,
+        sizeBytes,
+        storageKey: storageKeyFor(id),
+        idempotencyKey,
+      })) ??
+      (await selectLiveAssetByIdempotencyKey(pool, ownerUserId, idempotencyKey!));
     if (asset!.status === 'ready') return { asset: toAssetMessage(asset!), created: false };
 
     await store.put(asset!.storageKey, bytes, contentType);
-    const ready = await markReady(pool, asset!.id, facts, sha256);
-    if (!ready) return { asset: toAssetMessage((await findLiveByIdempotencyKey(pool, ownerUserId, idempotencyKey!))!), created: false };
+    const ready = await updateAssetReady(pool, asset!.id, facts, sha256);
+    if (!ready)
+      return { asset: toAssetMessage((await selectLiveAssetByIdempotencyKey(pool, ownerUserId, idempotencyKey!))!), created: false };
     return { asset: toAssetMessage(ready), created: true };
   };
 }

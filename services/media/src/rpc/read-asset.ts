@@ -2,9 +2,9 @@ import type { mediaV1 } from '@atelier/contracts';
 import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
-import { findAsset } from '../db/assets-repository.js';
+import { selectAsset } from '../db/asset-sql.js';
 import type { MediaContext } from '../media-context.js';
-import { toAssetMessage } from '../mappers.js';
+import { toAssetMessage } from './asset-mapper.js';
 
 type ReadAsset = Handler<typeof mediaV1.MediaServiceService.readAsset>;
 
@@ -14,7 +14,7 @@ const CHUNK_BYTES = 64 * 1024;
 export function readAsset({ pool, store }: MediaContext): ReadAsset {
   return async (request, stream, context) => {
     const id = requireUuid(request.assetId, 'asset_id');
-    const asset = await findAsset(pool, id);
+    const asset = await selectAsset(pool, id);
     if (!asset || asset.status === 'deleted') throw new NotFoundError('asset');
     if (asset.status !== 'ready') throw new FailedPreconditionError('ASSET_NOT_READY', 'the asset has not been completed yet');
     await stream.write({ part: { $case: 'asset', asset: toAssetMessage(asset) } });

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import { predictionNotFound } from '../api-error.js';
-import { requireApiKey } from '../auth.js';
-import { markCanceled } from '../prediction.js';
-import { toPredictionJson } from '../prediction-view.js';
+import { predictionNotFound } from '../domain/api-error.js';
+import { requireApiKey } from './auth.js';
+import { markCanceled } from '../domain/prediction.js';
+import { toPredictionJson } from './prediction-view.js';
 import type { ProviderSimContext } from '../provider-sim-context.js';
 import type { PredictionRoute } from './get-prediction.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { ApiError, flakyRead, predictionNotFound } from '../api-error.js';
-import { takeFlakyRead } from '../prediction.js';
+import { ApiError, flakyRead, predictionNotFound } from '../domain/api-error.js';
+import { takeFlakyRead } from '../domain/prediction.js';
 import type { ProviderSimContext } from '../provider-sim-context.js';
 import type { PredictionRoute } from './get-prediction.js';
 

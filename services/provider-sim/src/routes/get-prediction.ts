@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { flakyRead, predictionNotFound } from '../api-error.js';
-import { requireApiKey } from '../auth.js';
-import { takeFlakyRead } from '../prediction.js';
-import { toPredictionJson } from '../prediction-view.js';
+import { flakyRead, predictionNotFound } from '../domain/api-error.js';
+import { requireApiKey } from './auth.js';
+import { takeFlakyRead } from '../domain/prediction.js';
+import { toPredictionJson } from './prediction-view.js';
 import type { ProviderSimContext } from '../provider-sim-context.js';
 
 export type PredictionRoute = FastifyRequest<{ Params: { id: string } }>;

@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../api-error.js';
-import { requireApiKey } from '../auth.js';
-import { newPrediction } from '../prediction.js';
+import { ApiError } from '../domain/api-error.js';
+import { requireApiKey } from './auth.js';
+import { newPrediction } from '../domain/prediction.js';
 import { runPrediction } from '../prediction-runner.js';
-import { toPredictionJson } from '../prediction-view.js';
+import { toPredictionJson } from './prediction-view.js';
 import type { ProviderSimContext } from '../provider-sim-context.js';
-import { parseIdempotencyKey, parseSubmitRequest } from '../request-validation.js';
+import { parseIdempotencyKey, parseSubmitRequest } from '../domain/request-validation.js';
 import {
   chooseSimulation,
   isRefusalKind,
   jobOfIdempotencyKey,
   parseSimulationDirectives,
   type RefusalKind,
-} from '../simulation-directives.js';
+} from '../domain/simulation-directives.js';
 
 const REFUSALS: Readonly<Record<RefusalKind, () => ApiError>> = {
   unavailable: () => new ApiError(503, 'unavailable', 'the provider is temporarily unavailable (simulated); retry later'),

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../domain/api-error.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="provider-sim"' };
 

@@ -6,7 +6,7 @@ import { connectNats, jetstream, jetstreamManager, jobsTopology, type NatsConnec
 import { startTestPlatform, testNatsUrl, waitUntil, type TestPlatform } from '@atelier/testing';
 import pg from 'pg';
 import { outputCleanupConsumer } from './job-output-cleanup.js';
-import { jobsTestClients, mediaTestClient } from './test-support/media-client.js';
+import { jobsTestClients, mediaTestClient } from '../test-support/media-client.js';
 
 let platform: TestPlatform;
 let media: PromiseClient<mediaV1.MediaServiceClient>;

@@ -1,6 +1,6 @@
 import { type catalogV1 } from '@atelier/contracts';
-import type { Model, Style } from './db/catalog-repository.js';
-import { mediaKindMessage } from './domain/media-kind.js';
+import type { Model, Style } from '../db/catalog-sql.js';
+import { mediaKindMessage } from '../domain/media-kind.js';
 
 export function toModelMessage(model: Model): catalogV1.Model {
   return {

@@ -10,7 +10,7 @@ export async function lockAuthorForPosts(db: Queryable, authorUserId: string): P
 }
 
 /** Posts the author created since 00:00 UTC, whatever became of them; on posts_author_created_idx. */
-export async function postsCreatedToday(db: Queryable, authorUserId: string): Promise<number> {
+export async function countPostsCreatedToday(db: Queryable, authorUserId: string): Promise<number> {
   const result = await db.query<{ n: string }>({
     name: 'community.posts_created_today',
     text: `SELECT count(*) AS n FROM community.posts

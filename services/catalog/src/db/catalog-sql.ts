@@ -41,7 +41,7 @@ const STYLE_COLUMNS = `id, code, title, subtitle, media_kind AS "mediaKind", pre
   prompt_preset AS "promptPreset", enabled, sort_order AS "sortOrder", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /** Enabled entries of one kind in display order (served by the partial `*_enabled_listing_idx`). */
-export async function listEnabled(db: Queryable, mediaKind: string): Promise<{ models: Model[]; styles: Style[] }> {
+export async function selectEnabledEntries(db: Queryable, mediaKind: string): Promise<{ models: Model[]; styles: Style[] }> {
   const [models, styles] = await Promise.all([
     db.query<Model>({
       name: 'catalog.enabled_models',
@@ -58,7 +58,7 @@ export async function listEnabled(db: Queryable, mediaKind: string): Promise<{ m
 }
 
 /** Operators: everything of one kind (or every kind), disabled entries included. */
-export async function listAll(db: Queryable, mediaKind: string | undefined): Promise<{ models: Model[]; styles: Style[] }> {
+export async function selectAllEntries(db: Queryable, mediaKind: string | undefined): Promise<{ models: Model[]; styles: Style[] }> {
   const [models, styles] = await Promise.all([
     db.query<Model>({
       name: 'catalog.all_models',
@@ -74,7 +74,7 @@ export async function listAll(db: Queryable, mediaKind: string | undefined): Pro
   return { models: models.rows, styles: styles.rows };
 }
 
-export async function findModel(db: Queryable, id: string): Promise<Model | null> {
+export async function selectModel(db: Queryable, id: string): Promise<Model | null> {
   const result = await db.query<Model>({
     name: 'catalog.find_model',
     text: `SELECT ${MODEL_COLUMNS} FROM catalog.models WHERE id = $1`,
@@ -83,7 +83,7 @@ export async function findModel(db: Queryable, id: string): Promise<Model | null
   return result.rows[0] ?? null;
 }
 
-export async function findStyle(db: Queryable, id: string): Promise<Style | null> {
+export async function selectStyle(db: Queryable, id: string): Promise<Style | null> {
   const result = await db.query<Style>({
     name: 'catalog.find_style',
     text: `SELECT ${STYLE_COLUMNS} FROM catalog.styles WHERE id = $1`,
@@ -99,7 +99,7 @@ export async function findStyle(db: Queryable, id: string): Promise<Style | null
  * transaction started, which can precede the created_at of a row a racing upsert inserted and
  * committed meanwhile: GREATEST keeps `updated_at >= created_at` (a CHECK) true.
  */
-export async function upsertModel(db: Queryable, id: string, input: ModelInput): Promise<{ model: Model; created: boolean }> {
+export async function insertOrUpdateModel(db: Queryable, id: string, input: ModelInput): Promise<{ model: Model; created: boolean }> {
   const result = await db.query<Model & { created: boolean }>({
     name: 'catalog.upsert_model',
     text: `INSERT INTO catalog.models AS m
@@ -136,7 +136,7 @@ export async function upsertModel(db: Queryable, id: string, input: ModelInput):
 }
 
 /** The same single-statement upsert as models. */
-export async function upsertStyle(db: Queryable, id: string, input: StyleInput): Promise<{ style: Style; created: boolean }> {
+export async function insertOrUpdateStyle(db: Queryable, id: string, input: StyleInput): Promise<{ style: Style; created: boolean }> {
   const result = await db.query<Style & { created: boolean }>({
     name: 'catalog.upsert_style',
     text: `INSERT INTO catalog.styles AS s
@@ -168,7 +168,7 @@ export async function upsertStyle(db: Queryable, id: string, input: StyleInput):
 }
 
 // Idempotent: updated_at moves only when the flag actually changes.
-export async function setModelEnabled(db: Queryable, id: string, enabled: boolean): Promise<Model | null> {
+export async function updateModelEnabled(db: Queryable, id: string, enabled: boolean): Promise<Model | null> {
   const result = await db.query<Model>({
     name: 'catalog.set_model_enabled',
     text: `UPDATE catalog.models SET enabled = $2, updated_at = CASE WHEN enabled = $2 THEN updated_at ELSE GREATEST(now(), created_at) END
@@ -178,7 +178,7 @@ export async function setModelEnabled(db: Queryable, id: string, enabled: boolea
   return result.rows[0] ?? null;
 }
 
-export async function setStyleEnabled(db: Queryable, id: string, enabled: boolean): Promise<Style | null> {
+export async function updateStyleEnabled(db: Queryable, id: string, enabled: boolean): Promise<Style | null> {
   const result = await db.query<Style>({
     name: 'catalog.set_style_enabled',
     text: `UPDATE catalog.styles SET enabled = $2, updated_at = CASE WHEN enabled = $2 THEN updated_at ELSE GREATEST(now(), created_at) END

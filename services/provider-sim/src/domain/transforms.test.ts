@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { probeImage } from '@atelier/images';
-import { meanDifference, patternPng } from './test-images.js';
+import { meanDifference, patternPng } from '../test-support/test-images.js';
 import { fitWithin, STYLES, transformImage } from './transforms.js';
 
 // Mean difference per channel value (of 255) above which two pictures look clearly different.

@@ -15,7 +15,7 @@ export async function lockOwnerForUploads(db: Queryable, ownerUserId: string): P
  * purposes only (ai_output is written by the server for a job, limited by the jobs quota); stored
  * bytes count every live asset the user owns. Both ride assets_owner_created_idx.
  */
-export async function uploadUsage(db: Queryable, ownerUserId: string): Promise<UploadUsage> {
+export async function selectUploadUsage(db: Queryable, ownerUserId: string): Promise<UploadUsage> {
   const result = await db.query<{ started_today: string; stored_bytes: string }>({
     name: 'media.upload_usage',
     text: `SELECT count(*) FILTER (WHERE purpose <> 'ai_output'

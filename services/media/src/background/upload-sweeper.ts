@@ -1,8 +1,8 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
 import { startPeriodicTask } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { deleteUploadingRows, lockStaleUploads, verifiedPrefixFor } from './db/assets-repository.js';
-import type { ObjectStore } from './storage/object-store.js';
+import { deleteUploadingRows, lockStaleUploads, verifiedPrefixFor } from '../db/asset-sql.js';
+import type { ObjectStore } from '../storage/object-store.js';
 
 /**
  * Removes uploads nobody completed within maxAgeMs: their objects, then their rows, in one

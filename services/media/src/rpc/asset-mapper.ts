@@ -1,6 +1,6 @@
 import type { mediaV1 } from '@atelier/contracts';
-import type { Asset } from './db/assets-repository.js';
-import { purposeMessage, statusMessage } from './domain/asset-rules.js';
+import type { Asset } from '../db/asset-sql.js';
+import { purposeMessage, statusMessage } from '../domain/asset-rules.js';
 
 export function toAssetMessage(asset: Asset): mediaV1.Asset {
   return {

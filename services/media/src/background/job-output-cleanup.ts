@@ -12,8 +12,8 @@ import {
   type JsMsg,
   type NatsConnection,
 } from '@atelier/nats';
-import { lockOutputsOfJob, markManyDeleted } from './db/assets-repository.js';
-import type { ObjectStore } from './storage/object-store.js';
+import { lockOutputsOfJob, updateAssetsDeleted } from '../db/asset-sql.js';
+import type { ObjectStore } from '../storage/object-store.js';
 
 /**
  * A job that ends so never shows its output: whatever the worker stored for it is an orphan.
@@ -32,7 +32,7 @@ export async function deleteOutputsOfJob(pool: SqlPool, store: ObjectStore, jobI
     const outputs = await lockOutputsOfJob(client, jobId);
     if (outputs.length === 0) return 0;
     await store.deleteMany(outputs.map((output) => output.storage_key));
-    await markManyDeleted(
+    await updateAssetsDeleted(
       client,
       outputs.map((output) => output.id),
     );

@@ -2,10 +2,10 @@ import { TERMINAL_JOB_STATUSES, type jobsV1, type mediaV1 } from '@atelier/contr
 import { ExpiringCache } from '@atelier/caching';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Counter } from '@atelier/metrics';
-import { jobDto, withOutputUrl, type JobDto } from '../mappers/dtos.js';
+import { toJobDto, withOutputUrl, type JobDto } from './dto-mapper.js';
 import { OutputLinks, type OutputLink } from './output-links.js';
 
-/** Terminal views kept, and for how long at most (see JobViews). */
+/** Terminal views kept, and for how long at most (see FinishedJobCache). */
 export const TERMINAL_VIEW_CACHE_SIZE = 5_000;
 export const TERMINAL_VIEW_TTL_MS = 10 * 60_000;
 /** Longer prompts are not kept: they would make the bound in entries a poor bound in bytes. */
@@ -38,7 +38,7 @@ interface TerminalView {
  * today; an account erasure or a retention purge would): a replica then answers it for at most
  * TERMINAL_VIEW_TTL_MS. Entries are bounded (TERMINAL_VIEW_CACHE_SIZE, oldest out first; a few MB).
  */
-export class JobViews {
+export class FinishedJobCache {
   private readonly links: OutputLinks;
   private readonly terminal = new ExpiringCache<string, TerminalView>(TERMINAL_VIEW_CACHE_SIZE);
 
@@ -51,7 +51,7 @@ export class JobViews {
 
   /** The view of a job jobs answered to `callerUserId`; a terminal one is remembered. */
   async view(job: jobsV1.Job, callerUserId: string): Promise<JobDto> {
-    const view = jobDto(job);
+    const view = toJobDto(job);
     if (TERMINAL_JOB_STATUSES.has(job.status) && job.prompt.length + job.negativePrompt.length <= MAX_CACHED_PROMPT_CHARS) {
       this.terminal.set(job.id, { ownerUserId: callerUserId, view, outputAssetId: job.outputAssetId }, Date.now() + TERMINAL_VIEW_TTL_MS);
     }

@@ -94,13 +94,13 @@ export function verifiedPrefixFor(assetId: string): string {
   return `verified/${assetId}/`;
 }
 
-export async function findAsset(db: Queryable, id: string): Promise<Asset | null> {
+export async function selectAsset(db: Queryable, id: string): Promise<Asset | null> {
   const result = await db.query<AssetRow>({ name: 'media.find_asset', text: 'SELECT * FROM media.assets WHERE id = $1', values: [id] });
   return toAsset(result.rows[0]);
 }
 
 /** The assets of these ids that exist (any order; the primary key serves each). */
-export async function findAssets(db: Queryable, ids: readonly string[]): Promise<Asset[]> {
+export async function selectAssets(db: Queryable, ids: readonly string[]): Promise<Asset[]> {
   const result = await db.query<AssetRow>({
     name: 'media.find_assets',
     text: 'SELECT * FROM media.assets WHERE id = ANY($1::uuid[])',
@@ -113,7 +113,7 @@ export async function findAssets(db: Queryable, ids: readonly string[]): Promise
  * Inserts an `uploading` asset. For server puts with an idempotency key, a concurrent or earlier
  * live asset with the same owner and key wins: nothing is inserted and null is returned.
  */
-export async function insertUploading(db: Queryable, asset: NewAsset): Promise<Asset | null> {
+export async function insertUploadingAsset(db: Queryable, asset: NewAsset): Promise<Asset | null> {
   const result = await db.query<AssetRow>({
     name: 'media.insert_uploading',
     text: `INSERT INTO media.assets (id, owner_user_id, purpose, content_type, size_bytes, storage_key, status, idempotency_key)
@@ -125,7 +125,7 @@ export async function insertUploading(db: Queryable, asset: NewAsset): Promise<A
   return toAsset(result.rows[0]);
 }
 
-export async function findLiveByIdempotencyKey(db: Queryable, ownerUserId: string, key: string): Promise<Asset | null> {
+export async function selectLiveAssetByIdempotencyKey(db: Queryable, ownerUserId: string, key: string): Promise<Asset | null> {
   const result = await db.query<AssetRow>({
     name: 'media.find_live_by_key',
     text: `SELECT * FROM media.assets WHERE owner_user_id = $1 AND idempotency_key = $2 AND status <> 'deleted'`,
@@ -138,7 +138,13 @@ export async function findLiveByIdempotencyKey(db: Queryable, ownerUserId: strin
  * uploading → ready, once: a second completer gets null and re-reads the winner's row.
  * `storageKey` moves the asset to where its verified bytes were copied (uploads).
  */
-export async function markReady(db: Queryable, id: string, facts: ImageFacts, sha256: Buffer, storageKey?: string): Promise<Asset | null> {
+export async function updateAssetReady(
+  db: Queryable,
+  id: string,
+  facts: ImageFacts,
+  sha256: Buffer,
+  storageKey?: string,
+): Promise<Asset | null> {
   const result = await db.query<AssetRow>({
     name: 'media.mark_ready',
     text: `UPDATE media.assets
@@ -152,7 +158,7 @@ export async function markReady(db: Queryable, id: string, facts: ImageFacts, sh
 }
 
 /** Remembers why a completion was refused, for the owner's next look and for operators. */
-export async function recordUploadError(db: Queryable, id: string, error: string): Promise<void> {
+export async function updateUploadError(db: Queryable, id: string, error: string): Promise<void> {
   await db.query({
     name: 'media.record_upload_error',
     text: `UPDATE media.assets SET upload_error = $2 WHERE id = $1 AND status = 'uploading'`,
@@ -161,7 +167,7 @@ export async function recordUploadError(db: Queryable, id: string, error: string
 }
 
 /** Any live status → deleted, once. */
-export async function markDeleted(db: Queryable, id: string): Promise<Asset | null> {
+export async function updateAssetDeleted(db: Queryable, id: string): Promise<Asset | null> {
   const result = await db.query<AssetRow>({
     name: 'media.mark_deleted',
     text: `UPDATE media.assets SET status = 'deleted', deleted_at = now() WHERE id = $1 AND status <> 'deleted' RETURNING *`,
@@ -205,7 +211,7 @@ export async function lockOutputsOfJob(db: Queryable, jobId: string): Promise<{ 
 }
 
 /** Soft-deletes assets whatever their status (an interrupted upload included). */
-export async function markManyDeleted(db: Queryable, ids: readonly string[]): Promise<void> {
+export async function updateAssetsDeleted(db: Queryable, ids: readonly string[]): Promise<void> {
   await db.query({
     name: 'media.mark_many_deleted',
     text: `UPDATE media.assets SET status = 'deleted', deleted_at = now() WHERE id = ANY($1::uuid[]) AND status <> 'deleted'`,

@@ -1,7 +1,7 @@
 import { jobsExecutionV1 } from '@atelier/contracts';
 import { ErrorCode, isAppError } from '@atelier/errors';
 import { createServiceClient, type GrpcSecurity } from '@atelier/grpc';
-import type { JobStatusLookup } from './job-output-cleanup.js';
+import type { JobStatusLookup } from '../background/job-output-cleanup.js';
 
 /**
  * Asks the jobs service for a job's status (JobExecutionService.GetJobStatus). A job jobs does

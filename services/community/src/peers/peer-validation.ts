@@ -1,7 +1,7 @@
 import { jobsV1, mediaV1 } from '@atelier/contracts';
 import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, peerFailure } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
-import { requireOutputAttached } from './domain/generation-rules.js';
+import { requireOutputAttached } from '../domain/generation-rules.js';
 
 /**
  * The services whose ids a post references (SPEC §1): no foreign key crosses schemas, so media

@@ -1,6 +1,6 @@
 import type { communityV1 } from '@atelier/contracts';
-import type { PostRow } from './db/post-row.js';
-import { categoryMessage, statusMessage } from './domain/post-rules.js';
+import type { PostRow } from '../db/post-row.js';
+import { categoryMessage, statusMessage } from '../domain/post-rules.js';
 
 export function toPostMessage(row: PostRow): communityV1.Post {
   return {

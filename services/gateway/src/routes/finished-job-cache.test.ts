@@ -3,7 +3,7 @@ import { jobsV1, type mediaV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
 import { Counter, createMetricsRegistry } from '@atelier/metrics';
-import { JobViews, TERMINAL_VIEW_TTL_MS } from './job-view.js';
+import { FinishedJobCache, TERMINAL_VIEW_TTL_MS } from './finished-job-cache.js';
 
 const job = jobsV1.Job.fromPartial({ id: 'job-1', userId: 'alice', status: jobsV1.JobStatus.SUCCEEDED, outputAssetId: 'asset-1' });
 
@@ -20,12 +20,12 @@ function fakeMedia(ttlMs = 300_000) {
   return { media: { getAsset } as unknown as PromiseClient<mediaV1.MediaServiceClient>, getAsset, state };
 }
 
-/** JobViews counting its lookups as the gateway's metric does. */
+/** FinishedJobCache counting its lookups as the gateway's metric does. */
 function countedViews(media: PromiseClient<mediaV1.MediaServiceClient>) {
   const registry = createMetricsRegistry('gateway-test');
   const lookups = new Counter({ name: 'lookups', help: 'test', labelNames: ['result'] as const, registers: [registry] });
   const count = async (result: string) => (await lookups.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
-  return { views: new JobViews(media, lookups), count };
+  return { views: new FinishedJobCache(media, lookups), count };
 }
 
 describe('job views - output URLs', () => {
@@ -34,7 +34,7 @@ describe('job views - output URLs', () => {
   it('looks the output URL up once and reuses it for 30 s', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const { media, getAsset } = fakeMedia();
-    const views = new JobViews(media);
+    const views = new FinishedJobCache(media);
     const first = await views.view(job, 'alice');
     expect(first.outputUrl).toMatch(/^http:\/\/s3\.test\/asset-1/);
     expect((await views.view(job, 'alice')).outputUrl).toBe(first.outputUrl);
@@ -47,7 +47,7 @@ describe('job views - output URLs', () => {
   it('never reuses a URL past half of its remaining life', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const { media, getAsset } = fakeMedia(20_000);
-    const views = new JobViews(media);
+    const views = new FinishedJobCache(media);
     await views.view(job, 'alice');
     vi.setSystemTime(Date.now() + 10_001);
     await views.view(job, 'alice');
@@ -56,7 +56,7 @@ describe('job views - output URLs', () => {
 
   it('keeps callers apart and remembers no failure', async () => {
     const { media, getAsset } = fakeMedia();
-    const views = new JobViews(media);
+    const views = new FinishedJobCache(media);
     const alice = await views.view(job, 'alice');
     const bob = await views.view(job, 'bob');
     expect(bob.outputUrl).toContain('for=bob');
@@ -65,7 +65,7 @@ describe('job views - output URLs', () => {
 
     const failing = fakeMedia();
     failing.state.fail = true;
-    const refusing = new JobViews(failing.media);
+    const refusing = new FinishedJobCache(failing.media);
     expect((await refusing.view(job, 'alice')).outputUrl).toBeNull();
     expect((await refusing.view(job, 'alice')).outputUrl).toBeNull();
     expect(failing.getAsset).toHaveBeenCalledTimes(2);
@@ -73,7 +73,7 @@ describe('job views - output URLs', () => {
 
   it('asks nothing of media for a job without output', async () => {
     const { media, getAsset } = fakeMedia();
-    const view = await new JobViews(media).view({ ...job, outputAssetId: undefined }, 'alice');
+    const view = await new FinishedJobCache(media).view({ ...job, outputAssetId: undefined }, 'alice');
     expect(view.outputUrl).toBeNull();
     expect(getAsset).not.toHaveBeenCalled();
   });
@@ -111,7 +111,7 @@ describe('job views - remembered terminal views', () => {
   it('renews the output URL of a remembered view within its reuse deadline, never handing out an old one', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const { media, getAsset } = fakeMedia(20_000);
-    const views = new JobViews(media);
+    const views = new FinishedJobCache(media);
     const first = await views.view(job, 'alice');
     expect((await views.remembered(job.id, 'alice'))!.outputUrl).toBe(first.outputUrl);
     for (let step = 0; step < 6; step += 1) {
@@ -126,7 +126,7 @@ describe('job views - remembered terminal views', () => {
   it('answers a remembered view without a URL once media no longer has the output', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const { media, state } = fakeMedia();
-    const views = new JobViews(media);
+    const views = new FinishedJobCache(media);
     await views.view(job, 'alice');
     state.fail = true;
     vi.setSystemTime(Date.now() + 30_001);
@@ -136,7 +136,7 @@ describe('job views - remembered terminal views', () => {
   it('forgets a view after its time to live, and keeps no view of a job with a very long prompt', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const { media } = fakeMedia();
-    const views = new JobViews(media);
+    const views = new FinishedJobCache(media);
     await views.view(job, 'alice');
     vi.setSystemTime(Date.now() + TERMINAL_VIEW_TTL_MS - 1);
     expect(views.remembered(job.id, 'alice')).toBeDefined();

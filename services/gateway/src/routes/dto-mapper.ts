@@ -1,12 +1,33 @@
-import type { catalogV1, communityV1, jobsAdminV1, jobsV1, mediaV1 } from '@atelier/contracts';
-import { assetPurposes, assetStatuses, jobQueues, jobStatuses, mediaKinds, outboxStatuses, postCategories, postStatuses } from './enums.js';
+import { commonV1, communityV1, enumWords, jobsAdminV1, jobsV1, mediaV1, type catalogV1 } from '@atelier/contracts';
 
 /** Contract messages as the mobile API's JSON (camelCase, lower-case enum words, null for absent). */
+
+/**
+ * Two-way maps between the API's lower-case enum words and the contracts' enums. The words are
+ * the contract's own value names in lower case (enumWords), so the API cannot drift from them.
+ */
+function enumMap<E extends Record<string, string | number>>(values: E) {
+  const { words, wordOf, fromWord } = enumWords(values);
+  return {
+    words,
+    toApi: (value: number): string => wordOf(value) ?? 'unknown',
+    fromApi: (word: string) => fromWord(word),
+  };
+}
+
+export const mediaKinds = enumMap(commonV1.MediaKind);
+export const jobStatuses = enumMap(jobsV1.JobStatus);
+export const jobQueues = enumMap(jobsV1.JobQueue);
+export const assetPurposes = enumMap(mediaV1.AssetPurpose);
+export const assetStatuses = enumMap(mediaV1.AssetStatus);
+export const postCategories = enumMap(communityV1.PostCategory);
+export const postStatuses = enumMap(communityV1.PostStatus);
+export const outboxStatuses = enumMap(jobsAdminV1.OutboxStatus);
 
 const iso = (date: Date | undefined): string | null => (date ? date.toISOString() : null);
 const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
 
-export function modelDto(model: catalogV1.Model) {
+export function toModelDto(model: catalogV1.Model) {
   return {
     id: model.id,
     code: model.code,
@@ -19,7 +40,7 @@ export function modelDto(model: catalogV1.Model) {
   };
 }
 
-export function styleDto(style: catalogV1.Style) {
+export function toStyleDto(style: catalogV1.Style) {
   return {
     id: style.id,
     code: style.code,
@@ -31,7 +52,7 @@ export function styleDto(style: catalogV1.Style) {
   };
 }
 
-export function assetDto(asset: mediaV1.Asset) {
+export function toAssetDto(asset: mediaV1.Asset) {
   return {
     id: asset.id,
     purpose: assetPurposes.toApi(asset.purpose),
@@ -46,7 +67,7 @@ export function assetDto(asset: mediaV1.Asset) {
   };
 }
 
-export function jobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Date | undefined }) {
+export function toJobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Date | undefined }) {
   const timings = job.timings;
   return {
     id: job.id,
@@ -101,16 +122,16 @@ export function jobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Date 
   };
 }
 
-export type JobDto = ReturnType<typeof jobDto>;
+export type JobDto = ReturnType<typeof toJobDto>;
 
 /** A job's view with (another) download URL of its output. */
 export function withOutputUrl(view: JobDto, output: { url: string; expiresAt: Date | undefined }): JobDto {
   return { ...view, outputUrl: output.url, outputUrlExpiresAt: iso(output.expiresAt) };
 }
 
-export function adminJobDto(admin: jobsAdminV1.AdminJob) {
+export function toAdminJobDto(admin: jobsAdminV1.AdminJob) {
   return {
-    job: jobDto(admin.job!),
+    job: toJobDto(admin.job!),
     userId: admin.job!.userId,
     internalErrorMessage: orNull(admin.internalErrorMessage),
     providerRequestId: orNull(admin.providerRequestId),
@@ -123,7 +144,7 @@ export function adminJobDto(admin: jobsAdminV1.AdminJob) {
  * A post as users see it: the author by public handle only (the identity provider's subject may
  * be an e-mail address), and whether it is the caller's own.
  */
-export function postDto(post: communityV1.Post, callerUserId: string) {
+export function toPostDto(post: communityV1.Post, callerUserId: string) {
   return {
     id: post.id,
     authorHandle: post.authorHandle,
@@ -142,7 +163,7 @@ export function postDto(post: communityV1.Post, callerUserId: string) {
   };
 }
 
-export function outboxEventDto(event: jobsAdminV1.OutboxEvent) {
+export function toOutboxEventDto(event: jobsAdminV1.OutboxEvent) {
   return {
     id: event.id,
     aggregateId: event.aggregateId,

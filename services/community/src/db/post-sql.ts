@@ -1,13 +1,90 @@
 import { inTransaction, type Queryable, type SqlPool } from '@atelier/db';
-import type { StoredCategory, WritableStatus } from '../domain/post-rules.js';
+import type { ListingPageCursor } from '@atelier/encoding';
+import type { StoredCategory, StoredStatus, WritableStatus } from '../domain/post-rules.js';
 import { AUTHOR_HANDLE_OF, POST_COLUMNS, type PostRow } from './post-row.js';
 
 /**
- * The one module that writes posts. Each write is one statement, or one transaction whose first
+ * The SQL of community.posts with their media (and of the author handle a first post creates):
+ * the reads, then the writes.
+ *
+ * This is the one module that writes posts. Each write is one statement, or one transaction whose first
  * statement is the conditional UPDATE that decides it, so two writers can never both act on the
  * same version of a post. A function returns null when its condition did not hold; the caller
  * reads the row to explain why. The database refuses an illegal row a second time (CHECKs).
  */
+
+export async function selectPost(db: Queryable, postId: string): Promise<PostRow | null> {
+  const result = await db.query<PostRow>({
+    name: 'community.find_post',
+    text: `SELECT ${POST_COLUMNS} FROM community.posts p WHERE p.id = $1`,
+    values: [postId],
+  });
+  return result.rows[0] ?? null;
+}
+
+export async function selectPostByIdempotencyKey(db: Queryable, authorUserId: string, idempotencyKey: string): Promise<PostRow | null> {
+  const result = await db.query<PostRow>({
+    name: 'community.find_post_by_key',
+    text: `SELECT ${POST_COLUMNS} FROM community.posts p WHERE p.author_user_id = $1 AND p.idempotency_key = $2`,
+    values: [authorUserId, idempotencyKey],
+  });
+  return result.rows[0] ?? null;
+}
+
+/**
+ * One page of the feed after the cursor, in (published_at DESC, id DESC) order, with one extra
+ * row to know whether another page follows. It runs on posts_feed_idx. A keyset rather than an
+ * offset: posts published while a reader pages through sort before the cursor (they are newer),
+ * so they can neither repeat a post nor push one out of the pages still to come. published_at
+ * never changes once set (a published post cannot return to draft), so the order is stable.
+ */
+export async function selectFeedPage(db: Queryable, cursor: ListingPageCursor | undefined, limit: number): Promise<PostRow[]> {
+  const result = cursor
+    ? await db.query<PostRow>({
+        name: 'community.feed_after',
+        text: `SELECT ${POST_COLUMNS} FROM community.posts p
+                WHERE p.status = 'published' AND (p.published_at, p.id) < ($1, $2::uuid)
+                ORDER BY p.published_at DESC, p.id DESC LIMIT $3`,
+        values: [cursor.at, cursor.id, limit + 1],
+      })
+    : await db.query<PostRow>({
+        name: 'community.feed_first',
+        text: `SELECT ${POST_COLUMNS} FROM community.posts p
+                WHERE p.status = 'published'
+                ORDER BY p.published_at DESC, p.id DESC LIMIT $1`,
+        values: [limit + 1],
+      });
+  return result.rows;
+}
+
+/**
+ * One page of an author's posts of the given statuses after the cursor, in (created_at DESC,
+ * id DESC) order on posts_author_created_idx, with one extra row (see selectFeedPage).
+ */
+export async function selectAuthorPostsPage(
+  db: Queryable,
+  authorUserId: string,
+  statuses: readonly StoredStatus[],
+  cursor: ListingPageCursor | undefined,
+  limit: number,
+): Promise<PostRow[]> {
+  const result = cursor
+    ? await db.query<PostRow>({
+        name: 'community.author_posts_after',
+        text: `SELECT ${POST_COLUMNS} FROM community.posts p
+                WHERE p.author_user_id = $1 AND p.status = ANY($2::text[]) AND (p.created_at, p.id) < ($3, $4::uuid)
+                ORDER BY p.created_at DESC, p.id DESC LIMIT $5`,
+        values: [authorUserId, statuses, cursor.at, cursor.id, limit + 1],
+      })
+    : await db.query<PostRow>({
+        name: 'community.author_posts_first',
+        text: `SELECT ${POST_COLUMNS} FROM community.posts p
+                WHERE p.author_user_id = $1 AND p.status = ANY($2::text[])
+                ORDER BY p.created_at DESC, p.id DESC LIMIT $3`,
+        values: [authorUserId, statuses, limit + 1],
+      });
+  return result.rows;
+}
 
 export interface NewPost {
   id: string;
@@ -28,7 +105,7 @@ export interface NewPost {
  * Gives the author a public handle on their first post (a separate statement: the insert's
  * select must see it). Concurrent first posts make one.
  */
-export async function ensureAuthor(db: Queryable, userId: string): Promise<void> {
+export async function insertAuthorIfMissing(db: Queryable, userId: string): Promise<void> {
   await db.query({
     name: 'community.ensure_author',
     text: 'INSERT INTO community.authors (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING',
@@ -44,7 +121,7 @@ export async function ensureAuthor(db: Queryable, userId: string): Promise<void>
  * did; the foreign key is checked at the end of the statement, when the post exists.
  */
 export async function insertPost(db: Queryable, post: NewPost): Promise<PostRow | null> {
-  await ensureAuthor(db, post.authorUserId);
+  await insertAuthorIfMissing(db, post.authorUserId);
   const result = await db.query<PostRow>({
     name: 'community.insert_post',
     text: `WITH inserted AS (
@@ -102,7 +179,7 @@ export interface PostUpdate {
  * replaced, is rewritten in the same transaction, after the row lock is taken: every media
  * writer updates the post first, so they are serialised by it.
  */
-export async function updatePost(pool: SqlPool, update: PostUpdate): Promise<PostRow | null> {
+export async function updatePostAndMedia(pool: SqlPool, update: PostUpdate): Promise<PostRow | null> {
   return inTransaction(pool, async (client) => {
     const result = await client.query<PostRow>({
       name: 'community.update_post',
@@ -147,7 +224,7 @@ export async function updatePost(pool: SqlPool, update: PostUpdate): Promise<Pos
  * the caller reads the row to tell "already deleted" (answered with the post) from "not yours".
  * The version rises like for any other change, so a stale update cannot revive anything.
  */
-export async function softDeletePost(db: Queryable, postId: string, authorUserId: string): Promise<PostRow | null> {
+export async function updatePostDeleted(db: Queryable, postId: string, authorUserId: string): Promise<PostRow | null> {
   const result = await db.query<PostRow>({
     name: 'community.soft_delete_post',
     text: `UPDATE community.posts p

@@ -1,4 +1,4 @@
-import { progressOf, type Prediction } from './prediction.js';
+import { progressOf, type Prediction } from '../domain/prediction.js';
 
 /** A prediction as the API returns it (snake_case, nulls rather than missing fields). */
 export interface PredictionJson {
