@@ -1,6 +1,6 @@
 import type { Queryable } from '@atelier/db';
 import type { OutboxSubjects } from './job-row.js';
-import { dispatchPayloadSql, dispatchSubjectSql, redispatchDedupeSql } from './outbox-payloads.js';
+import { dispatchPayloadSql, dispatchSubjectSql, redispatchDedupeSql } from './outbox-payload-sql.js';
 
 /** A row of jobs.outbox. Ids are bigint, kept as strings. */
 export interface OutboxRow {

@@ -8,15 +8,15 @@ import type { Handler } from '@atelier/grpc';
 import { currentTraceCarrier } from '@atelier/telemetry';
 import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
 import type { JobDefinition } from '../definitions/index.js';
-import { findJobByIdempotencyKey, listEvents } from '../db/job-queries.js';
+import { findJobByIdempotencyKey, listEvents } from '../db/job-sql.js';
 import type { JobRow } from '../db/job-row.js';
 import { normaliseCommand } from '../domain/job-command.js';
 import { quotaRefusal } from '../domain/quota.js';
 import type { JobsContext } from '../jobs-context.js';
-import { toJobMessage } from '../job-mapper.js';
-import { resolveAgainstPeers } from '../peer-validation.js';
-import { announce } from '../transitions/announce.js';
-import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../transitions/create.js';
+import { toJobMessage } from './job-mapper.js';
+import { resolveAgainstPeers } from '../peers/peer-validation.js';
+import { announce } from '../background/announce.js';
+import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../db/transitions/create-sql.js';
 
 type CreateJob = Handler<typeof jobsV1.JobsServiceService.createJob>;
 

@@ -2,7 +2,7 @@ import type { jobsExecutionV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
-import { findJob } from '../db/job-queries.js';
+import { findJob } from '../db/job-sql.js';
 import { statusMessage } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
 

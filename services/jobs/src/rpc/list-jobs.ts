@@ -2,10 +2,10 @@ import { type jobsV1 } from '@atelier/contracts';
 import { decodeMicrosPageToken, encodeMicrosPageToken, pageSize } from '@atelier/encoding';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
-import { listEvents, listJobs as listJobRows } from '../db/job-queries.js';
+import { listEvents, listJobs as listJobRows } from '../db/job-sql.js';
 import { storedStatus } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
-import { toJobMessage } from '../job-mapper.js';
+import { toJobMessage } from './job-mapper.js';
 
 type ListJobs = Handler<typeof jobsV1.JobsServiceService.listJobs>;
 

@@ -4,8 +4,8 @@ import { FailedPreconditionError, InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { holdsLease, leaseRefusal } from '../transitions/lease-refusal.js';
-import { recordProviderRequest as recordRequest } from '../transitions/record-provider-request.js';
+import { holdsLease, leaseRefusal } from './lease-refusal.js';
+import { recordProviderRequest as recordRequest } from '../db/transitions/provider-request-sql.js';
 import { requireWorkerId } from './worker-id.js';
 
 type RecordProviderRequest = Handler<typeof jobsExecutionV1.JobExecutionServiceService.recordProviderRequest>;

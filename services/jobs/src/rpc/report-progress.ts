@@ -3,9 +3,9 @@ import { InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireIntInRange, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { announce } from '../transitions/announce.js';
-import { stopReasonFor } from '../transitions/lease-refusal.js';
-import { reportProgress as recordProgress, type ProgressReport } from '../transitions/progress.js';
+import { announce } from '../background/announce.js';
+import { stopReasonFor } from './lease-refusal.js';
+import { reportProgress as recordProgress, type ProgressReport } from '../db/transitions/progress-sql.js';
 import { requireWorkerId } from './worker-id.js';
 
 type ReportProgress = Handler<typeof jobsExecutionV1.JobExecutionServiceService.reportProgress>;

@@ -2,9 +2,9 @@ import type { jobsAdminV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
-import { findJob, listEvents } from '../../db/job-queries.js';
+import { findJob, listEvents } from '../../db/job-sql.js';
 import type { JobsContext } from '../../jobs-context.js';
-import { toAdminJobMessage, toJobEventMessage } from '../../job-mapper.js';
+import { toAdminJobMessage, toJobEventMessage } from '../job-mapper.js';
 
 type GetJobDetails = Handler<typeof jobsAdminV1.JobsAdminServiceService.getJobDetails>;
 

@@ -2,10 +2,10 @@ import type { jobsAdminV1 } from '@atelier/contracts';
 import { decodeMicrosPageToken, encodeMicrosPageToken, pageSize } from '@atelier/encoding';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
-import { listEvents, listJobs } from '../../db/job-queries.js';
+import { listEvents, listJobs } from '../../db/job-sql.js';
 import { storedStatus } from '../../domain/job-state-machine.js';
 import type { JobsContext } from '../../jobs-context.js';
-import { storedQueue, toAdminJobMessage } from '../../job-mapper.js';
+import { storedQueue, toAdminJobMessage } from '../job-mapper.js';
 
 type ListAllJobs = Handler<typeof jobsAdminV1.JobsAdminServiceService.listAllJobs>;
 

@@ -4,11 +4,11 @@ import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { currentTraceCarrier } from '@atelier/telemetry';
 import { requireUserId, requireUuid } from '@atelier/validation';
-import { findJob, listEvents } from '../../db/job-queries.js';
+import { findJob, listEvents } from '../../db/job-sql.js';
 import type { JobsContext } from '../../jobs-context.js';
-import { toAdminJobMessage } from '../../job-mapper.js';
-import { announce } from '../../transitions/announce.js';
-import { createJobs } from '../../transitions/create.js';
+import { toAdminJobMessage } from '../job-mapper.js';
+import { announce } from '../../background/announce.js';
+import { createJobs } from '../../db/transitions/create-sql.js';
 
 type RetryJob = Handler<typeof jobsAdminV1.JobsAdminServiceService.retryJob>;
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '@atelier/db';
-import type { JobRow, OutboxSubjects } from '../db/job-row.js';
-import type { FailureDecision } from '../domain/retry-policy.js';
+import type { JobRow, OutboxSubjects } from '../job-row.js';
+import type { FailureDecision } from '../../domain/retry-policy.js';
 import {
   CLAIMED_OUTBOX_JOIN,
   DISPATCH_OUTBOX,
@@ -9,7 +9,7 @@ import {
   PROVIDER_CANCEL_OUTBOX,
   statusIs,
 } from './transition-sql.js';
-import { foundJobOf, transitionResultOf, type FoundColumns, type FoundJob, type TransitionResult } from './found-job.js';
+import { foundJobOf, transitionResultOf, type FoundColumns, type FoundJob, type TransitionResult } from './found-job-row.js';
 
 export interface FailureRecord {
   errorClass: string;

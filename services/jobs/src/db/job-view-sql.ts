@@ -1,9 +1,9 @@
 import type { jobsV1 } from '@atelier/contracts';
 import type { Queryable } from '@atelier/db';
 import { NotFoundError } from '@atelier/errors';
-import { listEvents, queuePosition } from './db/job-queries.js';
-import type { JobRow } from './db/job-row.js';
-import { toJobMessage, type JobHistoryEntry } from './job-mapper.js';
+import { listEvents, queuePosition } from './job-sql.js';
+import type { JobRow } from './job-row.js';
+import { toJobMessage, type JobHistoryEntry } from '../rpc/job-mapper.js';
 
 /** A job with its timings and, while queued, its queue position. */
 export async function describeJob(db: Queryable, row: JobRow): Promise<jobsV1.Job> {

@@ -1,7 +1,7 @@
 import type { Queryable } from '@atelier/db';
-import type { JobRow, OutboxSubjects } from '../db/job-row.js';
+import type { JobRow, OutboxSubjects } from '../job-row.js';
 import { CLAIMED_OUTBOX_JOIN, FOUND_COLUMNS, LIFECYCLE_OUTBOX, statusIs } from './transition-sql.js';
-import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
+import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job-row.js';
 
 /** One worker reporting one finished job. */
 export interface CompleteRequest {

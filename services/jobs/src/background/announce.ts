@@ -1,6 +1,6 @@
 import type { JobRow } from '../db/job-row.js';
 import type { ClaimedOutboxRow } from '../db/outbox-sql.js';
-import type { JobWatchHub } from '../job-watch-hub.js';
+import type { JobWatchHub } from './job-watch-hub.js';
 import type { JobsMetrics } from '../jobs-metrics.js';
 
 /** What a committed transition tells the rest of the process. */

@@ -1,4 +1,4 @@
-import type { JobRow } from '../db/job-row.js';
+import type { JobRow } from '../job-row.js';
 
 /**
  * A job as the transition's statement found it when its condition did not hold (FOUND_COLUMNS),

@@ -1,7 +1,7 @@
 import type { Queryable } from '@atelier/db';
-import type { JobRow, OutboxSubjects } from '../db/job-row.js';
+import type { JobRow, OutboxSubjects } from '../job-row.js';
 import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, FOUND_COLUMNS, statusIs } from './transition-sql.js';
-import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
+import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job-row.js';
 
 /**
  * running → queued without charging the attempt: a worker shutting down hands the job back and

@@ -6,7 +6,7 @@ import {
   lifecyclePayloadSql,
   providerCancelDedupeSql,
   providerCancelPayloadSql,
-} from '../db/outbox-payloads.js';
+} from '../outbox-payload-sql.js';
 
 /**
  * The outbox rows transitions write in the same statement as the status change, as CTE bodies

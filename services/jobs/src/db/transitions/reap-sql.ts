@@ -1,5 +1,5 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
-import type { JobRow, OutboxSubjects } from '../db/job-row.js';
+import type { JobRow, OutboxSubjects } from '../job-row.js';
 import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, LIFECYCLE_OUTBOX, PROVIDER_CANCEL_OUTBOX, statusIs } from './transition-sql.js';
 
 /** A running job whose lease expired, as locked for reaping. */

@@ -1,6 +1,6 @@
 import { jobsExecutionV1 } from '@atelier/contracts';
 import { AbortedError, NotFoundError } from '@atelier/errors';
-import type { FoundJob } from './found-job.js';
+import type { FoundJob } from '../db/transitions/found-job-row.js';
 
 /**
  * Why a worker's call under a lease was refused, from the job as the refused statement found it:

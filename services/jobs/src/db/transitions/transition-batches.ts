@@ -1,10 +1,10 @@
 import type { SqlPool } from '@atelier/db';
 import { MicroBatcher } from '@atelier/batching';
-import type { OutboxSubjects } from '../db/job-row.js';
-import { claim, type ClaimRequest } from './claim.js';
-import { complete, type CompleteRequest } from './complete.js';
-import { createJobs, type CreateOutcome, type NewJob } from './create.js';
-import type { TransitionResult } from './found-job.js';
+import type { OutboxSubjects } from '../job-row.js';
+import { claim, type ClaimRequest } from './claim-sql.js';
+import { complete, type CompleteRequest } from './complete-sql.js';
+import { createJobs, type CreateOutcome, type NewJob } from './create-sql.js';
+import type { TransitionResult } from './found-job-row.js';
 
 /**
  * The hot transitions, coalesced: concurrent creates (of types the quota does not count), claims

@@ -1,8 +1,8 @@
 import { commonV1, type jobsAdminV1, jobsV1 } from '@atelier/contracts';
-import type { JobEventRow, JobRow } from './db/job-row.js';
-import { errorClassMessage } from './domain/error-class.js';
-import { statusMessage } from './domain/job-state-machine.js';
-import { jobTimings } from './domain/job-timings.js';
+import type { JobEventRow, JobRow } from '../db/job-row.js';
+import { errorClassMessage } from '../domain/error-class.js';
+import { statusMessage } from '../domain/job-state-machine.js';
+import { jobTimings } from '../domain/job-timings.js';
 
 export function queueMessage(queue: string): jobsV1.JobQueue {
   return queue === 'background' ? jobsV1.JobQueue.BACKGROUND : jobsV1.JobQueue.INTERACTIVE;

@@ -3,18 +3,18 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction, uuidv7, type Queryable } from '@atelier/db';
 import { createTestDatabase, type TestDatabase } from '@atelier/testing';
-import type { OutboxSubjects } from '../db/job-row.js';
-import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
-import { cancel } from './cancel.js';
-import { claim } from './claim.js';
-import { complete } from './complete.js';
-import { createJobs, createJobsWithinQuota, createJobWithinQuota, type NewJob } from './create.js';
-import { applyFailure, readFailingJob } from './fail.js';
-import { heartbeat } from './heartbeat.js';
-import { reportProgress } from './progress.js';
-import { recordProviderRequest } from './record-provider-request.js';
-import { release } from './release.js';
-import { newCanaryJob } from '../test-support/new-job.js';
+import type { OutboxSubjects } from '../job-row.js';
+import { createJobsOrm, migrateJobs } from '../jobs-orm.js';
+import { cancel } from './cancel-sql.js';
+import { claim } from './claim-sql.js';
+import { complete } from './complete-sql.js';
+import { createJobs, createJobsWithinQuota, createJobWithinQuota, type NewJob } from './create-sql.js';
+import { applyFailure, readFailingJob } from './fail-sql.js';
+import { heartbeat } from './heartbeat-sql.js';
+import { reportProgress } from './progress-sql.js';
+import { recordProviderRequest } from './provider-request-sql.js';
+import { release } from './release-sql.js';
+import { newCanaryJob } from '../../test-support/new-job.js';
 
 /**
  * The transition units against a real database: each answers its changed row, or — when its

@@ -4,8 +4,8 @@ import { jobsEventsV1 } from '@atelier/contracts';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { createLogger } from '@atelier/logging';
 import { jetstreamManager } from '@atelier/nats';
-import { StaleDispatchSweeper } from './reaper/stale-dispatch-sweeper.js';
-import { canaryRequest, startJobsHarness, type JobsHarness } from './test-support/jobs-harness.js';
+import { StaleDispatchSweeper } from './stale-dispatch-sweeper.js';
+import { canaryRequest, startJobsHarness, type JobsHarness } from '../test-support/jobs-harness.js';
 
 // A dispatch message lost after publication (dropped by JetStream, a stream recreated) must not
 // leave its job queued forever: the sweeper dispatches it again, once.

@@ -1,6 +1,6 @@
 import type { Logger } from '@atelier/logging';
 import { catalogChangesSubject, parseCatalogChange, type NatsConnection } from '@atelier/nats';
-import type { CatalogCache } from './catalog-cache.js';
+import type { CatalogCache } from '../peers/catalog-cache.js';
 
 /**
  * Drops cached catalog entries as catalog announces their changes. The subscription is core

@@ -2,7 +2,7 @@ import { commonV1, mediaV1 as media } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, peerFailure } from '@atelier/errors';
 import type { CatalogReads } from './catalog-cache.js';
-import type { JobCommand, JobDefinition } from './definitions/index.js';
+import type { JobCommand, JobDefinition } from '../definitions/index.js';
 import type { InputAssetLookups } from './input-asset-lookups.js';
 
 /** The peer services CreateJob validates against (SPEC §4.3): ids are checked where they live. */

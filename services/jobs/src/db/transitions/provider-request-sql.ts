@@ -1,6 +1,6 @@
 import type { Queryable } from '@atelier/db';
 import { FOUND_COLUMNS, statusIs } from './transition-sql.js';
-import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
+import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job-row.js';
 
 /**
  * Remembers the provider's request id before the worker polls it (L2 of "never twice"). Setting

@@ -3,8 +3,8 @@ import { backoffDelayMs, startPeriodicTask, type PeriodicTask } from '@atelier/l
 import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from '../definitions/index.js';
 import type { OutboxSubjects } from '../db/job-row.js';
-import { reapExpiredLeases } from '../transitions/reap.js';
-import { announce, type AnnounceTargets } from '../transitions/announce.js';
+import { reapExpiredLeases } from '../db/transitions/reap-sql.js';
+import { announce, type AnnounceTargets } from './announce.js';
 
 export interface LeaseReaperOptions {
   pool: SqlPool;

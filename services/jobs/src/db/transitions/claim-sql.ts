@@ -1,7 +1,7 @@
 import type { Queryable } from '@atelier/db';
-import type { JobRow } from '../db/job-row.js';
+import type { JobRow } from '../job-row.js';
 import { FOUND_COLUMNS, statusIs } from './transition-sql.js';
-import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job.js';
+import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job-row.js';
 
 /** One worker asking for one job. */
 export interface ClaimRequest {

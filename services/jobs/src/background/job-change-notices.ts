@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import { coalescedNotifier, type NotificationListener } from './db/notification-listener.js';
+import { coalescedNotifier, type NotificationListener } from './notification-listener.js';
 
 export const JOB_CHANGES_CHANNEL = 'jobs_watch';
 

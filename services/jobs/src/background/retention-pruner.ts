@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqlPool } from '@atelier/db';
 import { startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { pruneJobEvents, prunePublishedOutbox, tryLockRetention, unlockRetention } from './retention-sql.js';
+import { pruneJobEvents, prunePublishedOutbox, tryLockRetention, unlockRetention } from '../db/retention-sql.js';
 
 /** The tables retention prunes, as the metric labels them. */
 export type RetentionTable = 'outbox' | 'job_events';

@@ -1,6 +1,6 @@
 import { lockAllForTransaction, type Queryable } from '@atelier/db';
-import type { JobRow, OutboxSubjects } from '../db/job-row.js';
-import { countsTowardDailyQuotaSql, type QuotaUsage } from '../domain/quota.js';
+import type { JobRow, OutboxSubjects } from '../job-row.js';
+import { countsTowardDailyQuotaSql, type QuotaUsage } from '../../domain/quota.js';
 import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX } from './transition-sql.js';
 
 export interface NewJob {
