@@ -28,7 +28,7 @@ export interface JobsContext extends AnnounceTargets {
   leaseTtlMs: number;
   /** WatchJob's safety re-read, for a change notice that was lost (WATCH_REREAD_MS). */
   watchRereadMs: number;
-  /** Call after every commit that wrote outbox rows: wakes the relays (transitions/announce.ts does). */
+  /** Call after every commit that wrote outbox rows: wakes the relays (background/announce.ts does). */
   onOutboxWrite: () => void;
   metrics: JobsMetrics;
 }

@@ -292,7 +292,7 @@ export class OutboxRelay {
     return unanswered ? 'unanswered' : rows.length;
   }
 
-  /** Releases expired locks. (Published rows are pruned by retention/retention-pruner.ts.) */
+  /** Releases expired locks. (Published rows are pruned by background/retention-pruner.ts.) */
   private async keepHouse(): Promise<void> {
     const released = await releaseStaleOutboxLocks(this.options.pool, this.options.lockTimeoutMs);
     if (released > 0) {

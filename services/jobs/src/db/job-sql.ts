@@ -4,7 +4,7 @@ import type { JobEventRow, JobRow } from './job-row.js';
 
 /** Reads of jobs.generation_jobs and jobs.job_events. Nothing here writes. */
 
-export async function findJob(db: Queryable, jobId: string): Promise<JobRow | null> {
+export async function selectJob(db: Queryable, jobId: string): Promise<JobRow | null> {
   const result = await db.query<JobRow>({
     name: 'jobs.find_job',
     text: 'SELECT * FROM jobs.generation_jobs WHERE id = $1',
@@ -13,7 +13,7 @@ export async function findJob(db: Queryable, jobId: string): Promise<JobRow | nu
   return result.rows[0] ?? null;
 }
 
-export async function findJobByIdempotencyKey(db: Queryable, userId: string, idempotencyKey: string): Promise<JobRow | null> {
+export async function selectJobByIdempotencyKey(db: Queryable, userId: string, idempotencyKey: string): Promise<JobRow | null> {
   const result = await db.query<JobRow>({
     name: 'jobs.find_job_by_key',
     text: 'SELECT * FROM jobs.generation_jobs WHERE user_id = $1 AND idempotency_key = $2',
@@ -23,7 +23,7 @@ export async function findJobByIdempotencyKey(db: Queryable, userId: string, ide
 }
 
 /** Jobs ahead of a queued job in its queue, in dispatch order (due time, age, id). */
-export async function queuePosition(db: Queryable, job: JobRow): Promise<number> {
+export async function countQueuedAhead(db: Queryable, job: JobRow): Promise<number> {
   const result = await db.query<{ ahead: string }>({
     name: 'jobs.queue_position',
     text: `SELECT count(*) AS ahead
@@ -41,7 +41,7 @@ export async function queuePosition(db: Queryable, job: JobRow): Promise<number>
  * codes and times, so the timings computed from them do not change; what the archive does not
  * keep reads as id 0, actor `archived` and no error class or detail.
  */
-export async function listEvents(db: Queryable, jobIds: readonly string[]): Promise<JobEventRow[]> {
+export async function selectJobEvents(db: Queryable, jobIds: readonly string[]): Promise<JobEventRow[]> {
   if (jobIds.length === 0) return [];
   const result = await db.query<JobEventRow>({
     name: 'jobs.list_events',
@@ -75,7 +75,7 @@ export interface JobFilter {
  * without one on generation_jobs_created_idx; the cursor is a keyset, so pages stay stable
  * while new jobs arrive.
  */
-export async function listJobs(
+export async function selectJobs(
   db: Queryable,
   filter: JobFilter,
   cursor: MicrosPageCursor | undefined,

@@ -1,15 +1,6 @@
-import type { jobsV1 } from '@atelier/contracts';
 import type { Queryable } from '@atelier/db';
 import { NotFoundError } from '@atelier/errors';
-import { listEvents, queuePosition } from './job-sql.js';
-import type { JobRow } from './job-row.js';
-import { toJobMessage, type JobHistoryEntry } from '../rpc/job-mapper.js';
-
-/** A job with its timings and, while queued, its queue position. */
-export async function describeJob(db: Queryable, row: JobRow): Promise<jobsV1.Job> {
-  const [events, position] = await Promise.all([listEvents(db, [row.id]), row.status === 'queued' ? queuePosition(db, row) : undefined]);
-  return toJobMessage(row, { events, queuePosition: position });
-}
+import type { JobHistoryEntry, JobRow } from './job-row.js';
 
 type ViewRow = JobRow & {
   /** [from, to, attempt, error code, epoch ms] per event, in order. */
@@ -25,7 +16,11 @@ type ViewRow = JobRow & {
  * the queued jobs ahead in dispatch order on generation_jobs_dispatch_order_idx, an index range
  * whose cost follows the jobs ahead, not the table.
  */
-export async function readOwnJobView(db: Queryable, jobId: string, userId: string): Promise<{ row: JobRow; job: jobsV1.Job }> {
+export async function selectOwnJobView(
+  db: Queryable,
+  jobId: string,
+  userId: string,
+): Promise<{ row: JobRow; events: JobHistoryEntry[]; queuePosition: number | undefined }> {
   const { rows } = await db.query<ViewRow>({
     name: 'jobs.read_own_job_view',
     text: `SELECT j.*,
@@ -52,5 +47,5 @@ export async function readOwnJobView(db: Queryable, jobId: string, userId: strin
     error_code: errorCode,
     occurred_at: new Date(atMs),
   }));
-  return { row, job: toJobMessage(row, { events, queuePosition: position === null ? undefined : Number(position) }) };
+  return { row, events, queuePosition: position === null ? undefined : Number(position) };
 }

@@ -28,7 +28,7 @@ export const dispatchSubjectSql = (j: string, interactiveParam: string, backgrou
 /** Unique per transition: the job's version after it. */
 export const dispatchDedupeSql = (j: string) => `'dispatch:' || ${j}.id || ':v' || ${j}.version`;
 /**
- * A repeated dispatch of an unchanged job (stale-dispatch-sweeper.ts) must not be taken for the
+ * A repeated dispatch of an unchanged job (background/stale-dispatch-sweeper.ts) must not be taken for the
  * original by JetStream's duplicate window: the moment of the repeat makes it new.
  */
 export const redispatchDedupeSql = (j: string) =>

@@ -22,7 +22,7 @@ export interface OutboxRow {
   published_at: Date | null;
 }
 
-/** An outbox row a transition wrote claimed for this replica's relay (transition-sql.ts), as the statement answered it. */
+/** An outbox row a transition wrote claimed for this replica's relay (transitions/transition-sql.ts), as the statement answered it. */
 export type ClaimedOutboxRow = Pick<
   OutboxRow,
   'id' | 'aggregate_id' | 'event_type' | 'subject' | 'dedupe_key' | 'payload' | 'trace_context'

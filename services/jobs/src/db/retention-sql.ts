@@ -1,7 +1,7 @@
 import type { Queryable } from '@atelier/db';
 
 /**
- * The retention statements (retention-pruner.ts). Each is one short transaction that deletes at
+ * The retention statements (background/retention-pruner.ts). Each is one short transaction that deletes at
  * most `limit` rows, walking its table in age order from a cursor, so a run is a series of small
  * deletes that never holds many locks for long. One pruner runs at a time across replicas (the
  * session lock below). The outbox delete skips rows someone holds (SKIP LOCKED), leaving them to

@@ -1,4 +1,4 @@
-import { commonV1, mediaV1 as media } from '@atelier/contracts';
+import { commonV1, mediaV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, peerFailure } from '@atelier/errors';
 import type { CatalogReads } from './catalog-cache.js';
@@ -9,7 +9,7 @@ import type { InputAssetLookups } from './input-asset-lookups.js';
 export interface Peers {
   /** Catalog through jobs' cache (catalog-cache.ts): a miss asks catalog and fails as catalog does. */
   catalog: CatalogReads;
-  media: PromiseClient<media.MediaServiceClient>;
+  media: PromiseClient<mediaV1.MediaServiceClient>;
   /** CreateJob's input checks, coalesced into batch calls (input-asset-lookups.ts). */
   inputAssets: InputAssetLookups;
 }
@@ -85,10 +85,10 @@ export async function resolveAgainstPeers(
   }
   if (asset) {
     // Someone else's (or a deleted) asset does not exist for this user.
-    if (asset.ownerUserId !== userId || asset.status === media.AssetStatus.DELETED) throw new NotFoundError('input asset');
-    if (asset.status !== media.AssetStatus.READY)
+    if (asset.ownerUserId !== userId || asset.status === mediaV1.AssetStatus.DELETED) throw new NotFoundError('input asset');
+    if (asset.status !== mediaV1.AssetStatus.READY)
       throw new FailedPreconditionError('MEDIA_NOT_READY', 'the input image has not finished uploading');
-    if (asset.purpose !== media.AssetPurpose.AI_INPUT) {
+    if (asset.purpose !== mediaV1.AssetPurpose.AI_INPUT) {
       throw new FailedPreconditionError('INPUT_ASSET_WRONG_PURPOSE', 'the input image must be uploaded with purpose ai_input');
     }
   }

@@ -3,7 +3,7 @@ import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { describeJob } from '../db/job-view-sql.js';
+import { describeJob } from './user-job-view.js';
 import { announce } from '../background/announce.js';
 import { cancel } from '../db/transitions/cancel-sql.js';
 

@@ -4,7 +4,7 @@ import type { Handler } from '@atelier/grpc';
 import { requireIntInRange, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
 import { announce } from '../background/announce.js';
-import { heartbeat as extendLeases, type HeartbeatRequest } from '../db/transitions/heartbeat-sql.js';
+import { extendLeases, type HeartbeatRequest } from '../db/transitions/heartbeat-sql.js';
 import { stopReasonFor } from './lease-refusal.js';
 import { requireWorkerId } from './worker-id.js';
 

@@ -1,5 +1,5 @@
 import { commonV1, type jobsAdminV1, jobsV1 } from '@atelier/contracts';
-import type { JobEventRow, JobRow } from '../db/job-row.js';
+import type { JobEventRow, JobHistoryEntry, JobRow } from '../db/job-row.js';
 import { errorClassMessage } from '../domain/error-class.js';
 import { statusMessage } from '../domain/job-state-machine.js';
 import { jobTimings } from '../domain/job-timings.js';
@@ -15,9 +15,6 @@ export function storedQueue(queue: jobsV1.JobQueue): 'interactive' | 'background
 }
 
 const opt = <T>(value: T | null): T | undefined => value ?? undefined;
-
-/** What a job's view needs of each of its events. */
-export type JobHistoryEntry = Pick<JobEventRow, 'from_status' | 'to_status' | 'attempt' | 'error_code' | 'occurred_at'>;
 
 /**
  * Why a queued job is waiting again, when its last attempt failed: the code of that failure and

@@ -17,7 +17,7 @@ export type HeartbeatResult = { extended: true; leaseExpiresAt: Date; advanced: 
  * lease (cancelled, reaped, finished), answers the status the statement found instead. Answers
  * per heartbeat, in request order. Two heartbeats of one job in one batch extend it once.
  */
-export async function heartbeat(db: Queryable, requests: readonly HeartbeatRequest[], leaseTtlMs: number): Promise<HeartbeatResult[]> {
+export async function extendLeases(db: Queryable, requests: readonly HeartbeatRequest[], leaseTtlMs: number): Promise<HeartbeatResult[]> {
   const { rows } = await db.query<{ lease_expires_at: Date | null; advanced: boolean | null; found_status: string | null }>({
     name: 'jobs.heartbeat',
     text: `WITH beats AS (

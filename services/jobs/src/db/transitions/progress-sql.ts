@@ -24,7 +24,7 @@ export interface ProgressOutcome {
  * Answers per report, in report order, whether it advanced and the job's status and lease owner
  * as found, so the caller can tell a worker which of its jobs no longer run under it.
  */
-export async function reportProgress(db: Queryable, reports: readonly ProgressReport[]): Promise<ProgressOutcome[]> {
+export async function updateProgress(db: Queryable, reports: readonly ProgressReport[]): Promise<ProgressOutcome[]> {
   const { rows } = await db.query<ProgressOutcome>({
     name: 'jobs.report_progress',
     text: `WITH reported AS (

@@ -8,7 +8,7 @@ import { transitionResultOf, type FoundColumns, type TransitionResult } from './
  * or a caller without the lease, answers the job as found. A unique violation
  * (generation_jobs_provider_request_key) means another job recorded that id.
  */
-export async function recordProviderRequest(
+export async function updateProviderRequest(
   db: Queryable,
   request: { jobId: string; workerId: string; providerRequestId: string },
 ): Promise<TransitionResult<{ id: string | null }>> {

@@ -10,9 +10,9 @@ import { claim } from './claim-sql.js';
 import { complete } from './complete-sql.js';
 import { createJobs, createJobsWithinQuota, createJobWithinQuota, type NewJob } from './create-sql.js';
 import { applyFailure, readFailingJob } from './fail-sql.js';
-import { heartbeat } from './heartbeat-sql.js';
-import { reportProgress } from './progress-sql.js';
-import { recordProviderRequest } from './provider-request-sql.js';
+import { extendLeases } from './heartbeat-sql.js';
+import { updateProgress } from './progress-sql.js';
+import { updateProviderRequest } from './provider-request-sql.js';
 import { release } from './release-sql.js';
 import { newCanaryJob } from '../../test-support/new-job.js';
 
@@ -201,7 +201,7 @@ describe('refusals come from the statement that was refused', () => {
   it('heartbeat: many beats in one statement, each answered as if alone', async () => {
     const [a, b] = [await running('worker-a'), await running('worker-a')];
     const db = counting();
-    const results = await heartbeat(
+    const results = await extendLeases(
       db,
       [
         { jobId: a.id, workerId: 'worker-a', progress: 30 },
@@ -221,25 +221,25 @@ describe('refusals come from the statement that was refused', () => {
   it('heartbeat, progress, provider request and release answer the status they found', async () => {
     const job = await running('worker-a');
     const db = counting();
-    expect((await heartbeat(db, [{ jobId: job.id, workerId: 'worker-a', progress: 40 }], 60_000))[0]).toMatchObject({
+    expect((await extendLeases(db, [{ jobId: job.id, workerId: 'worker-a', progress: 40 }], 60_000))[0]).toMatchObject({
       extended: true,
       advanced: true,
     });
-    expect((await heartbeat(db, [{ jobId: job.id, workerId: 'worker-a', progress: 10 }], 60_000))[0]).toMatchObject({
+    expect((await extendLeases(db, [{ jobId: job.id, workerId: 'worker-a', progress: 10 }], 60_000))[0]).toMatchObject({
       extended: true,
       advanced: false,
     });
-    expect((await heartbeat(db, [{ jobId: job.id, workerId: 'worker-b', progress: 50 }], 60_000))[0]).toEqual({
+    expect((await extendLeases(db, [{ jobId: job.id, workerId: 'worker-b', progress: 50 }], 60_000))[0]).toEqual({
       extended: false,
       foundStatus: 'running',
     });
-    expect(await reportProgress(db, [{ jobId: job.id, workerId: 'worker-b', progress: 90 }])).toEqual([
+    expect(await updateProgress(db, [{ jobId: job.id, workerId: 'worker-b', progress: 90 }])).toEqual([
       { job_id: job.id, advanced: false, status: 'running', lease_owner: 'worker-a' },
     ]);
-    expect(await recordProviderRequest(db, { jobId: job.id, workerId: 'worker-a', providerRequestId: 'pred-1' })).toMatchObject({
+    expect(await updateProviderRequest(db, { jobId: job.id, workerId: 'worker-a', providerRequestId: 'pred-1' })).toMatchObject({
       changed: true,
     });
-    expect(await recordProviderRequest(db, { jobId: job.id, workerId: 'worker-a', providerRequestId: 'pred-2' })).toMatchObject({
+    expect(await updateProviderRequest(db, { jobId: job.id, workerId: 'worker-a', providerRequestId: 'pred-2' })).toMatchObject({
       changed: false,
       found: { providerRequestId: 'pred-1', leaseOwner: 'worker-a' },
     });
