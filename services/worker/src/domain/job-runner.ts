@@ -3,15 +3,15 @@ import { AppError, ErrorCode, isTransientError } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { CrashPoint } from './crash-points.js';
-import type { ExecutionBatches } from './execution-batches.js';
-import type { JobExecutor } from './executors/job-executor.js';
+import type { ExecutionBatches } from '../peers/execution-batches.js';
+import type { JobExecutor } from '../executors/job-executor.js';
 import { retryInAttempt } from './attempt-retry.js';
 import { classify, isTransientFailure, JobFailure } from './job-failure.js';
 import { stopCauseOf, type AttemptClock, type StopCause } from './attempt-clock.js';
-import { deleteOrphan, putOutput } from './output-store.js';
+import { deleteOrphan, putOutput } from '../peers/output-store.js';
 import { ProgressReporter } from './progress-reporter.js';
-import type { ProviderClient } from './provider/provider-client.js';
-import type { WorkerMetrics } from './worker-metrics.js';
+import type { ProviderClient } from '../peers/provider/provider-client.js';
+import type { WorkerMetrics } from '../worker-metrics.js';
 
 const { ClaimOutcome, FailOutcome } = jobsExecutionV1;
 

@@ -2,8 +2,8 @@ import { jobsEventsV1 } from '@atelier/contracts';
 import { backoffDelayMs } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startDurablePull, type DurablePull, type JetStreamClient, type JobsTopology, type JsMsg } from '@atelier/nats';
-import { isTransientFailure, JobFailure } from './job-failure.js';
-import type { ProviderClient } from './provider/provider-client.js';
+import { isTransientFailure, JobFailure } from '../domain/job-failure.js';
+import type { ProviderClient } from '../peers/provider/provider-client.js';
 
 /** Between tries of one cancel: from one second up to a minute. */
 const CANCEL_BACKOFF = { baseMs: 1_000, maxMs: 60_000 };

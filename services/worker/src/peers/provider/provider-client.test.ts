@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsExecutionV1 } from '@atelier/contracts';
-import { JobFailure } from '../job-failure.js';
+import { JobFailure } from '../../domain/job-failure.js';
 import { HttpProviderClient, predictionFailure } from './provider-client.js';
 
 const { ErrorClass } = jobsExecutionV1;

@@ -1,5 +1,5 @@
 import { inSpan, SpanKind } from '@atelier/telemetry';
-import { JobFailure } from '../job-failure.js';
+import { JobFailure } from '../../domain/job-failure.js';
 import { isAllowedOutputUrl, OutputTooLargeError, readCappedBody, type OutputLimits } from './output-limits.js';
 import { redactVendorText } from './vendor-text.js';
 

@@ -3,8 +3,8 @@ import { backoffDelayMs } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startDurablePull, type DurablePull, type JetStreamClient, type JobQueueName, type JobsTopology, type JsMsg } from '@atelier/nats';
 import { inSpan, SpanKind, traceCarrierFrom } from '@atelier/telemetry';
-import type { Settlement } from './job-runner.js';
-import type { WorkerMetrics } from './worker-metrics.js';
+import type { Settlement } from '../domain/job-runner.js';
+import type { WorkerMetrics } from '../worker-metrics.js';
 
 /** A message handed back because the jobs service was unreachable: from a second, growing to ten. */
 const RETRY_LATER_BACKOFF = { baseMs: 1_000, maxMs: 10_000 };
