@@ -43,11 +43,11 @@ import { processCpuMs } from './process-cpu.js';
 import { insertDeadOutboxRows, insertTerminalJobs, scaleUser, topUpInFlight, type FillShape } from './scale-fill.js';
 import { explainStatements, type ExplainedStatement } from './scale-explain.js';
 // The service's own statement functions, so the plans shown are those of the code that runs.
-import { readOwnJobView } from '../services/jobs/src/job-view.js';
-import { claim } from '../services/jobs/src/transitions/claim.js';
-import { createJobWithinQuota, type NewJob } from '../services/jobs/src/transitions/create.js';
+import { selectOwnJobView } from '../services/jobs/src/db/job-view-sql.js';
+import { claim } from '../services/jobs/src/db/transitions/claim-sql.js';
+import { createJobWithinQuota, type NewJob } from '../services/jobs/src/db/transitions/create-sql.js';
 import { claimDueOutboxRows, redispatchStaleJobs } from '../services/jobs/src/db/outbox-sql.js';
-import { readQueueStats } from '../services/jobs/src/db/queue-stats.js';
+import { readQueueStats } from '../services/jobs/src/db/queue-stats-sql.js';
 import type { OutboxSubjects } from '../services/jobs/src/db/job-row.js';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
@@ -315,8 +315,8 @@ async function explainAll(target: Target, inputs: Map<string, string>): Promise<
   const { explainDb: client, subjects } = target;
   const named = new Map<string, ExplainedStatement>();
   const keep = (name: string, plans: ExplainedStatement[], index = plans.length - 1) => named.set(name, plans[index]!);
-  keep('GetJob view, terminal job', await explainStatements(client, (q) => readOwnJobView(q, terminal!.id, terminal!.user_id)));
-  keep('GetJob view, queued job', await explainStatements(client, (q) => readOwnJobView(q, queued!.id, queued!.user_id)));
+  keep('GetJob view, terminal job', await explainStatements(client, (q) => selectOwnJobView(q, terminal!.id, terminal!.user_id)));
+  keep('GetJob view, queued job', await explainStatements(client, (q) => selectOwnJobView(q, queued!.id, queued!.user_id)));
   keep(
     'CreateJob insert with quota counts',
     await explainStatements(client, (q) => createJobWithinQuota(q, newJob, 'user:x', quota, subjects)),

@@ -19,7 +19,7 @@ export const jobsConfigSpec = {
   CATALOG_ADDR: hostPort('127.0.0.1:50051'),
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),
   /**
-   * CreateJob's cache of catalog models and styles (catalog-cache.ts): an entry is dropped when
+   * CreateJob's cache of catalog models and styles (peers/catalog-cache.ts): an entry is dropped when
    * catalog announces its change on NATS, or after this long at the latest (0: no cache).
    */
   CATALOG_CACHE_TTL_MS: int({ default: 30_000, min: 0, max: 600_000 }),

@@ -7,7 +7,7 @@ import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { createLogger } from '@atelier/logging';
 import { rangeChecksOf } from '@atelier/testing';
 import { createRegistry } from './definitions/index.js';
-import { LeaseReaper } from './reaper/lease-reaper.js';
+import { LeaseReaper } from './background/lease-reaper.js';
 import {
   canaryRequest,
   catalogChoice,

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from '@atelier/metrics';
-import type { QueueStats } from './db/queue-stats.js';
+import type { QueueStats } from './db/queue-stats-sql.js';
 import type { JobRow } from './db/job-row.js';
 import { providerCharges } from './domain/provider-charges.js';
 

@@ -2,7 +2,7 @@ import { hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import type { ShutdownPolicy } from '@atelier/lifecycle';
 import { natsConfigSpec } from '@atelier/nats';
-import { CRASH_POINTS } from './crash-points.js';
+import { CRASH_POINTS } from './domain/crash-points.js';
 
 /** Environment variables of the worker (README, "Configuration"). */
 export const workerConfigSpec = {

@@ -19,17 +19,18 @@ import {
 } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
 import { shutdownPolicy, workerConfigSpec, type WorkerConfig } from './config.js';
-import { crashPointsFor } from './crash-points.js';
+import { startWorkerServer } from './server.js';
+import { crashPointsFor } from './domain/crash-points.js';
 import { canaryExecutor } from './executors/canary-executor.js';
 import { executorsByJobType } from './executors/executor-registry.js';
 import { imageExecutor } from './executors/image-executor.js';
-import { AttemptClock } from './attempt-clock.js';
-import { createExecutionBatches } from './execution-batches.js';
-import { JobRunner } from './job-runner.js';
-import { outputHostsFrom } from './provider/output-limits.js';
-import { HttpProviderClient, type ProviderClient } from './provider/provider-client.js';
-import { ProviderCancelConsumer } from './provider-cancel-consumer.js';
-import { QueueConsumer } from './queue-consumer.js';
+import { AttemptClock } from './domain/attempt-clock.js';
+import { createExecutionBatches } from './peers/execution-batches.js';
+import { JobRunner } from './domain/job-runner.js';
+import { outputHostsFrom } from './peers/provider/output-limits.js';
+import { HttpProviderClient, type ProviderClient } from './peers/provider/provider-client.js';
+import { ProviderCancelConsumer } from './background/provider-cancel-consumer.js';
+import { QueueConsumer } from './background/queue-consumer.js';
 import { WorkerMetrics } from './worker-metrics.js';
 
 export interface WorkerApp {
@@ -77,7 +78,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     logger,
     onConnected: declareOn,
   });
-  const metricsServer = await metrics.listen(config.HTTP_PORT, () => consuming && link.up());
+  const metricsServer = await startWorkerServer(metrics.registry, config.HTTP_PORT, () => consuming && link.up());
   const nats = await link.ready();
   // When JetStream says one consumer or the stream is gone, all of this worker's consumers are
   // declared again and the other pulls reopened too: a deleted stream takes every consumer with

@@ -1,11 +1,6 @@
-import type { Server } from 'node:http';
-import { Counter, Gauge, Histogram, createMetricsRegistry, serveMetrics } from '@atelier/metrics';
+import { Counter, Gauge, Histogram, createMetricsRegistry } from '@atelier/metrics';
 
-// The CommonJS module, as libs/metrics takes it: an ES import of node:http loads the bundled
-// undici (fetch) at start-up, which an idle worker does not need.
-const { createServer } = process.getBuiltinModule('node:http');
-
-/** Prometheus series of the worker, served at /metrics next to /healthz. */
+/** Prometheus series of the worker, served at /metrics next to /healthz (server.ts). */
 export class WorkerMetrics {
   readonly registry = createMetricsRegistry('worker');
   readonly outcomes = new Counter({
@@ -33,26 +28,4 @@ export class WorkerMetrics {
     labelNames: ['provider'] as const,
     registers: [this.registry],
   });
-
-  /** Serves /metrics, /healthz (the process runs) and /readyz (connected and consuming). */
-  listen(port: number, ready: () => boolean): Promise<Server> {
-    const server = createServer((request, response) => {
-      if (request.url === '/metrics') {
-        void serveMetrics(this.registry, request, response);
-        return;
-      }
-      if (request.url === '/healthz' || request.url === '/readyz') {
-        const ok = request.url === '/healthz' || ready();
-        response.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ status: ok ? 'ok' : 'not ready' }));
-        return;
-      }
-      response.writeHead(404);
-      response.end();
-    });
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, () => resolve(server));
-    });
-  }
 }

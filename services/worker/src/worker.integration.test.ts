@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsEventsV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { probeImage } from '@atelier/images';
 import { jetstreamManager } from '@atelier/nats';
-import { CRASH_POINTS } from './crash-points.js';
+import { CRASH_POINTS } from './domain/crash-points.js';
 import {
   chargedFor,
   providerStats,

@@ -48,7 +48,7 @@ export interface JobRow {
   trace_context: Record<string, string> | null;
   /**
    * Not a column: the outbox rows the transition that answered this row wrote claimed for this
-   * replica's relay, which publishes them after the commit (transition-sql.ts, announce.ts).
+   * replica's relay, which publishes them after the commit (transitions/transition-sql.ts, background/announce.ts).
    */
   claimed_outbox?: ClaimedOutboxRow[] | null;
 }
@@ -67,6 +67,9 @@ export interface JobEventRow {
   occurred_at: Date;
 }
 
+/** What a job's view needs of each of its events. */
+export type JobHistoryEntry = Pick<JobEventRow, 'from_status' | 'to_status' | 'attempt' | 'error_code' | 'occurred_at'>;
+
 /** Where a transition's outbox rows are published (from the NATS topology). */
 export interface OutboxSubjects {
   dispatchInteractive: string;
@@ -77,7 +80,7 @@ export interface OutboxSubjects {
   providerCancel: string;
   /**
    * The relay that publishes the statement's due rows right after its commit (they are written
-   * claimed by it: transition-sql.ts); absent or null, they wait as `pending` for any relay.
+   * claimed by it: transitions/transition-sql.ts); absent or null, they wait as `pending` for any relay.
    */
   claimFor?: string | null;
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from '@atelier/db';
 import type { OutboxSubjects } from './job-row.js';
-import { dispatchPayloadSql, dispatchSubjectSql, redispatchDedupeSql } from './outbox-payloads.js';
+import { dispatchPayloadSql, dispatchSubjectSql, redispatchDedupeSql } from './outbox-payload-sql.js';
 
 /** A row of jobs.outbox. Ids are bigint, kept as strings. */
 export interface OutboxRow {
@@ -22,7 +22,7 @@ export interface OutboxRow {
   published_at: Date | null;
 }
 
-/** An outbox row a transition wrote claimed for this replica's relay (transition-sql.ts), as the statement answered it. */
+/** An outbox row a transition wrote claimed for this replica's relay (transitions/transition-sql.ts), as the statement answered it. */
 export type ClaimedOutboxRow = Pick<
   OutboxRow,
   'id' | 'aggregate_id' | 'event_type' | 'subject' | 'dedupe_key' | 'payload' | 'trace_context'

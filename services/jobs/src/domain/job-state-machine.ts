@@ -4,9 +4,9 @@ import { JOB_STATUS_WORDS, isTerminalJobStatus, jobsV1, type JobStatusWord } fro
  * The statuses of a job, stored in the `status` column as the contract's words for them
  * (`'queued'` …, see JobStatusWord in @atelier/contracts, which also says which are terminal).
  * Which moves between them are legal is decided in one place, the database's transition trigger
- * (migration 0001; transitions/transitions.integration.test.ts checks it against SPEC §4.2).
- * Each move is one statement in transitions/ (claim.ts, complete.ts, fail.ts, release.ts,
- * cancel.ts, reap.ts):
+ * (migration 0001; db/transitions/transitions.integration.test.ts checks it against SPEC §4.2).
+ * Each move is one statement in db/transitions/ (claim-sql.ts, complete-sql.ts, fail-sql.ts,
+ * release-sql.ts, cancel-sql.ts, reap-sql.ts):
  *
  *   queued ──claim──▶ running ──complete──▶ succeeded
  *     │  ▲               │ ├──fail (no attempts left)──▶ failed

@@ -40,7 +40,7 @@ export function countsTowardDailyQuotaSql(alias: string): string {
 /**
  * Explains a create the quota refused. The rule itself — under the daily limit and under the
  * in-flight limit — is applied where the usage is counted, by the create statement
- * (transitions/create.ts); this names the limit that was reached.
+ * (db/transitions/create-sql.ts); this names the limit that was reached.
  */
 export function quotaRefusal(usage: QuotaUsage, limits: QuotaLimits, now: Date): QuotaRefusal {
   if (usage.today >= limits.dailyLimit) {

@@ -3,9 +3,9 @@ import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { describeJob } from '../job-view.js';
-import { announce } from '../transitions/announce.js';
-import { cancel } from '../transitions/cancel.js';
+import { describeJob } from './user-job-view.js';
+import { announce } from '../background/announce.js';
+import { cancel } from '../db/transitions/cancel-sql.js';
 
 type CancelJob = Handler<typeof jobsV1.JobsServiceService.cancelJob>;
 

@@ -4,10 +4,10 @@ import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import { isTerminal } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
-import { toJobMessage } from '../job-mapper.js';
-import { announce } from '../transitions/announce.js';
-import { claim } from '../transitions/claim.js';
-import type { TransitionResult } from '../transitions/found-job.js';
+import { toJobMessage } from './job-mapper.js';
+import { announce } from '../background/announce.js';
+import { claim } from '../db/transitions/claim-sql.js';
+import type { TransitionResult } from '../db/transitions/found-job-row.js';
 import { requireWorkerId } from './worker-id.js';
 
 type ClaimJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.claimJob>;

@@ -3,11 +3,11 @@ import { AppError, ErrorCode, FailedPreconditionError, InvalidArgumentError, isA
 import { toStatusDetails, type Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { toJobMessage } from '../job-mapper.js';
-import { announce } from '../transitions/announce.js';
-import { complete, type CompleteRequest } from '../transitions/complete.js';
-import type { FoundJob, TransitionResult } from '../transitions/found-job.js';
-import { holdsLease, leaseRefusal } from '../transitions/lease-refusal.js';
+import { toJobMessage } from './job-mapper.js';
+import { announce } from '../background/announce.js';
+import { complete, type CompleteRequest } from '../db/transitions/complete-sql.js';
+import type { FoundJob, TransitionResult } from '../db/transitions/found-job-row.js';
+import { holdsLease, leaseRefusal } from './lease-refusal.js';
 import { requireWorkerId } from './worker-id.js';
 
 type CompleteJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.completeJob>;

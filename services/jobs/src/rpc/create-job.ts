@@ -8,15 +8,15 @@ import type { Handler } from '@atelier/grpc';
 import { currentTraceCarrier } from '@atelier/telemetry';
 import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
 import type { JobDefinition } from '../definitions/index.js';
-import { findJobByIdempotencyKey, listEvents } from '../db/job-queries.js';
+import { selectJobByIdempotencyKey, selectJobEvents } from '../db/job-sql.js';
 import type { JobRow } from '../db/job-row.js';
 import { normaliseCommand } from '../domain/job-command.js';
 import { quotaRefusal } from '../domain/quota.js';
 import type { JobsContext } from '../jobs-context.js';
-import { toJobMessage } from '../job-mapper.js';
-import { resolveAgainstPeers } from '../peer-validation.js';
-import { announce } from '../transitions/announce.js';
-import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../transitions/create.js';
+import { toJobMessage } from './job-mapper.js';
+import { resolveAgainstPeers } from '../peers/peer-validation.js';
+import { announce } from '../background/announce.js';
+import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../db/transitions/create-sql.js';
 
 type CreateJob = Handler<typeof jobsV1.JobsServiceService.createJob>;
 
@@ -41,7 +41,7 @@ function replayOrRefuse(existing: JobRow, hash: Buffer): JobRow {
 
 /**
  * Quota-counted creates in flight at once, coalesced: each batch is one transaction that takes its
- * users' locks and inserts with one statement per round (transitions/create.ts). Two batches at
+ * users' locks and inserts with one statement per round (db/transitions/create-sql.ts). Two batches at
  * once: measured, fewer and larger transactions cost Postgres and jobs less per create than four
  * (bench:jobs), and a second one keeps creates moving while one waits for a lock another replica
  * holds. 64 per batch bound how long one transaction holds its users' locks.
@@ -53,7 +53,7 @@ const QUOTA_BATCHES = { maxBatch: 64, maxConcurrent: 2 };
  * L1 — the idempotency key and the canonical request hash, backed by UNIQUE(user_id, key);
  * L3 — quotas counted under per-user advisory locks, so concurrent submits cannot overshoot.
  * The job row, its creation event and its dispatch are written in one statement
- * (transitions/create.ts), which also finds the key's earlier job and, under the lock, the usage.
+ * (db/transitions/create-sql.ts), which also finds the key's earlier job and, under the lock, the usage.
  */
 export function createJob(context: JobsContext): CreateJob {
   const quotaCheck = {
@@ -80,7 +80,7 @@ export function createJob(context: JobsContext): CreateJob {
   );
 
   async function replayReply(row: JobRow): Promise<jobsV1.CreateJobResponse> {
-    return { job: toJobMessage(row, { events: await listEvents(context.pool, [row.id]) }), created: false };
+    return { job: toJobMessage(row, { events: await selectJobEvents(context.pool, [row.id]) }), created: false };
   }
 
   return async (request, call) => {
@@ -100,7 +100,7 @@ export function createJob(context: JobsContext): CreateJob {
       (error: unknown) => ({ error }),
     );
     if ('error' in peersAnswer) {
-      const earlier = await findJobByIdempotencyKey(context.pool, userId, idempotencyKey);
+      const earlier = await selectJobByIdempotencyKey(context.pool, userId, idempotencyKey);
       if (earlier) return replayReply(replayOrRefuse(earlier, hash));
       throw peersAnswer.error;
     }
@@ -147,7 +147,7 @@ export function createJob(context: JobsContext): CreateJob {
       : await context.batches.create(job, actor, call.signal);
 
     // No job at all: the key's job committed while the statement ran (quota-exempt types, outside the lock).
-    const row = outcome.job ?? (await findJobByIdempotencyKey(context.pool, userId, idempotencyKey))!;
+    const row = outcome.job ?? (await selectJobByIdempotencyKey(context.pool, userId, idempotencyKey))!;
     // Another id: an earlier request's job. This id, not inserted: this very create, committed by a run cut short.
     if (row.id !== job.id) return replayReply(replayOrRefuse(row, hash));
     announce(context, 'created', [row]);

@@ -4,10 +4,10 @@ import { requireText, requireUuid } from '@atelier/validation';
 import { requireErrorClass, requireErrorCode } from '../domain/error-class.js';
 import { decideFailure, type FailureDecision } from '../domain/retry-policy.js';
 import type { JobsContext } from '../jobs-context.js';
-import { toJobMessage } from '../job-mapper.js';
-import { announce } from '../transitions/announce.js';
-import { applyFailure, readFailingJob, type FailureRecord } from '../transitions/fail.js';
-import { holdsLease, leaseRefusal } from '../transitions/lease-refusal.js';
+import { toJobMessage } from './job-mapper.js';
+import { announce } from '../background/announce.js';
+import { applyFailure, readFailingJob, type FailureRecord } from '../db/transitions/fail-sql.js';
+import { holdsLease, leaseRefusal } from './lease-refusal.js';
 import { requireWorkerId } from './worker-id.js';
 
 type FailJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.failJob>;

@@ -2,7 +2,7 @@ import type { jobsExecutionV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
-import { findJob } from '../db/job-queries.js';
+import { selectJob } from '../db/job-sql.js';
 import { statusMessage } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
 
@@ -11,7 +11,7 @@ type GetJobStatus = Handler<typeof jobsExecutionV1.JobExecutionServiceService.ge
 /** Only the status: what media needs to confirm a job ended before deleting its outputs. */
 export function getJobStatus({ pool }: JobsContext): GetJobStatus {
   return async (request) => {
-    const row = await findJob(pool, requireUuid(request.jobId, 'job_id'));
+    const row = await selectJob(pool, requireUuid(request.jobId, 'job_id'));
     if (!row) throw new NotFoundError('job');
     return { status: statusMessage(row.status) };
   };

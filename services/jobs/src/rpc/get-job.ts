@@ -2,7 +2,7 @@ import type { jobsV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { readOwnJobView } from '../job-view.js';
+import { readOwnJobView } from './user-job-view.js';
 
 type GetJob = Handler<typeof jobsV1.JobsServiceService.getJob>;
 

@@ -3,9 +3,9 @@ import { InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireIntInRange, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { announce } from '../transitions/announce.js';
-import { heartbeat as extendLeases, type HeartbeatRequest } from '../transitions/heartbeat.js';
-import { stopReasonFor } from '../transitions/lease-refusal.js';
+import { announce } from '../background/announce.js';
+import { extendLeases, type HeartbeatRequest } from '../db/transitions/heartbeat-sql.js';
+import { stopReasonFor } from './lease-refusal.js';
 import { requireWorkerId } from './worker-id.js';
 
 type Heartbeat = Handler<typeof jobsExecutionV1.JobExecutionServiceService.heartbeat>;

@@ -2,10 +2,10 @@ import { type jobsV1 } from '@atelier/contracts';
 import { decodeMicrosPageToken, encodeMicrosPageToken, pageSize } from '@atelier/encoding';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
-import { listEvents, listJobs as listJobRows } from '../db/job-queries.js';
+import { selectJobEvents, selectJobs } from '../db/job-sql.js';
 import { storedStatus } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
-import { toJobMessage } from '../job-mapper.js';
+import { toJobMessage } from './job-mapper.js';
 
 type ListJobs = Handler<typeof jobsV1.JobsServiceService.listJobs>;
 
@@ -15,9 +15,9 @@ export function listJobs({ pool }: JobsContext): ListJobs {
     const userId = requireUserId(request.userId, 'user_id');
     const limit = pageSize(request.pageSize);
     const cursor = decodeMicrosPageToken(request.pageToken);
-    const rows = await listJobRows(pool, { userId, status: storedStatus(request.status) }, cursor, limit);
+    const rows = await selectJobs(pool, { userId, status: storedStatus(request.status) }, cursor, limit);
     const page = rows.slice(0, limit);
-    const events = await listEvents(
+    const events = await selectJobEvents(
       pool,
       page.map((row) => row.id),
     );

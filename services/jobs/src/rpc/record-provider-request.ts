@@ -4,8 +4,8 @@ import { FailedPreconditionError, InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { holdsLease, leaseRefusal } from '../transitions/lease-refusal.js';
-import { recordProviderRequest as recordRequest } from '../transitions/record-provider-request.js';
+import { holdsLease, leaseRefusal } from './lease-refusal.js';
+import { updateProviderRequest } from '../db/transitions/provider-request-sql.js';
 import { requireWorkerId } from './worker-id.js';
 
 type RecordProviderRequest = Handler<typeof jobsExecutionV1.JobExecutionServiceService.recordProviderRequest>;
@@ -22,7 +22,7 @@ export function recordProviderRequest(context: JobsContext): RecordProviderReque
     if (!providerRequestId || providerRequestId.length > 128 || providerRequestId.includes('\u0000')) {
       throw new InvalidArgumentError('provider_request_id', 'must be 1–128 characters, without NUL');
     }
-    const result = await recordRequest(context.pool, { jobId, workerId, providerRequestId }).catch((error: unknown) => {
+    const result = await updateProviderRequest(context.pool, { jobId, workerId, providerRequestId }).catch((error: unknown) => {
       if (isUniqueViolation(error, 'generation_jobs_provider_request_key')) {
         throw new FailedPreconditionError('PROVIDER_REQUEST_CONFLICT', 'another job already recorded this provider request id');
       }

@@ -2,10 +2,10 @@ import type { jobsExecutionV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import { requireText, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { toJobMessage } from '../job-mapper.js';
-import { announce } from '../transitions/announce.js';
-import { leaseRefusal } from '../transitions/lease-refusal.js';
-import { release } from '../transitions/release.js';
+import { toJobMessage } from './job-mapper.js';
+import { announce } from '../background/announce.js';
+import { leaseRefusal } from './lease-refusal.js';
+import { release } from '../db/transitions/release-sql.js';
 import { requireWorkerId } from './worker-id.js';
 
 type ReleaseJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.releaseJob>;

@@ -3,9 +3,9 @@ import { InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireIntInRange, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { announce } from '../transitions/announce.js';
-import { stopReasonFor } from '../transitions/lease-refusal.js';
-import { reportProgress as recordProgress, type ProgressReport } from '../transitions/progress.js';
+import { announce } from '../background/announce.js';
+import { stopReasonFor } from './lease-refusal.js';
+import { updateProgress, type ProgressReport } from '../db/transitions/progress-sql.js';
 import { requireWorkerId } from './worker-id.js';
 
 type ReportProgress = Handler<typeof jobsExecutionV1.JobExecutionServiceService.reportProgress>;
@@ -28,7 +28,7 @@ export function reportProgress(context: JobsContext): ReportProgress {
       progress: requireIntInRange(report.progress, `reports[${i}].progress`, 0, 100),
     }));
     if (reports.length === 0) return { stopped: [] };
-    const outcomes = await recordProgress(context.pool, reports);
+    const outcomes = await updateProgress(context.pool, reports);
     announce(
       context,
       'progressed',

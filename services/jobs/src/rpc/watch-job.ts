@@ -3,7 +3,7 @@ import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import { isTerminal } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
-import { readOwnJobView } from '../job-view.js';
+import { readOwnJobView } from './user-job-view.js';
 
 type WatchJob = Handler<typeof jobsV1.JobsServiceService.watchJob>;
 

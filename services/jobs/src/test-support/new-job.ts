@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '@atelier/db';
-import type { NewJob } from '../transitions/create.js';
+import type { NewJob } from '../db/transitions/create-sql.js';
 
 /** A canary as CreateJob would hand it to the create transition, for tests that call transitions directly. */
 export function newCanaryJob(overrides: Partial<NewJob> = {}): NewJob {

@@ -3,10 +3,10 @@ import type { mediaV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import { imageSizeProblem, probeImage } from '@atelier/images';
 import type { Logger } from '@atelier/logging';
-import { retryInAttempt } from '../attempt-retry.js';
-import type { CrashPoint } from '../crash-points.js';
-import { JobFailure } from '../job-failure.js';
-import { predictionFailure, type Prediction, type ProviderClient } from '../provider/provider-client.js';
+import { retryInAttempt } from '../domain/attempt-retry.js';
+import type { CrashPoint } from '../domain/crash-points.js';
+import { JobFailure } from '../domain/job-failure.js';
+import { predictionFailure, type Prediction, type ProviderClient } from '../peers/provider/provider-client.js';
 import type { ExecutionContext, JobExecutor } from './job-executor.js';
 
 export interface ImageExecutorOptions {

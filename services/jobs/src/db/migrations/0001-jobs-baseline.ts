@@ -7,7 +7,7 @@ import { Migration } from '@atelier/orm';
  *   - a trigger refuses any status change that is not a legal transition, so a terminal job
  *     can never change again even if application code is wrong.
  * Every transition also appends a job_events row and, when a worker or others must hear of it,
- * an outbox row, in the same transaction (see transitions/).
+ * an outbox row, in the same transaction (see db/transitions/).
  */
 export class JobsBaseline extends Migration {
   override up(): void {

@@ -2,11 +2,11 @@ import { Migration } from '@atelier/orm';
 
 /**
  * Indexes that keep the hot statements flat as the history grows (bench/scale.ts: 10 k → 1 M jobs):
- *   - the quota's in-flight count (transitions/create.ts) read every job of the user through
+ *   - the quota's in-flight count (db/transitions/create-sql.ts) read every job of the user through
  *     generation_jobs_user_created_idx to find the few queued or running ones; and the metrics'
- *     queue depth (db/queue-stats.ts) scanned the whole table for them. An index of the in-flight
+ *     queue depth (db/queue-stats-sql.ts) scanned the whole table for them. An index of the in-flight
  *     rows only, by user, serves both and stays as small as the live set.
- *   - a queued job's position (job-view.ts) counted the jobs ahead with a heap visit each to
+ *   - a queued job's position (db/job-view-sql.ts) counted the jobs ahead with a heap visit each to
  *     check their queue. With the queue leading the claim-order key, both counts are index range
  *     scans with every condition in the index (index-only where the pages are all-visible); it
  *     replaces generation_jobs_queued_idx, whose other reader (the stale-dispatch sweep) scans

@@ -5,7 +5,7 @@ import { Migration } from '@atelier/orm';
  * user's view needs them — [from, to, attempt, error code, epoch ms] each, in order, the very
  * tuples GetJob computes the timings from — in one row. The audit detail (actors, worker ids,
  * details, error classes) goes with the events. Written in the statement that deletes them
- * (retention/retention-sql.ts), so a job has its events or its history, never neither.
+ * (db/retention-sql.ts), so a job has its events or its history, never neither.
  */
 export class JobHistories extends Migration {
   override up(): void {

@@ -1,8 +1,8 @@
 import type { jobsAdminV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
-import { readQueueStats } from '../../db/queue-stats.js';
+import { readQueueStats } from '../../db/queue-stats-sql.js';
 import type { JobsContext } from '../../jobs-context.js';
-import { queueMessage } from '../../job-mapper.js';
+import { queueMessage } from '../job-mapper.js';
 
 type GetQueueStats = Handler<typeof jobsAdminV1.JobsAdminServiceService.getQueueStats>;
 

@@ -2,10 +2,10 @@ import type { jobsAdminV1 } from '@atelier/contracts';
 import { decodeMicrosPageToken, encodeMicrosPageToken, pageSize } from '@atelier/encoding';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
-import { listEvents, listJobs } from '../../db/job-queries.js';
+import { selectJobEvents, selectJobs } from '../../db/job-sql.js';
 import { storedStatus } from '../../domain/job-state-machine.js';
 import type { JobsContext } from '../../jobs-context.js';
-import { storedQueue, toAdminJobMessage } from '../../job-mapper.js';
+import { storedQueue, toAdminJobMessage } from '../job-mapper.js';
 
 type ListAllJobs = Handler<typeof jobsAdminV1.JobsAdminServiceService.listAllJobs>;
 
@@ -14,7 +14,7 @@ export function listAllJobs(context: JobsContext): ListAllJobs {
   return async (request) => {
     if (request.jobType) context.registry.get(request.jobType);
     const limit = pageSize(request.pageSize);
-    const rows = await listJobs(
+    const rows = await selectJobs(
       context.pool,
       {
         userId: request.userId === undefined ? undefined : requireUserId(request.userId, 'user_id'),
@@ -28,7 +28,7 @@ export function listAllJobs(context: JobsContext): ListAllJobs {
       limit,
     );
     const page = rows.slice(0, limit);
-    const events = await listEvents(
+    const events = await selectJobEvents(
       context.pool,
       page.map((row) => row.id),
     );

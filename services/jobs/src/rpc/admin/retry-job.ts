@@ -4,11 +4,11 @@ import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { currentTraceCarrier } from '@atelier/telemetry';
 import { requireUserId, requireUuid } from '@atelier/validation';
-import { findJob, listEvents } from '../../db/job-queries.js';
+import { selectJob, selectJobEvents } from '../../db/job-sql.js';
 import type { JobsContext } from '../../jobs-context.js';
-import { toAdminJobMessage } from '../../job-mapper.js';
-import { announce } from '../../transitions/announce.js';
-import { createJobs } from '../../transitions/create.js';
+import { toAdminJobMessage } from '../job-mapper.js';
+import { announce } from '../../background/announce.js';
+import { createJobs } from '../../db/transitions/create-sql.js';
 
 type RetryJob = Handler<typeof jobsAdminV1.JobsAdminServiceService.retryJob>;
 
@@ -19,7 +19,7 @@ type RetryJob = Handler<typeof jobsAdminV1.JobsAdminServiceService.retryJob>;
  */
 export function retryJob(context: JobsContext): RetryJob {
   return async (request) => {
-    const original = await findJob(context.pool, requireUuid(request.jobId, 'job_id'));
+    const original = await selectJob(context.pool, requireUuid(request.jobId, 'job_id'));
     const operatorId = requireUserId(request.operatorId, 'operator_id');
     if (!original) throw new NotFoundError('job');
     if (original.status !== 'failed' && original.status !== 'cancelled') {
@@ -72,6 +72,6 @@ export function retryJob(context: JobsContext): RetryJob {
     // The key is new (it holds the new id): the job was inserted.
     const row = outcome!.job!;
     announce(context, 'created', [row]);
-    return { job: toAdminJobMessage(row, await listEvents(context.pool, [id])) };
+    return { job: toAdminJobMessage(row, await selectJobEvents(context.pool, [id])) };
   };
 }

@@ -1,0 +1,103 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SqlPool } from '@atelier/db';
+import { startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
+import type { Logger } from '@atelier/logging';
+import { pruneJobEvents, prunePublishedOutbox, tryLockRetention, unlockRetention } from '../db/retention-sql.js';
+
+/** The tables retention prunes, as the metric labels them. */
+export type RetentionTable = 'outbox' | 'job_events';
+
+export interface RetentionPrunerOptions {
+  pool: SqlPool;
+  logger: Logger;
+  intervalMs: number;
+  /** Published outbox rows are deleted this long after their publication. */
+  outboxRetentionMs: number;
+  /** job_events of jobs terminal for this many days are pruned (their history archived); 0 keeps them. */
+  jobEventsRetentionDays: number;
+  /** Rows per delete statement (each its own transaction). */
+  batchSize: number;
+  /** Pause between two statements, so pruning a backlog never crowds the hot path. */
+  batchPauseMs: number;
+  /** Told after each batch how many rows went. */
+  onPruned?: (table: RetentionTable, count: number) => void;
+}
+
+/**
+ * Keeps the jobs schema's history bounded (README, "Retention"): published outbox rows after
+ * outboxRetentionMs, and the job_events of jobs terminal for jobEventsRetentionDays — their
+ * histories archived first, so the users' views do not change. A run deletes in batches of
+ * batchSize rows, each batch one short transaction, pausing batchPauseMs between them, until
+ * nothing is due. One replica prunes at a time: a run holds a session advisory lock on one
+ * pooled connection (released when the run ends, or with the session if the process dies); a
+ * replica that finds it taken skips its turn.
+ */
+export class RetentionPruner {
+  private task: PeriodicTask | undefined;
+
+  constructor(private readonly options: RetentionPrunerOptions) {}
+
+  start(): void {
+    const { intervalMs, logger } = this.options;
+    this.task = startPeriodicTask({ name: 'retention pruning', intervalMs, logger, run: (signal) => this.runOnce(signal) });
+  }
+
+  /** Stops between two batches: the statement under way finishes, nothing else starts. */
+  async stop(): Promise<void> {
+    await this.task?.stop();
+  }
+
+  /**
+   * One run over both tables, until nothing is due or `signal` aborts; answers the rows deleted,
+   * or null when another replica holds the lock.
+   */
+  async runOnce(signal: AbortSignal = new AbortController().signal): Promise<Record<RetentionTable, number> | null> {
+    const client = await this.options.pool.connect();
+    let healthy = true;
+    try {
+      if (!(await tryLockRetention(client))) return null;
+      try {
+        const outbox = await this.inBatches('outbox', signal, async (cursor: Date | null) => {
+          const batch = await prunePublishedOutbox(client, this.options.outboxRetentionMs, this.options.batchSize, cursor);
+          return { deleted: batch.deleted, next: batch.deleted < this.options.batchSize ? null : batch.reached };
+        });
+        const jobEvents =
+          this.options.jobEventsRetentionDays === 0
+            ? 0
+            : await this.inBatches('job_events', signal, (cursor: string | null) =>
+                pruneJobEvents(client, this.options.jobEventsRetentionDays, this.options.batchSize, cursor ?? '0'),
+              );
+        if (outbox + jobEvents > 0) this.options.logger.info({ outbox, jobEvents }, 'retention pruned history');
+        return { outbox, job_events: jobEvents };
+      } finally {
+        await unlockRetention(client).catch(() => {
+          healthy = false; // the session, and with it the lock, goes with the connection
+        });
+      }
+    } catch (error) {
+      healthy = false;
+      throw error;
+    } finally {
+      client.release(!healthy);
+    }
+  }
+
+  /** Runs batches from the start of the table until one says there is nothing more, or the signal aborts. */
+  private async inBatches<C>(
+    table: RetentionTable,
+    signal: AbortSignal,
+    batch: (cursor: C | null) => Promise<{ deleted: number; next: C | null }>,
+  ) {
+    let total = 0;
+    let cursor: C | null = null;
+    for (;;) {
+      const { deleted, next } = await batch(cursor);
+      total += deleted;
+      if (deleted > 0) this.options.onPruned?.(table, deleted);
+      if (next === null || signal.aborted) return total;
+      cursor = next;
+      await sleep(this.options.batchPauseMs, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return total;
+    }
+  }
+}

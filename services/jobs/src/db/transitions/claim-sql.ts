@@ -1,0 +1,43 @@
+import type { Queryable } from '@atelier/db';
+import type { JobRow } from '../job-row.js';
+import { FOUND_COLUMNS, statusIs } from './transition-sql.js';
+import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job-row.js';
+
+/** One worker asking for one job. */
+export interface ClaimRequest {
+  jobId: string;
+  workerId: string;
+}
+
+/**
+ * queued → running, for many claims in one statement: the CAS on status makes concurrent claims
+ * of one job produce exactly one lease (two claims of one job in one batch match the same row,
+ * which is updated once, for one of them). Counts the attempt; a job not yet due (backoff) or
+ * out of attempts is not claimed. Answers, per request and in request order, the claimed row or
+ * the job as found (absent, running, ended, not due).
+ */
+export async function claim(db: Queryable, requests: readonly ClaimRequest[], leaseTtlMs: number): Promise<TransitionResult[]> {
+  const { rows } = await db.query<JobRow & FoundColumns>({
+    name: 'jobs.claim',
+    text: `WITH requested AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS r(job_id, worker_id, n)),
+           claimed AS (
+             UPDATE jobs.generation_jobs j
+                SET status = 'running', attempt_count = j.attempt_count + 1, started_at = now(), progress = 0,
+                    lease_owner = r.worker_id, lease_expires_at = now() + $3::int * interval '1 millisecond',
+                    version = j.version + 1, updated_at = now()
+               FROM requested r
+              WHERE j.id = r.job_id AND ${statusIs('j', 'queued')} AND j.next_attempt_at <= now() AND j.attempt_count < j.max_attempts
+             RETURNING j.*),
+           event AS (
+             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
+             SELECT id, 'queued', 'running', attempt_count, 'worker:' || lease_owner FROM claimed)
+           SELECT c.*, ${FOUND_COLUMNS}
+             FROM requested r
+             LEFT JOIN claimed c ON c.id = r.job_id AND c.lease_owner = r.worker_id
+             LEFT JOIN jobs.generation_jobs found ON found.id = r.job_id AND c.id IS NULL
+            ORDER BY r.n`,
+    values: [requests.map((r) => r.jobId), requests.map((r) => r.workerId), leaseTtlMs],
+  });
+  return rows.map(transitionResultOf);
+}

@@ -1,0 +1,251 @@
+import { lockAllForTransaction, type Queryable } from '@atelier/db';
+import type { JobRow, OutboxSubjects } from '../job-row.js';
+import { countsTowardDailyQuotaSql, type QuotaUsage } from '../../domain/quota.js';
+import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX } from './transition-sql.js';
+
+export interface NewJob {
+  id: string;
+  userId: string;
+  petId: string | null;
+  jobType: string;
+  mediaKind: string;
+  queue: 'interactive' | 'background';
+  modelId: string | null;
+  styleId: string | null;
+  inputAssetId: string | null;
+  expectsOutput: boolean;
+  prompt: string;
+  negativePrompt: string;
+  width: number | null;
+  height: number | null;
+  parameters: Record<string, unknown>;
+  providerCode: string | null;
+  providerModel: string | null;
+  modelVersion: string | null;
+  styleCode: string | null;
+  maxAttempts: number;
+  idempotencyKey: string;
+  requestHash: Buffer;
+  retryOfJobId: string | null;
+  /** The creating request's trace (W3C headers); null when tracing is off. */
+  traceContext: Record<string, string> | null;
+}
+
+/**
+ * What a create found: its job inserted; the job that already holds its (user, idempotency key),
+ * from an earlier request or from the same batch; or neither, when that job committed while the
+ * statement ran (invisible to its snapshot: the caller reads it by key).
+ */
+export type CreateOutcome = { inserted: true; job: JobRow } | { inserted: false; job: JobRow | null };
+
+/** The per-user limits a create is counted against, with the job types that count. */
+export interface QuotaCheck {
+  jobTypes: readonly string[];
+  dailyLimit: number;
+  maxInFlight: number;
+}
+
+const startOfUtcDay = `date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
+
+/**
+ * queued from nothing: job rows with their creation events and dispatches, one statement for a
+ * batch. With `quota`, each row's insert also needs its user's usage (counted in the same
+ * statement) to be under both limits — the one place that rule is applied. The caller holds the
+ * lock of every user in the batch, taken before this statement so that its snapshot sees every
+ * committed job of theirs, and gives each user at most one row per statement (the rows of one
+ * statement do not see each other, so two of one user would both count the same usage).
+ */
+function insertStatement(quota: boolean): string {
+  return `WITH incoming AS (
+            SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[],
+                                 $7::uuid[], $8::uuid[], $9::uuid[], $10::boolean[], $11::text[], $12::text[], $13::int[],
+                                 $14::int[], $15::jsonb[], $16::text[], $17::text[], $18::text[], $19::text[], $20::smallint[],
+                                 $21::text[], $22::bytea[], $23::uuid[], $24::text[], $27::jsonb[]) WITH ORDINALITY
+              AS t(id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id,
+                   expects_output, prompt, negative_prompt, width, height, parameters, provider_code_snapshot,
+                   provider_model_snapshot, model_version_snapshot, style_code_snapshot, max_attempts, idempotency_key,
+                   request_hash, retry_of_job_id, actor, trace_context, n)),
+          ${
+            quota
+              ? `usage AS (
+            -- Per row, two counts of its user, each on an index range that holds only what it counts
+            -- (today's jobs of the user; the user's queued and running ones), so the cost does not
+            -- grow with the history.
+            SELECT i.n AS usage_n,
+                   (SELECT count(*)::int FROM jobs.generation_jobs j
+                     WHERE j.user_id = i.user_id AND j.created_at >= ${startOfUtcDay}
+                       AND j.job_type = ANY($29::text[]) AND ${countsTowardDailyQuotaSql('j')}) AS today,
+                   (SELECT count(*)::int FROM jobs.generation_jobs j
+                     WHERE j.user_id = i.user_id AND j.status IN ('queued', 'running') AND j.job_type = ANY($29::text[])) AS in_flight
+              FROM incoming i),`
+              : ''
+          }
+          created AS (
+            INSERT INTO jobs.generation_jobs
+              (id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id, expects_output,
+               prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
+               model_version_snapshot, style_code_snapshot, status, max_attempts, idempotency_key, request_hash,
+               retry_of_job_id, next_attempt_at, trace_context)
+            SELECT id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id, expects_output,
+                   prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
+                   model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
+                   retry_of_job_id, now(), trace_context
+              FROM incoming
+             ${quota ? 'WHERE (SELECT u.today < $30 AND u.in_flight < $31 FROM usage u WHERE u.usage_n = incoming.n)' : ''}
+            ON CONFLICT (user_id, idempotency_key) DO NOTHING
+            RETURNING *),
+          event AS (
+            INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
+            SELECT c.id, NULL, 'queued', 0, i.actor FROM created c JOIN incoming i ON i.id = c.id),
+          dispatch AS (${DISPATCH_OUTBOX('created', '$25', '$26', '$28')}),
+          outcome AS (
+            SELECT i.n, true AS inserted, c.* FROM incoming i JOIN created c ON c.id = i.id
+            UNION ALL
+            SELECT i.n, false, same.* FROM incoming i
+              JOIN created same ON same.user_id = i.user_id AND same.idempotency_key = i.idempotency_key AND same.id <> i.id
+            UNION ALL
+            SELECT i.n, false, earlier.* FROM incoming i
+              JOIN jobs.generation_jobs earlier ON earlier.user_id = i.user_id AND earlier.idempotency_key = i.idempotency_key)
+          SELECT i.n AS incoming_n, o.*, CASE WHEN o.inserted THEN claimed.claimed_outbox END AS claimed_outbox
+                 ${quota ? ', u.today AS usage_today, u.in_flight AS usage_in_flight' : ''}
+            FROM incoming i LEFT JOIN outcome o ON o.n = i.n${quota ? ' JOIN usage u ON u.usage_n = i.n' : ''}
+            ${CLAIMED_OUTBOX_JOIN(['dispatch'], 'o')}
+           ORDER BY i.n`;
+}
+
+const INSERT_JOBS = insertStatement(false);
+const INSERT_JOBS_WITHIN_QUOTA = insertStatement(true);
+
+function insertValues(jobs: readonly NewJob[], actors: readonly string[], subjects: OutboxSubjects): unknown[] {
+  const column = <K extends keyof NewJob>(key: K) => jobs.map((job) => job[key]);
+  return [
+    column('id'),
+    column('userId'),
+    column('petId'),
+    column('jobType'),
+    column('mediaKind'),
+    column('queue'),
+    column('modelId'),
+    column('styleId'),
+    column('inputAssetId'),
+    column('expectsOutput'),
+    column('prompt'),
+    column('negativePrompt'),
+    column('width'),
+    column('height'),
+    jobs.map((job) => JSON.stringify(job.parameters)),
+    column('providerCode'),
+    column('providerModel'),
+    column('modelVersion'),
+    column('styleCode'),
+    column('maxAttempts'),
+    column('idempotencyKey'),
+    column('requestHash'),
+    column('retryOfJobId'),
+    actors,
+    subjects.dispatchInteractive,
+    subjects.dispatchBackground,
+    jobs.map((job) => (job.traceContext ? JSON.stringify(job.traceContext) : null)),
+    subjects.claimFor ?? null,
+  ];
+}
+
+type OutcomeRow = JobRow & {
+  incoming_n: string;
+  n: string | null;
+  inserted: boolean | null;
+  usage_today?: number;
+  usage_in_flight?: number;
+};
+
+function outcomeOf(row: OutcomeRow): CreateOutcome {
+  const { incoming_n: _incoming, n: _n, inserted, usage_today: _today, usage_in_flight: _inFlight, ...job } = row;
+  if (inserted === null) return { inserted: false, job: null };
+  return { inserted, job: job as JobRow };
+}
+
+/** Creates many jobs (of types the quota does not count) in one statement; one outcome per job, in order. */
+export async function createJobs(
+  db: Queryable,
+  jobs: readonly NewJob[],
+  actors: readonly string[],
+  subjects: OutboxSubjects,
+): Promise<CreateOutcome[]> {
+  if (jobs.length === 0) return [];
+  const { rows } = await db.query<OutcomeRow>({
+    name: 'jobs.create_jobs',
+    text: INSERT_JOBS,
+    values: insertValues(jobs, actors, subjects),
+  });
+  return rows.map(outcomeOf);
+}
+
+/** What a create counted against its user's quota found: its outcome, and the usage it was counted against. */
+export interface WithinQuota {
+  outcome: CreateOutcome;
+  usage: QuotaUsage;
+}
+
+/**
+ * Creates jobs counted against their users' quotas (L3), inside the caller's transaction: takes
+ * every user's lock first, in one statement and a fixed order (no deadlock with another batch),
+ * so that concurrent creates of one user, in this batch or another, count each other's rows;
+ * then runs the insert statement once per round, where round k holds each user's k-th job — a
+ * later round sees the rows of the earlier ones (same transaction), so a user's second job is
+ * counted after their first. Each job is inserted only under both of its user's limits; one
+ * user's refusal is their outcome alone (no job, no earlier job), never the batch's failure.
+ * Answers one result per job, in order.
+ */
+export async function createJobsWithinQuota(
+  db: Queryable,
+  jobs: readonly NewJob[],
+  actors: readonly string[],
+  quota: QuotaCheck,
+  subjects: OutboxSubjects,
+): Promise<WithinQuota[]> {
+  if (jobs.length === 0) return [];
+  await lockAllForTransaction(
+    db,
+    'jobs.quota',
+    jobs.map((job) => job.userId),
+  );
+  const rounds: number[][] = [];
+  const seen = new Map<string, number>();
+  jobs.forEach((job, i) => {
+    const round = seen.get(job.userId) ?? 0;
+    seen.set(job.userId, round + 1);
+    (rounds[round] ??= []).push(i);
+  });
+  const results: WithinQuota[] = new Array(jobs.length);
+  for (const round of rounds) {
+    const { rows } = await db.query<OutcomeRow>({
+      name: 'jobs.create_jobs_within_quota',
+      text: INSERT_JOBS_WITHIN_QUOTA,
+      values: [
+        ...insertValues(
+          round.map((i) => jobs[i]!),
+          round.map((i) => actors[i]!),
+          subjects,
+        ),
+        quota.jobTypes,
+        quota.dailyLimit,
+        quota.maxInFlight,
+      ],
+    });
+    rows.forEach((row, k) => {
+      results[round[k]!] = { outcome: outcomeOf(row), usage: { today: row.usage_today!, inFlight: row.usage_in_flight! } };
+    });
+  }
+  return results;
+}
+
+/** createJobsWithinQuota for one job. No job and no earlier job in its outcome means refused. */
+export async function createJobWithinQuota(
+  db: Queryable,
+  job: NewJob,
+  actor: string,
+  quota: QuotaCheck,
+  subjects: OutboxSubjects,
+): Promise<WithinQuota> {
+  return (await createJobsWithinQuota(db, [job], [actor], quota, subjects))[0]!;
+}

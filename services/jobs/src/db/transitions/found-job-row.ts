@@ -1,0 +1,51 @@
+import type { JobRow } from '../job-row.js';
+
+/**
+ * A job as the transition's statement found it when its condition did not hold (FOUND_COLUMNS),
+ * or null when no such job exists. Enough to say why, without reading the row again.
+ */
+export interface FoundJob {
+  status: string;
+  leaseOwner: string | null;
+  nextAttemptAt: Date;
+  expectsOutput: boolean;
+  providerRequestId: string | null;
+  userId: string;
+  jobType: string;
+}
+
+/** The found_* columns of a transition's answer row. */
+export interface FoundColumns {
+  found_status: string | null;
+  found_lease_owner: string | null;
+  found_next_attempt_at: Date | null;
+  found_expects_output: boolean | null;
+  found_provider_request_id: string | null;
+  found_user_id: string | null;
+  found_job_type: string | null;
+}
+
+export function foundJobOf(columns: FoundColumns): FoundJob | null {
+  if (columns.found_status === null) return null;
+  return {
+    status: columns.found_status,
+    leaseOwner: columns.found_lease_owner,
+    nextAttemptAt: columns.found_next_attempt_at!,
+    expectsOutput: columns.found_expects_output!,
+    providerRequestId: columns.found_provider_request_id,
+    userId: columns.found_user_id!,
+    jobType: columns.found_job_type!,
+  };
+}
+
+/** What every transition answers: the changed row, or what was found instead. */
+export type TransitionResult<Row = JobRow> = { changed: true; job: Row } | { changed: false; found: FoundJob | null };
+
+/**
+ * Splits a transition's answer row (the changed row's columns, null when nothing changed, beside
+ * FOUND_COLUMNS) into its result.
+ */
+export function transitionResultOf<Row extends { id: string | null }>(answer: Row & FoundColumns): TransitionResult<Row> {
+  if (answer.id !== null) return { changed: true, job: answer };
+  return { changed: false, found: foundJobOf(answer) };
+}

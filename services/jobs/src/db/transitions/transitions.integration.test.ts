@@ -1,0 +1,436 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inTransaction, uuidv7, type Queryable } from '@atelier/db';
+import { createTestDatabase, type TestDatabase } from '@atelier/testing';
+import type { OutboxSubjects } from '../job-row.js';
+import { createJobsOrm, migrateJobs } from '../jobs-orm.js';
+import { cancel } from './cancel-sql.js';
+import { claim } from './claim-sql.js';
+import { complete } from './complete-sql.js';
+import { createJobs, createJobsWithinQuota, createJobWithinQuota, type NewJob } from './create-sql.js';
+import { applyFailure, readFailingJob } from './fail-sql.js';
+import { extendLeases } from './heartbeat-sql.js';
+import { updateProgress } from './progress-sql.js';
+import { updateProviderRequest } from './provider-request-sql.js';
+import { release } from './release-sql.js';
+import { newCanaryJob } from '../../test-support/new-job.js';
+
+/**
+ * The transition units against a real database: each answers its changed row, or — when its
+ * condition did not hold — the job as its own statement found it, in one round trip (counted).
+ */
+
+let database: TestDatabase;
+let pool: pg.Pool;
+const subjects: OutboxSubjects = {
+  dispatchInteractive: 't.dispatch.interactive',
+  dispatchBackground: 't.dispatch.background',
+  eventPrefix: 't.events.',
+  providerCancel: 't.control.provider-cancel',
+};
+
+/** A Queryable that counts the statements sent through it. */
+function counting(): Queryable & { statements: number } {
+  const counter = {
+    statements: 0,
+    query: ((config: unknown, values?: unknown) => {
+      counter.statements += 1;
+      return pool.query(config as string, values as unknown[]);
+    }) as Queryable['query'],
+  };
+  return counter;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const orm = await createJobsOrm(database.url);
+  await migrateJobs(orm, database.url);
+  await orm.close();
+  pool = new pg.Pool({ connectionString: database.url, max: 4 });
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await database?.drop();
+});
+
+const user = () => `transition-user-${randomBytes(4).toString('hex')}`;
+
+function newJob(overrides: Partial<NewJob> = {}): NewJob {
+  return newCanaryJob({ userId: user(), ...overrides });
+}
+
+async function created(overrides: Partial<NewJob> = {}) {
+  const [outcome] = await createJobs(pool, [newJob(overrides)], ['test'], subjects);
+  expect(outcome!.inserted).toBe(true);
+  return outcome!.job!;
+}
+
+async function running(workerId = 'worker-a', overrides: Partial<NewJob> = {}) {
+  const job = await created(overrides);
+  const [result] = await claim(pool, [{ jobId: job.id, workerId }], 60_000);
+  if (!result!.changed) throw new Error('claim failed');
+  return result!.job;
+}
+
+describe('the transition trigger is the one table of legal moves', () => {
+  it('accepts exactly the moves of SPEC §4.2 and refuses every other, terminal states included', async () => {
+    const statuses = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+    // A job in each status, made by the transitions themselves.
+    const queued = await created();
+    const run = await running();
+    const succeeded = await running();
+    await complete(pool, [{ jobId: succeeded.id, workerId: 'worker-a', outputAssetId: null, outputOwnerId: null }], subjects);
+    const failing = await running();
+    await applyFailure(
+      pool,
+      {
+        jobId: failing.id,
+        workerId: 'worker-a',
+        attempt: 1,
+        failure: { errorClass: 'content_safety', errorCode: 'CONTENT_BLOCKED', publicMessage: 'no', internalMessage: '' },
+        abandonProviderRequest: false,
+      },
+      { outcome: 'fail' },
+      subjects,
+    );
+    const cancelledJob = await created();
+    await cancel(pool, { jobId: cancelledJob.id, userId: cancelledJob.user_id, nonCancellableTypes: [] }, subjects);
+    const byStatus = { queued, running: run, succeeded, failed: failing, cancelled: cancelledJob };
+
+    const allowedByTrigger: string[] = [];
+    const client = await pool.connect();
+    try {
+      for (const from of statuses) {
+        for (const to of statuses) {
+          if (from === to) continue;
+          await client.query('BEGIN');
+          try {
+            await client.query('UPDATE jobs.generation_jobs SET status = $2 WHERE id = $1', [byStatus[from].id, to]);
+            allowedByTrigger.push(`${from}→${to}`);
+          } catch (error) {
+            // The trigger runs before the per-status CHECK constraints: only its refusal names it.
+            if ((error as { constraint?: string }).constraint !== 'generation_jobs_transition') allowedByTrigger.push(`${from}→${to}`);
+          } finally {
+            await client.query('ROLLBACK');
+          }
+        }
+      }
+    } finally {
+      client.release();
+    }
+    expect(allowedByTrigger.sort()).toEqual([
+      'queued→cancelled',
+      'queued→running',
+      'running→cancelled',
+      'running→failed',
+      'running→queued',
+      'running→succeeded',
+    ]);
+  });
+});
+
+describe('refusals come from the statement that was refused', () => {
+  it('claim: one statement answers claimed, running elsewhere, ended, not due and unknown alike', async () => {
+    const free = await created();
+    const taken = await running('worker-b');
+    const ended = await created();
+    await cancel(pool, { jobId: ended.id, userId: ended.user_id, nonCancellableTypes: [] }, subjects);
+    const db = counting();
+    const results = await claim(
+      db,
+      [
+        { jobId: free.id, workerId: 'worker-a' },
+        { jobId: taken.id, workerId: 'worker-a' },
+        { jobId: ended.id, workerId: 'worker-a' },
+        { jobId: uuidv7(), workerId: 'worker-a' },
+      ],
+      60_000,
+    );
+    expect(db.statements).toBe(1);
+    expect(results[0]).toMatchObject({ changed: true, job: { id: free.id, status: 'running', lease_owner: 'worker-a', attempt_count: 1 } });
+    expect(results[1]).toMatchObject({ changed: false, found: { status: 'running', leaseOwner: 'worker-b' } });
+    expect(results[2]).toMatchObject({ changed: false, found: { status: 'cancelled' } });
+    expect(results[3]).toEqual({ changed: false, found: null });
+  });
+
+  it('claim: two workers claiming one job in one batch give one lease', async () => {
+    const job = await created();
+    const results = await claim(
+      pool,
+      [
+        { jobId: job.id, workerId: 'worker-a' },
+        { jobId: job.id, workerId: 'worker-b' },
+      ],
+      60_000,
+    );
+    expect(results.filter((r) => r.changed)).toHaveLength(1);
+    const events = await pool.query(`SELECT count(*)::int AS n FROM jobs.job_events WHERE job_id = $1 AND to_status = 'running'`, [job.id]);
+    expect(events.rows[0].n).toBe(1);
+  });
+
+  it('complete: a refused completion says why from what its statement found', async () => {
+    const mine = await running('worker-a', { expectsOutput: true, jobType: 'image.stylize' });
+    const owner = mine.user_id;
+    const db = counting();
+    const [lost, missingOutput, wrongOwner] = await complete(
+      db,
+      [
+        { jobId: mine.id, workerId: 'worker-b', outputAssetId: uuidv7(), outputOwnerId: owner },
+        { jobId: mine.id, workerId: 'worker-a', outputAssetId: null, outputOwnerId: null },
+        { jobId: mine.id, workerId: 'worker-a', outputAssetId: uuidv7(), outputOwnerId: 'someone-else' },
+      ],
+      subjects,
+    );
+    expect(db.statements).toBe(1);
+    expect(lost).toMatchObject({ changed: false, found: { status: 'running', leaseOwner: 'worker-a' } });
+    expect(missingOutput).toMatchObject({ changed: false, found: { expectsOutput: true, userId: owner } });
+    expect(wrongOwner).toMatchObject({ changed: false, found: { userId: owner } });
+    const outputId = uuidv7();
+    const [done] = await complete(
+      pool,
+      [{ jobId: mine.id, workerId: 'worker-a', outputAssetId: outputId, outputOwnerId: owner }],
+      subjects,
+    );
+    expect(done).toMatchObject({ changed: true, job: { status: 'succeeded', output_asset_id: outputId } });
+    const outbox = await pool.query(`SELECT event_type FROM jobs.outbox WHERE aggregate_id = $1 ORDER BY id`, [mine.id]);
+    expect(outbox.rows.map((r) => r.event_type)).toEqual(['job.dispatch', 'job.succeeded']);
+  });
+
+  it('heartbeat: many beats in one statement, each answered as if alone', async () => {
+    const [a, b] = [await running('worker-a'), await running('worker-a')];
+    const db = counting();
+    const results = await extendLeases(
+      db,
+      [
+        { jobId: a.id, workerId: 'worker-a', progress: 30 },
+        { jobId: b.id, workerId: 'worker-b', progress: 30 },
+        { jobId: b.id, workerId: 'worker-a', progress: 0 },
+      ],
+      60_000,
+    );
+    expect(results).toMatchObject([
+      { extended: true, advanced: true },
+      { extended: false, foundStatus: 'running' },
+      { extended: true, advanced: false },
+    ]);
+    expect(db.statements).toBe(1);
+  });
+
+  it('heartbeat, progress, provider request and release answer the status they found', async () => {
+    const job = await running('worker-a');
+    const db = counting();
+    expect((await extendLeases(db, [{ jobId: job.id, workerId: 'worker-a', progress: 40 }], 60_000))[0]).toMatchObject({
+      extended: true,
+      advanced: true,
+    });
+    expect((await extendLeases(db, [{ jobId: job.id, workerId: 'worker-a', progress: 10 }], 60_000))[0]).toMatchObject({
+      extended: true,
+      advanced: false,
+    });
+    expect((await extendLeases(db, [{ jobId: job.id, workerId: 'worker-b', progress: 50 }], 60_000))[0]).toEqual({
+      extended: false,
+      foundStatus: 'running',
+    });
+    expect(await updateProgress(db, [{ jobId: job.id, workerId: 'worker-b', progress: 90 }])).toEqual([
+      { job_id: job.id, advanced: false, status: 'running', lease_owner: 'worker-a' },
+    ]);
+    expect(await updateProviderRequest(db, { jobId: job.id, workerId: 'worker-a', providerRequestId: 'pred-1' })).toMatchObject({
+      changed: true,
+    });
+    expect(await updateProviderRequest(db, { jobId: job.id, workerId: 'worker-a', providerRequestId: 'pred-2' })).toMatchObject({
+      changed: false,
+      found: { providerRequestId: 'pred-1', leaseOwner: 'worker-a' },
+    });
+    expect(await release(db, { jobId: job.id, workerId: 'worker-b', reason: 'x' }, subjects)).toMatchObject({
+      changed: false,
+      found: { status: 'running', leaseOwner: 'worker-a' },
+    });
+    expect(db.statements).toBe(7);
+    const released = await release(pool, { jobId: job.id, workerId: 'worker-a', reason: 'draining' }, subjects);
+    expect(released).toMatchObject({ changed: true, job: { status: 'queued', attempt_count: 0, provider_request_id: 'pred-1' } });
+  });
+
+  it('fail: a decision made for one attempt is not applied to another', async () => {
+    const job = await running('worker-a');
+    const failing = await readFailingJob(pool, job.id);
+    expect(failing).toMatchObject({ found: { status: 'running', leaseOwner: 'worker-a' }, internalFailures: 0 });
+    const request = {
+      jobId: job.id,
+      workerId: 'worker-a',
+      attempt: failing.row!.attempt_count + 1,
+      failure: { errorClass: 'provider', errorCode: 'PROVIDER_ERROR', publicMessage: 'p', internalMessage: 'i' },
+      abandonProviderRequest: false,
+    };
+    const stale = await applyFailure(pool, request, { outcome: 'requeue', delayMs: 0 }, subjects);
+    expect(stale).toMatchObject({ changed: false, found: { status: 'running', leaseOwner: 'worker-a' } });
+    const applied = await applyFailure(
+      pool,
+      { ...request, attempt: failing.row!.attempt_count },
+      { outcome: 'requeue', delayMs: 5_000 },
+      subjects,
+    );
+    expect(applied).toMatchObject({ changed: true, job: { status: 'queued' } });
+    if (applied.changed) expect(applied.job.next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 3_000);
+  });
+
+  it('cancel: a running job of a type that may not be cancelled is found running; another user finds nothing', async () => {
+    const job = await running('worker-a');
+    expect(await cancel(pool, { jobId: job.id, userId: 'not-the-owner', nonCancellableTypes: [] }, subjects)).toEqual({
+      changed: false,
+      found: null,
+    });
+    expect(await cancel(pool, { jobId: job.id, userId: job.user_id, nonCancellableTypes: ['system.canary'] }, subjects)).toMatchObject({
+      changed: false,
+      found: { status: 'running', jobType: 'system.canary' },
+    });
+    const cancelled = await cancel(pool, { jobId: job.id, userId: job.user_id, nonCancellableTypes: [] }, subjects);
+    expect(cancelled).toMatchObject({ changed: true, job: { status: 'cancelled', from_status: 'running' } });
+  });
+});
+
+describe('create', () => {
+  it('answers, per job of one batch, inserted, the earlier job of its key, or the batch neighbour that took the key', async () => {
+    const userId = user();
+    const earlier = await created({ userId, idempotencyKey: 'k-earlier' });
+    const a = newJob({ userId, idempotencyKey: 'k-new' });
+    const b = newJob({ userId, idempotencyKey: 'k-new' });
+    const c = newJob({ userId, idempotencyKey: 'k-earlier' });
+    const outcomes = await createJobs(pool, [a, b, c], ['t', 't', 't'], subjects);
+    expect(outcomes.map((o) => [o.inserted, o.job?.id])).toEqual([
+      [true, a.id],
+      [false, a.id],
+      [false, earlier.id],
+    ]);
+  });
+
+  it('within the quota: inserts under both limits only, counting in the same statement', async () => {
+    const client = await pool.connect();
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 2, maxInFlight: 5 };
+    const userId = user();
+    try {
+      const results = [];
+      for (let i = 0; i < 3; i += 1) {
+        await client.query('BEGIN');
+        results.push(await createJobWithinQuota(client, newJob({ userId }), 't', quota, subjects));
+        await client.query('COMMIT');
+      }
+      expect(results.map((r) => r.outcome.inserted)).toEqual([true, true, false]);
+      expect(results[2]!.outcome.job).toBeNull();
+      expect(results[2]!.usage).toEqual({ today: 2, inFlight: 2 });
+    } finally {
+      client.release();
+    }
+  });
+
+  it('within the quota, batched: each user counted alone, a refusal is that user alone, the second job of a user counted after the first', async () => {
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 2, maxInFlight: 5 };
+    const [full, fresh, twice] = [user(), user(), user()];
+    await inTransaction(pool, (client) =>
+      createJobsWithinQuota(client, [newJob({ userId: full }), newJob({ userId: full })], ['t', 't'], quota, subjects),
+    );
+    const jobs = [
+      newJob({ userId: full }),
+      newJob({ userId: twice, idempotencyKey: 'same' }),
+      newJob({ userId: fresh }),
+      newJob({ userId: twice, idempotencyKey: 'same' }),
+      newJob({ userId: twice }),
+      newJob({ userId: twice }),
+    ];
+    const results = await inTransaction(pool, (client) =>
+      createJobsWithinQuota(
+        client,
+        jobs,
+        jobs.map(() => 't'),
+        quota,
+        subjects,
+      ),
+    );
+    expect(results.map((r) => [r.outcome.inserted, r.outcome.job?.id ?? null])).toEqual([
+      [false, null], // full: refused, alone
+      [true, jobs[1]!.id],
+      [true, jobs[2]!.id],
+      [false, jobs[1]!.id], // the same key again: the job of its first round
+      [true, jobs[4]!.id], // twice's second job, counted after the first: 1 < 2
+      [false, null], // and the third: 2 of 2 today
+    ]);
+    expect(results[0]!.usage).toEqual({ today: 2, inFlight: 2 });
+    expect(results[5]!.usage).toEqual({ today: 2, inFlight: 2 });
+  });
+
+  it('within the quota, batched: concurrent batches of overlapping users never overshoot either limit', async () => {
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 100, maxInFlight: 3 };
+    const users = Array.from({ length: 5 }, () => user());
+    const batches = Array.from({ length: 12 }, (_, b) => {
+      const jobs = users.map((userId) => newJob({ userId }));
+      return b % 2 ? jobs.reverse() : jobs;
+    });
+    const results = await Promise.all(
+      batches.map((jobs) =>
+        inTransaction(pool, (client) =>
+          createJobsWithinQuota(
+            client,
+            jobs,
+            jobs.map(() => 't'),
+            quota,
+            subjects,
+          ),
+        ),
+      ),
+    );
+    expect(results.flat().filter((r) => r.outcome.inserted)).toHaveLength(users.length * quota.maxInFlight);
+    const { rows } = await pool.query<{ user_id: string; n: number }>(
+      `SELECT user_id, count(*)::int AS n FROM jobs.generation_jobs WHERE user_id = ANY($1) GROUP BY user_id`,
+      [users],
+    );
+    expect(rows.map((r) => r.n)).toEqual(users.map(() => quota.maxInFlight));
+  });
+});
+
+describe('outbox rows claimed for the local relay', () => {
+  const outboxOf = async (jobId: string) =>
+    (
+      await pool.query(
+        `SELECT event_type, status, locked_by, available_at > now() AS later FROM jobs.outbox WHERE aggregate_id = $1 ORDER BY id`,
+        [jobId],
+      )
+    ).rows;
+
+  it('writes due rows claimed by the relay it is given and answers them with the row; rows due later, or without a relay, wait pending', async () => {
+    const [outcome] = await createJobs(pool, [newJob()], ['test'], { ...subjects, claimFor: 'relay-here' });
+    const job = outcome!.job!;
+    expect(await outboxOf(job.id)).toEqual([{ event_type: 'job.dispatch', status: 'processing', locked_by: 'relay-here', later: false }]);
+    expect(job.claimed_outbox).toEqual([
+      expect.objectContaining({
+        event_type: 'job.dispatch',
+        subject: subjects.dispatchInteractive,
+        payload: expect.objectContaining({ jobId: job.id }),
+      }),
+    ]);
+    expect(job.claimed_outbox![0]!.dedupe_key).toBe(`dispatch:${job.id}:v1`);
+
+    // A retry due in 5 s: its dispatch is not due, so no relay claims it now.
+    const [claimed] = await claim(pool, [{ jobId: job.id, workerId: 'worker-a' }], 60_000);
+    expect(claimed!.changed).toBe(true);
+    const failing = await readFailingJob(pool, job.id);
+    const requeued = await applyFailure(
+      pool,
+      {
+        jobId: job.id,
+        workerId: 'worker-a',
+        attempt: failing.row!.attempt_count,
+        failure: { errorClass: 'provider', errorCode: 'PROVIDER_ERROR', publicMessage: 'p', internalMessage: 'i' },
+        abandonProviderRequest: false,
+      },
+      { outcome: 'requeue', delayMs: 5_000 },
+      { ...subjects, claimFor: 'relay-here' },
+    );
+    expect(requeued).toMatchObject({ changed: true, job: { status: 'queued', claimed_outbox: null } });
+    expect((await outboxOf(job.id))[1]).toEqual({ event_type: 'job.dispatch', status: 'pending', locked_by: null, later: true });
+
+    const unclaimed = await created();
+    expect(unclaimed.claimed_outbox).toBeNull();
+    expect(await outboxOf(unclaimed.id)).toEqual([{ event_type: 'job.dispatch', status: 'pending', locked_by: null, later: false }]);
+  });
+});

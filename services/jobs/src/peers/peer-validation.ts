@@ -1,0 +1,100 @@
+import { commonV1, mediaV1 } from '@atelier/contracts';
+import type { PromiseClient } from '@atelier/grpc';
+import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, peerFailure } from '@atelier/errors';
+import type { CatalogReads } from './catalog-cache.js';
+import type { JobCommand, JobDefinition } from '../definitions/index.js';
+import type { InputAssetLookups } from './input-asset-lookups.js';
+
+/** The peer services CreateJob validates against (SPEC §4.3): ids are checked where they live. */
+export interface Peers {
+  /** Catalog through jobs' cache (catalog-cache.ts): a miss asks catalog and fails as catalog does. */
+  catalog: CatalogReads;
+  media: PromiseClient<mediaV1.MediaServiceClient>;
+  /** CreateJob's input checks, coalesced into batch calls (input-asset-lookups.ts). */
+  inputAssets: InputAssetLookups;
+}
+
+export interface ResolvedCommand {
+  mediaKind: 'image' | 'video';
+  snapshot: { providerCode: string; providerModel: string; modelVersion: string } | null;
+  styleCode: string | null;
+}
+
+/** A failed lookup: NOT_FOUND becomes the caller's own refusal, anything else a peer failure. */
+function lookupFailure(peer: string, error: unknown, notFound: () => AppError): AppError {
+  if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) return notFound();
+  return peerFailure(peer, error);
+}
+
+const kindOf = (kind: commonV1.MediaKind): 'image' | 'video' => (kind === commonV1.MediaKind.VIDEO ? 'video' : 'image');
+
+/**
+ * The model and style must exist, be enabled, fit the job type and share one media kind; the
+ * input asset must be the user's own, ready, with purpose ai_input. Lookups run in parallel.
+ */
+export async function resolveAgainstPeers(
+  peers: Peers,
+  command: JobCommand,
+  definition: JobDefinition,
+  userId: string,
+): Promise<ResolvedCommand> {
+  const [model, style, asset] = await Promise.all([
+    command.modelId
+      ? peers.catalog.model(command.modelId).then(
+          (model) => model,
+          (e: unknown) => {
+            throw lookupFailure('catalog', e, () => new FailedPreconditionError('MODEL_NOT_FOUND', 'the model does not exist'));
+          },
+        )
+      : undefined,
+    command.styleId
+      ? peers.catalog.style(command.styleId).then(
+          (style) => style,
+          (e: unknown) => {
+            throw lookupFailure('catalog', e, () => new FailedPreconditionError('STYLE_NOT_FOUND', 'the style does not exist'));
+          },
+        )
+      : undefined,
+    command.inputAssetId
+      ? peers.inputAssets.get(command.inputAssetId).then(
+          (asset) => asset,
+          (e: unknown) => {
+            throw lookupFailure('media', e, () => new NotFoundError('input asset'));
+          },
+        )
+      : undefined,
+  ]);
+
+  if (model) {
+    if (!model.enabled) throw new FailedPreconditionError('MODEL_DISABLED', `the model ${model.code} is not available right now`);
+    if (model.jobType !== definition.jobType) {
+      throw new FailedPreconditionError(
+        'MODEL_JOB_TYPE_MISMATCH',
+        `the model ${model.code} runs ${model.jobType} jobs, not ${definition.jobType}`,
+      );
+    }
+  }
+  if (style) {
+    if (!style.enabled) throw new FailedPreconditionError('STYLE_DISABLED', `the style ${style.code} is not available right now`);
+    if (model && style.mediaKind !== model.mediaKind) {
+      throw new FailedPreconditionError(
+        'STYLE_MEDIA_KIND_MISMATCH',
+        `the style ${style.code} is for ${kindOf(style.mediaKind)}, the model makes ${kindOf(model.mediaKind)}`,
+      );
+    }
+  }
+  if (asset) {
+    // Someone else's (or a deleted) asset does not exist for this user.
+    if (asset.ownerUserId !== userId || asset.status === mediaV1.AssetStatus.DELETED) throw new NotFoundError('input asset');
+    if (asset.status !== mediaV1.AssetStatus.READY)
+      throw new FailedPreconditionError('MEDIA_NOT_READY', 'the input image has not finished uploading');
+    if (asset.purpose !== mediaV1.AssetPurpose.AI_INPUT) {
+      throw new FailedPreconditionError('INPUT_ASSET_WRONG_PURPOSE', 'the input image must be uploaded with purpose ai_input');
+    }
+  }
+  return {
+    mediaKind: model ? kindOf(model.mediaKind) : 'image',
+    snapshot: model ? { providerCode: model.providerCode, providerModel: model.providerModel, modelVersion: model.modelVersion } : null,
+    styleCode: style?.code ?? null,
+  };
+}

@@ -1,0 +1,93 @@
+import { jobsEventsV1 } from '@atelier/contracts';
+import { backoffDelayMs } from '@atelier/lifecycle';
+import type { Logger } from '@atelier/logging';
+import { startDurablePull, type DurablePull, type JetStreamClient, type JobsTopology, type JsMsg } from '@atelier/nats';
+import { isTransientFailure, JobFailure } from '../domain/job-failure.js';
+import type { ProviderClient } from '../peers/provider/provider-client.js';
+
+/** Between tries of one cancel: from one second up to a minute. */
+const CANCEL_BACKOFF = { baseMs: 1_000, maxMs: 60_000 };
+
+export interface ProviderCancelConsumerOptions {
+  js: JetStreamClient;
+  topology: JobsTopology;
+  providers: ReadonlyMap<string, ProviderClient>;
+  logger: Logger;
+  /** Declares the stream and the consumer again when JetStream reports them gone. */
+  restoreTopology: () => Promise<void>;
+  onCancelled?: () => void;
+}
+
+/**
+ * Executes "cancel this prediction at the vendor" tasks (ProviderCancel), written by the jobs
+ * service in the same transaction that ended a job without its output. The worker that ran the
+ * job may be dead, or the job may have been waiting for its next attempt: any worker does it, once
+ * (a durable consumer all workers share on the work-queue stream). A vendor that cannot be reached
+ * is tried again with growing pauses, for as long as it takes; a prediction the vendor no longer
+ * knows needs no cancel.
+ */
+export class ProviderCancelConsumer {
+  private pull: DurablePull | undefined;
+
+  constructor(private readonly options: ProviderCancelConsumerOptions) {}
+
+  async start(): Promise<void> {
+    const { js, topology, logger } = this.options;
+    this.pull = await startDurablePull({
+      js,
+      stream: topology.jobsStream,
+      consumer: topology.controlConsumerName('provider-cancel'),
+      maxMessages: 16,
+      declare: this.options.restoreTopology,
+      logger,
+      handle: async (message) => {
+        // Not awaited: one slow vendor must not hold the others' cancels up.
+        void this.handle(message);
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.pull?.stop();
+  }
+
+  /** Opens its pull again (its consumer was declared again on another consumer's word). */
+  restartPull(): void {
+    this.pull?.restart();
+  }
+
+  private async handle(message: JsMsg): Promise<void> {
+    const { providers, logger } = this.options;
+    let task: jobsEventsV1.ProviderCancel;
+    try {
+      task = jobsEventsV1.ProviderCancel.fromJSON(message.json());
+    } catch (error) {
+      logger.error({ err: error, subject: message.subject }, 'undecodable provider cancel task: terminating it');
+      message.term();
+      return;
+    }
+    const provider = providers.get(task.providerCode);
+    if (!provider) {
+      logger.error({ jobId: task.jobId, providerCode: task.providerCode }, 'no client for this provider: the cancel cannot be made');
+      message.term();
+      return;
+    }
+    try {
+      await provider.cancel(task.providerRequestId);
+      this.options.onCancelled?.();
+      logger.info({ jobId: task.jobId, predictionId: task.providerRequestId }, 'prediction cancelled at the provider');
+      message.ack();
+    } catch (error) {
+      if (error instanceof JobFailure && error.abandonsPrediction) {
+        message.ack(); // the vendor does not know it (any more): nothing runs to cancel
+        return;
+      }
+      const delayMs = backoffDelayMs(message.info.deliveryCount, CANCEL_BACKOFF);
+      logger.warn(
+        { jobId: task.jobId, predictionId: task.providerRequestId, delayMs, transient: isTransientFailure(error), err: error },
+        'cancel at the provider failed; trying again later',
+      );
+      message.nak(delayMs);
+    }
+  }
+}
