@@ -616,7 +616,7 @@ describe('media - outputs of jobs that end without them', () => {
       jobStatuses.set(await jobIdOf(forgedSucceeded), jobsV1.JobStatus.SUCCEEDED);
       const announce = async (asset: mediaV1.Asset, status: 'failed' | 'cancelled' | 'succeeded') => {
         const { rows } = await db.query('SELECT idempotency_key FROM media.assets WHERE id = $1', [asset.id]);
-        // As the jobs outbox relay publishes it (outbox-payloads.ts): proto3 JSON of JobLifecycleEvent.
+        // As the jobs outbox relay publishes it (jobs db/outbox-payload-sql.ts): proto3 JSON of JobLifecycleEvent.
         const event = { jobId: rows[0].idempotency_key, jobType: 'image.stylize', eventType: `job.${status}`, attempt: 3 };
         await jetstream(nats).publish(topology.eventSubject(status), JSON.stringify(event));
       };
