@@ -15,13 +15,5 @@ export {
   type ServiceSchema,
 } from './schema-migrations.js';
 export { uuidv7 } from './uuidv7.js';
-export {
-  SqlState,
-  sqlStateOf,
-  violatedConstraint,
-  isUniqueViolation,
-  isConnectionLoss,
-  isTransientDatabaseError,
-  databaseUnavailable,
-} from './sql-errors.js';
+export { SqlState, sqlStateOf, isUniqueViolation, isConnectionLoss, isTransientDatabaseError, databaseUnavailable } from './sql-errors.js';
 export { lockForTransaction, lockAllForTransaction } from './advisory-lock.js';

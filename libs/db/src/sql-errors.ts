@@ -58,7 +58,7 @@ export function sqlStateOf(error: unknown): string | undefined {
 }
 
 /** The constraint a violation names (e.g. `models_code_media_kind_key`). */
-export function violatedConstraint(error: unknown): string | undefined {
+function violatedConstraint(error: unknown): string | undefined {
   const constraint = (error as { constraint?: unknown } | undefined)?.constraint;
   return typeof constraint === 'string' ? constraint : undefined;
 }

@@ -7,7 +7,7 @@ export type { Logger };
  * Paths are matched at the top level and one object below (`err.config.password` is the caller's
  * business: log ids, not objects).
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'password',
   'secret',
   'token',

@@ -1,1 +1,1 @@
-export { createLogger, REDACTED_PATHS, type Logger, type LoggerOptions } from './create-logger.js';
+export { createLogger, type Logger, type LoggerOptions } from './create-logger.js';

@@ -3,7 +3,7 @@
  * the gRPC server latency histogram, and the HTTP endpoint Prometheus scrapes.
  */
 export { createMetricsRegistry } from './metrics-registry.js';
-export { grpcServerMetrics, GRPC_LATENCY_BUCKETS, type GrpcCallObserver } from './grpc-server-metrics.js';
+export { grpcServerMetrics, type GrpcCallObserver } from './grpc-server-metrics.js';
 export { startMetricsServer, serveMetrics, type MetricsServer } from './metrics-server.js';
 export { createServiceMetrics, startServiceMetrics, type ServiceMetrics, type ServedServiceMetrics } from './service-metrics.js';
 export { Counter, Gauge, Histogram, type Registry } from 'prom-client';

@@ -12,7 +12,7 @@ import { subjectRoot } from './topology.js';
  * stream would add storage, a consumer per replica and permissions for nothing the TTL does not
  * already bound.
  */
-export const CATALOG_ENTRY_KINDS = ['model', 'style'] as const;
+const CATALOG_ENTRY_KINDS = ['model', 'style'] as const;
 export type CatalogEntryKind = (typeof CATALOG_ENTRY_KINDS)[number];
 
 /** What changed in the catalog: one model or style, by id. */

@@ -23,7 +23,6 @@ export {
   catalogChangesSubject,
   publishCatalogChange,
   parseCatalogChange,
-  CATALOG_ENTRY_KINDS,
   type CatalogChange,
   type CatalogEntryKind,
 } from './catalog-changes.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { serviceIdentityUri } from '@atelier/grpc';
 import { PLATFORM_IDENTITIES } from './platform-services.js';
 
-export const DEV_TRUST_DOMAIN = 'atelier.local';
+const DEV_TRUST_DOMAIN = 'atelier.local';
 
 /** Where one identity's files are, as the GRPC_TLS_* variables name them. */
 export interface IdentityFiles {

@@ -15,4 +15,4 @@ export {
   type HttpPlatformService,
 } from './platform-services.js';
 export { isServiceReady, type ServiceAddress } from './service-readiness.js';
-export { ensureDevPki, DEV_TRUST_DOMAIN, type DevPki, type IdentityFiles } from './dev-pki.js';
+export { ensureDevPki, type DevPki, type IdentityFiles } from './dev-pki.js';

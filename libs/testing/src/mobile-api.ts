@@ -23,7 +23,7 @@ type Catalog = { models: { id: string; jobType: string }[]; styles: { id: string
 type Asset = { asset: { id: string; status: string } };
 
 /** A PNG of the given size with a visible shape (so a transform shows). */
-export function testPng(width = 256, height = 256): Promise<Buffer> {
+function testPng(width = 256, height = 256): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 120, g: 80, b: 200 } } })
     .composite([
       {

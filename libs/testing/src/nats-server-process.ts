@@ -25,7 +25,7 @@ export interface NatsServerProcess {
 const LOCATIONS = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
 
 /** NATS_SERVER_BIN, else nats-server from PATH, else the usual Debian locations. */
-export function natsServerBinary(): string {
+function natsServerBinary(): string {
   if (process.env.NATS_SERVER_BIN) return process.env.NATS_SERVER_BIN;
   const found = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' }).stdout.trim();
   if (found) return found;
