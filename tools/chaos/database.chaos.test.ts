@@ -83,7 +83,10 @@ describe('chaos - every database backend terminated, twice, under load', () => {
     // the newest job, lists), its LISTEN connection, and media (each create checks its input).
     for (const cut of [first, second]) expect(cut).toEqual(expect.arrayContaining(['jobs', 'jobs-listener', 'media']));
     const seconds = (answers.at(-1)!.at - answers[0]!.at) / 1000;
-    expect(answers.length / seconds, 'requests per second').toBeGreaterThan(100);
+    // Shows the terminations landed under load, not a speed goal (that is bench/): 12 readers in a
+    // loop make several hundred requests a second on a quiet machine; a busy one (CI beside other
+    // work) has been seen near 100.
+    expect(answers.length / seconds, 'requests per second').toBeGreaterThan(40);
     const statuses = new Set(answers.map((a) => a.status));
     expect(
       [...statuses].filter((status) => ![200, 201, 503].includes(status)),
