@@ -1,7 +1,10 @@
 // Offline validation of rendered manifests: each object against the Kubernetes OpenAPI model of
 // its apiVersion/kind (kubernetes-models, generated from the API server's OpenAPI spec), since no
 // cluster is there to ask. KEDA's ScaledObject has no model there; it is checked against the
-// fields its nats-jetstream scaler reads (keda.sh/docs/scalers/nats-jetstream).
+// fields its nats-jetstream scaler reads (keda.sh/docs/scalers/nats-jetstream). The
+// prometheus-operator's PrometheusRule and ServiceMonitor have models of their own, generated from
+// its CRDs (@kubernetes-models/prometheus-operator).
+import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
@@ -26,6 +29,8 @@ const MODELS: Record<string, ModelClass> = {
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
   'networking.k8s.io/v1/Ingress': Ingress,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule,
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
 };
 
 /** Problems of one manifest; empty when it is valid. */
