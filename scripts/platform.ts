@@ -56,9 +56,10 @@ const supervisor = new Supervisor({
   stableAfterMs: 60_000,
   maxRapidFailures: 5,
   readyTimeoutMs: 90_000,
-  // A service forces its own exit 15 s after SIGTERM (SHUTDOWN_GRACE_MS 10 s + a 5 s margin):
-  // the bound lies past that, so that the drain, not SIGKILL, ends it.
-  stopTimeoutMs: 20_000,
+  // A service forces its own exit at most 35 s after SIGTERM by default (the worker: 25 s drain +
+  // 10 s margin; the others 10 s + 5 s): the bound lies past that, so that the drain, not SIGKILL,
+  // ends a service. Most stop within a second.
+  stopTimeoutMs: 40_000,
   log: (line, level) => console.log(level === 'alarm' ? `\x1b[1;31mplatform: ${line}\x1b[0m` : `platform: ${line}`),
 });
 const statusPort = Number(process.env.PLATFORM_STATUS_PORT ?? 8070);
