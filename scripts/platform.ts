@@ -1,6 +1,8 @@
 // The local platform (`npm start`): every service on loopback with migrations applied first,
-// prefixed readable logs, a development JWT, and a clean stop on Ctrl-C.
+// prefixed readable logs, a development JWT, services restarted when they die (supervisor.ts),
+// a status port (platform-status.ts), and a bounded stop on Ctrl-C (stop-signals.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { type Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDatabaseExists } from '@atelier/db';
@@ -12,16 +14,17 @@ import {
   migrationEntryPointOf,
   portVariableOf,
   type DevPki,
-  type PlatformService,
 } from '@atelier/platform';
 import { DEV_AUDIENCE, DEV_ISSUER, devKeys } from './dev-keys.js';
-import { localInfrastructure } from './local-infrastructure.js';
+import { localInfrastructure, type Infrastructure } from './local-infrastructure.js';
 import { serviceNodeFlags } from './node-runtime.mjs';
+import { platformReadiness, startStatusServer, type PlatformPhase } from './platform-status.js';
+import { onStopSignals } from './stop-signals.js';
+import { Supervisor } from './supervisor.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = path.join(root, '.data');
 const colours = [36, 35, 33, 32, 34, 31, 90];
-const children: ChildProcess[] = [];
 let env: NodeJS.ProcessEnv = process.env;
 let pki: DevPki | undefined;
 
@@ -47,47 +50,50 @@ function run(name: string, entry: string, extraEnv: Record<string, string>, colo
   return child;
 }
 
-function exited(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.on('exit', (code) => resolve(code ?? 1));
-  });
+/** How `npm start` keeps its services running (README, "npm start"). */
+const supervisor = new Supervisor({
+  backoff: { baseMs: 1_000, maxMs: 30_000 },
+  stableAfterMs: 60_000,
+  maxRapidFailures: 5,
+  readyTimeoutMs: 90_000,
+  // A service forces its own exit at most 35 s after SIGTERM by default (the worker: 25 s drain +
+  // 10 s margin; the others 10 s + 5 s): the bound lies past that, so that the drain, not SIGKILL,
+  // ends a service. Most stop within a second.
+  stopTimeoutMs: 40_000,
+  log: (line, level) => console.log(level === 'alarm' ? `\x1b[1;31mplatform: ${line}\x1b[0m` : `platform: ${line}`),
+});
+const statusPort = Number(process.env.PLATFORM_STATUS_PORT ?? 8070);
+if (!Number.isInteger(statusPort) || statusPort < 1 || statusPort > 65_535) {
+  console.error(`platform: PLATFORM_STATUS_PORT must be a port number (1–65535), not "${process.env.PLATFORM_STATUS_PORT}"`);
+  process.exit(1);
 }
+let phase: PlatformPhase = 'starting';
+let statusServer: Server | undefined;
+let infrastructure: Infrastructure | undefined;
 
-async function waitReady(service: PlatformService, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${service.name} exited with code ${child.exitCode}`);
-    if (await isServiceReady(service, { host: '127.0.0.1', port: service.port })) return;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-  throw new Error(`${service.name} was not ready within 90 s`);
+let stopping: Promise<void> | undefined;
+function stopAll(): Promise<void> {
+  phase = 'stopping';
+  stopping ??= (async () => {
+    await supervisor.stop();
+    await infrastructure?.stop();
+    statusServer?.close();
+  })();
+  return stopping;
 }
-
-let infrastructure: Awaited<ReturnType<typeof localInfrastructure>> | undefined;
-async function stopAll(): Promise<void> {
-  // The gateway and workers first, the services they call last.
-  for (const child of [...children].reverse()) {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await exited(child);
-    }
-  }
-  await infrastructure?.stop();
-}
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    console.log('\nplatform: stopping every service…');
-    void stopAll().then(() => process.exit(0));
-  });
-}
+onStopSignals({
+  stop: stopAll,
+  force: () => {
+    supervisor.kill();
+    infrastructure?.kill();
+  },
+  log: (line) => console.log(`\nplatform: ${line}`),
+});
 
 try {
   console.log(`platform: Node.js ${process.version} (${process.execPath})`);
+  // First: a second npm start fails here, before it touches the first one's infrastructure.
+  statusServer = await startStatusServer(statusPort, () => platformReadiness(phase, supervisor.status()));
   infrastructure = await localInfrastructure(dataDir);
   for (const line of infrastructure.describe) console.log(`platform: ${line}`);
   const keys = process.env.JWT_PUBLIC_KEY || process.env.JWKS_URL ? undefined : await devKeys(dataDir);
@@ -104,26 +110,25 @@ try {
   for (const [i, service] of PLATFORM_SERVICES.entries()) {
     const migrations = migrationEntryPointOf(service);
     if (!migrations) continue;
-    const code = await exited(run(`${service.name}:mig`, migrations, {}, colours[i % colours.length]!));
-    if (code !== 0) throw new Error(`migrations of ${service.name} failed`);
+    const failure = await supervisor.run(`${service.name}:mig`, run(`${service.name}:mig`, migrations, {}, colours[i % colours.length]!));
+    if (failure) throw new Error(`migrations of ${service.name} failed (${failure})`);
   }
   for (const [i, service] of PLATFORM_SERVICES.entries()) {
-    const child = run(
-      service.name,
-      entryPointOf(service),
-      {
-        ...(service.mtls ? pki!.filesOf(service.name) : {}),
-        [portVariableOf(service)]: String(service.port),
-        // Every service shares this host: the gRPC services' metrics cannot all be on 9464.
-        ...(service.protocol === 'grpc'
-          ? { METRICS_PORT: String(service.localMetricsPort), GRPC_HEALTH_PORT: String(service.healthPort) }
-          : {}),
-      },
-      colours[i % colours.length]!,
-    );
-    children.push(child);
-    await waitReady(service, child);
+    const extraEnv = {
+      ...(service.mtls ? pki!.filesOf(service.name) : {}),
+      [portVariableOf(service)]: String(service.port),
+      // Every service shares this host: the gRPC services' metrics cannot all be on 9464.
+      ...(service.protocol === 'grpc'
+        ? { METRICS_PORT: String(service.localMetricsPort), GRPC_HEALTH_PORT: String(service.healthPort) }
+        : {}),
+    };
+    await supervisor.start({
+      name: service.name,
+      spawn: () => run(service.name, entryPointOf(service), extraEnv, colours[i % colours.length]!),
+      isReady: () => isServiceReady(service, { host: '127.0.0.1', port: service.port }),
+    });
   }
+  phase = 'running';
   console.log('\nAtelier is up.');
   console.log('  API             http://127.0.0.1:8080/api/v1');
   console.log('  Docs (OpenAPI)  http://127.0.0.1:8080/docs');
@@ -143,9 +148,13 @@ try {
   console.log('\n  Internal gRPC is mutual TLS; development certificates are in .data/dev-pki. The operator CLI calls');
   console.log(`  jobs as "ops": GRPC_TLS_CA_FILE=${ops.GRPC_TLS_CA_FILE} GRPC_TLS_CERT_FILE=${ops.GRPC_TLS_CERT_FILE} \\`);
   console.log(`    GRPC_TLS_KEY_FILE=${ops.GRPC_TLS_KEY_FILE} npx atelier-ops dead-letters list`);
-  console.log('\n  Ctrl-C stops everything.\n');
+  console.log(`\n  Status: http://127.0.0.1:${statusPort}/readyz (200 while every service is up, else 503 naming the ones that are not).`);
+  console.log('  A service that exits is reported here and restarted. Ctrl-C stops everything (twice: at once).\n');
 } catch (error) {
-  console.error(`platform: ${(error as Error).message}`);
-  await stopAll();
-  process.exit(1);
+  // A Ctrl-C during start-up ends the service being started: the signal's stop exits, not this.
+  if (!stopping) {
+    console.error(`platform: ${(error as Error).message}`);
+    await stopAll();
+    process.exit(1);
+  }
 }

@@ -22,9 +22,12 @@ if (node === process.execPath) {
     process.exit(1);
   }
 }
+// In a process group of its own, so that Ctrl-C reaches the platform only through this relay and
+// the platform alone stops its services, Postgres and nats-server — in order, each once.
 const platform = spawn(node, ['--import', 'tsx', path.join(root, 'scripts', 'platform.ts'), ...process.argv.slice(2)], {
   cwd: root,
   stdio: 'inherit',
+  detached: true,
 });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => platform.kill(signal));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => platform.kill(signal));
 platform.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
