@@ -12,6 +12,7 @@ import { lazyRequestLoggers } from './http/lazy-request-logger.js';
 import { schemaCompilers } from './http/lazy-schema-compilers.js';
 import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-limit/rate-limit-hooks.js';
 import { sharedSchemas } from './http/schemas.js';
+import { registerAdminOverviewRoute } from './routes/admin-overview-route.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
 import { registerDocsRoutes } from './routes/docs-routes.js';
@@ -154,6 +155,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     admin.addHook('onRequest', authenticated);
     admin.addHook('onRequest', requireAdmin);
     registerAdminRoutes(admin, context);
+    registerAdminOverviewRoute(admin, context);
   });
   return app;
 }

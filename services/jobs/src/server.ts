@@ -3,6 +3,7 @@ import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServi
 import type { JobsContext } from './jobs-context.js';
 import { adminCallerPolicy, executionCallerPolicy, jobsCallerPolicy } from './rpc/caller-policy.js';
 import { getJobDetails } from './rpc/admin/get-job-details.js';
+import { getOverview } from './rpc/admin/get-overview.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
 import { listAllJobs } from './rpc/admin/list-all-jobs.js';
 import { listDeadOutboxEvents, replayOutboxEvent } from './rpc/admin/outbox-admin.js';
@@ -77,6 +78,7 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
           listDeadOutboxEvents: listDeadOutboxEvents(context),
           replayOutboxEvent: replayOutboxEvent(context),
           getQueueStats: getQueueStats(context),
+          getOverview: getOverview(context),
         },
         logger,
         adminCallerPolicy,

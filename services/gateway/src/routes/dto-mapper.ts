@@ -178,3 +178,28 @@ export function toOutboxEventDto(event: jobsAdminV1.OutboxEvent) {
     publishedAt: iso(event.publishedAt),
   };
 }
+
+const NO_DURATIONS = { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0 };
+
+/** GetOverview as JSON: enum words for the queues, instants as RFC 3339. */
+export function toOverviewDto(overview: jobsAdminV1.GetOverviewResponse) {
+  return {
+    generatedAt: iso(overview.generatedAt),
+    windowStart: iso(overview.windowStart),
+    bucketMinutes: overview.bucketMinutes,
+    throughput: overview.throughput.map((row) => ({ ...row, bucketStart: iso(row.bucketStart) })),
+    latencies: overview.latencies.map((row) => ({
+      jobType: row.jobType,
+      queueWait: row.queueWait ?? NO_DURATIONS,
+      runTime: row.runTime ?? NO_DURATIONS,
+    })),
+    queues: overview.queues.map((depth) => ({ ...depth, queue: jobQueues.toApi(depth.queue) })),
+    outbox: overview.outbox ?? { pending: 0, processing: 0, dead: 0, oldestPendingAgeMs: 0 },
+    expiredLeases: overview.expiredLeases,
+    workers: overview.workers.map((worker) => ({
+      workerId: worker.workerId,
+      lastLeaseRenewalAt: iso(worker.lastLeaseRenewalAt),
+      jobs: worker.jobs.map((job) => ({ ...job, startedAt: iso(job.startedAt), leaseExpiresAt: iso(job.leaseExpiresAt) })),
+    })),
+  };
+}

@@ -11,7 +11,10 @@ export interface QueueDepth {
 /** What the operator API (GetQueueStats) and the Prometheus gauges report. */
 export interface QueueStats {
   queues: QueueDepth[];
+  /** Not yet published: pending (due or backing off) or processing (claimed by a relay). */
   outboxPending: number;
+  /** Of those, the ones a relay holds. */
+  outboxProcessing: number;
   outboxDead: number;
   outboxOldestPendingAgeMs: number;
   expiredLeases: number;
@@ -35,12 +38,12 @@ export async function readQueueStats(db: Queryable): Promise<QueueStats> {
              LEFT JOIN jobs.generation_jobs j ON j.queue = q.queue AND j.status IN ('queued', 'running')
             GROUP BY q.queue ORDER BY q.queue DESC`,
   });
-  const outbox = await db.query<{ pending: string; dead: string; oldest_ms: string | null; expired: string }>({
+  const outbox = await db.query<{ pending: string; processing: string; dead: string; oldest_ms: string | null; expired: string }>({
     name: 'stats.outbox_backlog',
     // One count per status, each on its partial index: an IN list matches neither predicate and
     // would scan the whole outbox, published history and all, at every scrape.
-    text: `SELECT (SELECT count(*) FROM jobs.outbox WHERE status = 'pending')
-                  + (SELECT count(*) FROM jobs.outbox WHERE status = 'processing') AS pending,
+    text: `SELECT (SELECT count(*) FROM jobs.outbox WHERE status = 'pending') AS pending,
+                  (SELECT count(*) FROM jobs.outbox WHERE status = 'processing') AS processing,
                   (SELECT count(*) FROM jobs.outbox WHERE status = 'dead') AS dead,
                   (SELECT floor(extract(epoch FROM now() - min(available_at)) * 1000) FROM jobs.outbox
                     WHERE status = 'pending' AND available_at <= now()) AS oldest_ms,
@@ -55,7 +58,8 @@ export async function readQueueStats(db: Queryable): Promise<QueueStats> {
       running: Number(row.running),
       oldestReadyAgeMs: Number(row.oldest_ready_age_ms ?? 0),
     })),
-    outboxPending: Number(stats.pending),
+    outboxPending: Number(stats.pending) + Number(stats.processing),
+    outboxProcessing: Number(stats.processing),
     outboxDead: Number(stats.dead),
     outboxOldestPendingAgeMs: Number(stats.oldest_ms ?? 0),
     expiredLeases: Number(stats.expired),

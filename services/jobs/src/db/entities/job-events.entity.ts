@@ -17,5 +17,8 @@ export const JobEventEntity = defineEntity({
     detail: p.string().length(500).nullable(),
     occurredAt: p.datetime().defaultRaw('now()'),
   },
-  indexes: [{ name: 'job_events_job_idx', properties: ['job', 'id'] }],
+  indexes: [
+    { name: 'job_events_job_idx', properties: ['job', 'id'] },
+    { name: 'job_events_occurred_idx', properties: ['occurredAt'] },
+  ],
 });

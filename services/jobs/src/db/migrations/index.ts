@@ -24,4 +24,8 @@ export const jobsMigrations: readonly NamedMigration[] = [
     name: '0007-queue-position-in-dispatch-order',
     load: async () => (await import('./0007-queue-position-in-dispatch-order.js')).QueuePositionInDispatchOrder,
   },
+  {
+    name: '0008-job-events-occurred-index',
+    load: async () => (await import('./0008-job-events-occurred-index.js')).JobEventsOccurredIndex,
+  },
 ];

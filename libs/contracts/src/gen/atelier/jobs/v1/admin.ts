@@ -204,6 +204,102 @@ export interface GetQueueStatsResponse {
   expiredLeases: number;
 }
 
+export interface GetOverviewRequest {
+  /** How far back the throughput and the percentiles look: 60–1440 minutes (1–24 h). */
+  windowMinutes: number;
+}
+
+/** The jobs of one type that ended within one bucket, by outcome (from their terminal events). */
+export interface ThroughputBucket {
+  bucketStart: Date | undefined;
+  jobType: string;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+}
+
+/** Nearest-rank percentiles of a duration over the window; all 0 when count is 0. */
+export interface DurationPercentiles {
+  count: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+}
+
+export interface JobTypeLatency {
+  jobType: string;
+  /** Created or requeued → claimed, for the claims within the window (includes any retry backoff). */
+  queueWait:
+    | DurationPercentiles
+    | undefined;
+  /**
+   * Claimed → the attempt's end (succeeded, failed, cancelled, or requeued), for the attempts that
+   * ended within the window.
+   */
+  runTime: DurationPercentiles | undefined;
+}
+
+export interface OutboxBacklog {
+  /** Waiting to be published (due or backing off). */
+  pending: number;
+  /** Claimed by a relay, being published. */
+  processing: number;
+  /** Used up their publish attempts (ListDeadOutboxEvents, ReplayOutboxEvent). */
+  dead: number;
+  /** Age of the oldest pending event that is due, 0 when none. */
+  oldestPendingAgeMs: number;
+}
+
+export interface InFlightJob {
+  jobId: string;
+  jobType: string;
+  attempt: number;
+  /** When this attempt was claimed. */
+  startedAt: Date | undefined;
+  leaseExpiresAt: Date | undefined;
+}
+
+/**
+ * A worker seen through the leases it holds: live while it holds an unexpired lease. A worker
+ * that runs no job holds none and is not listed.
+ */
+export interface LiveWorker {
+  /** The lease owner, as the worker names itself when it claims. */
+  workerId: string;
+  /** When it last took or extended a lease (its latest lease expiry minus the lease TTL). */
+  lastLeaseRenewalAt: Date | undefined;
+  jobs: InFlightJob[];
+}
+
+export interface GetOverviewResponse {
+  /** The database's clock when the overview was read; every figure is as of this instant. */
+  generatedAt:
+    | Date
+    | undefined;
+  /** The start of the first bucket: the throughput and the percentiles cover [window_start, generated_at]. */
+  windowStart:
+    | Date
+    | undefined;
+  /** 1 for windows up to 3 h, 5 up to 12 h, 15 beyond. */
+  bucketMinutes: number;
+  /**
+   * Only the (bucket, job type) pairs with an ended job, by bucket_start then job_type: a bucket
+   * that is absent had none.
+   */
+  throughput: ThroughputBucket[];
+  /** One per job type with a claim or an ended attempt in the window, by job_type. */
+  latencies: JobTypeLatency[];
+  /** Now, per queue (the figures GetQueueStats and the Prometheus gauges report). */
+  queues: QueueDepth[];
+  outbox:
+    | OutboxBacklog
+    | undefined;
+  /** Running jobs whose lease has expired and await the reaper (their workers may be gone). */
+  expiredLeases: number;
+  /** By worker_id; each worker's jobs by started_at. */
+  workers: LiveWorker[];
+}
+
 function createBaseAdminJob(): AdminJob {
   return {
     job: undefined,
@@ -2166,6 +2262,1074 @@ export const GetQueueStatsResponse: MessageFns<GetQueueStatsResponse> = {
   },
 };
 
+function createBaseGetOverviewRequest(): GetOverviewRequest {
+  return { windowMinutes: 0 };
+}
+
+export const GetOverviewRequest: MessageFns<GetOverviewRequest> = {
+  encode(message: GetOverviewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.windowMinutes !== 0) {
+      writer.uint32(8).int32(message.windowMinutes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOverviewRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOverviewRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.windowMinutes = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOverviewRequest {
+    return {
+      windowMinutes: isSet(object.windowMinutes)
+        ? globalThis.Number(object.windowMinutes)
+        : isSet(object.window_minutes)
+        ? globalThis.Number(object.window_minutes)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetOverviewRequest): unknown {
+    const obj: any = {};
+    if (message.windowMinutes !== 0) {
+      obj.windowMinutes = Math.round(message.windowMinutes);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetOverviewRequest>): GetOverviewRequest {
+    return GetOverviewRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetOverviewRequest>): GetOverviewRequest {
+    const message = createBaseGetOverviewRequest();
+    message.windowMinutes = object.windowMinutes ?? 0;
+    return message;
+  },
+};
+
+function createBaseThroughputBucket(): ThroughputBucket {
+  return { bucketStart: undefined, jobType: "", succeeded: 0, failed: 0, cancelled: 0 };
+}
+
+export const ThroughputBucket: MessageFns<ThroughputBucket> = {
+  encode(message: ThroughputBucket, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.bucketStart !== undefined) {
+      Timestamp.encode(toTimestamp(message.bucketStart), writer.uint32(10).fork()).join();
+    }
+    if (message.jobType !== "") {
+      writer.uint32(18).string(message.jobType);
+    }
+    if (message.succeeded !== 0) {
+      writer.uint32(24).int64(message.succeeded);
+    }
+    if (message.failed !== 0) {
+      writer.uint32(32).int64(message.failed);
+    }
+    if (message.cancelled !== 0) {
+      writer.uint32(40).int64(message.cancelled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ThroughputBucket {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseThroughputBucket();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bucketStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.jobType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.succeeded = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.failed = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.cancelled = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ThroughputBucket {
+    return {
+      bucketStart: isSet(object.bucketStart)
+        ? fromJsonTimestamp(object.bucketStart)
+        : isSet(object.bucket_start)
+        ? fromJsonTimestamp(object.bucket_start)
+        : undefined,
+      jobType: isSet(object.jobType)
+        ? globalThis.String(object.jobType)
+        : isSet(object.job_type)
+        ? globalThis.String(object.job_type)
+        : "",
+      succeeded: isSet(object.succeeded) ? globalThis.Number(object.succeeded) : 0,
+      failed: isSet(object.failed) ? globalThis.Number(object.failed) : 0,
+      cancelled: isSet(object.cancelled) ? globalThis.Number(object.cancelled) : 0,
+    };
+  },
+
+  toJSON(message: ThroughputBucket): unknown {
+    const obj: any = {};
+    if (message.bucketStart !== undefined) {
+      obj.bucketStart = message.bucketStart.toISOString();
+    }
+    if (message.jobType !== "") {
+      obj.jobType = message.jobType;
+    }
+    if (message.succeeded !== 0) {
+      obj.succeeded = Math.round(message.succeeded);
+    }
+    if (message.failed !== 0) {
+      obj.failed = Math.round(message.failed);
+    }
+    if (message.cancelled !== 0) {
+      obj.cancelled = Math.round(message.cancelled);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ThroughputBucket>): ThroughputBucket {
+    return ThroughputBucket.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ThroughputBucket>): ThroughputBucket {
+    const message = createBaseThroughputBucket();
+    message.bucketStart = object.bucketStart ?? undefined;
+    message.jobType = object.jobType ?? "";
+    message.succeeded = object.succeeded ?? 0;
+    message.failed = object.failed ?? 0;
+    message.cancelled = object.cancelled ?? 0;
+    return message;
+  },
+};
+
+function createBaseDurationPercentiles(): DurationPercentiles {
+  return { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0 };
+}
+
+export const DurationPercentiles: MessageFns<DurationPercentiles> = {
+  encode(message: DurationPercentiles, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.count !== 0) {
+      writer.uint32(8).int64(message.count);
+    }
+    if (message.p50Ms !== 0) {
+      writer.uint32(16).int64(message.p50Ms);
+    }
+    if (message.p90Ms !== 0) {
+      writer.uint32(24).int64(message.p90Ms);
+    }
+    if (message.p99Ms !== 0) {
+      writer.uint32(32).int64(message.p99Ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DurationPercentiles {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDurationPercentiles();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.count = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.p50Ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.p90Ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.p99Ms = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DurationPercentiles {
+    return {
+      count: isSet(object.count) ? globalThis.Number(object.count) : 0,
+      p50Ms: isSet(object.p50Ms)
+        ? globalThis.Number(object.p50Ms)
+        : isSet(object.p50_ms)
+        ? globalThis.Number(object.p50_ms)
+        : 0,
+      p90Ms: isSet(object.p90Ms)
+        ? globalThis.Number(object.p90Ms)
+        : isSet(object.p90_ms)
+        ? globalThis.Number(object.p90_ms)
+        : 0,
+      p99Ms: isSet(object.p99Ms)
+        ? globalThis.Number(object.p99Ms)
+        : isSet(object.p99_ms)
+        ? globalThis.Number(object.p99_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: DurationPercentiles): unknown {
+    const obj: any = {};
+    if (message.count !== 0) {
+      obj.count = Math.round(message.count);
+    }
+    if (message.p50Ms !== 0) {
+      obj.p50Ms = Math.round(message.p50Ms);
+    }
+    if (message.p90Ms !== 0) {
+      obj.p90Ms = Math.round(message.p90Ms);
+    }
+    if (message.p99Ms !== 0) {
+      obj.p99Ms = Math.round(message.p99Ms);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DurationPercentiles>): DurationPercentiles {
+    return DurationPercentiles.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DurationPercentiles>): DurationPercentiles {
+    const message = createBaseDurationPercentiles();
+    message.count = object.count ?? 0;
+    message.p50Ms = object.p50Ms ?? 0;
+    message.p90Ms = object.p90Ms ?? 0;
+    message.p99Ms = object.p99Ms ?? 0;
+    return message;
+  },
+};
+
+function createBaseJobTypeLatency(): JobTypeLatency {
+  return { jobType: "", queueWait: undefined, runTime: undefined };
+}
+
+export const JobTypeLatency: MessageFns<JobTypeLatency> = {
+  encode(message: JobTypeLatency, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobType !== "") {
+      writer.uint32(10).string(message.jobType);
+    }
+    if (message.queueWait !== undefined) {
+      DurationPercentiles.encode(message.queueWait, writer.uint32(18).fork()).join();
+    }
+    if (message.runTime !== undefined) {
+      DurationPercentiles.encode(message.runTime, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobTypeLatency {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobTypeLatency();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobType = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.queueWait = DurationPercentiles.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.runTime = DurationPercentiles.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobTypeLatency {
+    return {
+      jobType: isSet(object.jobType)
+        ? globalThis.String(object.jobType)
+        : isSet(object.job_type)
+        ? globalThis.String(object.job_type)
+        : "",
+      queueWait: isSet(object.queueWait)
+        ? DurationPercentiles.fromJSON(object.queueWait)
+        : isSet(object.queue_wait)
+        ? DurationPercentiles.fromJSON(object.queue_wait)
+        : undefined,
+      runTime: isSet(object.runTime)
+        ? DurationPercentiles.fromJSON(object.runTime)
+        : isSet(object.run_time)
+        ? DurationPercentiles.fromJSON(object.run_time)
+        : undefined,
+    };
+  },
+
+  toJSON(message: JobTypeLatency): unknown {
+    const obj: any = {};
+    if (message.jobType !== "") {
+      obj.jobType = message.jobType;
+    }
+    if (message.queueWait !== undefined) {
+      obj.queueWait = DurationPercentiles.toJSON(message.queueWait);
+    }
+    if (message.runTime !== undefined) {
+      obj.runTime = DurationPercentiles.toJSON(message.runTime);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<JobTypeLatency>): JobTypeLatency {
+    return JobTypeLatency.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<JobTypeLatency>): JobTypeLatency {
+    const message = createBaseJobTypeLatency();
+    message.jobType = object.jobType ?? "";
+    message.queueWait = (object.queueWait !== undefined && object.queueWait !== null)
+      ? DurationPercentiles.fromPartial(object.queueWait)
+      : undefined;
+    message.runTime = (object.runTime !== undefined && object.runTime !== null)
+      ? DurationPercentiles.fromPartial(object.runTime)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseOutboxBacklog(): OutboxBacklog {
+  return { pending: 0, processing: 0, dead: 0, oldestPendingAgeMs: 0 };
+}
+
+export const OutboxBacklog: MessageFns<OutboxBacklog> = {
+  encode(message: OutboxBacklog, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pending !== 0) {
+      writer.uint32(8).int64(message.pending);
+    }
+    if (message.processing !== 0) {
+      writer.uint32(16).int64(message.processing);
+    }
+    if (message.dead !== 0) {
+      writer.uint32(24).int64(message.dead);
+    }
+    if (message.oldestPendingAgeMs !== 0) {
+      writer.uint32(32).int64(message.oldestPendingAgeMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OutboxBacklog {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOutboxBacklog();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pending = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.processing = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.dead = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.oldestPendingAgeMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OutboxBacklog {
+    return {
+      pending: isSet(object.pending) ? globalThis.Number(object.pending) : 0,
+      processing: isSet(object.processing) ? globalThis.Number(object.processing) : 0,
+      dead: isSet(object.dead) ? globalThis.Number(object.dead) : 0,
+      oldestPendingAgeMs: isSet(object.oldestPendingAgeMs)
+        ? globalThis.Number(object.oldestPendingAgeMs)
+        : isSet(object.oldest_pending_age_ms)
+        ? globalThis.Number(object.oldest_pending_age_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: OutboxBacklog): unknown {
+    const obj: any = {};
+    if (message.pending !== 0) {
+      obj.pending = Math.round(message.pending);
+    }
+    if (message.processing !== 0) {
+      obj.processing = Math.round(message.processing);
+    }
+    if (message.dead !== 0) {
+      obj.dead = Math.round(message.dead);
+    }
+    if (message.oldestPendingAgeMs !== 0) {
+      obj.oldestPendingAgeMs = Math.round(message.oldestPendingAgeMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<OutboxBacklog>): OutboxBacklog {
+    return OutboxBacklog.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OutboxBacklog>): OutboxBacklog {
+    const message = createBaseOutboxBacklog();
+    message.pending = object.pending ?? 0;
+    message.processing = object.processing ?? 0;
+    message.dead = object.dead ?? 0;
+    message.oldestPendingAgeMs = object.oldestPendingAgeMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseInFlightJob(): InFlightJob {
+  return { jobId: "", jobType: "", attempt: 0, startedAt: undefined, leaseExpiresAt: undefined };
+}
+
+export const InFlightJob: MessageFns<InFlightJob> = {
+  encode(message: InFlightJob, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    if (message.jobType !== "") {
+      writer.uint32(18).string(message.jobType);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(24).int32(message.attempt);
+    }
+    if (message.startedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startedAt), writer.uint32(34).fork()).join();
+    }
+    if (message.leaseExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.leaseExpiresAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InFlightJob {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInFlightJob();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.jobType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.startedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.leaseExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): InFlightJob {
+    return {
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      jobType: isSet(object.jobType)
+        ? globalThis.String(object.jobType)
+        : isSet(object.job_type)
+        ? globalThis.String(object.job_type)
+        : "",
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      startedAt: isSet(object.startedAt)
+        ? fromJsonTimestamp(object.startedAt)
+        : isSet(object.started_at)
+        ? fromJsonTimestamp(object.started_at)
+        : undefined,
+      leaseExpiresAt: isSet(object.leaseExpiresAt)
+        ? fromJsonTimestamp(object.leaseExpiresAt)
+        : isSet(object.lease_expires_at)
+        ? fromJsonTimestamp(object.lease_expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: InFlightJob): unknown {
+    const obj: any = {};
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    if (message.jobType !== "") {
+      obj.jobType = message.jobType;
+    }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    if (message.startedAt !== undefined) {
+      obj.startedAt = message.startedAt.toISOString();
+    }
+    if (message.leaseExpiresAt !== undefined) {
+      obj.leaseExpiresAt = message.leaseExpiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<InFlightJob>): InFlightJob {
+    return InFlightJob.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<InFlightJob>): InFlightJob {
+    const message = createBaseInFlightJob();
+    message.jobId = object.jobId ?? "";
+    message.jobType = object.jobType ?? "";
+    message.attempt = object.attempt ?? 0;
+    message.startedAt = object.startedAt ?? undefined;
+    message.leaseExpiresAt = object.leaseExpiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseLiveWorker(): LiveWorker {
+  return { workerId: "", lastLeaseRenewalAt: undefined, jobs: [] };
+}
+
+export const LiveWorker: MessageFns<LiveWorker> = {
+  encode(message: LiveWorker, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workerId !== "") {
+      writer.uint32(10).string(message.workerId);
+    }
+    if (message.lastLeaseRenewalAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastLeaseRenewalAt), writer.uint32(18).fork()).join();
+    }
+    for (const v of message.jobs) {
+      InFlightJob.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LiveWorker {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLiveWorker();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lastLeaseRenewalAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.jobs.push(InFlightJob.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LiveWorker {
+    return {
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      lastLeaseRenewalAt: isSet(object.lastLeaseRenewalAt)
+        ? fromJsonTimestamp(object.lastLeaseRenewalAt)
+        : isSet(object.last_lease_renewal_at)
+        ? fromJsonTimestamp(object.last_lease_renewal_at)
+        : undefined,
+      jobs: globalThis.Array.isArray(object?.jobs) ? object.jobs.map((e: any) => InFlightJob.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: LiveWorker): unknown {
+    const obj: any = {};
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.lastLeaseRenewalAt !== undefined) {
+      obj.lastLeaseRenewalAt = message.lastLeaseRenewalAt.toISOString();
+    }
+    if (message.jobs?.length) {
+      obj.jobs = message.jobs.map((e) => InFlightJob.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<LiveWorker>): LiveWorker {
+    return LiveWorker.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<LiveWorker>): LiveWorker {
+    const message = createBaseLiveWorker();
+    message.workerId = object.workerId ?? "";
+    message.lastLeaseRenewalAt = object.lastLeaseRenewalAt ?? undefined;
+    message.jobs = object.jobs?.map((e) => InFlightJob.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetOverviewResponse(): GetOverviewResponse {
+  return {
+    generatedAt: undefined,
+    windowStart: undefined,
+    bucketMinutes: 0,
+    throughput: [],
+    latencies: [],
+    queues: [],
+    outbox: undefined,
+    expiredLeases: 0,
+    workers: [],
+  };
+}
+
+export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
+  encode(message: GetOverviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.generatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.generatedAt), writer.uint32(10).fork()).join();
+    }
+    if (message.windowStart !== undefined) {
+      Timestamp.encode(toTimestamp(message.windowStart), writer.uint32(18).fork()).join();
+    }
+    if (message.bucketMinutes !== 0) {
+      writer.uint32(24).int32(message.bucketMinutes);
+    }
+    for (const v of message.throughput) {
+      ThroughputBucket.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.latencies) {
+      JobTypeLatency.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.queues) {
+      QueueDepth.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.outbox !== undefined) {
+      OutboxBacklog.encode(message.outbox, writer.uint32(58).fork()).join();
+    }
+    if (message.expiredLeases !== 0) {
+      writer.uint32(64).int64(message.expiredLeases);
+    }
+    for (const v of message.workers) {
+      LiveWorker.encode(v!, writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOverviewResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOverviewResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.generatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.windowStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.bucketMinutes = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.throughput.push(ThroughputBucket.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.latencies.push(JobTypeLatency.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.queues.push(QueueDepth.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.outbox = OutboxBacklog.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.expiredLeases = longToNumber(reader.int64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.workers.push(LiveWorker.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOverviewResponse {
+    return {
+      generatedAt: isSet(object.generatedAt)
+        ? fromJsonTimestamp(object.generatedAt)
+        : isSet(object.generated_at)
+        ? fromJsonTimestamp(object.generated_at)
+        : undefined,
+      windowStart: isSet(object.windowStart)
+        ? fromJsonTimestamp(object.windowStart)
+        : isSet(object.window_start)
+        ? fromJsonTimestamp(object.window_start)
+        : undefined,
+      bucketMinutes: isSet(object.bucketMinutes)
+        ? globalThis.Number(object.bucketMinutes)
+        : isSet(object.bucket_minutes)
+        ? globalThis.Number(object.bucket_minutes)
+        : 0,
+      throughput: globalThis.Array.isArray(object?.throughput)
+        ? object.throughput.map((e: any) => ThroughputBucket.fromJSON(e))
+        : [],
+      latencies: globalThis.Array.isArray(object?.latencies)
+        ? object.latencies.map((e: any) => JobTypeLatency.fromJSON(e))
+        : [],
+      queues: globalThis.Array.isArray(object?.queues) ? object.queues.map((e: any) => QueueDepth.fromJSON(e)) : [],
+      outbox: isSet(object.outbox) ? OutboxBacklog.fromJSON(object.outbox) : undefined,
+      expiredLeases: isSet(object.expiredLeases)
+        ? globalThis.Number(object.expiredLeases)
+        : isSet(object.expired_leases)
+        ? globalThis.Number(object.expired_leases)
+        : 0,
+      workers: globalThis.Array.isArray(object?.workers) ? object.workers.map((e: any) => LiveWorker.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: GetOverviewResponse): unknown {
+    const obj: any = {};
+    if (message.generatedAt !== undefined) {
+      obj.generatedAt = message.generatedAt.toISOString();
+    }
+    if (message.windowStart !== undefined) {
+      obj.windowStart = message.windowStart.toISOString();
+    }
+    if (message.bucketMinutes !== 0) {
+      obj.bucketMinutes = Math.round(message.bucketMinutes);
+    }
+    if (message.throughput?.length) {
+      obj.throughput = message.throughput.map((e) => ThroughputBucket.toJSON(e));
+    }
+    if (message.latencies?.length) {
+      obj.latencies = message.latencies.map((e) => JobTypeLatency.toJSON(e));
+    }
+    if (message.queues?.length) {
+      obj.queues = message.queues.map((e) => QueueDepth.toJSON(e));
+    }
+    if (message.outbox !== undefined) {
+      obj.outbox = OutboxBacklog.toJSON(message.outbox);
+    }
+    if (message.expiredLeases !== 0) {
+      obj.expiredLeases = Math.round(message.expiredLeases);
+    }
+    if (message.workers?.length) {
+      obj.workers = message.workers.map((e) => LiveWorker.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetOverviewResponse>): GetOverviewResponse {
+    return GetOverviewResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetOverviewResponse>): GetOverviewResponse {
+    const message = createBaseGetOverviewResponse();
+    message.generatedAt = object.generatedAt ?? undefined;
+    message.windowStart = object.windowStart ?? undefined;
+    message.bucketMinutes = object.bucketMinutes ?? 0;
+    message.throughput = object.throughput?.map((e) => ThroughputBucket.fromPartial(e)) || [];
+    message.latencies = object.latencies?.map((e) => JobTypeLatency.fromPartial(e)) || [];
+    message.queues = object.queues?.map((e) => QueueDepth.fromPartial(e)) || [];
+    message.outbox = (object.outbox !== undefined && object.outbox !== null)
+      ? OutboxBacklog.fromPartial(object.outbox)
+      : undefined;
+    message.expiredLeases = object.expiredLeases ?? 0;
+    message.workers = object.workers?.map((e) => LiveWorker.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type JobsAdminServiceService = typeof JobsAdminServiceService;
 export const JobsAdminServiceService = {
   /** All users' jobs, newest first, filtered; cursor pagination. */
@@ -2240,6 +3404,20 @@ export const JobsAdminServiceService = {
       Buffer.from(GetQueueStatsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetQueueStatsResponse => GetQueueStatsResponse.decode(value),
   },
+  /**
+   * The operators' overview over the last window_minutes, all from the jobs database: jobs ended
+   * per bucket by outcome and type, queue wait and run time percentiles per type, queue depth,
+   * outbox backlog and the live workers. INVALID_ARGUMENT (field window_minutes) outside 60–1440.
+   */
+  getOverview: {
+    path: "/atelier.jobs.v1.JobsAdminService/GetOverview" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOverviewRequest): Buffer => Buffer.from(GetOverviewRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOverviewRequest => GetOverviewRequest.decode(value),
+    responseSerialize: (value: GetOverviewResponse): Buffer => Buffer.from(GetOverviewResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOverviewResponse => GetOverviewResponse.decode(value),
+  },
 } as const;
 
 export interface JobsAdminServiceServer extends UntypedServiceImplementation {
@@ -2261,6 +3439,12 @@ export interface JobsAdminServiceServer extends UntypedServiceImplementation {
   replayOutboxEvent: handleUnaryCall<ReplayOutboxEventRequest, ReplayOutboxEventResponse>;
   /** Counters for dashboards and the operator CLI. */
   getQueueStats: handleUnaryCall<GetQueueStatsRequest, GetQueueStatsResponse>;
+  /**
+   * The operators' overview over the last window_minutes, all from the jobs database: jobs ended
+   * per bucket by outcome and type, queue wait and run time percentiles per type, queue depth,
+   * outbox backlog and the live workers. INVALID_ARGUMENT (field window_minutes) outside 60–1440.
+   */
+  getOverview: handleUnaryCall<GetOverviewRequest, GetOverviewResponse>;
 }
 
 export interface JobsAdminServiceClient extends Client {
@@ -2365,6 +3549,26 @@ export interface JobsAdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetQueueStatsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The operators' overview over the last window_minutes, all from the jobs database: jobs ended
+   * per bucket by outcome and type, queue wait and run time percentiles per type, queue depth,
+   * outbox backlog and the live workers. INVALID_ARGUMENT (field window_minutes) outside 60–1440.
+   */
+  getOverview(
+    request: GetOverviewRequest,
+    callback: (error: ServiceError | null, response: GetOverviewResponse) => void,
+  ): ClientUnaryCall;
+  getOverview(
+    request: GetOverviewRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOverviewResponse) => void,
+  ): ClientUnaryCall;
+  getOverview(
+    request: GetOverviewRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOverviewResponse) => void,
   ): ClientUnaryCall;
 }
 
