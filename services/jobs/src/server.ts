@@ -5,7 +5,8 @@ import { adminCallerPolicy, executionCallerPolicy, jobsCallerPolicy } from './rp
 import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
 import { listAllJobs } from './rpc/admin/list-all-jobs.js';
-import { listDeadOutboxEvents, replayOutboxEvent } from './rpc/admin/outbox-admin.js';
+import { listDeadOutboxEvents, listOutboxReplays, replayOutboxEvent } from './rpc/admin/outbox-admin.js';
+import { adminCancelJob } from './rpc/admin/cancel-job.js';
 import { retryJob } from './rpc/admin/retry-job.js';
 import { cancelJob } from './rpc/cancel-job.js';
 import { claimJob, claimJobs } from './rpc/claim-job.js';
@@ -77,6 +78,8 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
           listDeadOutboxEvents: listDeadOutboxEvents(context),
           replayOutboxEvent: replayOutboxEvent(context),
           getQueueStats: getQueueStats(context),
+          cancelJob: adminCancelJob(context),
+          listOutboxReplays: listOutboxReplays(context),
         },
         logger,
         adminCallerPolicy,

@@ -24,4 +24,5 @@ export const jobsMigrations: readonly NamedMigration[] = [
     name: '0007-queue-position-in-dispatch-order',
     load: async () => (await import('./0007-queue-position-in-dispatch-order.js')).QueuePositionInDispatchOrder,
   },
+  { name: '0008-outbox-replays', load: async () => (await import('./0008-outbox-replays.js')).OutboxReplays },
 ];
