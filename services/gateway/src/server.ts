@@ -13,6 +13,7 @@ import { schemaCompilers } from './http/lazy-schema-compilers.js';
 import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-limit/rate-limit-hooks.js';
 import { sharedSchemas } from './http/schemas.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
+import { registerAdminCatalogRoutes } from './routes/admin-catalog-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
 import { registerDocsRoutes } from './routes/docs-routes.js';
 import { registerJobEventsRoute } from './routes/job-events-route.js';
@@ -154,6 +155,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     admin.addHook('onRequest', authenticated);
     admin.addHook('onRequest', requireAdmin);
     registerAdminRoutes(admin, context);
+    registerAdminCatalogRoutes(admin, context);
   });
   return app;
 }
