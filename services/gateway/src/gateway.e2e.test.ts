@@ -339,6 +339,132 @@ describe('gateway e2e - finished jobs from memory', () => {
   });
 });
 
+type AdminDetails = {
+  job: { userId: string; job: Job; providerRequestId: string | null };
+  events: { from: string | null; to: string; actor: string; at: string }[];
+  attempts: { attempt: number; outcome: string; claimedBy: string; queuedWaitMs: number; runMs: number; endedAt: string | null }[];
+};
+
+describe('gateway e2e - the operator API', () => {
+  it("shows an admin a job's whole story: every transition, its attempt with timings, the vendor's request id", async () => {
+    const carol = await sign(`carol-${process.pid}`);
+    const created = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
+      token: carol,
+      body: await stylizeBody(await uploadPhoto(carol)),
+      headers: { 'idempotency-key': 'admin-story' },
+    });
+    await waitTerminal(created.body.job.id, carol);
+    expectError(await call('GET', `/admin-api/jobs/${created.body.job.id}`, { token: carol }), 403, 40301);
+    const { status, body } = await call<AdminDetails>('GET', `/admin-api/jobs/${created.body.job.id}`, { token: admin });
+    expect(status).toBe(200);
+    expect(body.job).toMatchObject({ userId: `carol-${process.pid}`, job: { status: 'succeeded' }, providerRequestId: expect.any(String) });
+    expect(body.events.map((e) => [e.from, e.to])).toEqual([
+      [null, 'queued'],
+      ['queued', 'running'],
+      ['running', 'succeeded'],
+    ]);
+    expect(body.events[0]!.actor).toBe(`user:carol-${process.pid}`);
+    expect(body.attempts).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        outcome: 'succeeded',
+        claimedBy: expect.stringMatching(/^worker:/),
+        endedAt: body.events[2]!.at,
+      }),
+    ]);
+    expect(body.attempts[0]!.runMs).toBe(Date.parse(body.events[2]!.at) - Date.parse(body.events[1]!.at));
+    expectError(await call('GET', '/admin-api/jobs/019a0000-0000-7000-8000-0000000000ee', { token: admin }), 404, 40407);
+    expectError(await call('GET', '/admin-api/jobs/not-a-job', { token: admin }), 400, 40000);
+  });
+
+  it("cancels another user's job as an admin, then answers 409 naming its status", async () => {
+    const dave = await sign(`dave-${process.pid}`);
+    const created = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
+      token: dave,
+      body: await stylizeBody(await uploadPhoto(dave)),
+      headers: { 'idempotency-key': 'admin-cancel' },
+    });
+    const id = created.body.job.id;
+    expectError(await call('POST', `/admin-api/jobs/${id}/cancel`, { token: dave }), 403, 40301);
+    const cancelled = await call<{ job: { job: Job } }>('POST', `/admin-api/jobs/${id}/cancel`, { token: admin });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.job.job.status).toBe('cancelled');
+    expect((await waitTerminal(id, dave)).status).toBe('cancelled');
+    const again = await call<ErrorBody>('POST', `/admin-api/jobs/${id}/cancel`, { token: admin });
+    expectError(again, 409, 40903);
+    expect(again.body.error.message).toContain('cancelled');
+    const story = await call<AdminDetails>('GET', `/admin-api/jobs/${id}`, { token: admin });
+    expect(story.body.events.at(-1)).toMatchObject({ to: 'cancelled', actor: 'operator:ops' });
+  });
+
+  it('audits every replay call, replayed or refused, and pages the audit newest first', async () => {
+    const job = (await db.query(`SELECT id FROM jobs.generation_jobs LIMIT 1`)).rows[0].id;
+    const dead = await db.query(
+      `INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, status, attempt_count, last_error)
+       VALUES ($1, 'job.e2e_replay', 'atelier.e2e.nowhere', $2, '{}', 'dead', 5, 'no stream') RETURNING id`,
+      [job, `e2e-replay-${process.pid}`],
+    );
+    const id = String(dead.rows[0].id);
+    expectError(await call('GET', '/admin-api/outbox/replays'), 403, 40301);
+    expect((await call('POST', `/admin-api/outbox/${id}/replay`, { token: admin })).status).toBe(200);
+    expectError(await call('POST', `/admin-api/outbox/${id}/replay`, { token: admin }), 422, 42206);
+    const first = await call<{ items: { outboxId: string; operatorId: string; result: string }[]; nextCursor: string | null }>(
+      'GET',
+      '/admin-api/outbox/replays?limit=1',
+      { token: admin },
+    );
+    expect(first.body.items).toEqual([expect.objectContaining({ outboxId: id, operatorId: 'ops', result: 'not_dead' })]);
+    const second = await call<{ items: { outboxId: string; result: string }[] }>(
+      'GET',
+      `/admin-api/outbox/replays?limit=1&cursor=${first.body.nextCursor}`,
+      { token: admin },
+    );
+    expect(second.body.items).toEqual([expect.objectContaining({ outboxId: id, result: 'replayed' })]);
+    // The row has no stream to go to: take it out of the relay's way.
+    await db.query(`DELETE FROM jobs.outbox WHERE id = $1`, [id]);
+  });
+
+  it('manages the catalog: a new style listed with the disabled ones, hidden from and shown to the app', async () => {
+    const code = `e2e-style-${process.pid}`;
+    const inApp = async () =>
+      (await call<Catalog>('GET', '/api/v1/creation/catalog?mediaKind=image')).body.styles.some((s) => s.code === code);
+    expectError(await call('PUT', `/admin-api/catalog/styles/${code}`, { body: { mediaKind: 'image', title: 'E2E' } }), 403, 40301);
+    // Last in display order, so the other tests' first style stays theirs.
+    const body = { mediaKind: 'image', title: 'E2E', promptPreset: 'as a test', sortOrder: 1_000_000 };
+    const created = await call<{ style: { id: string; enabled: boolean }; created: boolean }>('PUT', `/admin-api/catalog/styles/${code}`, {
+      token: admin,
+      body,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ created: true, style: { enabled: true } });
+    const styleId = created.body.style.id;
+    expect(await inApp()).toBe(true);
+    expect((await call('PUT', `/admin-api/catalog/styles/${code}`, { token: admin, body: { ...body, title: 'E2E again' } })).status).toBe(
+      200,
+    );
+    expect((await call('POST', `/admin-api/catalog/styles/${styleId}/disable`, { token: admin })).status).toBe(200);
+    expect(await inApp()).toBe(false);
+    const listed = await call<{ styles: { code: string; enabled: boolean; title: string }[]; models: { id: string; enabled: boolean }[] }>(
+      'GET',
+      '/admin-api/catalog',
+      { token: admin },
+    );
+    expect(listed.body.styles.find((s) => s.code === code)).toMatchObject({ enabled: false, title: 'E2E again' });
+    expect((await call('POST', `/admin-api/catalog/styles/${styleId}/enable`, { token: admin })).status).toBe(200);
+    expect(await inApp()).toBe(true);
+    expect((await call('POST', `/admin-api/catalog/styles/${styleId}/disable`, { token: admin })).status).toBe(200);
+
+    // Models: the same switch, idempotent; enabling an enabled model leaves the app's catalog as it was.
+    const modelId = listed.body.models.find((m) => m.enabled)!.id;
+    const model = await call<{ model: { enabled: boolean } }>('POST', `/admin-api/catalog/models/${modelId}/enable`, { token: admin });
+    expect(model.body.model.enabled).toBe(true);
+    expectError(await call('POST', '/admin-api/catalog/models/019a0000-0000-7000-8000-0000000000ee/disable', { token: admin }), 404, 40400);
+    const bad = await call<ErrorBody>('PUT', '/admin-api/catalog/models/x-model', { token: admin, body: { mediaKind: 'image' } });
+    expectError(bad, 400, 40000);
+    expect(bad.body.error.message).toContain('displayName');
+  });
+});
+
 describe('gateway e2e - every error code of SPEC §8 from a real request', () => {
   it('40000 bad request, 40101 unauthenticated, 40301 forbidden', async () => {
     expectError(

@@ -14,6 +14,7 @@ import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-lim
 import { sharedSchemas } from './http/schemas.js';
 import { registerAdminOverviewRoute } from './routes/admin-overview-route.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
+import { registerAdminCatalogRoutes } from './routes/admin-catalog-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
 import { registerDocsRoutes } from './routes/docs-routes.js';
 import { registerJobEventsRoute } from './routes/job-events-route.js';
@@ -155,6 +156,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     admin.addHook('onRequest', authenticated);
     admin.addHook('onRequest', requireAdmin);
     registerAdminRoutes(admin, context);
+    registerAdminCatalogRoutes(admin, context);
     registerAdminOverviewRoute(admin, context);
   });
   return app;

@@ -6,7 +6,8 @@ import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getOverview } from './rpc/admin/get-overview.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
 import { listAllJobs } from './rpc/admin/list-all-jobs.js';
-import { listDeadOutboxEvents, replayOutboxEvent } from './rpc/admin/outbox-admin.js';
+import { listDeadOutboxEvents, listOutboxReplays, replayOutboxEvent } from './rpc/admin/outbox-admin.js';
+import { adminCancelJob } from './rpc/admin/cancel-job.js';
 import { retryJob } from './rpc/admin/retry-job.js';
 import { cancelJob } from './rpc/cancel-job.js';
 import { claimJob, claimJobs } from './rpc/claim-job.js';
@@ -78,6 +79,8 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
           listDeadOutboxEvents: listDeadOutboxEvents(context),
           replayOutboxEvent: replayOutboxEvent(context),
           getQueueStats: getQueueStats(context),
+          cancelJob: adminCancelJob(context),
+          listOutboxReplays: listOutboxReplays(context),
           getOverview: getOverview(context),
         },
         logger,

@@ -4,7 +4,8 @@ import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { badRequest } from '../http/http-error.js';
 import { MAX_INT64, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
-import { toAdminJobDto, toOutboxEventDto, jobQueues, jobStatuses } from './dto-mapper.js';
+import { toAdminJobDto, toJobDetailsDto, toOutboxEventDto, toOutboxReplayDto, jobQueues, jobStatuses } from './dto-mapper.js';
+import { ADMIN_EXAMPLES } from './admin-examples.js';
 
 interface AdminJobsQuery {
   jobType?: string;
@@ -81,6 +82,44 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     },
   );
 
+  app.get<{ Params: { jobId: string } }>(
+    '/admin-api/jobs/:jobId',
+    {
+      schema: {
+        tags: ['operators'],
+        summary: 'One job with its whole story: every transition, each attempt with its timings, internal errors',
+        params: object({ jobId: uuid }),
+        response: responses({
+          200: {
+            ...object({
+              job: ref('AdminJob'),
+              events: { type: 'array', items: ref('JobEvent'), description: 'oldest first' },
+              attempts: { type: 'array', items: ref('JobAttempt'), description: 'oldest first' },
+            }),
+            examples: [ADMIN_EXAMPLES.jobDetails],
+          },
+        }),
+      },
+    },
+    async (request) => toJobDetailsDto(await peers.jobsAdmin.getJobDetails({ jobId: request.params.jobId })),
+  );
+
+  app.post<{ Params: { jobId: string } }>(
+    '/admin-api/jobs/:jobId/cancel',
+    {
+      schema: {
+        tags: ['operators'],
+        summary: "Cancel any user's queued or running job, as its owner's cancel would (409 once it ended)",
+        params: object({ jobId: uuid }),
+        response: responses({ 200: { ...object({ job: ref('AdminJob') }), examples: [{ job: ADMIN_EXAMPLES.cancelledJob }] } }),
+      },
+    },
+    async (request) => {
+      const { job } = await peers.jobsAdmin.cancelJob({ jobId: request.params.jobId, operatorId: callerOf(request).userId });
+      return { job: toAdminJobDto(job!) };
+    },
+  );
+
   app.get<{ Querystring: { cursor?: string; limit: number } }>(
     '/admin-api/outbox/dead',
     {
@@ -112,6 +151,22 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
       if (BigInt(request.params.id) > MAX_INT64) throw badRequest(`params.id must be at most ${MAX_INT64} (an outbox event id)`);
       const { event } = await peers.jobsAdmin.replayOutboxEvent({ eventId: request.params.id, operatorId: callerOf(request).userId });
       return { event: toOutboxEventDto(event!) };
+    },
+  );
+
+  app.get<{ Querystring: { cursor?: string; limit: number } }>(
+    '/admin-api/outbox/replays',
+    {
+      schema: {
+        tags: ['operators'],
+        summary: 'The replay audit: who asked to replay which event, when, and what it found; newest first',
+        querystring: pageQuery(),
+        response: responses({ 200: { ...page('OutboxReplay'), examples: [ADMIN_EXAMPLES.replays] } }),
+      },
+    },
+    async (request) => {
+      const result = await peers.jobsAdmin.listOutboxReplays({ pageSize: request.query.limit, pageToken: request.query.cursor ?? '' });
+      return { items: result.replays.map(toOutboxReplayDto), nextCursor: result.nextPageToken || null };
     },
   );
 }

@@ -1,4 +1,4 @@
-import { commonV1, communityV1, enumWords, jobsAdminV1, jobsV1, mediaV1, type catalogV1 } from '@atelier/contracts';
+import { commonV1, communityV1, enumWords, jobsAdminV1, jobsExecutionV1, jobsV1, mediaV1, type catalogV1 } from '@atelier/contracts';
 
 /** Contract messages as the mobile API's JSON (camelCase, lower-case enum words, null for absent). */
 
@@ -23,6 +23,8 @@ export const assetStatuses = enumMap(mediaV1.AssetStatus);
 export const postCategories = enumMap(communityV1.PostCategory);
 export const postStatuses = enumMap(communityV1.PostStatus);
 export const outboxStatuses = enumMap(jobsAdminV1.OutboxStatus);
+export const outboxReplayResults = enumMap(jobsAdminV1.OutboxReplayResult);
+export const errorClasses = enumMap(jobsExecutionV1.ErrorClass);
 
 const iso = (date: Date | undefined): string | null => (date ? date.toISOString() : null);
 const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
@@ -137,6 +139,79 @@ export function toAdminJobDto(admin: jobsAdminV1.AdminJob) {
     providerRequestId: orNull(admin.providerRequestId),
     leaseOwner: orNull(admin.leaseOwner),
     leaseExpiresAt: iso(admin.leaseExpiresAt),
+    abandonedProviderRequests: admin.abandonedProviderRequests,
+  };
+}
+
+export function toJobEventDto(event: jobsAdminV1.JobEvent) {
+  return {
+    id: event.id,
+    from: event.fromStatus === jobsV1.JobStatus.UNSPECIFIED ? null : jobStatuses.toApi(event.fromStatus),
+    to: jobStatuses.toApi(event.toStatus),
+    attempt: event.attempt,
+    actor: event.actor,
+    errorCode: orNull(event.errorCode),
+    errorClass: event.errorClass === undefined ? null : errorClasses.toApi(event.errorClass),
+    detail: orNull(event.detail),
+    at: iso(event.occurredAt),
+  };
+}
+
+export function toJobAttemptDto(attempt: jobsAdminV1.JobAttempt) {
+  return {
+    attempt: attempt.attempt,
+    queuedAt: iso(attempt.queuedAt),
+    startedAt: iso(attempt.startedAt),
+    endedAt: iso(attempt.endedAt),
+    queuedWaitMs: attempt.queuedWaitMs,
+    runMs: attempt.runMs,
+    outcome: jobStatuses.toApi(attempt.outcome),
+    claimedBy: attempt.claimedBy,
+    endedBy: orNull(attempt.endedBy),
+    errorCode: orNull(attempt.errorCode),
+    errorClass: attempt.errorClass === undefined ? null : errorClasses.toApi(attempt.errorClass),
+    errorDetail: orNull(attempt.errorDetail),
+  };
+}
+
+export function toJobDetailsDto(details: jobsAdminV1.GetJobDetailsResponse) {
+  return {
+    job: toAdminJobDto(details.job!),
+    events: details.events.map(toJobEventDto),
+    attempts: details.attempts.map(toJobAttemptDto),
+  };
+}
+
+export function toOutboxReplayDto(replay: jobsAdminV1.OutboxReplay) {
+  return {
+    id: String(replay.id),
+    outboxId: replay.outboxId,
+    operatorId: replay.operatorId,
+    result: outboxReplayResults.toApi(replay.result),
+    replayedAt: iso(replay.replayedAt),
+  };
+}
+
+/** A catalog model as operators see it: the provider it runs on, whether it is shown, when it changed. */
+export function toCatalogModelDto(model: catalogV1.Model) {
+  return {
+    ...toModelDto(model),
+    providerCode: model.providerCode,
+    providerModel: model.providerModel,
+    enabled: model.enabled,
+    createdAt: iso(model.createdAt),
+    updatedAt: iso(model.updatedAt),
+  };
+}
+
+/** A catalog style as operators see it, its prompt preset included. */
+export function toCatalogStyleDto(style: catalogV1.Style) {
+  return {
+    ...toStyleDto(style),
+    promptPreset: style.promptPreset,
+    enabled: style.enabled,
+    createdAt: iso(style.createdAt),
+    updatedAt: iso(style.updatedAt),
   };
 }
 

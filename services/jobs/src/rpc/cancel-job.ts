@@ -1,11 +1,9 @@
 import type { jobsV1 } from '@atelier/contracts';
-import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
 import { describeJob } from './user-job-view.js';
-import { announce } from '../background/announce.js';
-import { cancel } from '../db/transitions/cancel-sql.js';
+import { jobCancellation } from './job-cancellation.js';
 
 type CancelJob = Handler<typeof jobsV1.JobsServiceService.cancelJob>;
 
@@ -15,23 +13,11 @@ type CancelJob = Handler<typeof jobsV1.JobsServiceService.cancelJob>;
  * cancelled, nor a running one of a type that does not allow it.
  */
 export function cancelJob(context: JobsContext): CancelJob {
-  const nonCancellableTypes = context.registry
-    .all()
-    .filter((definition) => !definition.cancellable)
-    .map((definition) => definition.jobType);
+  const cancelAs = jobCancellation(context);
   return async (request) => {
     const jobId = requireUuid(request.jobId, 'job_id');
     const userId = requireUserId(request.userId, 'user_id');
-    const result = await cancel(context.pool, { jobId, userId, nonCancellableTypes }, context.outboxSubjects());
-    if (!result.changed) {
-      const { found } = result;
-      if (!found) throw new NotFoundError('job');
-      if (found.status === 'running') {
-        throw new FailedPreconditionError('JOB_NOT_CANCELLABLE', `a running ${found.jobType} job cannot be cancelled`);
-      }
-      throw new FailedPreconditionError('JOB_ALREADY_FINISHED', `the job has already ${found.status}`);
-    }
-    announce(context, 'ended', [result.job]);
-    return { job: await describeJob(context.pool, result.job) };
+    const job = await cancelAs({ jobId, userId, actor: `user:${userId}` });
+    return { job: await describeJob(context.pool, job) };
   };
 }

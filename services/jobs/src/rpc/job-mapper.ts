@@ -3,6 +3,7 @@ import type { JobEventRow, JobHistoryEntry, JobRow } from '../db/job-row.js';
 import { errorClassMessage } from '../domain/error-class.js';
 import { statusMessage } from '../domain/job-state-machine.js';
 import { jobTimings } from '../domain/job-timings.js';
+import type { JobAttempt } from '../domain/job-attempts.js';
 
 export function queueMessage(queue: string): jobsV1.JobQueue {
   return queue === 'background' ? jobsV1.JobQueue.BACKGROUND : jobsV1.JobQueue.INTERACTIVE;
@@ -101,6 +102,7 @@ export function toAdminJobMessage(row: JobRow, events: readonly JobEventRow[]): 
     providerRequestId: opt(row.provider_request_id),
     leaseOwner: opt(row.lease_owner),
     leaseExpiresAt: opt(row.lease_expires_at),
+    abandonedProviderRequests: row.provider_request_generation,
   };
 }
 
@@ -115,5 +117,23 @@ export function toJobEventMessage(event: JobEventRow): jobsAdminV1.JobEvent {
     errorCode: opt(event.error_code),
     errorClass: errorClassMessage(event.error_class),
     occurredAt: event.occurred_at,
+    detail: opt(event.detail),
+  };
+}
+
+export function toJobAttemptMessage(attempt: JobAttempt): jobsAdminV1.JobAttempt {
+  return {
+    attempt: attempt.attempt,
+    queuedAt: attempt.queuedAt,
+    startedAt: attempt.startedAt,
+    endedAt: attempt.endedAt,
+    queuedWaitMs: attempt.queuedWaitMs,
+    runMs: attempt.runMs,
+    outcome: statusMessage(attempt.outcome),
+    claimedBy: attempt.claimedBy ?? '',
+    endedBy: attempt.endedBy,
+    errorCode: attempt.errorCode,
+    errorClass: errorClassMessage(attempt.errorClass ?? null),
+    errorDetail: attempt.errorDetail,
   };
 }

@@ -2,8 +2,9 @@ import { GenerationJobEntity } from './generation-jobs.entity.js';
 import { JobEventEntity } from './job-events.entity.js';
 import { JobHistoryEntity } from './job-histories.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
+import { OutboxReplayEntity } from './outbox-replays.entity.js';
 
-export { GenerationJobEntity, JobEventEntity, JobHistoryEntity, OutboxEntity };
+export { GenerationJobEntity, JobEventEntity, JobHistoryEntity, OutboxEntity, OutboxReplayEntity };
 
 /** Every table of schema jobs, as MikroORM entities. */
-export const jobsEntities = [GenerationJobEntity, JobEventEntity, OutboxEntity, JobHistoryEntity] as const;
+export const jobsEntities = [GenerationJobEntity, JobEventEntity, OutboxEntity, JobHistoryEntity, OutboxReplayEntity] as const;

@@ -28,4 +28,5 @@ export const jobsMigrations: readonly NamedMigration[] = [
     name: '0008-job-events-occurred-index',
     load: async () => (await import('./0008-job-events-occurred-index.js')).JobEventsOccurredIndex,
   },
+  { name: '0009-outbox-replays', load: async () => (await import('./0009-outbox-replays.js')).OutboxReplays },
 ];

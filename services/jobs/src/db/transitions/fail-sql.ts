@@ -117,8 +117,10 @@ const FAILURE_TARGETS: Readonly<Record<FailureDecision['outcome'], FailureTarget
 
 /**
  * Applies a failure decision to a running job under the caller's lease, if the job is still in
- * the attempt the decision was made for: the status change, its event (with the error class and
- * code) and its outbox rows in one statement. Answers the changed row or the job as found.
+ * the attempt the decision was made for: the status change, its event (with the error class,
+ * code and, for operators, the start of the internal message: each attempt keeps its own, while
+ * the job's internal_error_message is the last one's) and its outbox rows in one statement.
+ * Answers the changed row or the job as found.
  */
 export async function applyFailure(
   db: Queryable,
@@ -135,8 +137,8 @@ export async function applyFailure(
               WHERE j.id = $1 AND ${statusIs('j', 'running')} AND j.lease_owner = $2 AND j.attempt_count = $3
              RETURNING j.*),
            event AS (
-             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_class, error_code)
-             SELECT id, 'running', status, attempt_count, 'worker:' || $2, $4, $5 FROM changed),
+             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_class, error_code, detail)
+             SELECT id, 'running', status, attempt_count, 'worker:' || $2, $4, $5, left(internal_error_message, 500) FROM changed),
            ${target.announce}
            SELECT c.*, claimed.claimed_outbox, ${FOUND_COLUMNS}
              FROM (SELECT 1) one

@@ -96,7 +96,7 @@ describe('the transition trigger is the one table of legal moves', () => {
       subjects,
     );
     const cancelledJob = await created();
-    await cancel(pool, { jobId: cancelledJob.id, userId: cancelledJob.user_id, nonCancellableTypes: [] }, subjects);
+    await cancel(pool, { jobId: cancelledJob.id, userId: cancelledJob.user_id, actor: 'user:test', nonCancellableTypes: [] }, subjects);
     const byStatus = { queued, running: run, succeeded, failed: failing, cancelled: cancelledJob };
 
     const allowedByTrigger: string[] = [];
@@ -136,7 +136,7 @@ describe('refusals come from the statement that was refused', () => {
     const free = await created();
     const taken = await running('worker-b');
     const ended = await created();
-    await cancel(pool, { jobId: ended.id, userId: ended.user_id, nonCancellableTypes: [] }, subjects);
+    await cancel(pool, { jobId: ended.id, userId: ended.user_id, actor: 'user:test', nonCancellableTypes: [] }, subjects);
     const db = counting();
     const results = await claim(
       db,
@@ -277,16 +277,26 @@ describe('refusals come from the statement that was refused', () => {
 
   it('cancel: a running job of a type that may not be cancelled is found running; another user finds nothing', async () => {
     const job = await running('worker-a');
-    expect(await cancel(pool, { jobId: job.id, userId: 'not-the-owner', nonCancellableTypes: [] }, subjects)).toEqual({
+    expect(await cancel(pool, { jobId: job.id, userId: 'not-the-owner', actor: 'user:test', nonCancellableTypes: [] }, subjects)).toEqual({
       changed: false,
       found: null,
     });
-    expect(await cancel(pool, { jobId: job.id, userId: job.user_id, nonCancellableTypes: ['system.canary'] }, subjects)).toMatchObject({
+    expect(
+      await cancel(pool, { jobId: job.id, userId: job.user_id, actor: 'user:test', nonCancellableTypes: ['system.canary'] }, subjects),
+    ).toMatchObject({
       changed: false,
       found: { status: 'running', jobType: 'system.canary' },
     });
-    const cancelled = await cancel(pool, { jobId: job.id, userId: job.user_id, nonCancellableTypes: [] }, subjects);
+    const cancelled = await cancel(pool, { jobId: job.id, userId: job.user_id, actor: 'user:test', nonCancellableTypes: [] }, subjects);
     expect(cancelled).toMatchObject({ changed: true, job: { status: 'cancelled', from_status: 'running' } });
+  });
+
+  it("cancel: without a user (an operator's) any user's job is cancelled, the event naming the operator", async () => {
+    const job = await created();
+    const cancelled = await cancel(pool, { jobId: job.id, userId: null, actor: 'operator:ops', nonCancellableTypes: [] }, subjects);
+    expect(cancelled).toMatchObject({ changed: true, job: { status: 'cancelled', from_status: 'queued' } });
+    const { rows } = await pool.query(`SELECT actor FROM jobs.job_events WHERE job_id = $1 AND to_status = 'cancelled'`, [job.id]);
+    expect(rows).toEqual([{ actor: 'operator:ops' }]);
   });
 });
 

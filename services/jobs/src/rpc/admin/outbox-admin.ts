@@ -3,14 +3,19 @@ import { pageSize } from '@atelier/encoding';
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
+import { inTransaction } from '@atelier/db';
 import { findOutboxRow, listDeadOutboxRows, replayDeadOutboxRow, type OutboxRow } from '../../db/outbox-sql.js';
+import { insertOutboxReplay, selectOutboxReplays, type OutboxReplayRow } from '../../db/outbox-replay-sql.js';
 import type { JobsContext } from '../../jobs-context.js';
 
 type ListDead = Handler<typeof jobsAdminV1.JobsAdminServiceService.listDeadOutboxEvents>;
 type Replay = Handler<typeof jobsAdminV1.JobsAdminServiceService.replayOutboxEvent>;
+type ListReplays = Handler<typeof jobsAdminV1.JobsAdminServiceService.listOutboxReplays>;
 
 /** The outbox's `status` column holds the contract's words for OutboxStatus. */
 const STATUSES = enumWords(jobsAdminV1.OutboxStatus);
+/** outbox_replays.result holds the contract's words for OutboxReplayResult. */
+const REPLAY_RESULTS = enumWords(jobsAdminV1.OutboxReplayResult);
 
 export function toOutboxEventMessage(row: OutboxRow): jobsAdminV1.OutboxEvent {
   return {
@@ -49,19 +54,50 @@ export function listDeadOutboxEvents({ pool }: JobsContext): ListDead {
   };
 }
 
-/** dead → pending with a fresh attempt budget; the relay publishes it again (deduplicated by its key). */
+/**
+ * dead → pending with a fresh attempt budget; the relay publishes it again (deduplicated by its
+ * key). Every call leaves an audit row in the same transaction as the change it made or refused:
+ * the refusal is thrown only after that transaction committed, so a refused replay is audited too.
+ */
 export function replayOutboxEvent(context: JobsContext): Replay {
   return async (request) => {
     const id = requireOutboxId(request.eventId, 'event_id');
-    requireUserId(request.operatorId, 'operator_id');
-    const row = await replayDeadOutboxRow(context.pool, id);
-    if (!row) {
-      const current = await findOutboxRow(context.pool, id);
-      if (!current) throw new NotFoundError('outbox event');
-      throw new FailedPreconditionError('OUTBOX_EVENT_NOT_DEAD', `the event is ${current.status}, not dead`);
+    const operatorId = requireUserId(request.operatorId, 'operator_id');
+    const outcome = await inTransaction(context.pool, async (client) => {
+      const replayed = await replayDeadOutboxRow(client, id);
+      // After the UPDATE (which waited for any writer of the row), this read sees its latest status.
+      const current = replayed ?? (await findOutboxRow(client, id));
+      const result = replayed ? 'replayed' : current ? 'not_dead' : 'not_found';
+      await insertOutboxReplay(client, { outboxId: id, operatorId, result });
+      return { replayed, current };
+    });
+    if (!outcome.replayed) {
+      if (!outcome.current) throw new NotFoundError('outbox event');
+      throw new FailedPreconditionError('OUTBOX_EVENT_NOT_DEAD', `the event is ${outcome.current.status}, not dead`);
     }
-    context.logger.info({ eventId: id, operator: request.operatorId }, 'dead outbox event replayed');
+    context.logger.info({ eventId: id, operator: operatorId }, 'dead outbox event replayed');
     context.onOutboxWrite();
-    return { event: toOutboxEventMessage(row) };
+    return { event: toOutboxEventMessage(outcome.replayed) };
+  };
+}
+
+export function toOutboxReplayMessage(row: OutboxReplayRow): jobsAdminV1.OutboxReplay {
+  return {
+    id: Number(row.id),
+    outboxId: row.outbox_id,
+    operatorId: row.operator_id,
+    result: REPLAY_RESULTS.fromWord(row.result) ?? jobsAdminV1.OutboxReplayResult.UNSPECIFIED,
+    replayedAt: row.replayed_at,
+  };
+}
+
+/** The replay audit, newest first; the page token is the last id of the previous page. */
+export function listOutboxReplays({ pool }: JobsContext): ListReplays {
+  return async (request) => {
+    const limit = pageSize(request.pageSize);
+    const beforeId = request.pageToken ? requireOutboxId(request.pageToken, 'page_token') : undefined;
+    const rows = await selectOutboxReplays(pool, beforeId, limit);
+    const page = rows.slice(0, limit);
+    return { replays: page.map(toOutboxReplayMessage), nextPageToken: rows.length > limit ? page.at(-1)!.id : '' };
   };
 }

@@ -85,13 +85,69 @@ export function outboxStatusToJSON(object: OutboxStatus): string {
   }
 }
 
+/** What a replay call found. */
+export enum OutboxReplayResult {
+  UNSPECIFIED = 0,
+  /** REPLAYED - The event was dead and is pending again. */
+  REPLAYED = 1,
+  /** NOT_DEAD - The event exists but was not dead; nothing changed. */
+  NOT_DEAD = 2,
+  /** NOT_FOUND - No event has that id. */
+  NOT_FOUND = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function outboxReplayResultFromJSON(object: any): OutboxReplayResult {
+  switch (object) {
+    case 0:
+    case "OUTBOX_REPLAY_RESULT_UNSPECIFIED":
+      return OutboxReplayResult.UNSPECIFIED;
+    case 1:
+    case "OUTBOX_REPLAY_RESULT_REPLAYED":
+      return OutboxReplayResult.REPLAYED;
+    case 2:
+    case "OUTBOX_REPLAY_RESULT_NOT_DEAD":
+      return OutboxReplayResult.NOT_DEAD;
+    case 3:
+    case "OUTBOX_REPLAY_RESULT_NOT_FOUND":
+      return OutboxReplayResult.NOT_FOUND;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return OutboxReplayResult.UNRECOGNIZED;
+  }
+}
+
+export function outboxReplayResultToJSON(object: OutboxReplayResult): string {
+  switch (object) {
+    case OutboxReplayResult.UNSPECIFIED:
+      return "OUTBOX_REPLAY_RESULT_UNSPECIFIED";
+    case OutboxReplayResult.REPLAYED:
+      return "OUTBOX_REPLAY_RESULT_REPLAYED";
+    case OutboxReplayResult.NOT_DEAD:
+      return "OUTBOX_REPLAY_RESULT_NOT_DEAD";
+    case OutboxReplayResult.NOT_FOUND:
+      return "OUTBOX_REPLAY_RESULT_NOT_FOUND";
+    case OutboxReplayResult.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** A job with the fields only operators see. */
 export interface AdminJob {
   job: Job | undefined;
   internalErrorMessage?: string | undefined;
   providerRequestId?: string | undefined;
   leaseOwner?: string | undefined;
-  leaseExpiresAt?: Date | undefined;
+  leaseExpiresAt?:
+    | Date
+    | undefined;
+  /**
+   * Provider requests earlier attempts gave up (the vendor ended them, or their output was
+   * unusable) before provider_request_id; their ids are not kept.
+   */
+  abandonedProviderRequests: number;
 }
 
 /** One row of jobs.job_events: a transition of a job. */
@@ -106,7 +162,41 @@ export interface JobEvent {
   actor: string;
   errorCode?: string | undefined;
   errorClass?: ErrorClass | undefined;
-  occurredAt: Date | undefined;
+  occurredAt:
+    | Date
+    | undefined;
+  /** Internal detail the transition recorded (never shown to users). */
+  detail?: string | undefined;
+}
+
+/** One attempt of a job, read from its transition history. */
+export interface JobAttempt {
+  attempt: number;
+  /** When the job became due for this attempt: its creation, or the retry that queued it again. */
+  queuedAt:
+    | Date
+    | undefined;
+  /** The claim that started it. */
+  startedAt:
+    | Date
+    | undefined;
+  /** Absent while it runs. */
+  endedAt?:
+    | Date
+    | undefined;
+  /** started_at - queued_at: time waiting in the queue, a retry's backoff included. */
+  queuedWaitMs: number;
+  /** ended_at - started_at, or so far while it runs. */
+  runMs: number;
+  /** The status the attempt led to: RUNNING while in progress, QUEUED when it was retried. */
+  outcome: JobStatus;
+  /** Who claimed it ("worker:<id>"). */
+  claimedBy: string;
+  /** Who ended it ("worker:<id>", "reaper", "user:<id>", "operator:<id>"); absent while it runs. */
+  endedBy?: string | undefined;
+  errorCode?: string | undefined;
+  errorClass?: ErrorClass | undefined;
+  errorDetail?: string | undefined;
 }
 
 export interface ListAllJobsRequest {
@@ -135,6 +225,11 @@ export interface GetJobDetailsRequest {
 export interface GetJobDetailsResponse {
   job: AdminJob | undefined;
   events: JobEvent[];
+  /**
+   * Oldest first. Once retention archived the job's events, their actors read "archived" and
+   * error classes and details are gone; statuses, codes and times remain.
+   */
+  attempts: JobAttempt[];
 }
 
 export interface RetryJobRequest {
@@ -173,6 +268,7 @@ export interface ListDeadOutboxEventsResponse {
 
 export interface ReplayOutboxEventRequest {
   eventId: string;
+  /** Who asked, for the audit (the admin's token subject when the gateway calls). */
   operatorId: string;
 }
 
@@ -202,6 +298,37 @@ export interface GetQueueStatsResponse {
   outboxOldestPendingAgeMs: number;
   /** Running jobs whose lease has expired and await the reaper. */
   expiredLeases: number;
+}
+
+export interface JobsAdminServiceCancelJobRequest {
+  jobId: string;
+  /** Who asked, for the event history. */
+  operatorId: string;
+}
+
+export interface JobsAdminServiceCancelJobResponse {
+  job: AdminJob | undefined;
+}
+
+/** One row of jobs.outbox_replays, written in the replay's transaction. */
+export interface OutboxReplay {
+  id: number;
+  /** The outbox event id the operator asked to replay. */
+  outboxId: string;
+  operatorId: string;
+  result: OutboxReplayResult;
+  replayedAt: Date | undefined;
+}
+
+export interface ListOutboxReplaysRequest {
+  /** 1–100; 0 means 20. */
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListOutboxReplaysResponse {
+  replays: OutboxReplay[];
+  nextPageToken: string;
 }
 
 export interface GetOverviewRequest {
@@ -307,6 +434,7 @@ function createBaseAdminJob(): AdminJob {
     providerRequestId: undefined,
     leaseOwner: undefined,
     leaseExpiresAt: undefined,
+    abandonedProviderRequests: 0,
   };
 }
 
@@ -326,6 +454,9 @@ export const AdminJob: MessageFns<AdminJob> = {
     }
     if (message.leaseExpiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.leaseExpiresAt), writer.uint32(42).fork()).join();
+    }
+    if (message.abandonedProviderRequests !== 0) {
+      writer.uint32(48).int32(message.abandonedProviderRequests);
     }
     return writer;
   },
@@ -383,6 +514,14 @@ export const AdminJob: MessageFns<AdminJob> = {
             message.leaseExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.abandonedProviderRequests = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -418,6 +557,11 @@ export const AdminJob: MessageFns<AdminJob> = {
         : isSet(object.lease_expires_at)
         ? fromJsonTimestamp(object.lease_expires_at)
         : undefined,
+      abandonedProviderRequests: isSet(object.abandonedProviderRequests)
+        ? globalThis.Number(object.abandonedProviderRequests)
+        : isSet(object.abandoned_provider_requests)
+        ? globalThis.Number(object.abandoned_provider_requests)
+        : 0,
     };
   },
 
@@ -438,6 +582,9 @@ export const AdminJob: MessageFns<AdminJob> = {
     if (message.leaseExpiresAt !== undefined) {
       obj.leaseExpiresAt = message.leaseExpiresAt.toISOString();
     }
+    if (message.abandonedProviderRequests !== 0) {
+      obj.abandonedProviderRequests = Math.round(message.abandonedProviderRequests);
+    }
     return obj;
   },
 
@@ -451,6 +598,7 @@ export const AdminJob: MessageFns<AdminJob> = {
     message.providerRequestId = object.providerRequestId ?? undefined;
     message.leaseOwner = object.leaseOwner ?? undefined;
     message.leaseExpiresAt = object.leaseExpiresAt ?? undefined;
+    message.abandonedProviderRequests = object.abandonedProviderRequests ?? 0;
     return message;
   },
 };
@@ -466,6 +614,7 @@ function createBaseJobEvent(): JobEvent {
     errorCode: undefined,
     errorClass: undefined,
     occurredAt: undefined,
+    detail: undefined,
   };
 }
 
@@ -497,6 +646,9 @@ export const JobEvent: MessageFns<JobEvent> = {
     }
     if (message.occurredAt !== undefined) {
       Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(74).fork()).join();
+    }
+    if (message.detail !== undefined) {
+      writer.uint32(82).string(message.detail);
     }
     return writer;
   },
@@ -586,6 +738,14 @@ export const JobEvent: MessageFns<JobEvent> = {
             message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -633,6 +793,7 @@ export const JobEvent: MessageFns<JobEvent> = {
         : isSet(object.occurred_at)
         ? fromJsonTimestamp(object.occurred_at)
         : undefined,
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : undefined,
     };
   },
 
@@ -665,6 +826,9 @@ export const JobEvent: MessageFns<JobEvent> = {
     if (message.occurredAt !== undefined) {
       obj.occurredAt = message.occurredAt.toISOString();
     }
+    if (message.detail !== undefined) {
+      obj.detail = message.detail;
+    }
     return obj;
   },
 
@@ -682,6 +846,305 @@ export const JobEvent: MessageFns<JobEvent> = {
     message.errorCode = object.errorCode ?? undefined;
     message.errorClass = object.errorClass ?? undefined;
     message.occurredAt = object.occurredAt ?? undefined;
+    message.detail = object.detail ?? undefined;
+    return message;
+  },
+};
+
+function createBaseJobAttempt(): JobAttempt {
+  return {
+    attempt: 0,
+    queuedAt: undefined,
+    startedAt: undefined,
+    endedAt: undefined,
+    queuedWaitMs: 0,
+    runMs: 0,
+    outcome: 0,
+    claimedBy: "",
+    endedBy: undefined,
+    errorCode: undefined,
+    errorClass: undefined,
+    errorDetail: undefined,
+  };
+}
+
+export const JobAttempt: MessageFns<JobAttempt> = {
+  encode(message: JobAttempt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.attempt !== 0) {
+      writer.uint32(8).int32(message.attempt);
+    }
+    if (message.queuedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.queuedAt), writer.uint32(18).fork()).join();
+    }
+    if (message.startedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startedAt), writer.uint32(26).fork()).join();
+    }
+    if (message.endedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.endedAt), writer.uint32(34).fork()).join();
+    }
+    if (message.queuedWaitMs !== 0) {
+      writer.uint32(40).int64(message.queuedWaitMs);
+    }
+    if (message.runMs !== 0) {
+      writer.uint32(48).int64(message.runMs);
+    }
+    if (message.outcome !== 0) {
+      writer.uint32(56).int32(message.outcome);
+    }
+    if (message.claimedBy !== "") {
+      writer.uint32(66).string(message.claimedBy);
+    }
+    if (message.endedBy !== undefined) {
+      writer.uint32(74).string(message.endedBy);
+    }
+    if (message.errorCode !== undefined) {
+      writer.uint32(82).string(message.errorCode);
+    }
+    if (message.errorClass !== undefined) {
+      writer.uint32(88).int32(message.errorClass);
+    }
+    if (message.errorDetail !== undefined) {
+      writer.uint32(98).string(message.errorDetail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobAttempt {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobAttempt();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.queuedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.startedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.endedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.queuedWaitMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.runMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.outcome = reader.int32() as any;
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.claimedBy = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.endedBy = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.errorCode = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.errorClass = reader.int32() as any;
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.errorDetail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobAttempt {
+    return {
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      queuedAt: isSet(object.queuedAt)
+        ? fromJsonTimestamp(object.queuedAt)
+        : isSet(object.queued_at)
+        ? fromJsonTimestamp(object.queued_at)
+        : undefined,
+      startedAt: isSet(object.startedAt)
+        ? fromJsonTimestamp(object.startedAt)
+        : isSet(object.started_at)
+        ? fromJsonTimestamp(object.started_at)
+        : undefined,
+      endedAt: isSet(object.endedAt)
+        ? fromJsonTimestamp(object.endedAt)
+        : isSet(object.ended_at)
+        ? fromJsonTimestamp(object.ended_at)
+        : undefined,
+      queuedWaitMs: isSet(object.queuedWaitMs)
+        ? globalThis.Number(object.queuedWaitMs)
+        : isSet(object.queued_wait_ms)
+        ? globalThis.Number(object.queued_wait_ms)
+        : 0,
+      runMs: isSet(object.runMs)
+        ? globalThis.Number(object.runMs)
+        : isSet(object.run_ms)
+        ? globalThis.Number(object.run_ms)
+        : 0,
+      outcome: isSet(object.outcome) ? jobStatusFromJSON(object.outcome) : 0,
+      claimedBy: isSet(object.claimedBy)
+        ? globalThis.String(object.claimedBy)
+        : isSet(object.claimed_by)
+        ? globalThis.String(object.claimed_by)
+        : "",
+      endedBy: isSet(object.endedBy)
+        ? globalThis.String(object.endedBy)
+        : isSet(object.ended_by)
+        ? globalThis.String(object.ended_by)
+        : undefined,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.String(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.String(object.error_code)
+        : undefined,
+      errorClass: isSet(object.errorClass)
+        ? errorClassFromJSON(object.errorClass)
+        : isSet(object.error_class)
+        ? errorClassFromJSON(object.error_class)
+        : undefined,
+      errorDetail: isSet(object.errorDetail)
+        ? globalThis.String(object.errorDetail)
+        : isSet(object.error_detail)
+        ? globalThis.String(object.error_detail)
+        : undefined,
+    };
+  },
+
+  toJSON(message: JobAttempt): unknown {
+    const obj: any = {};
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    if (message.queuedAt !== undefined) {
+      obj.queuedAt = message.queuedAt.toISOString();
+    }
+    if (message.startedAt !== undefined) {
+      obj.startedAt = message.startedAt.toISOString();
+    }
+    if (message.endedAt !== undefined) {
+      obj.endedAt = message.endedAt.toISOString();
+    }
+    if (message.queuedWaitMs !== 0) {
+      obj.queuedWaitMs = Math.round(message.queuedWaitMs);
+    }
+    if (message.runMs !== 0) {
+      obj.runMs = Math.round(message.runMs);
+    }
+    if (message.outcome !== 0) {
+      obj.outcome = jobStatusToJSON(message.outcome);
+    }
+    if (message.claimedBy !== "") {
+      obj.claimedBy = message.claimedBy;
+    }
+    if (message.endedBy !== undefined) {
+      obj.endedBy = message.endedBy;
+    }
+    if (message.errorCode !== undefined) {
+      obj.errorCode = message.errorCode;
+    }
+    if (message.errorClass !== undefined) {
+      obj.errorClass = errorClassToJSON(message.errorClass);
+    }
+    if (message.errorDetail !== undefined) {
+      obj.errorDetail = message.errorDetail;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<JobAttempt>): JobAttempt {
+    return JobAttempt.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<JobAttempt>): JobAttempt {
+    const message = createBaseJobAttempt();
+    message.attempt = object.attempt ?? 0;
+    message.queuedAt = object.queuedAt ?? undefined;
+    message.startedAt = object.startedAt ?? undefined;
+    message.endedAt = object.endedAt ?? undefined;
+    message.queuedWaitMs = object.queuedWaitMs ?? 0;
+    message.runMs = object.runMs ?? 0;
+    message.outcome = object.outcome ?? 0;
+    message.claimedBy = object.claimedBy ?? "";
+    message.endedBy = object.endedBy ?? undefined;
+    message.errorCode = object.errorCode ?? undefined;
+    message.errorClass = object.errorClass ?? undefined;
+    message.errorDetail = object.errorDetail ?? undefined;
     return message;
   },
 };
@@ -1063,7 +1526,7 @@ export const GetJobDetailsRequest: MessageFns<GetJobDetailsRequest> = {
 };
 
 function createBaseGetJobDetailsResponse(): GetJobDetailsResponse {
-  return { job: undefined, events: [] };
+  return { job: undefined, events: [], attempts: [] };
 }
 
 export const GetJobDetailsResponse: MessageFns<GetJobDetailsResponse> = {
@@ -1073,6 +1536,9 @@ export const GetJobDetailsResponse: MessageFns<GetJobDetailsResponse> = {
     }
     for (const v of message.events) {
       JobEvent.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.attempts) {
+      JobAttempt.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1106,6 +1572,14 @@ export const GetJobDetailsResponse: MessageFns<GetJobDetailsResponse> = {
             message.events.push(JobEvent.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.attempts.push(JobAttempt.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1122,6 +1596,9 @@ export const GetJobDetailsResponse: MessageFns<GetJobDetailsResponse> = {
     return {
       job: isSet(object.job) ? AdminJob.fromJSON(object.job) : undefined,
       events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => JobEvent.fromJSON(e)) : [],
+      attempts: globalThis.Array.isArray(object?.attempts)
+        ? object.attempts.map((e: any) => JobAttempt.fromJSON(e))
+        : [],
     };
   },
 
@@ -1133,6 +1610,9 @@ export const GetJobDetailsResponse: MessageFns<GetJobDetailsResponse> = {
     if (message.events?.length) {
       obj.events = message.events.map((e) => JobEvent.toJSON(e));
     }
+    if (message.attempts?.length) {
+      obj.attempts = message.attempts.map((e) => JobAttempt.toJSON(e));
+    }
     return obj;
   },
 
@@ -1143,6 +1623,7 @@ export const GetJobDetailsResponse: MessageFns<GetJobDetailsResponse> = {
     const message = createBaseGetJobDetailsResponse();
     message.job = (object.job !== undefined && object.job !== null) ? AdminJob.fromPartial(object.job) : undefined;
     message.events = object.events?.map((e) => JobEvent.fromPartial(e)) || [];
+    message.attempts = object.attempts?.map((e) => JobAttempt.fromPartial(e)) || [];
     return message;
   },
 };
@@ -2258,6 +2739,495 @@ export const GetQueueStatsResponse: MessageFns<GetQueueStatsResponse> = {
     message.outboxDead = object.outboxDead ?? 0;
     message.outboxOldestPendingAgeMs = object.outboxOldestPendingAgeMs ?? 0;
     message.expiredLeases = object.expiredLeases ?? 0;
+    return message;
+  },
+};
+
+function createBaseJobsAdminServiceCancelJobRequest(): JobsAdminServiceCancelJobRequest {
+  return { jobId: "", operatorId: "" };
+}
+
+export const JobsAdminServiceCancelJobRequest: MessageFns<JobsAdminServiceCancelJobRequest> = {
+  encode(message: JobsAdminServiceCancelJobRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    if (message.operatorId !== "") {
+      writer.uint32(18).string(message.operatorId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobsAdminServiceCancelJobRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobsAdminServiceCancelJobRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.operatorId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobsAdminServiceCancelJobRequest {
+    return {
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      operatorId: isSet(object.operatorId)
+        ? globalThis.String(object.operatorId)
+        : isSet(object.operator_id)
+        ? globalThis.String(object.operator_id)
+        : "",
+    };
+  },
+
+  toJSON(message: JobsAdminServiceCancelJobRequest): unknown {
+    const obj: any = {};
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    if (message.operatorId !== "") {
+      obj.operatorId = message.operatorId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<JobsAdminServiceCancelJobRequest>): JobsAdminServiceCancelJobRequest {
+    return JobsAdminServiceCancelJobRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<JobsAdminServiceCancelJobRequest>): JobsAdminServiceCancelJobRequest {
+    const message = createBaseJobsAdminServiceCancelJobRequest();
+    message.jobId = object.jobId ?? "";
+    message.operatorId = object.operatorId ?? "";
+    return message;
+  },
+};
+
+function createBaseJobsAdminServiceCancelJobResponse(): JobsAdminServiceCancelJobResponse {
+  return { job: undefined };
+}
+
+export const JobsAdminServiceCancelJobResponse: MessageFns<JobsAdminServiceCancelJobResponse> = {
+  encode(message: JobsAdminServiceCancelJobResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== undefined) {
+      AdminJob.encode(message.job, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobsAdminServiceCancelJobResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobsAdminServiceCancelJobResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.job = AdminJob.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobsAdminServiceCancelJobResponse {
+    return { job: isSet(object.job) ? AdminJob.fromJSON(object.job) : undefined };
+  },
+
+  toJSON(message: JobsAdminServiceCancelJobResponse): unknown {
+    const obj: any = {};
+    if (message.job !== undefined) {
+      obj.job = AdminJob.toJSON(message.job);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<JobsAdminServiceCancelJobResponse>): JobsAdminServiceCancelJobResponse {
+    return JobsAdminServiceCancelJobResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<JobsAdminServiceCancelJobResponse>): JobsAdminServiceCancelJobResponse {
+    const message = createBaseJobsAdminServiceCancelJobResponse();
+    message.job = (object.job !== undefined && object.job !== null) ? AdminJob.fromPartial(object.job) : undefined;
+    return message;
+  },
+};
+
+function createBaseOutboxReplay(): OutboxReplay {
+  return { id: 0, outboxId: "", operatorId: "", result: 0, replayedAt: undefined };
+}
+
+export const OutboxReplay: MessageFns<OutboxReplay> = {
+  encode(message: OutboxReplay, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).int64(message.id);
+    }
+    if (message.outboxId !== "") {
+      writer.uint32(18).string(message.outboxId);
+    }
+    if (message.operatorId !== "") {
+      writer.uint32(26).string(message.operatorId);
+    }
+    if (message.result !== 0) {
+      writer.uint32(32).int32(message.result);
+    }
+    if (message.replayedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.replayedAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OutboxReplay {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOutboxReplay();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.outboxId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.operatorId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.result = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.replayedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OutboxReplay {
+    return {
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      outboxId: isSet(object.outboxId)
+        ? globalThis.String(object.outboxId)
+        : isSet(object.outbox_id)
+        ? globalThis.String(object.outbox_id)
+        : "",
+      operatorId: isSet(object.operatorId)
+        ? globalThis.String(object.operatorId)
+        : isSet(object.operator_id)
+        ? globalThis.String(object.operator_id)
+        : "",
+      result: isSet(object.result) ? outboxReplayResultFromJSON(object.result) : 0,
+      replayedAt: isSet(object.replayedAt)
+        ? fromJsonTimestamp(object.replayedAt)
+        : isSet(object.replayed_at)
+        ? fromJsonTimestamp(object.replayed_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: OutboxReplay): unknown {
+    const obj: any = {};
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.outboxId !== "") {
+      obj.outboxId = message.outboxId;
+    }
+    if (message.operatorId !== "") {
+      obj.operatorId = message.operatorId;
+    }
+    if (message.result !== 0) {
+      obj.result = outboxReplayResultToJSON(message.result);
+    }
+    if (message.replayedAt !== undefined) {
+      obj.replayedAt = message.replayedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<OutboxReplay>): OutboxReplay {
+    return OutboxReplay.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OutboxReplay>): OutboxReplay {
+    const message = createBaseOutboxReplay();
+    message.id = object.id ?? 0;
+    message.outboxId = object.outboxId ?? "";
+    message.operatorId = object.operatorId ?? "";
+    message.result = object.result ?? 0;
+    message.replayedAt = object.replayedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListOutboxReplaysRequest(): ListOutboxReplaysRequest {
+  return { pageSize: 0, pageToken: "" };
+}
+
+export const ListOutboxReplaysRequest: MessageFns<ListOutboxReplaysRequest> = {
+  encode(message: ListOutboxReplaysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOutboxReplaysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOutboxReplaysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOutboxReplaysRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOutboxReplaysRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListOutboxReplaysRequest>): ListOutboxReplaysRequest {
+    return ListOutboxReplaysRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListOutboxReplaysRequest>): ListOutboxReplaysRequest {
+    const message = createBaseListOutboxReplaysRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListOutboxReplaysResponse(): ListOutboxReplaysResponse {
+  return { replays: [], nextPageToken: "" };
+}
+
+export const ListOutboxReplaysResponse: MessageFns<ListOutboxReplaysResponse> = {
+  encode(message: ListOutboxReplaysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.replays) {
+      OutboxReplay.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOutboxReplaysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOutboxReplaysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.replays.push(OutboxReplay.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOutboxReplaysResponse {
+    return {
+      replays: globalThis.Array.isArray(object?.replays)
+        ? object.replays.map((e: any) => OutboxReplay.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOutboxReplaysResponse): unknown {
+    const obj: any = {};
+    if (message.replays?.length) {
+      obj.replays = message.replays.map((e) => OutboxReplay.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListOutboxReplaysResponse>): ListOutboxReplaysResponse {
+    return ListOutboxReplaysResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListOutboxReplaysResponse>): ListOutboxReplaysResponse {
+    const message = createBaseListOutboxReplaysResponse();
+    message.replays = object.replays?.map((e) => OutboxReplay.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
     return message;
   },
 };
@@ -3380,7 +4350,8 @@ export const JobsAdminServiceService = {
   },
   /**
    * Puts a dead outbox event back to pending with a fresh attempt budget.
-   * FAILED_PRECONDITION (reason OUTBOX_EVENT_NOT_DEAD) for any other event.
+   * FAILED_PRECONDITION (reason OUTBOX_EVENT_NOT_DEAD) for any other event. Every call, refused
+   * or not, leaves an audit row (ListOutboxReplays) in the transaction that decides it.
    */
   replayOutboxEvent: {
     path: "/atelier.jobs.v1.JobsAdminService/ReplayOutboxEvent" as const,
@@ -3403,6 +4374,37 @@ export const JobsAdminServiceService = {
     responseSerialize: (value: GetQueueStatsResponse): Buffer =>
       Buffer.from(GetQueueStatsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetQueueStatsResponse => GetQueueStatsResponse.decode(value),
+  },
+  /**
+   * Cancels any user's job, exactly as its owner's cancel does (a prediction it has is cancelled
+   * at the vendor); the event's actor is "operator:<operator_id>". NOT_FOUND for an unknown job;
+   * FAILED_PRECONDITION with reason JOB_ALREADY_FINISHED (the message names its status) for a job
+   * that ended, JOB_NOT_CANCELLABLE for a running job of a type that cannot stop while running.
+   */
+  cancelJob: {
+    path: "/atelier.jobs.v1.JobsAdminService/CancelJob" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: JobsAdminServiceCancelJobRequest): Buffer =>
+      Buffer.from(JobsAdminServiceCancelJobRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): JobsAdminServiceCancelJobRequest =>
+      JobsAdminServiceCancelJobRequest.decode(value),
+    responseSerialize: (value: JobsAdminServiceCancelJobResponse): Buffer =>
+      Buffer.from(JobsAdminServiceCancelJobResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): JobsAdminServiceCancelJobResponse =>
+      JobsAdminServiceCancelJobResponse.decode(value),
+  },
+  /** The audit of ReplayOutboxEvent: one row per call, whatever it answered, newest first. */
+  listOutboxReplays: {
+    path: "/atelier.jobs.v1.JobsAdminService/ListOutboxReplays" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOutboxReplaysRequest): Buffer =>
+      Buffer.from(ListOutboxReplaysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOutboxReplaysRequest => ListOutboxReplaysRequest.decode(value),
+    responseSerialize: (value: ListOutboxReplaysResponse): Buffer =>
+      Buffer.from(ListOutboxReplaysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOutboxReplaysResponse => ListOutboxReplaysResponse.decode(value),
   },
   /**
    * The operators' overview over the last window_minutes, all from the jobs database: jobs ended
@@ -3434,11 +4436,21 @@ export interface JobsAdminServiceServer extends UntypedServiceImplementation {
   listDeadOutboxEvents: handleUnaryCall<ListDeadOutboxEventsRequest, ListDeadOutboxEventsResponse>;
   /**
    * Puts a dead outbox event back to pending with a fresh attempt budget.
-   * FAILED_PRECONDITION (reason OUTBOX_EVENT_NOT_DEAD) for any other event.
+   * FAILED_PRECONDITION (reason OUTBOX_EVENT_NOT_DEAD) for any other event. Every call, refused
+   * or not, leaves an audit row (ListOutboxReplays) in the transaction that decides it.
    */
   replayOutboxEvent: handleUnaryCall<ReplayOutboxEventRequest, ReplayOutboxEventResponse>;
   /** Counters for dashboards and the operator CLI. */
   getQueueStats: handleUnaryCall<GetQueueStatsRequest, GetQueueStatsResponse>;
+  /**
+   * Cancels any user's job, exactly as its owner's cancel does (a prediction it has is cancelled
+   * at the vendor); the event's actor is "operator:<operator_id>". NOT_FOUND for an unknown job;
+   * FAILED_PRECONDITION with reason JOB_ALREADY_FINISHED (the message names its status) for a job
+   * that ended, JOB_NOT_CANCELLABLE for a running job of a type that cannot stop while running.
+   */
+  cancelJob: handleUnaryCall<JobsAdminServiceCancelJobRequest, JobsAdminServiceCancelJobResponse>;
+  /** The audit of ReplayOutboxEvent: one row per call, whatever it answered, newest first. */
+  listOutboxReplays: handleUnaryCall<ListOutboxReplaysRequest, ListOutboxReplaysResponse>;
   /**
    * The operators' overview over the last window_minutes, all from the jobs database: jobs ended
    * per bucket by outcome and type, queue wait and run time percentiles per type, queue depth,
@@ -3517,7 +4529,8 @@ export interface JobsAdminServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Puts a dead outbox event back to pending with a fresh attempt budget.
-   * FAILED_PRECONDITION (reason OUTBOX_EVENT_NOT_DEAD) for any other event.
+   * FAILED_PRECONDITION (reason OUTBOX_EVENT_NOT_DEAD) for any other event. Every call, refused
+   * or not, leaves an audit row (ListOutboxReplays) in the transaction that decides it.
    */
   replayOutboxEvent(
     request: ReplayOutboxEventRequest,
@@ -3549,6 +4562,43 @@ export interface JobsAdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetQueueStatsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Cancels any user's job, exactly as its owner's cancel does (a prediction it has is cancelled
+   * at the vendor); the event's actor is "operator:<operator_id>". NOT_FOUND for an unknown job;
+   * FAILED_PRECONDITION with reason JOB_ALREADY_FINISHED (the message names its status) for a job
+   * that ended, JOB_NOT_CANCELLABLE for a running job of a type that cannot stop while running.
+   */
+  cancelJob(
+    request: JobsAdminServiceCancelJobRequest,
+    callback: (error: ServiceError | null, response: JobsAdminServiceCancelJobResponse) => void,
+  ): ClientUnaryCall;
+  cancelJob(
+    request: JobsAdminServiceCancelJobRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: JobsAdminServiceCancelJobResponse) => void,
+  ): ClientUnaryCall;
+  cancelJob(
+    request: JobsAdminServiceCancelJobRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: JobsAdminServiceCancelJobResponse) => void,
+  ): ClientUnaryCall;
+  /** The audit of ReplayOutboxEvent: one row per call, whatever it answered, newest first. */
+  listOutboxReplays(
+    request: ListOutboxReplaysRequest,
+    callback: (error: ServiceError | null, response: ListOutboxReplaysResponse) => void,
+  ): ClientUnaryCall;
+  listOutboxReplays(
+    request: ListOutboxReplaysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOutboxReplaysResponse) => void,
+  ): ClientUnaryCall;
+  listOutboxReplays(
+    request: ListOutboxReplaysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOutboxReplaysResponse) => void,
   ): ClientUnaryCall;
   /**
    * The operators' overview over the last window_minutes, all from the jobs database: jobs ended

@@ -1,0 +1,199 @@
+import type { FastifyInstance } from 'fastify';
+import { commonV1 } from '@atelier/contracts';
+import { JOB_TYPE_PATTERN_SOURCE } from '@atelier/job-types';
+import type { GatewayContext } from '../gateway-context.js';
+import { object, ref, responses, uuid } from '../http/schemas.js';
+import { ADMIN_EXAMPLES } from './admin-examples.js';
+import { mediaKinds, toCatalogModelDto, toCatalogStyleDto } from './dto-mapper.js';
+
+// The catalog's rules, mirrored so a bad field is refused here by its API name (the catalog
+// service checks them again: domain/catalog-rules.ts is the rule, these are its first line).
+const code = { type: 'string', pattern: '^[a-z][a-z0-9_-]{1,63}$', description: '2–64 lower-case letters, digits, - or _' };
+const mediaKind = { type: 'string', enum: mediaKinds.words };
+const sortOrder = { type: 'integer', minimum: -1_000_000, maximum: 1_000_000, default: 0 };
+const enabled = { type: 'boolean', description: 'absent: true for a new entry, unchanged for an existing one' };
+
+interface ModelBody {
+  mediaKind: string;
+  displayName: string;
+  providerCode: string;
+  providerModel: string;
+  modelVersion: string;
+  jobType: string;
+  enabled?: boolean;
+  sortOrder: number;
+  defaultParameters?: Record<string, unknown>;
+}
+
+interface StyleBody {
+  mediaKind: string;
+  title: string;
+  subtitle: string;
+  previewAssetId?: string | null;
+  promptPreset: string;
+  enabled?: boolean;
+  sortOrder: number;
+}
+
+const modelBody = object(
+  {
+    mediaKind,
+    displayName: { type: 'string', minLength: 1, maxLength: 120 },
+    providerCode: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,63}$', description: 'the provider adapter, e.g. sim' },
+    providerModel: { type: 'string', minLength: 1, maxLength: 128 },
+    modelVersion: { type: 'string', minLength: 1, maxLength: 64 },
+    jobType: { type: 'string', pattern: JOB_TYPE_PATTERN_SOURCE, examples: ['image.stylize'] },
+    enabled,
+    sortOrder,
+    defaultParameters: { type: 'object', additionalProperties: true, description: "merged under a job's own parameters; at most 16 KiB" },
+  },
+  ['mediaKind', 'displayName', 'providerCode', 'providerModel', 'modelVersion', 'jobType'],
+);
+
+const styleBody = object(
+  {
+    mediaKind,
+    title: { type: 'string', minLength: 1, maxLength: 80 },
+    subtitle: { type: 'string', maxLength: 200, default: '' },
+    previewAssetId: { type: ['string', 'null'], format: 'uuid' },
+    promptPreset: { type: 'string', maxLength: 2000, default: '' },
+    enabled,
+    sortOrder,
+  },
+  ['mediaKind', 'title'],
+);
+
+const upserted = (entry: 'model' | 'style', example: object) => ({
+  200: {
+    ...object({ [entry]: ref(entry === 'model' ? 'CatalogModel' : 'CatalogStyle'), created: { type: 'boolean' } }),
+    examples: [example],
+  },
+  201: object({ [entry]: ref(entry === 'model' ? 'CatalogModel' : 'CatalogStyle'), created: { type: 'boolean' } }),
+});
+
+/** Catalog management for operators (role admin, checked by the admin hook): disabled entries included. */
+export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: GatewayContext): void {
+  app.get<{ Querystring: { mediaKind?: string } }>(
+    '/admin-api/catalog',
+    {
+      schema: {
+        tags: ['operators'],
+        summary: 'Every model and style, disabled ones included, by kind then display order',
+        querystring: { type: 'object', additionalProperties: false, properties: { mediaKind } },
+        response: responses({
+          200: {
+            ...object({ models: { type: 'array', items: ref('CatalogModel') }, styles: { type: 'array', items: ref('CatalogStyle') } }),
+            examples: [ADMIN_EXAMPLES.catalog],
+          },
+        }),
+      },
+    },
+    async (request) => {
+      const kind = request.query.mediaKind ? mediaKinds.fromApi(request.query.mediaKind)! : commonV1.MediaKind.UNSPECIFIED;
+      const entries = await peers.catalog.listCatalogEntries({ mediaKind: kind });
+      return { models: entries.models.map(toCatalogModelDto), styles: entries.styles.map(toCatalogStyleDto) };
+    },
+  );
+
+  app.put<{ Params: { code: string }; Body: ModelBody }>(
+    '/admin-api/catalog/models/:code',
+    {
+      schema: {
+        tags: ['operators'],
+        summary: 'Create (201) or replace (200) the model with this code and media kind',
+        params: object({ code }),
+        body: modelBody,
+        response: responses(upserted('model', { model: ADMIN_EXAMPLES.model, created: false })),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const { model, created } = await peers.catalog.upsertModel({
+        code: request.params.code,
+        mediaKind: mediaKinds.fromApi(body.mediaKind)!,
+        displayName: body.displayName,
+        providerCode: body.providerCode,
+        providerModel: body.providerModel,
+        modelVersion: body.modelVersion,
+        jobType: body.jobType,
+        enabled: body.enabled,
+        sortOrder: body.sortOrder,
+        defaultParameters: body.defaultParameters ?? {},
+      });
+      reply.code(created ? 201 : 200);
+      return { model: toCatalogModelDto(model!), created };
+    },
+  );
+
+  app.put<{ Params: { code: string }; Body: StyleBody }>(
+    '/admin-api/catalog/styles/:code',
+    {
+      schema: {
+        tags: ['operators'],
+        summary: 'Create (201) or replace (200) the style with this code and media kind',
+        params: object({ code }),
+        body: styleBody,
+        response: responses(upserted('style', { style: ADMIN_EXAMPLES.style, created: false })),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const { style, created } = await peers.catalog.upsertStyle({
+        code: request.params.code,
+        mediaKind: mediaKinds.fromApi(body.mediaKind)!,
+        title: body.title,
+        subtitle: body.subtitle,
+        previewAssetId: body.previewAssetId ?? undefined,
+        promptPreset: body.promptPreset,
+        enabled: body.enabled,
+        sortOrder: body.sortOrder,
+      });
+      reply.code(created ? 201 : 200);
+      return { style: toCatalogStyleDto(style!), created };
+    },
+  );
+
+  for (const [action, value] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    app.post<{ Params: { id: string } }>(
+      `/admin-api/catalog/models/:id/${action}`,
+      {
+        schema: {
+          tags: ['operators'],
+          summary: value
+            ? 'Show a model to users again (idempotent)'
+            : 'Hide a model from users; new jobs with it are refused (idempotent)',
+          params: object({ id: uuid }),
+          response: responses({
+            200: { ...object({ model: ref('CatalogModel') }), examples: [{ model: { ...ADMIN_EXAMPLES.model, enabled: value } }] },
+          }),
+        },
+      },
+      async (request) => {
+        const { model } = await peers.catalog.setModelEnabled({ modelId: request.params.id, enabled: value });
+        return { model: toCatalogModelDto(model!) };
+      },
+    );
+    app.post<{ Params: { id: string } }>(
+      `/admin-api/catalog/styles/:id/${action}`,
+      {
+        schema: {
+          tags: ['operators'],
+          summary: value
+            ? 'Show a style to users again (idempotent)'
+            : 'Hide a style from users; new jobs with it are refused (idempotent)',
+          params: object({ id: uuid }),
+          response: responses({
+            200: { ...object({ style: ref('CatalogStyle') }), examples: [{ style: { ...ADMIN_EXAMPLES.style, enabled: value } }] },
+          }),
+        },
+      },
+      async (request) => {
+        const { style } = await peers.catalog.setStyleEnabled({ styleId: request.params.id, enabled: value });
+        return { style: toCatalogStyleDto(style!) };
+      },
+    );
+  }
+}
