@@ -1,13 +1,15 @@
 // The fault suite's platform: every service as a process (as in production), on a database and a
-// nats-server of the suite's own — so a test can kill, stop and restart any part, the broker
-// included — with the gateway and tokens for the mobile API, and readers of what the vendor
+// nats-server (or a NATS cluster) of the suite's own — so a test can kill, stop and restart any
+// part, the broker included — with the gateway and tokens for the mobile API, and readers of what the vendor
 // (provider-sim) was asked to do.
 import pg from 'pg';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import {
   MobileApi,
+  startNatsCluster,
   startNatsServer,
   startTestPlatform,
+  type NatsClusterProcess,
   type NatsServerProcess,
   type PlatformOptions,
   type TestPlatform,
@@ -25,7 +27,10 @@ export interface VendorPrediction {
 
 export interface ChaosPlatform {
   platform: TestPlatform;
+  /** The broker: the single nats-server, or the first node of the cluster. */
   nats: NatsServerProcess;
+  /** Every node of the broker: [nats] for a single server. */
+  natsNodes: readonly NatsServerProcess[];
   /** The mobile API as user `alice-<pid>`. */
   api: MobileApi;
   /** A token for another user (each user has their own quota). */
@@ -41,8 +46,16 @@ export interface ChaosPlatform {
   stop(): Promise<void>;
 }
 
-export async function startChaosPlatform(options: Omit<PlatformOptions, 'natsUrl' | 'gateway'> = {}): Promise<ChaosPlatform> {
-  const nats = await startNatsServer();
+export interface ChaosPlatformOptions extends Omit<PlatformOptions, 'natsUrl' | 'gateway'> {
+  /** A NATS cluster of this many nodes instead of one server, every stream with a copy on each. */
+  natsCluster?: number;
+}
+
+export async function startChaosPlatform(options: ChaosPlatformOptions = {}): Promise<ChaosPlatform> {
+  const broker: { url: string; nodes: readonly NatsServerProcess[]; close(): Promise<void> } | NatsClusterProcess = options.natsCluster
+    ? await startNatsCluster({ size: options.natsCluster })
+    : await startNatsServer().then((server) => ({ url: server.url, nodes: [server], close: () => server.close() }));
+  const nats = broker.nodes[0]!;
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
   const tokenFor = (subject: string) =>
     new SignJWT({ roles: [] })
@@ -61,7 +74,8 @@ export async function startChaosPlatform(options: Omit<PlatformOptions, 'natsUrl
       // The production lease settings: faults must be survived with them, not with the short
       // leases other suites use to make crashes quick to recover from.
       jobsEnv: { LEASE_TTL_MS: '60000', REAPER_INTERVAL_MS: '10000', ...options.jobsEnv },
-      natsUrl: nats.url,
+      natsUrl: broker.url,
+      env: { ...options.env, ...(options.natsCluster ? { NATS_STREAM_REPLICAS: String(options.natsCluster) } : {}) },
       gateway: {
         JWT_PUBLIC_KEY: await exportSPKI(publicKey),
         JWT_ISSUER: 'chaos',
@@ -73,7 +87,7 @@ export async function startChaosPlatform(options: Omit<PlatformOptions, 'natsUrl
       },
     });
   } catch (error) {
-    await nats.close();
+    await broker.close();
     throw error;
   }
   const db = new pg.Pool({ connectionString: platform.database.url, max: 2 });
@@ -82,6 +96,7 @@ export async function startChaosPlatform(options: Omit<PlatformOptions, 'natsUrl
   return {
     platform,
     nats,
+    natsNodes: broker.nodes,
     api: new MobileApi(platform.gatewayUrl!, await tokenFor(`alice-${process.pid}`)),
     tokenFor,
     db,
@@ -108,7 +123,7 @@ export async function startChaosPlatform(options: Omit<PlatformOptions, 'natsUrl
     async stop() {
       await db.end();
       await platform.stop();
-      await nats.close();
+      await broker.close();
     },
   };
 }

@@ -266,6 +266,35 @@ describe('chart - NATS credentials', () => {
   });
 });
 
+describe('chart - NATS cluster', () => {
+  const declaringStreams = ['jobs', 'media', 'worker', 'gateway'];
+
+  it('gives the services that declare streams one replica of each by default, and catalog (core NATS only) none', () => {
+    const manifests = manifestsOf('default');
+    for (const service of declaringStreams) {
+      expect(configOf(manifests, service), service).toMatchObject({ NATS_URL: 'nats://nats:4222', NATS_STREAM_REPLICAS: '1' });
+    }
+    expect(configOf(manifests, 'catalog').NATS_STREAM_REPLICAS).toBeUndefined();
+    expect(configOf(manifests, 'community').NATS_STREAM_REPLICAS).toBeUndefined();
+  });
+
+  it('keeps three replicas of every stream in production, on the three servers of its NATS cluster', () => {
+    const production = manifestsOf('production');
+    const servers = [0, 1, 2].map((node) => `nats://nats-${node}.nats-headless.nats.svc.cluster.local:4222`).join(',');
+    for (const service of declaringStreams) {
+      expect(configOf(production, service), service).toMatchObject({ NATS_URL: servers, NATS_STREAM_REPLICAS: '3' });
+    }
+    expect(configOf(production, 'catalog')).toMatchObject({ NATS_URL: servers });
+    expect(configOf(production, 'catalog').NATS_STREAM_REPLICAS).toBeUndefined();
+  });
+
+  it('takes the servers as one comma-separated string too, and refuses a replica count the services would', () => {
+    const manifests = chart.helm.render({ set: { 'nats.url': 'nats://a:4222\\,nats://b:4222', 'nats.streamReplicas': '5' } });
+    expect(configOf(manifests, 'worker')).toMatchObject({ NATS_URL: 'nats://a:4222,nats://b:4222', NATS_STREAM_REPLICAS: '5' });
+    expect(() => chart.helm.render({ set: { 'nats.streamReplicas': '7' } })).toThrow(/streamReplicas/);
+  });
+});
+
 describe('chart - jobs retention', () => {
   it.each(['default', 'production'])(
     '%s values: the retention policy, with published dispatches outliving the stale-dispatch window',

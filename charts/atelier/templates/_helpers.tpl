@@ -157,15 +157,20 @@ OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
 
 {{/*
 The NATS variables of a component that talks to NATS (catalog, jobs, media, worker, gateway): the
-servers, the stream prefix and the user — its own (nats.users.<component>.user) when set, else
-the shared nats.user. Passwords and tokens come from atelier.secretEnv. Call with
-(dict "root" $ "component" "jobs"); merge the result into the component's env.
+servers (nats.url, a list joined with commas), the stream prefix, the streams' replicas for those
+that declare streams (all but catalog, which only publishes core NATS notices) and the user — its
+own (nats.users.<component>.user) when set, else the shared nats.user. Passwords and tokens come
+from atelier.secretEnv. Call with (dict "root" $ "component" "jobs"); merge the result into the
+component's env.
 */}}
 {{- define "atelier.natsEnv" -}}
 {{- $nats := .root.Values.nats }}
 {{- $own := get ($nats.users | default dict) .component | default dict }}
-NATS_URL: {{ $nats.url | quote }}
+NATS_URL: {{ (kindIs "slice" $nats.url | ternary (join "," $nats.url) $nats.url) | quote }}
 NATS_STREAM_PREFIX: {{ $nats.streamPrefix | quote }}
+{{- if ne .component "catalog" }}
+NATS_STREAM_REPLICAS: {{ $nats.streamReplicas | default 1 | toString | quote }}
+{{- end }}
 {{- with ($own.user | default $nats.user) }}
 NATS_USER: {{ . | quote }}
 {{- end }}

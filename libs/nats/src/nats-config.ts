@@ -1,4 +1,4 @@
-import { optional, str } from '@atelier/config';
+import { int, optional, str, type VarSpec } from '@atelier/config';
 
 /**
  * The NATS variables every service that talks to JetStream reads, spread into its config spec:
@@ -11,6 +11,33 @@ export const natsConfigSpec = {
   NATS_USER: optional(str()),
   NATS_PASSWORD: optional(str({ secret: true })),
   NATS_TOKEN: optional(str({ secret: true })),
+} as const;
+
+const replicas = int({ default: 1, min: 1, max: 5 });
+
+/** 1–5, with the advice an operator needs when the value is refused. */
+const streamReplicas: VarSpec<number> = {
+  ...replicas,
+  describe: 'an integer in 1..5 (odd recommended: 1, 3 or 5)',
+  parse(raw) {
+    try {
+      return replicas.parse(raw);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(
+        `${reason}: the copies of each stream in the NATS cluster; odd numbers (1, 3, 5) keep a majority through a node's loss`,
+      );
+    }
+  },
+};
+
+/**
+ * What a service that declares JetStream streams reads beside natsConfigSpec: jobs, the workers
+ * and media (the job streams) and the gateway (its rate-limit bucket). NATS_STREAM_REPLICAS is the
+ * copies of each stream in a NATS cluster: 1 for a single server, 3 to survive one node's loss.
+ */
+export const natsStreamsConfigSpec = {
+  NATS_STREAM_REPLICAS: streamReplicas,
 } as const;
 
 export interface NatsCredentials {

@@ -8,6 +8,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
+import { FailedPreconditionError } from '@atelier/errors';
 import { CONTROL_TASKS, JOB_QUEUES, type ControlTask, type JobQueueName, type JobsTopology } from './topology.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -19,29 +20,71 @@ export interface StreamOptions {
   eventsMaxAgeMs?: number;
   /** Dispatch messages nobody acked (max deliveries reached) are dropped after this. */
   dispatchMaxAgeMs?: number;
+  /** Copies of each stream in a NATS cluster (NATS_STREAM_REPLICAS); 1 when unset. */
+  replicas?: number;
+}
+
+/**
+ * JetStream's refusals of a replica count (err_code): a single server without clustering, and a
+ * cluster with fewer JetStream servers than replicas. The operator fixes either by changing
+ * NATS_STREAM_REPLICAS, so these are told in its terms; other refusals pass on as the server gave them.
+ */
+const REPLICA_REFUSALS: Record<number, string> = {
+  10074: 'the NATS server is not clustered',
+  10005: 'the NATS cluster has too few JetStream servers',
+  10023: 'the NATS cluster has too few JetStream servers with room for it',
+};
+
+const REPLICAS_ADVICE =
+  'set NATS_STREAM_REPLICAS to at most the number of JetStream servers in the NATS cluster (1 for a single server; ' +
+  'an odd number, 1, 3 or 5, keeps a majority through the loss of a node)';
+
+/**
+ * The error to throw for a refused add or update of a stream with `replicas` copies; `from` is its
+ * current replica count when the update changes it, whatever the server's reason then.
+ */
+function replicaRefusal(error: unknown, stream: string, replicas: number, from?: number): unknown {
+  if (!(error instanceof JetStreamApiError)) return error;
+  const known = REPLICA_REFUSALS[error.code];
+  if (!known && from === undefined) return error;
+  const what = from === undefined ? `cannot have ${replicas} replicas` : `cannot go from ${from} to ${replicas} replicas`;
+  return new FailedPreconditionError(
+    'NATS_STREAM_REPLICAS_REFUSED',
+    `stream ${stream} ${what}: ${known ?? 'the NATS server refused the update'} (${error.message}); ${REPLICAS_ADVICE}`,
+    { cause: error },
+  );
 }
 
 function isNotFound(error: unknown): boolean {
   return error instanceof JetStreamApiError && error.status === 404;
 }
 
-async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string; num_replicas: number }): Promise<void> {
+  let info;
   try {
-    const info = await jsm.streams.info(config.name);
-    if (config.retention && info.config.retention !== config.retention) {
-      throw new Error(
-        `stream ${config.name} exists with retention ${info.config.retention}, expected ${config.retention}; it cannot be changed in place`,
-      );
-    }
-    // Every replica declares the streams at start-up (and again when one goes missing): update
-    // only what differs, so that a stream in use is not rewritten for nothing.
-    const current = info.config as unknown as Record<string, unknown>;
-    const differs = Object.entries(config).some(([key, value]) => JSON.stringify(current[key]) !== JSON.stringify(value));
-    if (differs) await jsm.streams.update(config.name, { ...info.config, ...config });
+    info = await jsm.streams.info(config.name);
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    await jsm.streams.add(config);
+    await jsm.streams.add(config).catch((refusal: unknown) => {
+      throw replicaRefusal(refusal, config.name, config.num_replicas);
+    });
+    return;
   }
+  if (config.retention && info.config.retention !== config.retention) {
+    throw new Error(
+      `stream ${config.name} exists with retention ${info.config.retention}, expected ${config.retention}; it cannot be changed in place`,
+    );
+  }
+  // Every replica declares the streams at start-up (and again when one goes missing): update
+  // only what differs, so that a stream in use is not rewritten for nothing. A new replica count
+  // is such an update: JetStream adds or removes the stream's copies in place.
+  const current = info.config as unknown as Record<string, unknown>;
+  const differs = Object.entries(config).some(([key, value]) => JSON.stringify(current[key]) !== JSON.stringify(value));
+  if (!differs) return;
+  const from = info.config.num_replicas === config.num_replicas ? undefined : info.config.num_replicas;
+  await jsm.streams.update(config.name, { ...info.config, ...config }).catch((refusal: unknown) => {
+    throw replicaRefusal(refusal, config.name, config.num_replicas, from);
+  });
 }
 
 /**
@@ -51,6 +94,8 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
  */
 export async function ensureJobStreams(jsm: JetStreamManager, topology: JobsTopology, options: StreamOptions = {}): Promise<void> {
   const duplicateWindow = nanos(options.duplicateWindowMs ?? 5 * 60_000);
+  // Consumers are declared without num_replicas (0): they take their stream's.
+  const replicas = options.replicas ?? 1;
   await ensureStream(jsm, {
     name: topology.jobsStream,
     subjects: [
@@ -61,6 +106,7 @@ export async function ensureJobStreams(jsm: JetStreamManager, topology: JobsTopo
     storage: StorageType.File,
     duplicate_window: duplicateWindow,
     max_age: nanos(options.dispatchMaxAgeMs ?? 7 * DAY_MS),
+    num_replicas: replicas,
   });
   await ensureStream(jsm, {
     name: topology.eventsStream,
@@ -69,6 +115,7 @@ export async function ensureJobStreams(jsm: JetStreamManager, topology: JobsTopo
     storage: StorageType.File,
     duplicate_window: duplicateWindow,
     max_age: nanos(options.eventsMaxAgeMs ?? 7 * DAY_MS),
+    num_replicas: replicas,
   });
 }
 

@@ -19,6 +19,8 @@ export interface WindowCountersOptions {
   maxAgeMs: number;
   /** Each KV request's timeout: a slow store must not hold requests up for long. */
   timeoutMs: number;
+  /** Copies of the bucket in a NATS cluster (NATS_STREAM_REPLICAS); 1 when unset. */
+  replicas?: number;
 }
 
 /** What a reservation got: `granted` units (0: the window is full) and the count after it. */
@@ -47,7 +49,13 @@ export class WindowCounters {
     const kvm = new Kvm(jetstream(nc, { timeout: options.timeoutMs }));
     let kv: KV;
     try {
-      kv = await kvm.create(options.bucket, { history: 1, ttl: options.maxAgeMs, storage: StorageType.Memory, timeout: options.timeoutMs });
+      kv = await kvm.create(options.bucket, {
+        history: 1,
+        ttl: options.maxAgeMs,
+        storage: StorageType.Memory,
+        replicas: options.replicas ?? 1,
+        timeout: options.timeoutMs,
+      });
     } catch (error) {
       // It exists with other limits (a replica with another window): its keys are still good.
       if (!(error instanceof JetStreamApiError)) throw error;

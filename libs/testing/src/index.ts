@@ -12,7 +12,13 @@ export { natsTestPrefix, dropStaleTestStreams, testNatsUrl } from './nats-test-p
 export { startProcess, startGrpcServiceProcess, startHttpServiceProcess, freePort, type ServiceProcess } from './service-process.js';
 export { startTestPlatform, type TestPlatform, type PlatformOptions } from './platform.js';
 export { startOtlpCollector, type OtlpCollector, type CollectedSpan } from './otlp-collector.js';
-export { startNatsServer, type NatsServerProcess, type NatsServerOptions } from './nats-server-process.js';
+export {
+  startNatsServer,
+  startNatsCluster,
+  type NatsServerProcess,
+  type NatsServerOptions,
+  type NatsClusterProcess,
+} from './nats-server-process.js';
 export { MobileApi, type ApiAnswer, type ApiJob } from './mobile-api.js';
 export { testPki, testIdentityEnv, testSecurity, testClient } from './test-pki.js';
 // A PKI of a test's own making (a foreign CA, say), beside the shared one of testPki().

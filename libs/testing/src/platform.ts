@@ -80,7 +80,9 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       }),
     );
     // A fault test's own broker may be down by now: its streams go with its store.
-    const nc = await connect({ servers: natsUrl.replace(/^nats:\/\//, ''), timeout: 2_000 }).catch(() => undefined);
+    const nc = await connect({ servers: natsUrl.split(',').map((server) => server.replace(/^nats:\/\//, '')), timeout: 2_000 }).catch(
+      () => undefined,
+    );
     if (nc) {
       const jsm = await jetstreamManager(nc);
       for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`, `KV_${natsPrefix}_RATE_LIMITS`])

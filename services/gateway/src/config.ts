@@ -1,7 +1,7 @@
 import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigCheck, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
-import { natsConfigSpec } from '@atelier/nats';
+import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the gateway (README, "Configuration of gateway"). */
 export const gatewayConfigSpec = {
@@ -38,6 +38,7 @@ export const gatewayConfigSpec = {
   /** Proxies (ingress, load balancer) in front of the gateway: the client address is read from X-Forwarded-For past them. */
   TRUSTED_PROXY_HOPS: int({ default: 0, min: 0, max: 10 }),
   ...natsConfigSpec,
+  ...natsStreamsConfigSpec,
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
 } as const;

@@ -46,6 +46,7 @@ export async function startGatewayApp(
         nats: {
           servers: config.NATS_URL,
           streamPrefix: config.NATS_STREAM_PREFIX,
+          streamReplicas: config.NATS_STREAM_REPLICAS,
           credentials: config,
           timeoutMs: config.RATE_LIMIT_STORE_TIMEOUT_MS,
         },

@@ -1,7 +1,7 @@
 import { bool, hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
-import { natsConfigSpec } from '@atelier/nats';
+import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the jobs service (README, "Configuration"). */
 export const jobsConfigSpec = {
@@ -16,6 +16,7 @@ export const jobsConfigSpec = {
   METRICS_PORT: port(9464),
   DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
   ...natsConfigSpec,
+  ...natsStreamsConfigSpec,
   CATALOG_ADDR: hostPort('127.0.0.1:50051'),
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),
   /**

@@ -74,6 +74,7 @@ export async function startJobsApp(
   const metricsRegistry = serviceMetrics.registry;
   const metrics = new JobsMetrics(metricsRegistry, () => readQueueStats(pool));
   const topology = jobsTopology(config.NATS_STREAM_PREFIX);
+  const streamOptions = { replicas: config.NATS_STREAM_REPLICAS };
   // Set once serving; the link may come up (or go down) before or after.
   const serverRef: { current?: GrpcServerHandle } = {};
   const catalogClient = createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 3_000 });
@@ -90,7 +91,7 @@ export async function startJobsApp(
     logger,
     onConnected: async (connection) => {
       catalogChanges.follow(connection);
-      await ensureJobStreams(await jetstreamManager(connection), topology);
+      await ensureJobStreams(await jetstreamManager(connection), topology, streamOptions);
     },
     onStateChange: (up) => {
       // Catalog's notices of the time the link was down (or not yet up) were missed.
@@ -124,7 +125,7 @@ export async function startJobsApp(
     restoreStreams: async () => {
       const connection = nats.connection();
       if (!connection) throw new Error('not connected to NATS');
-      await ensureJobStreams(await jetstreamManager(connection), topology);
+      await ensureJobStreams(await jetstreamManager(connection), topology, streamOptions);
     },
   });
   // One LISTEN connection for this replica: outbox wake-ups and job changes from the others.

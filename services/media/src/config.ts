@@ -1,7 +1,7 @@
 import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigCheck, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
-import { natsConfigSpec } from '@atelier/nats';
+import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { DEFAULT_UPLOAD_LIMITS } from './domain/upload-limits.js';
 
 /** Environment variables of the media service (README, "Configuration"). */
@@ -46,6 +46,7 @@ export const mediaConfigSpec = {
    * a worker stored them are deleted. Unset: no cleanup (a warning says so at start-up).
    */
   ...natsConfigSpec,
+  ...natsStreamsConfigSpec,
   NATS_URL: optional(str()),
   /** The jobs service: the cleanup deletes outputs only once jobs confirms the job failed or was cancelled. */
   JOBS_ADDR: hostPort('127.0.0.1:50053'),

@@ -85,7 +85,14 @@ export async function startMediaApp(
   const jobStatus = nats ? jobsStatusLookup(config.JOBS_ADDR, security) : undefined;
   const outputCleanup =
     nats && jobStatus
-      ? new JobOutputCleanup({ pool, store, jobStatus: jobStatus.lookup, topology: jobsTopology(config.NATS_STREAM_PREFIX), logger })
+      ? new JobOutputCleanup({
+          pool,
+          store,
+          jobStatus: jobStatus.lookup,
+          topology: jobsTopology(config.NATS_STREAM_PREFIX),
+          streamReplicas: config.NATS_STREAM_REPLICAS,
+          logger,
+        })
       : undefined;
   if (nats && outputCleanup) {
     void nats

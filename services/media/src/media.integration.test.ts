@@ -587,7 +587,7 @@ describe('media - outputs of jobs that end without them', () => {
     // What the jobs service says of each job (JobExecutionService.GetJobStatus): events are only hints.
     const jobStatuses = new Map<string, jobsV1.JobStatus>();
     const jobStatus = async (jobId: string) => jobStatuses.get(jobId);
-    const cleanup = new JobOutputCleanup({ pool, store, topology, logger, jobStatus });
+    const cleanup = new JobOutputCleanup({ pool, store, topology, streamReplicas: 1, logger, jobStatus });
     try {
       await cleanup.start(nats);
       const bytes = await png();

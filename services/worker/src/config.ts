@@ -1,7 +1,7 @@
 import { hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import type { ShutdownPolicy } from '@atelier/lifecycle';
-import { natsConfigSpec } from '@atelier/nats';
+import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { CRASH_POINTS } from './domain/crash-points.js';
 
 /** Environment variables of the worker (README, "Configuration"). */
@@ -12,6 +12,7 @@ export const workerConfigSpec = {
   JOBS_ADDR: hostPort('127.0.0.1:50053'),
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),
   ...natsConfigSpec,
+  ...natsStreamsConfigSpec,
   /** The AI vendor (provider-sim locally) serving provider code `sim`. */
   PROVIDER_URL: url({ protocols: ['http:', 'https:'], default: 'http://127.0.0.1:8090' }),
   PROVIDER_API_KEY: str({ default: 'local-development', secret: true }),

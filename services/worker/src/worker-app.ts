@@ -58,7 +58,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   // and again on every reconnection and whenever JetStream reports them gone.
   const declareOn = async (connection: NatsConnection) => {
     const jsm = await jetstreamManager(connection);
-    await ensureJobStreams(jsm, topology);
+    await ensureJobStreams(jsm, topology, { replicas: config.NATS_STREAM_REPLICAS });
     for (const queue of ['interactive', 'background'] as const) {
       await ensureWorkerConsumer(jsm, topology, queue, {
         ackWaitMs: ackWait[queue],

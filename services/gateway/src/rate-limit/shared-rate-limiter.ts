@@ -6,7 +6,7 @@ import { RateLimiter, type LimitKind, type RateLimitSettings } from './rate-limi
 
 export interface SharedRateLimiterOptions {
   settings: RateLimitSettings;
-  nats: { servers: string; streamPrefix: string; credentials: NatsCredentials; timeoutMs: number };
+  nats: { servers: string; streamPrefix: string; streamReplicas: number; credentials: NatsCredentials; timeoutMs: number };
   logger: Logger;
   registry: Registry;
 }
@@ -55,6 +55,7 @@ export function startSharedRateLimiter(options: SharedRateLimiterOptions): Share
       counters = await WindowCounters.open(nc, {
         bucket: windowCountersBucket(options.nats.streamPrefix),
         maxAgeMs: 2 * options.settings.windowMs,
+        replicas: options.nats.streamReplicas,
         timeoutMs: options.nats.timeoutMs,
       });
     },

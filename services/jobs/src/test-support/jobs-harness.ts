@@ -87,6 +87,7 @@ export async function startJobsHarness(
       DATABASE_URL: database.url,
       NATS_URL: testNatsUrl(),
       NATS_STREAM_PREFIX: prefix,
+      NATS_STREAM_REPLICAS: 1,
       NATS_USER: undefined,
       NATS_PASSWORD: undefined,
       NATS_TOKEN: undefined,

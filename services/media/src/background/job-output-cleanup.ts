@@ -54,6 +54,8 @@ export interface JobOutputCleanupOptions {
   /** Events are only hints: anyone able to publish on the subject could forge one. */
   jobStatus: JobStatusLookup;
   topology: JobsTopology;
+  /** Copies of each stream (NATS_STREAM_REPLICAS): media declares the streams too. */
+  streamReplicas: number;
   logger: Logger;
   /** Redelivery after this without an ack (a crashed replica's messages go to another). */
   ackWaitMs?: number;
@@ -77,7 +79,7 @@ export class JobOutputCleanup {
     const jsm = await jetstreamManager(nats);
     // Media may start before jobs: both declare the streams, idempotently.
     const declare = async () => {
-      await ensureJobStreams(jsm, topology);
+      await ensureJobStreams(jsm, topology, { replicas: this.options.streamReplicas });
       for (const state of OUTPUTLESS_END_STATES) {
         await ensureEventsConsumer(jsm, topology, {
           name: outputCleanupConsumer(state),
