@@ -398,6 +398,27 @@ describe('catalog - who may call what', () => {
   });
 });
 
+describe('catalog - the operator CLI identity', () => {
+  it('lets ops list every entry and enable or disable one, but not upsert or read the app catalog', async () => {
+    const ops = await testClient(catalogV1.CatalogServiceClient, address, 'ops');
+    try {
+      const { models } = await ops.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED });
+      expect(models.length).toBeGreaterThan(0);
+      const model = models[0]!;
+      expect((await ops.setModelEnabled({ modelId: model.id, enabled: model.enabled })).model).toMatchObject({ id: model.id });
+      await expect(ops.setStyleEnabled({ styleId: '00000000-0000-4000-8000-000000000000', enabled: true })).rejects.toMatchObject({
+        code: ErrorCode.NOT_FOUND,
+      });
+      await expect(ops.upsertModel(catalogV1.UpsertModelRequest.fromPartial({}))).rejects.toMatchObject({
+        code: ErrorCode.PERMISSION_DENIED,
+      });
+      await expect(ops.getCatalog({ mediaKind: MediaKind.IMAGE })).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
+    } finally {
+      ops.close();
+    }
+  });
+});
+
 describe('catalog - migrations', () => {
   async function schemaSnapshot(db: pg.Client, schema: string) {
     const { rows: columns } = await db.query(

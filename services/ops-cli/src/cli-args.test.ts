@@ -47,6 +47,35 @@ describe('cli args - commands', () => {
     });
   });
 
+  it('reads jobs show and cancel, ids lower-cased', () => {
+    expect(parseArgs(['jobs', 'show', '01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e', '--json'])).toEqual({
+      name: 'jobs show',
+      jobId: '01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e',
+      json: true,
+    });
+    expect(parseArgs(['jobs', 'cancel', '01938C1E-7A3B-7C2E-9D41-3F0A5B6C7D8E', '--operator', 'alice'])).toEqual({
+      name: 'jobs cancel',
+      jobId: '01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e',
+      operator: 'alice',
+    });
+  });
+
+  it('reads dead-letters audit, catalog list and catalog enable|disable', () => {
+    expect(parseArgs(['dead-letters', 'audit', '--limit', '150'])).toEqual({ name: 'dead-letters audit', limit: 150, json: false });
+    expect(parseArgs(['catalog', 'list'])).toEqual({ name: 'catalog list', kind: undefined, json: false });
+    expect(parseArgs(['catalog', 'list', '--kind=image', '--json'])).toEqual({ name: 'catalog list', kind: 'image', json: true });
+    expect(parseArgs(['catalog', 'disable', 'style', '01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e'])).toEqual({
+      name: 'catalog disable',
+      entry: 'style',
+      id: '01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e',
+    });
+    expect(parseArgs(['catalog', 'enable', 'model', '01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e'])).toEqual({
+      name: 'catalog enable',
+      entry: 'model',
+      id: '01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e',
+    });
+  });
+
   it('answers help for --help, -h and `help <command>`, wherever it stands', () => {
     expect(parseArgs(['--help'])).toEqual({ name: 'help', topic: undefined });
     expect(parseArgs(['help'])).toEqual({ name: 'help', topic: undefined });
@@ -84,6 +113,17 @@ describe('cli args - refusals', () => {
     [['status', '--namespace', 'Bad_NS'], '--namespace must be a Kubernetes namespace name (lower-case letters, digits, -), got "Bad_NS"'],
     [['status', '--selector', ' '], '--selector must not be empty'],
     [['status', 'extra'], 'unexpected argument "extra"'],
+    [['jobs', 'show'], 'jobs show needs the job id, e.g. `atelier-ops jobs show <job-id>`'],
+    [['jobs', 'show', '42'], 'not a job id: "42" (ids are UUIDs)'],
+    [['jobs', 'cancel', '01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e', 'x'], 'unexpected argument "x"'],
+    [['catalog', 'list', '--kind', 'audio'], '--kind must be image or video, got "audio"'],
+    [['catalog', 'enable'], 'catalog enable needs model or style, then its id, e.g. `atelier-ops catalog enable style <id>`'],
+    [
+      ['catalog', 'disable', 'pet', '01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e'],
+      'catalog disable needs model or style, then its id, e.g. `atelier-ops catalog disable style <id>` (got "pet")',
+    ],
+    [['catalog', 'disable', 'model'], 'catalog disable needs the model id, e.g. `atelier-ops catalog disable model <id>`'],
+    [['dead-letters', 'audit', '--limit', '1001'], '--limit must be a whole number from 1 to 1000, got "1001"'],
   ])('%j → %s', (argv, message) => {
     expect(usageError(argv).message).toBe(message);
   });
@@ -92,12 +132,17 @@ describe('cli args - refusals', () => {
     expect(usageError([])).toMatchObject({ message: 'no command given', topic: undefined });
     expect(usageError(['deploy'])).toMatchObject({ message: 'unknown command "deploy"', topic: undefined });
     expect(usageError(['dead-letters'])).toMatchObject({
-      message: 'dead-letters needs a subcommand: list or replay',
+      message: 'dead-letters needs a subcommand: list, replay or audit',
       topic: 'dead-letters',
     });
     expect(usageError(['dead-letters', 'purge'])).toMatchObject({
-      message: 'unknown dead-letters subcommand "purge" (expected list or replay)',
+      message: 'unknown dead-letters subcommand "purge" (expected list, replay or audit)',
       topic: 'dead-letters',
+    });
+    expect(usageError(['jobs'])).toMatchObject({ message: 'jobs needs a subcommand: show or cancel', topic: 'jobs' });
+    expect(usageError(['catalog', 'upsert'])).toMatchObject({
+      message: 'unknown catalog subcommand "upsert" (expected list, enable or disable)',
+      topic: 'catalog',
     });
     expect(usageError(['help', 'deploy'])).toMatchObject({ message: 'no help for "deploy": it is not a command' });
   });
@@ -134,6 +179,18 @@ describe('cli usage - texts', () => {
     for (const option of ['-n, --namespace NS', '-l, --selector SELECTOR', '--context NAME', '--force', '-h, --help'])
       expect(scale).toContain(option);
     expect(scale).not.toContain('--json');
+    for (const command of [
+      'jobs show <id>',
+      'jobs cancel <id>',
+      'dead-letters audit',
+      'catalog list',
+      'catalog disable <model|style> <id>',
+    ])
+      expect(overview).toContain(`  ${command}`);
+    expect(overview).toContain('CATALOG_ADDR');
+    expect(usageText('catalog')).toContain('  disable   hide a model or style from the app');
+    expect(usageText('jobs cancel')).toContain('--operator ID');
+    expect(usageText('catalog list')).toContain('--kind KIND');
     expect(usageText('status', { brief: true })).not.toContain('Examples:');
   });
 });

@@ -3,10 +3,29 @@ import { OPERATOR_ID_PATTERN } from './ops-config.js';
 import { UsageError } from './usage-error.js';
 
 /** The commands, as typed after `atelier-ops`. */
-export const COMMAND_NAMES = ['status', 'scale-workers', 'dead-letters list', 'dead-letters replay'] as const;
+export const COMMAND_NAMES = [
+  'status',
+  'scale-workers',
+  'jobs show',
+  'jobs cancel',
+  'dead-letters list',
+  'dead-letters replay',
+  'dead-letters audit',
+  'catalog list',
+  'catalog enable',
+  'catalog disable',
+] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
-/** What `--help` can explain: every command and the `dead-letters` group. */
-export type HelpTopic = CommandName | 'dead-letters';
+
+/** The words that group subcommands, each with the subcommands it takes. */
+export const COMMAND_GROUPS = {
+  jobs: ['show', 'cancel'],
+  'dead-letters': ['list', 'replay', 'audit'],
+  catalog: ['list', 'enable', 'disable'],
+} as const;
+export type CommandGroup = keyof typeof COMMAND_GROUPS;
+/** What `--help` can explain: every command and every group. */
+export type HelpTopic = CommandName | CommandGroup;
 
 /** Where in Kubernetes a command looks; unset fields fall back to the environment's defaults. */
 export interface KubeTarget {
@@ -15,13 +34,29 @@ export interface KubeTarget {
   readonly context: string | undefined;
 }
 
+/** `catalog list --kind`: the media kinds the catalog has entries of. */
+export const CATALOG_KINDS = ['image', 'video'] as const;
+export type CatalogKind = (typeof CATALOG_KINDS)[number];
+/** What `catalog enable|disable` acts on. */
+export const CATALOG_ENTRY_KINDS = ['model', 'style'] as const;
+export type CatalogEntryKind = (typeof CATALOG_ENTRY_KINDS)[number];
+
 /** A command line, parsed and validated: nothing downstream re-checks its shape. */
 export type CliCommand =
   | { readonly name: 'help'; readonly topic: HelpTopic | undefined }
   | { readonly name: 'status'; readonly kube: KubeTarget; readonly json: boolean }
   | { readonly name: 'scale-workers'; readonly kube: KubeTarget; readonly replicas: number; readonly force: boolean }
+  | { readonly name: 'jobs show'; readonly jobId: string; readonly json: boolean }
+  | { readonly name: 'jobs cancel'; readonly jobId: string; readonly operator: string | undefined }
   | { readonly name: 'dead-letters list'; readonly limit: number; readonly json: boolean }
-  | { readonly name: 'dead-letters replay'; readonly eventIds: readonly string[]; readonly operator: string | undefined };
+  | { readonly name: 'dead-letters replay'; readonly eventIds: readonly string[]; readonly operator: string | undefined }
+  | { readonly name: 'dead-letters audit'; readonly limit: number; readonly json: boolean }
+  | { readonly name: 'catalog list'; readonly kind: CatalogKind | undefined; readonly json: boolean }
+  | {
+      readonly name: 'catalog enable' | 'catalog disable';
+      readonly entry: CatalogEntryKind;
+      readonly id: string;
+    };
 
 export interface FlagSpec {
   /** Without the leading `--`. */
@@ -56,19 +91,24 @@ export const FLAGS: readonly FlagSpec[] = [
     commands: KUBE_COMMANDS,
   },
   { long: 'context', value: 'NAME', help: 'kubeconfig context to use (default: the current context)', commands: KUBE_COMMANDS },
-  { long: 'json', help: 'print one JSON document for scripts instead of tables', commands: ['status', 'dead-letters list'] },
+  {
+    long: 'json',
+    help: 'print one JSON document for scripts instead of tables',
+    commands: ['status', 'jobs show', 'dead-letters list', 'dead-letters audit', 'catalog list'],
+  },
   {
     long: 'force',
     help: 'scale even when a HorizontalPodAutoscaler (or KEDA ScaledObject) manages the workers',
     commands: ['scale-workers'],
   },
-  { long: 'limit', value: 'N', help: 'show at most N events, 1–1000 (default 20)', commands: ['dead-letters list'] },
+  { long: 'limit', value: 'N', help: 'show at most N rows, 1–1000 (default 20)', commands: ['dead-letters list', 'dead-letters audit'] },
   {
     long: 'operator',
     value: 'ID',
-    help: 'who replays, recorded in the jobs history (default: $ATELIER_OPERATOR_ID, else ops-cli:<login>)',
-    commands: ['dead-letters replay'],
+    help: 'who acts, recorded in the jobs history (default: $ATELIER_OPERATOR_ID, else ops-cli:<login>)',
+    commands: ['jobs cancel', 'dead-letters replay'],
   },
+  { long: 'kind', value: 'KIND', help: 'only entries of this media kind: image or video (default: all)', commands: ['catalog list'] },
   { long: 'help', short: 'h', help: 'show this help', commands: COMMAND_NAMES },
 ];
 
@@ -77,6 +117,8 @@ export const MAX_LIST_LIMIT = 1000;
 const DEFAULT_LIST_LIMIT = 20;
 /** An outbox event id: a positive bigint, as jobs writes it. */
 const EVENT_ID_PATTERN = /^[1-9][0-9]{0,18}$/;
+/** Job, model and style ids: UUIDs, as jobs and catalog write them (jobs' are v7). */
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** `-3` is a (bad) number, not an option: it should be refused as a replica count, not as an unknown flag. */
 const NEGATIVE_NUMBER = /^-\d/;
 
@@ -133,24 +175,31 @@ function split(argv: readonly string[]): SplitArgs {
   return { positionals, flags, unknown };
 }
 
+function isGroup(word: string | undefined): word is CommandGroup {
+  return word !== undefined && Object.hasOwn(COMMAND_GROUPS, word);
+}
+
 function resolveTopic(words: readonly string[]): HelpTopic | undefined {
   const joined = words.join(' ');
   if (joined === '') return undefined;
-  if (joined === 'dead-letters' || (COMMAND_NAMES as readonly string[]).includes(joined)) return joined as HelpTopic;
+  if (isGroup(joined) || (COMMAND_NAMES as readonly string[]).includes(joined)) return joined as HelpTopic;
   throw new UsageError(`no help for "${joined}": it is not a command`, undefined);
 }
 
 /** Which command the leading arguments name, and the arguments left for it. */
-function resolveCommand(positionals: readonly string[], wantsHelp: boolean): { command: CommandName | 'dead-letters'; args: string[] } {
+function resolveCommand(positionals: readonly string[], wantsHelp: boolean): { command: HelpTopic; args: string[] } {
   const [first, second] = positionals;
   if (first === 'status' || first === 'scale-workers') return { command: first, args: positionals.slice(1) };
-  if (first === 'dead-letters') {
-    if (second === 'list' || second === 'replay') return { command: `dead-letters ${second}`, args: positionals.slice(2) };
+  if (isGroup(first)) {
+    const subcommands: readonly string[] = COMMAND_GROUPS[first];
+    const expected = subcommands.join(', ').replace(/, ([^,]+)$/, ' or $1');
+    if (second !== undefined && subcommands.includes(second))
+      return { command: `${first} ${second}` as CommandName, args: positionals.slice(2) };
     if (second === undefined) {
-      if (wantsHelp) return { command: 'dead-letters', args: [] };
-      throw new UsageError('dead-letters needs a subcommand: list or replay', 'dead-letters');
+      if (wantsHelp) return { command: first, args: [] };
+      throw new UsageError(`${first} needs a subcommand: ${expected}`, first);
     }
-    throw new UsageError(`unknown dead-letters subcommand "${second}" (expected list or replay)`, 'dead-letters');
+    throw new UsageError(`unknown ${first} subcommand "${second}" (expected ${expected})`, first);
   }
   throw new UsageError(`unknown command "${first}"`, undefined);
 }
@@ -179,6 +228,22 @@ function kubeTarget(flags: Map<string, string | true>, topic: HelpTopic): KubeTa
   return { namespace, selector: selector?.trim(), context };
 }
 
+function operatorFlag(flags: Map<string, string | true>, topic: HelpTopic): string | undefined {
+  const operator = stringFlag(flags, 'operator');
+  if (operator !== undefined && !OPERATOR_ID_PATTERN.test(operator)) {
+    throw new UsageError(`--operator must be 1–128 characters: letters, digits, . _ : @ | - (got "${operator}")`, topic);
+  }
+  return operator;
+}
+
+/** The one id argument of a command, a UUID; lower-cased, as the services write them. */
+function oneUuid(args: readonly string[], what: string, example: string, topic: HelpTopic): string {
+  if (args.length === 0) throw new UsageError(`${topic} needs the ${what}, e.g. \`atelier-ops ${example}\``, topic);
+  noArguments(args.slice(1), topic);
+  if (!UUID_PATTERN.test(args[0]!)) throw new UsageError(`not a ${what}: "${args[0]}" (ids are UUIDs)`, topic);
+  return args[0]!.toLowerCase();
+}
+
 function noArguments(args: readonly string[], topic: HelpTopic): void {
   if (args.length > 0) throw new UsageError(`unexpected argument "${args[0]}"`, topic);
 }
@@ -201,7 +266,7 @@ export function parseArgs(argv: readonly string[]): CliCommand {
   }
   const { command, args } = resolveCommand(positionals, wantsHelp);
   if (unknown[0] !== undefined) throw new UsageError(`unknown option ${unknown[0]}`, command);
-  if (command === 'dead-letters') return { name: 'help', topic: command };
+  if (isGroup(command)) return { name: 'help', topic: command };
   for (const name of flags.keys()) {
     if (!flagByName(name)!.commands.includes(command)) throw new UsageError(`--${name} does not apply to ${command}`, command);
   }
@@ -218,6 +283,13 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const replicas = wholeNumber(args[0]!, 'the number of replicas', 0, MAX_REPLICAS, command);
       return { name: command, kube: kubeTarget(flags, command), replicas, force: flags.has('force') };
     }
+    case 'jobs show':
+      return { name: command, jobId: oneUuid(args, 'job id', 'jobs show <job-id>', command), json: flags.has('json') };
+    case 'jobs cancel': {
+      const jobId = oneUuid(args, 'job id', 'jobs cancel <job-id>', command);
+      return { name: command, jobId, operator: operatorFlag(flags, command) };
+    }
+    case 'dead-letters audit':
     case 'dead-letters list': {
       noArguments(args, command);
       const limitFlag = stringFlag(flags, 'limit');
@@ -230,12 +302,29 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       const bad = args.filter((id) => !EVENT_ID_PATTERN.test(id));
       if (bad.length > 0)
         throw new UsageError(`not an outbox event id: ${bad.map((id) => `"${id}"`).join(', ')} (ids are positive integers)`, command);
-      const operator = stringFlag(flags, 'operator');
-      if (operator !== undefined && !OPERATOR_ID_PATTERN.test(operator)) {
-        throw new UsageError(`--operator must be 1–128 characters: letters, digits, . _ : @ | - (got "${operator}")`, command);
-      }
+      const operator = operatorFlag(flags, command);
       // The same id twice is one replay: the second would only be refused as "not dead".
       return { name: command, eventIds: [...new Set(args)], operator };
+    }
+    case 'catalog list': {
+      noArguments(args, command);
+      const kind = stringFlag(flags, 'kind');
+      if (kind !== undefined && !(CATALOG_KINDS as readonly string[]).includes(kind)) {
+        throw new UsageError(`--kind must be ${CATALOG_KINDS.join(' or ')}, got "${kind}"`, command);
+      }
+      return { name: command, kind: kind as CatalogKind | undefined, json: flags.has('json') };
+    }
+    case 'catalog enable':
+    case 'catalog disable': {
+      const [entry, ...rest] = args;
+      if (entry === undefined || !(CATALOG_ENTRY_KINDS as readonly string[]).includes(entry)) {
+        throw new UsageError(
+          `${command} needs model or style, then its id, e.g. \`atelier-ops ${command} style <id>\`${entry === undefined ? '' : ` (got "${entry}")`}`,
+          command,
+        );
+      }
+      const id = oneUuid(rest, `${entry} id`, `${command} ${entry} <id>`, command);
+      return { name: command, entry: entry as CatalogEntryKind, id };
     }
   }
 }

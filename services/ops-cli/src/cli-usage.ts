@@ -1,4 +1,4 @@
-import { FLAGS, type CommandName, type HelpTopic } from './cli-args.js';
+import { COMMAND_GROUPS, FLAGS, type CommandGroup, type CommandName, type HelpTopic } from './cli-args.js';
 
 /** Help texts, built from the option table so that they cannot drift from what the parser accepts. */
 
@@ -44,6 +44,33 @@ const COMMANDS: Readonly<Record<CommandName, CommandHelp>> = {
     ],
     examples: ['atelier-ops scale-workers 6', 'atelier-ops scale-workers 0 -n atelier --force'],
   },
+  'jobs show': {
+    label: 'jobs show <id>',
+    synopsis: 'jobs show <job-id> [--json]',
+    summary: 'one job’s timeline: its transitions and attempts, with internal errors',
+    details: [
+      'Asks the jobs admin API (JOBS_ADDR) for the job, every transition it went through (who made',
+      'it, the error code and internal detail it recorded) and each attempt: when it was queued, how',
+      'long it waited for a worker and ran, what it led to. Also the provider request id and the',
+      'internal error message users never see.',
+      '',
+      'Exit status: 0 shown; 1 no such job; 69 jobs unreachable.',
+    ],
+    examples: ['atelier-ops jobs show 01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e', 'atelier-ops jobs show <job-id> --json'],
+  },
+  'jobs cancel': {
+    label: 'jobs cancel <id>',
+    synopsis: 'jobs cancel <job-id> [--operator ID]',
+    summary: 'cancel any user’s job, as its owner’s cancel would',
+    details: [
+      'Jobs cancels it exactly as its owner’s cancel would (a prediction it has is cancelled at the',
+      'vendor) and records the actor operator:<ID> in its history; the new status is printed.',
+      '',
+      'Exit status: 0 cancelled; 1 refused (the job already ended — the message names its status —,',
+      'cannot stop while running, or does not exist); 69 jobs unreachable.',
+    ],
+    examples: ['atelier-ops jobs cancel 01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e --operator alice'],
+  },
   'dead-letters list': {
     label: 'dead-letters list',
     synopsis: 'dead-letters list [--limit N] [--json]',
@@ -71,6 +98,59 @@ const COMMANDS: Readonly<Record<CommandName, CommandHelp>> = {
     ],
     examples: ['atelier-ops dead-letters replay 4211', 'atelier-ops dead-letters replay 4211 4212 --operator alice'],
   },
+  'dead-letters audit': {
+    label: 'dead-letters audit',
+    synopsis: 'dead-letters audit [--limit N] [--json]',
+    summary: 'who replayed which dead event, when, and what jobs found, newest first',
+    details: [
+      'Every replay call leaves a row in jobs, refused or not, written in the transaction that',
+      'decided it: replayed (the event was dead and is pending again), not dead, not found.',
+      '',
+      'Exit status: 0 listed (also when there are none); 69 jobs unreachable.',
+    ],
+    examples: ['atelier-ops dead-letters audit', 'atelier-ops dead-letters audit --limit 500 --json'],
+  },
+  'catalog list': {
+    label: 'catalog list',
+    synopsis: 'catalog list [--kind image|video] [--json]',
+    summary: 'every model and style, disabled ones included',
+    details: [
+      'Asks the catalog API (CATALOG_ADDR) for all its entries, grouped by kind then display order,',
+      'with the ids `catalog enable|disable` take. Disabled entries are hidden from the app.',
+      '',
+      'Exit status: 0 listed; 69 catalog unreachable.',
+    ],
+    examples: ['atelier-ops catalog list', 'atelier-ops catalog list --kind image --json'],
+  },
+  'catalog enable': {
+    label: 'catalog enable <model|style> <id>',
+    synopsis: 'catalog enable <model|style> <id>',
+    summary: 'show a model or style in the app again',
+    details: [
+      'Idempotent. Catalog announces the change; the jobs service’s cache drops its copy at once.',
+      '',
+      'Exit status: 0 enabled; 1 no such entry; 69 catalog unreachable; 77 not allowed.',
+    ],
+    examples: ['atelier-ops catalog enable style 0193a0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5b'],
+  },
+  'catalog disable': {
+    label: 'catalog disable <model|style> <id>',
+    synopsis: 'catalog disable <model|style> <id>',
+    summary: 'hide a model or style from the app (new jobs can no longer pick it)',
+    details: [
+      'Idempotent. Jobs already created with the entry keep running: they carry a snapshot of it.',
+      '',
+      'Exit status: 0 disabled; 1 no such entry; 69 catalog unreachable; 77 not allowed.',
+    ],
+    examples: ['atelier-ops catalog disable model 0193a0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5b'],
+  },
+};
+
+/** One sentence per group, for its help. */
+const GROUP_SUMMARIES: Readonly<Record<CommandGroup, string>> = {
+  jobs: 'One job, any user’s: its whole story, and an operator’s cancel.',
+  'dead-letters': 'Outbox events the jobs relay could not publish within OUTBOX_MAX_ATTEMPTS tries.',
+  catalog: 'The models and styles users pick from, disabled ones included.',
 };
 
 const ENVIRONMENT = [
@@ -79,10 +159,12 @@ const ENVIRONMENT = [
   '  ATELIER_NAMESPACE        namespace of the release (atelier)',
   '  ATELIER_SELECTOR         label selector of its Deployments (app.kubernetes.io/part-of=atelier)',
   '  JOBS_ADDR                jobs gRPC API, host:port (127.0.0.1:50053; port-forward it in a cluster)',
+  '  CATALOG_ADDR             catalog gRPC API, host:port (127.0.0.1:50051; port-forward it in a cluster)',
+  '  GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE   the operator certificate (identity ops) for jobs and catalog',
   '  NATS_URL                 NATS with JetStream (nats://127.0.0.1:4222)',
   '  NATS_STREAM_PREFIX       stream prefix jobs and the workers use (ATELIER)',
   '  NATS_USER, NATS_PASSWORD or NATS_TOKEN   NATS credentials, as the services take them',
-  '  ATELIER_OPERATOR_ID      who replays dead events (ops-cli:<login>)',
+  '  ATELIER_OPERATOR_ID      who replays dead events and cancels jobs (ops-cli:<login>)',
   '  ATELIER_OPS_TIMEOUT_MS   deadline of each call (5000)',
 ];
 
@@ -109,7 +191,8 @@ function overview(brief: boolean): string[] {
     'Usage: atelier-ops <command> [options]',
     '',
     'The operator CLI of Atelier: is the release ready, how far behind are the workers, scale them,',
-    'and replay outbox events that could not be published.',
+    'follow or cancel one job, replay outbox events that could not be published, show or hide',
+    'catalog entries.',
     '',
     'Commands:',
     ...commandList(),
@@ -140,16 +223,18 @@ function commandHelp(command: CommandName, brief: boolean): string[] {
   ];
 }
 
-function groupHelp(): string[] {
+function groupHelp(group: CommandGroup): string[] {
+  const subcommands: readonly string[] = COMMAND_GROUPS[group];
+  const width = Math.max(...subcommands.map((sub) => sub.length)) + 3;
+  const help = (sub: string) => `atelier-ops ${group} ${sub} --help`;
   return [
-    'Usage: atelier-ops dead-letters <list|replay> [options]',
+    `Usage: atelier-ops ${group} <${subcommands.join('|')}> [options]`,
     '',
-    'Outbox events the jobs relay could not publish within OUTBOX_MAX_ATTEMPTS tries.',
+    GROUP_SUMMARIES[group],
     '',
-    `  list     ${COMMANDS['dead-letters list'].summary}`,
-    `  replay   ${COMMANDS['dead-letters replay'].summary}`,
+    ...subcommands.map((sub) => `  ${sub.padEnd(width)}${COMMANDS[`${group} ${sub}` as CommandName].summary}`),
     '',
-    'Run `atelier-ops dead-letters list --help` or `atelier-ops dead-letters replay --help` for their options.',
+    `Run ${subcommands.map((sub) => `\`${help(sub)}\``).join(' or ')} for their options.`,
   ];
 }
 
@@ -159,6 +244,11 @@ function groupHelp(): string[] {
  */
 export function usageText(topic: HelpTopic | undefined, options: { brief?: boolean } = {}): string {
   const brief = options.brief ?? false;
-  const lines = topic === undefined ? overview(brief) : topic === 'dead-letters' ? groupHelp() : commandHelp(topic, brief);
+  const lines =
+    topic === undefined
+      ? overview(brief)
+      : Object.hasOwn(COMMAND_GROUPS, topic)
+        ? groupHelp(topic as CommandGroup)
+        : commandHelp(topic as CommandName, brief);
   return `${lines.join('\n')}\n`;
 }

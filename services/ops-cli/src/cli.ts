@@ -3,10 +3,12 @@ import { checkNatsCredentials } from '@atelier/nats';
 import { parseArgs, type CliCommand } from './cli-args.js';
 import { usageText } from './cli-usage.js';
 import type { CliIo, CommandContext } from './command-context.js';
-import { listDeadLettersCommand, replayDeadLettersCommand } from './dead-letters-command.js';
+import { listCatalogCommand, setCatalogEnabledCommand } from './catalog-command.js';
+import { auditDeadLettersCommand, listDeadLettersCommand, replayDeadLettersCommand } from './dead-letters-command.js';
 import { errorText } from './error-text.js';
 import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { opsConfigSpec, type OpsConfig } from './ops-config.js';
+import { cancelJobCommand, showJobCommand } from './jobs-command.js';
 import { scaleWorkersCommand } from './scale-workers-command.js';
 import { statusCommand } from './status-command.js';
 import { UsageError } from './usage-error.js';
@@ -21,6 +23,17 @@ function run(command: Exclude<CliCommand, { name: 'help' }>, context: CommandCon
       return listDeadLettersCommand(command, context);
     case 'dead-letters replay':
       return replayDeadLettersCommand(command, context);
+    case 'dead-letters audit':
+      return auditDeadLettersCommand(command, context);
+    case 'jobs show':
+      return showJobCommand(command, context);
+    case 'jobs cancel':
+      return cancelJobCommand(command, context);
+    case 'catalog list':
+      return listCatalogCommand(command, context);
+    case 'catalog enable':
+    case 'catalog disable':
+      return setCatalogEnabledCommand(command, context);
   }
 }
 

@@ -140,6 +140,30 @@ describe('dead-letters - through the jobs admin API', () => {
     expect((await env.admin.getQueueStats({})).outboxDead).toBe(3);
   });
 
+  it('audits every replay call, refused ones included, newest first, in cursor pages', async () => {
+    // The earlier tests replayed: one published event (twice: replayed, then refused as not dead),
+    // an unknown id, and a dead one — each call left its row.
+    const all = JSON.parse((await cli(['dead-letters', 'audit', '--json'])).out);
+    expect(all.more).toBe(false);
+    expect(all.replays.map((r: { outboxId: string; result: string }) => [r.outboxId, r.result])).toEqual(
+      expect.arrayContaining([
+        [publishedEventId, 'replayed'],
+        [publishedEventId, 'not_dead'],
+        ['999999999', 'not_found'],
+      ]),
+    );
+    expect(all.replays).toHaveLength(4);
+    expect(all.replays[3]).toMatchObject({ outboxId: publishedEventId, operatorId: 'ops-test', result: 'replayed' });
+    const times = all.replays.map((r: { replayedAt: string }) => Date.parse(r.replayedAt));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+
+    const page = await cli(['dead-letters', 'audit', '--limit', '3']);
+    expect(page.exitCode).toBe(ExitCode.OK);
+    expect(page.out).toMatch(/^WHEN\s+OPERATOR\s+EVENT\s+RESULT$/m);
+    expect(page.out).toMatch(new RegExp(`^\\d{4}-\\S+Z\\s+\\S+\\s+999999999\\s+not found$`, 'm'));
+    expect(page.out).toContain('3 replays shown; more exist (raise --limit, at most 1000).');
+  });
+
   it('names JOBS_ADDR and exits 69 when jobs cannot be reached, and stops replaying at the first such failure', async () => {
     const listed = await cli(['dead-letters', 'list'], { JOBS_ADDR: '127.0.0.1:1' });
     expect(listed.exitCode).toBe(ExitCode.UNAVAILABLE);
@@ -152,5 +176,6 @@ describe('dead-letters - through the jobs admin API', () => {
     expect(replayed.exitCode).toBe(ExitCode.UNAVAILABLE);
     expect(replayed.err).toContain('atelier-ops: 1 not replayed: JOBS_UNREACHABLE');
     expect(replayed.err).toContain('atelier-ops: not attempted: 2 3');
+    expect((await cli(['dead-letters', 'audit'], { JOBS_ADDR: '127.0.0.1:1' })).exitCode).toBe(ExitCode.UNAVAILABLE);
   });
 });

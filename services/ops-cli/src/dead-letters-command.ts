@@ -2,7 +2,7 @@ import type { jobsAdminV1 } from '@atelier/contracts';
 import { isTransientError } from '@atelier/errors';
 import type { CliCommand } from './cli-args.js';
 import type { CommandContext } from './command-context.js';
-import { formatDeadLettersJson, formatDeadLettersTable } from './dead-letters-report.js';
+import { formatDeadLettersJson, formatDeadLettersTable, formatReplayAuditJson, formatReplayAuditTable } from './dead-letters-report.js';
 import { errorText } from './error-text.js';
 import { ExitCode, exitCodeFor, worstExitCode } from './exit-codes.js';
 import { connectJobsAdmin, jobsError } from './jobs-admin.js';
@@ -10,24 +10,52 @@ import { defaultOperatorId } from './ops-config.js';
 
 type ListCommand = Extract<CliCommand, { name: 'dead-letters list' }>;
 type ReplayCommand = Extract<CliCommand, { name: 'dead-letters replay' }>;
+type AuditCommand = Extract<CliCommand, { name: 'dead-letters audit' }>;
 
-/** The admin API pages by at most 100 events. */
+/** The admin API pages by at most 100 rows. */
 const PAGE_SIZE_MAX = 100;
+
+/** Follows a cursor across pages until `limit` rows; `more` when a page token is left over. */
+async function collectPages<T>(
+  limit: number,
+  fetchPage: (pageSize: number, pageToken: string) => Promise<{ items: readonly T[]; nextPageToken: string }>,
+): Promise<{ items: T[]; more: boolean }> {
+  const items: T[] = [];
+  let pageToken = '';
+  do {
+    const page = await fetchPage(Math.min(PAGE_SIZE_MAX, limit - items.length), pageToken);
+    items.push(...page.items);
+    pageToken = page.nextPageToken;
+  } while (pageToken !== '' && items.length < limit);
+  return { items, more: pageToken !== '' };
+}
 
 /** `atelier-ops dead-letters list`: dead outbox events, oldest first, up to --limit across pages. */
 export async function listDeadLettersCommand(command: ListCommand, { io, config }: CommandContext): Promise<ExitCode> {
   const admin = connectJobsAdmin(config, config.ATELIER_OPS_TIMEOUT_MS);
   try {
-    const events: jobsAdminV1.OutboxEvent[] = [];
-    let pageToken = '';
-    do {
-      const page = await admin.listDeadOutboxEvents({ pageSize: Math.min(PAGE_SIZE_MAX, command.limit - events.length), pageToken });
-      events.push(...page.events);
-      pageToken = page.nextPageToken;
-    } while (pageToken !== '' && events.length < command.limit);
-    // A page token left over means rows beyond the limit.
-    const more = pageToken !== '';
+    const { items: events, more } = await collectPages<jobsAdminV1.OutboxEvent>(command.limit, async (pageSize, pageToken) => {
+      const page = await admin.listDeadOutboxEvents({ pageSize, pageToken });
+      return { items: page.events, nextPageToken: page.nextPageToken };
+    });
     io.stdout.write(command.json ? formatDeadLettersJson(events, more) : formatDeadLettersTable(events, more));
+    return ExitCode.OK;
+  } catch (error) {
+    throw jobsError(error, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
+  } finally {
+    admin.close();
+  }
+}
+
+/** `atelier-ops dead-letters audit`: every replay call jobs recorded, newest first, up to --limit across pages. */
+export async function auditDeadLettersCommand(command: AuditCommand, { io, config }: CommandContext): Promise<ExitCode> {
+  const admin = connectJobsAdmin(config, config.ATELIER_OPS_TIMEOUT_MS);
+  try {
+    const { items: replays, more } = await collectPages<jobsAdminV1.OutboxReplay>(command.limit, async (pageSize, pageToken) => {
+      const page = await admin.listOutboxReplays({ pageSize, pageToken });
+      return { items: page.replays, nextPageToken: page.nextPageToken };
+    });
+    io.stdout.write(command.json ? formatReplayAuditJson(replays, more) : formatReplayAuditTable(replays, more));
     return ExitCode.OK;
   } catch (error) {
     throw jobsError(error, config.JOBS_ADDR, config.ATELIER_NAMESPACE);

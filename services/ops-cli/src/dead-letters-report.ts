@@ -1,9 +1,10 @@
 import { enumWords, jobsAdminV1 } from '@atelier/contracts';
 import { oneLine, plural, table } from './text-format.js';
 
-/** Dead outbox events for a terminal and for scripts. Pure. */
+/** Dead outbox events and the replay audit, for a terminal and for scripts. Pure. */
 
 const OUTBOX_STATUS_WORDS = enumWords(jobsAdminV1.OutboxStatus);
+const REPLAY_RESULT_WORDS = enumWords(jobsAdminV1.OutboxReplayResult);
 
 export function outboxStatusName(status: jobsAdminV1.OutboxStatus): string {
   return OUTBOX_STATUS_WORDS.wordOf(status) ?? 'unspecified';
@@ -49,6 +50,37 @@ export function formatDeadLettersJson(events: readonly jobsAdminV1.OutboxEvent[]
       createdAt: e.createdAt?.toISOString() ?? null,
       availableAt: e.availableAt?.toISOString() ?? null,
       publishedAt: e.publishedAt?.toISOString() ?? null,
+    })),
+    more,
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+function replayResultName(result: jobsAdminV1.OutboxReplayResult): string {
+  return REPLAY_RESULT_WORDS.wordOf(result) ?? 'unspecified';
+}
+
+/** The replay audit, newest first: who asked to replay which event, when, and what jobs found. */
+export function formatReplayAuditTable(replays: readonly jobsAdminV1.OutboxReplay[], more: boolean): string {
+  if (replays.length === 0) return 'No replays recorded.\n';
+  const lines = table(
+    ['WHEN', 'OPERATOR', 'EVENT', 'RESULT'],
+    replays.map((r) => [timestamp(r.replayedAt), r.operatorId, r.outboxId, replayResultName(r.result).replace('_', ' ')]),
+    '',
+  );
+  lines.push('', `${plural(replays.length, 'replay')}${more ? ' shown; more exist (raise --limit, at most 1000)' : ''}.`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `{ replays: [{ id, outboxId, operatorId, result, replayedAt }], more }`; result as a word (replayed, not_dead, not_found). */
+export function formatReplayAuditJson(replays: readonly jobsAdminV1.OutboxReplay[], more: boolean): string {
+  const document = {
+    replays: replays.map((r) => ({
+      id: String(r.id),
+      outboxId: r.outboxId,
+      operatorId: r.operatorId,
+      result: replayResultName(r.result),
+      replayedAt: r.replayedAt?.toISOString() ?? null,
     })),
     more,
   };

@@ -1,6 +1,7 @@
 import { jobsAdminV1 } from '@atelier/contracts';
-import { AppError, ErrorCode, isAppError, isTransientError } from '@atelier/errors';
-import { createServiceClient, loadGrpcSecurity, type PromiseClient } from '@atelier/grpc';
+import type { AppError } from '@atelier/errors';
+import { createServiceClient, type PromiseClient } from '@atelier/grpc';
+import { OPERATOR_CALL_ATTEMPTS, operatorSecurity, peerError, type OperatorPeer } from './operator-grpc.js';
 import type { OpsConfig } from './ops-config.js';
 
 /**
@@ -12,50 +13,20 @@ export type JobsAdminClient = PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
 
 type JobsAdminAccess = Pick<OpsConfig, 'JOBS_ADDR' | 'GRPC_TLS_CA_FILE' | 'GRPC_TLS_CERT_FILE' | 'GRPC_TLS_KEY_FILE' | 'GRPC_TRUST_DOMAIN'>;
 
+const JOBS_API = 'the jobs admin API';
+
 export function connectJobsAdmin(config: JobsAdminAccess, timeoutMs: number): JobsAdminClient {
-  const { GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE, GRPC_TRUST_DOMAIN } = config;
-  if (!GRPC_TLS_CA_FILE || !GRPC_TLS_CERT_FILE || !GRPC_TLS_KEY_FILE) {
-    throw new AppError(
-      ErrorCode.FAILED_PRECONDITION,
-      'the jobs admin API needs an operator certificate: set GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE and GRPC_TLS_KEY_FILE ' +
-        '(identity `ops` from the platform CA; `npm start` writes one to .data/dev-pki/ops.crt)',
-      { reason: 'OPERATOR_CERTIFICATE_MISSING' },
-    );
-  }
-  let security;
-  try {
-    security = loadGrpcSecurity({ GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE, GRPC_TRUST_DOMAIN });
-  } catch (error) {
-    throw new AppError(ErrorCode.FAILED_PRECONDITION, (error as Error).message, {
-      reason: 'OPERATOR_CERTIFICATE_UNREADABLE',
-      cause: error,
-    });
-  }
-  // Two attempts: one retry rides out a jobs pod restarting, more would only delay the answer
-  // an operator is waiting for at a terminal.
-  return createServiceClient(jobsAdminV1.JobsAdminServiceClient, config.JOBS_ADDR, security, {
+  return createServiceClient(jobsAdminV1.JobsAdminServiceClient, config.JOBS_ADDR, operatorSecurity(config, JOBS_API), {
     defaultDeadlineMs: timeoutMs,
-    maxAttempts: 2,
+    maxAttempts: OPERATOR_CALL_ATTEMPTS,
   });
 }
 
-/**
- * grpc-js explains a refused connection as "round_robin: No connection established. Last error:
- * … Error: connect ECONNREFUSED 127.0.0.1:50053. Resolution note: ." — the socket error is the
- * part an operator needs.
- */
-function connectionDetail(message: string): string {
-  return /(?:connect|getaddrinfo) E[A-Z]+(?: [^\s.]+(?:\.[^\s.]+)*(?::\d+)?)?/.exec(message)?.[0] ?? message;
+function jobsPeer(address: string): OperatorPeer {
+  return { api: JOBS_API, address, variable: 'JOBS_ADDR', component: 'jobs', port: 50053, reason: 'JOBS_UNREACHABLE' };
 }
 
 /** A failed jobs call, with a way forward when jobs could not be reached at all. */
 export function jobsError(error: unknown, address: string, namespace: string): AppError {
-  const appError = isAppError(error) ? error : new AppError(ErrorCode.INTERNAL, String(error), { cause: error });
-  if (!isTransientError(appError)) return appError;
-  return new AppError(
-    appError.code,
-    `cannot reach the jobs admin API at ${address} (JOBS_ADDR): ${connectionDetail(appError.message)}. Is jobs running? ` +
-      `In a cluster, forward its Service first, e.g. \`kubectl -n ${namespace} port-forward svc/<release>-jobs 50053:50053\``,
-    { reason: 'JOBS_UNREACHABLE', cause: error },
-  );
+  return peerError(error, jobsPeer(address), namespace);
 }

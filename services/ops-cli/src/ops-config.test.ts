@@ -11,6 +11,7 @@ describe('ops config - environment', () => {
       ATELIER_NAMESPACE: 'atelier',
       ATELIER_SELECTOR: 'app.kubernetes.io/part-of=atelier',
       JOBS_ADDR: '127.0.0.1:50053',
+      CATALOG_ADDR: '127.0.0.1:50051',
       NATS_URL: 'nats://127.0.0.1:4222',
       NATS_STREAM_PREFIX: 'ATELIER',
       ATELIER_OPERATOR_ID: undefined,

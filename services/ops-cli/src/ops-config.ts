@@ -23,9 +23,11 @@ export const opsConfigSpec = {
   ATELIER_SELECTOR: str({ default: DEFAULT_RELEASE_SELECTOR, maxLength: 1000 }),
   /** The jobs gRPC API (its admin service); in a cluster, a port-forward of the jobs Service. */
   JOBS_ADDR: hostPort('127.0.0.1:50053'),
+  /** The catalog gRPC API (`catalog list|enable|disable`); in a cluster, a port-forward of the catalog Service. */
+  CATALOG_ADDR: hostPort('127.0.0.1:50051'),
   /**
-   * The operator's certificate for the jobs admin API (identity `ops`, issued by the platform's CA)
-   * and that CA; needed by the commands that call jobs only.
+   * The operator's certificate for the jobs admin and catalog APIs (identity `ops`, issued by the
+   * platform's CA) and that CA; needed by the commands that call jobs or catalog only.
    */
   GRPC_TLS_CA_FILE: optional(str()),
   GRPC_TLS_CERT_FILE: optional(str()),
@@ -39,7 +41,7 @@ export const opsConfigSpec = {
   NATS_USER: natsConfigSpec.NATS_USER,
   NATS_PASSWORD: natsConfigSpec.NATS_PASSWORD,
   NATS_TOKEN: natsConfigSpec.NATS_TOKEN,
-  /** Recorded as the replaying operator; `--operator` overrides it; default `ops-cli:<login>`. */
+  /** Recorded as the replaying or cancelling operator; `--operator` overrides it; default `ops-cli:<login>`. */
   ATELIER_OPERATOR_ID: optional(str({ pattern: OPERATOR_ID_PATTERN })),
   /** Deadline of every call to Kubernetes, jobs and NATS. */
   ATELIER_OPS_TIMEOUT_MS: int({ default: 5_000, min: 100, max: 120_000 }),

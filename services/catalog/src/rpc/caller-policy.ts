@@ -4,9 +4,11 @@ import type { CallerPolicy } from '@atelier/grpc';
 /**
  * Who may call what (callers are the service identities of their certificates). The gateway
  * serves the catalog to users and edits it for admins (it checks the admin role itself); jobs
- * reads a model and a style when it validates a new job.
+ * reads a model and a style when it validates a new job; the operator CLI (`atelier-ops catalog`)
+ * lists every entry and shows or hides one, and edits nothing else.
  */
 export const catalogCallerPolicy: CallerPolicy<typeof catalogV1.CatalogServiceService> = {
   gateway: 'all',
   jobs: ['getModel', 'getStyle'],
+  ops: ['listCatalogEntries', 'setModelEnabled', 'setStyleEnabled'],
 };
