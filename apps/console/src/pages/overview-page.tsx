@@ -17,7 +17,12 @@ export function OverviewPage() {
   const totals = useMemo(() => {
     const data = overview.data;
     if (!data) return undefined;
+    // Every bucket of the window, empty ones as zeros: the answer lists only non-empty ones.
+    const step = data.bucketMinutes * 60;
     const buckets = new Map<number, { succeeded: number; failed: number; cancelled: number }>();
+    for (let t = Date.parse(data.windowStart) / 1000; t <= Date.parse(data.generatedAt) / 1000; t += step) {
+      buckets.set(t, { succeeded: 0, failed: 0, cancelled: 0 });
+    }
     for (const row of data.throughput) {
       const t = Date.parse(row.bucketStart) / 1000;
       const bucket = buckets.get(t) ?? { succeeded: 0, failed: 0, cancelled: 0 };
@@ -66,7 +71,7 @@ export function OverviewPage() {
         <Tile label="Expired leases" value={String(data.expiredLeases)} alarm={data.expiredLeases > 0} />
         <Tile label="Live workers" value={String(data.workers.length)} alarm={false} />
       </div>
-      {totals && totals.times.length > 0 ? (
+      {totals && data.throughput.length > 0 ? (
         <div className="charts">
           <LineChart
             title="Jobs ended per bucket"
