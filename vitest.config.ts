@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // workers match this machine's two cores.
 export default defineConfig({
   test: {
-    include: ['libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'tools/**/*.test.ts'],
+    include: ['apps/*/src/**/*.test.ts', 'libs/*/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'tools/**/*.test.ts'],
     // The fault suite runs on its own (npm run test:chaos, vitest.chaos.config.ts).
     exclude: ['**/node_modules/**', '**/*.chaos.test.ts'],
     pool: 'forks',

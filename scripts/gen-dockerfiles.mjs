@@ -16,6 +16,13 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 /** Services that are not long-running deployables: the operator CLI runs on an operator's machine. */
 const NOT_DEPLOYED = new Set(['ops-cli']);
 
+/**
+ * The static web apps a service's image serves, by service: apps/<name> is built (vite) beside
+ * the bundle and lands in /app/<name>, which the variable names (the gateway's CONSOLE_DIR).
+ * @type {Record<string, { app: string, variable: string }>}
+ */
+export const SERVED_APPS = { gateway: { app: 'console', variable: 'CONSOLE_DIR' } };
+
 /** Listen-port variables, in the order EXPOSE lists them (the service's own port first). */
 const PORT_VARIABLES = ['GRPC_PORT', 'HTTP_PORT', 'METRICS_PORT', 'GRPC_HEALTH_PORT'];
 
@@ -80,7 +87,14 @@ export function renderDockerfile(service, root = repoRoot) {
     .map(({ port }) => port)
     .join(' ');
   const command = ['node', ...serviceNodeFlags(service, root), 'dist/main.js'].map((word) => JSON.stringify(word)).join(', ');
+  const served = SERVED_APPS[service];
+  const appBuild = served ? `COPY apps/${served.app}/ apps/${served.app}/\nRUN npx vite build apps/${served.app}\n` : '';
+  const appRuntime = served
+    ? `COPY --from=build /src/apps/${served.app}/dist /app/${served.app}\nENV ${served.variable}=/app/${served.app}\n`
+    : '';
   return template
+    .replaceAll('{{APP_BUILD}}', appBuild)
+    .replaceAll('{{APP_RUNTIME}}', appRuntime)
     .replaceAll('{{NODE_MAJOR}}', String(pinnedNodeMajor(root)))
     .replaceAll('{{COMMAND}}', `[${command}]`)
     .replaceAll('{{WORKSPACE_MANIFESTS}}', manifests)

@@ -113,6 +113,20 @@ describe.each(services)('dockerfiles - %s image', (service) => {
   });
 });
 
+describe('dockerfiles - the static apps a service serves', () => {
+  it('builds the console in the gateway image and points CONSOLE_DIR at it; other images hold no app', () => {
+    const gateway = instructionsOf(renderDockerfile('gateway')).map((item) => `${item.keyword} ${item.args}`);
+    expect(gateway).toEqual(
+      expect.arrayContaining([
+        'RUN npx vite build apps/console',
+        'COPY --from=build /src/apps/console/dist /app/console',
+        'ENV CONSOLE_DIR=/app/console',
+      ]),
+    );
+    expect(renderDockerfile('jobs')).not.toContain('vite build');
+  });
+});
+
 describe('dockerfiles - build context', () => {
   it('keeps host installs, build output, git history and local state out of the context', () => {
     const ignored = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8').split('\n');

@@ -9,7 +9,9 @@
  *   type:test-kit   libs/testing: depended on from test code only (*.test.ts, test-support/,
  *                   *.fixture.ts) and from tools
  *   type:tool       tools/, bench/: depend on libs, the test kit and the repository's scripts
- *   scope:<name>    a service's own code; scope:shared is code every service may use
+ *   type:app        apps/<name>, a frontend built to static files (the console): depends on no
+ *                   other project; its tests may use the test kit
+ *   scope:<name>    a service's or app's own code; scope:shared is code every service may use
  *
  * So nothing depends on a service (one benchmark aside, below), and a service reaches no other
  * service's scope: services talk through the gRPC contracts. The rule also rejects a relative
@@ -29,9 +31,11 @@ await createProjectGraphAsync({ exitOnError: true });
 /** Files that only tests run: they may use the test kit. */
 export const TEST_FILES = ['**/*.test.ts', '**/test-support/**', '**/*.fixture.ts'];
 
-const services = readdirSync(new URL('../../services', import.meta.url), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name);
+const folders = (/** @type {string} */ parent) =>
+  readdirSync(new URL(`../../${parent}`, import.meta.url), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+const scopes = [...folders('services'), ...folders('apps')];
 
 // The repository's scripts (scripts/) and root configs (vitest.config.ts …) belong to no project.
 const OUTSIDE_PROJECTS = '^(\\.\\./)+(scripts/)?[^/]+\\.(mjs|js)$';
@@ -44,7 +48,9 @@ function depConstraints({ testKit }) {
     { sourceTag: 'type:lib', onlyDependOnLibsWithTags: libs },
     { sourceTag: 'type:test-kit', onlyDependOnLibsWithTags: ['type:lib', 'type:test-kit'] },
     { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib', 'type:test-kit'] },
-    ...services.map((name) => ({ sourceTag: `scope:${name}`, onlyDependOnLibsWithTags: [`scope:${name}`, 'scope:shared'] })),
+    // The console runs in a browser: it talks to the gateway over HTTP (its generated client), not to a lib.
+    { sourceTag: 'type:app', onlyDependOnLibsWithTags: testKit ? ['type:test-kit'] : [] },
+    ...scopes.map((name) => ({ sourceTag: `scope:${name}`, onlyDependOnLibsWithTags: [`scope:${name}`, 'scope:shared'] })),
   ];
 }
 

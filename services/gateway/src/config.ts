@@ -37,6 +37,8 @@ export const gatewayConfigSpec = {
   RATE_LIMIT_STORE_TIMEOUT_MS: int({ default: 500, min: 20, max: 10_000 }),
   /** Proxies (ingress, load balancer) in front of the gateway: the client address is read from X-Forwarded-For past them. */
   TRUSTED_PROXY_HOPS: int({ default: 0, min: 0, max: 10 }),
+  /** The folder of the console's static build (apps/console/dist; /app/console in the image), served at /console. */
+  CONSOLE_DIR: optional(str({ maxLength: 4096 })),
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),

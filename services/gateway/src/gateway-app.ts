@@ -58,6 +58,7 @@ export async function startGatewayApp(
     metrics,
     rateLimiter,
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
+    consoleDir: config.CONSOLE_DIR,
     peers,
     tokens,
     logger,

@@ -30,6 +30,8 @@ export interface GatewayContext {
   trustedProxyHops?: number;
   /** The Prometheus series; a registry of its own when absent. */
   metrics?: HttpMetrics;
+  /** The console's static build (apps/console/dist) served at /console; none: /console is a 404 saying so. */
+  consoleDir?: string;
   /** Each peer's grpc.health.v1 status now (`SERVING`, `NOT_SERVING`, `UNREACHABLE` …), by name. */
   peerHealth(): Promise<Record<string, string>>;
 }

@@ -16,6 +16,7 @@ import { registerAdminOverviewRoute } from './routes/admin-overview-route.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAdminCatalogRoutes } from './routes/admin-catalog-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
+import { registerConsoleRoutes } from './routes/console-routes.js';
 import { registerDocsRoutes } from './routes/docs-routes.js';
 import { registerJobEventsRoute } from './routes/job-events-route.js';
 import { registerJobRoutes } from './routes/job-routes.js';
@@ -140,6 +141,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
 
   registerOpsRoutes(app, context, metrics);
   registerDocsRoutes(app);
+  registerConsoleRoutes(app, context.consoleDir);
   const finishedJobs = new FinishedJobCache(context.peers.media, metrics.jobViewCache);
   const authenticated = context.rateLimiter
     ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)

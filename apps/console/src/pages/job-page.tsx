@@ -1,0 +1,121 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { Badge, ErrorState, Loading, ms, when } from '../ui/states';
+
+const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
+
+/** One job's whole story (GET /admin-api/jobs/{id}): its events, its attempts, cancel and retry. */
+export function JobPage({ jobId }: { jobId: string }) {
+  const client = useQueryClient();
+  const details = useQuery({
+    queryKey: ['job', jobId],
+    queryFn: async () => unwrap(await api.GET('/admin-api/jobs/{jobId}', { params: { path: { jobId } } })),
+    refetchInterval: (query) => (query.state.data && FINISHED.has(query.state.data.job.job.status) ? false : 2000),
+  });
+  const cancel = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/admin-api/jobs/{jobId}/cancel', { params: { path: { jobId } } })),
+    onSettled: () => client.invalidateQueries({ queryKey: ['job', jobId] }),
+  });
+  const retry = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/admin-api/jobs/{jobId}/retry', { params: { path: { jobId } } })),
+    onSuccess: (answer) => {
+      window.location.hash = `#/jobs/${answer.job.job.id}`;
+    },
+  });
+
+  if (details.isPending) return <Loading what="the job" />;
+  if (details.isError) return <ErrorState error={details.error} />;
+  const { job: admin, events, attempts } = details.data;
+  const { job } = admin;
+  return (
+    <section>
+      <header className="page-header">
+        <h1>
+          Job <code>{job.id}</code> <Badge value={job.status} />
+        </h1>
+        <div className="actions">
+          <button disabled={FINISHED.has(job.status) || cancel.isPending} onClick={() => cancel.mutate()}>
+            Cancel
+          </button>
+          <button disabled={job.status !== 'failed' || retry.isPending} onClick={() => retry.mutate()}>
+            Retry
+          </button>
+        </div>
+      </header>
+      {cancel.isError && <ErrorState error={cancel.error} />}
+      {retry.isError && <ErrorState error={retry.error} />}
+      <dl className="facts">
+        <dt>Type</dt>
+        <dd>{job.jobType}</dd>
+        <dt>User</dt>
+        <dd>{admin.userId}</dd>
+        <dt>Queue</dt>
+        <dd>{job.queue}</dd>
+        <dt>Attempts</dt>
+        <dd>
+          {job.attempts.count}/{job.attempts.max}
+        </dd>
+        <dt>Created</dt>
+        <dd>{when(job.createdAt)}</dd>
+        <dt>Total</dt>
+        <dd>{ms(job.timings?.totalMs)}</dd>
+        <dt>Error</dt>
+        <dd>{job.error ? `${job.error.code}: ${admin.internalErrorMessage ?? job.error.message}` : '—'}</dd>
+        <dt>Provider request</dt>
+        <dd>{admin.providerRequestId ?? '—'}</dd>
+        {job.retryOfJobId && (
+          <>
+            <dt>Retry of</dt>
+            <dd>
+              <a href={`#/jobs/${job.retryOfJobId}`}>{job.retryOfJobId}</a>
+            </dd>
+          </>
+        )}
+      </dl>
+      <h2>Timeline</h2>
+      <ol className="timeline">
+        {events.map((event) => (
+          <li key={event.id} className={event.errorCode ? 'failed' : ''}>
+            <time>{when(event.at)}</time>{' '}
+            <strong>
+              {event.from ?? '∅'} → {event.to}
+            </strong>{' '}
+            attempt {event.attempt}, by {event.actor}
+            {event.errorCode && (
+              <div className="muted">
+                {event.errorCode} ({event.errorClass}) {event.detail}
+              </div>
+            )}
+          </li>
+        ))}
+      </ol>
+      <h2>Attempts</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>Waited</th>
+            <th>Ran</th>
+            <th>Outcome</th>
+            <th>Worker</th>
+            <th>Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((a) => (
+            <tr key={a.attempt}>
+              <td>{a.attempt}</td>
+              <td>{ms(a.queuedWaitMs)}</td>
+              <td>{ms(a.runMs)}</td>
+              <td>{a.outcome ?? 'running'}</td>
+              <td>{a.claimedBy}</td>
+              <td className="muted">
+                {a.errorCode} {a.errorDetail}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
