@@ -1,7 +1,8 @@
 // The local platform (`npm start`): every service on loopback with migrations applied first,
 // prefixed readable logs, a development JWT, services restarted when they die (supervisor.ts),
 // a status port (platform-status.ts), and a bounded stop on Ctrl-C (stop-signals.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { type Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,6 +108,7 @@ try {
     ...(keys ? { JWT_PUBLIC_KEY: keys.publicKeyPem, JWT_ISSUER: DEV_ISSUER, JWT_AUDIENCE: DEV_AUDIENCE } : {}),
   };
   if (await ensureDatabaseExists(infrastructure.databaseUrl)) console.log('platform: created the database');
+  const consoleDir = ensureConsoleBuild();
   for (const [i, service] of PLATFORM_SERVICES.entries()) {
     const migrations = migrationEntryPointOf(service);
     if (!migrations) continue;
@@ -117,6 +119,7 @@ try {
     const extraEnv = {
       ...(service.mtls ? pki!.filesOf(service.name) : {}),
       [portVariableOf(service)]: String(service.port),
+      ...(service.name === 'gateway' && consoleDir ? { CONSOLE_DIR: consoleDir } : {}),
       // Every service shares this host: the gRPC services' metrics cannot all be on 9464.
       ...(service.protocol === 'grpc'
         ? { METRICS_PORT: String(service.localMetricsPort), GRPC_HEALTH_PORT: String(service.healthPort) }
@@ -132,6 +135,7 @@ try {
   console.log('\nAtelier is up.');
   console.log('  API             http://127.0.0.1:8080/api/v1');
   console.log('  Docs (OpenAPI)  http://127.0.0.1:8080/docs');
+  if (consoleDir) console.log(`  Console         http://127.0.0.1:8080/console/${keys ? `#token=${keys.adminToken}` : ''}`);
   for (const service of PLATFORM_SERVICES)
     console.log(
       `  ${service.name.padEnd(15)} ${service.protocol === 'grpc' ? 'gRPC' : 'HTTP'} 127.0.0.1:${service.port}` +
@@ -157,4 +161,24 @@ try {
     await stopAll();
     process.exit(1);
   }
+}
+
+/**
+ * The operators' console, built once (vite build apps/console) so the gateway can serve it at
+ * /console; a failed build leaves the platform running without it. Answers its directory.
+ */
+function ensureConsoleBuild(): string | undefined {
+  const dist = path.join(root, 'apps/console/dist');
+  if (!existsSync(path.join(dist, 'index.html'))) {
+    console.log('platform: building the console (npm run build:console)');
+    const build = spawnSync(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', 'apps/console'], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    if (build.status !== 0) {
+      console.error('platform: the console did not build; the platform runs without /console');
+      return undefined;
+    }
+  }
+  return dist;
 }
