@@ -2267,6 +2267,28 @@ export interface paths {
              *             }
              *           ]
              *         }
+             *       ],
+             *       "queueHistory": [
+             *         {
+             *           "bucketStart": "2026-12-01T11:59:00.000Z",
+             *           "queuedAtEnd": 2,
+             *           "queueWait": {
+             *             "count": 40,
+             *             "p50Ms": 170,
+             *             "p90Ms": 900,
+             *             "p99Ms": 3900
+             *           }
+             *         },
+             *         {
+             *           "bucketStart": "2026-12-01T12:00:00.000Z",
+             *           "queuedAtEnd": 3,
+             *           "queueWait": {
+             *             "count": 4,
+             *             "p50Ms": 210,
+             *             "p90Ms": 1100,
+             *             "p99Ms": 1100
+             *           }
+             *         }
              *       ]
              *     }
              */
@@ -2302,6 +2324,18 @@ export interface paths {
                 pending: number;
                 processing: number;
               };
+              /** @description every bucket of the window, by bucketStart: queuedAtEnd = jobs queued (ready or backing off) when the bucket ends, now for the last; queueWait = the waits that claims within the bucket ended, all job types */
+              queueHistory: {
+                /** Format: date-time */
+                bucketStart: string;
+                queuedAtEnd: number;
+                queueWait: {
+                  count: number;
+                  p50Ms: number;
+                  p90Ms: number;
+                  p99Ms: number;
+                };
+              }[];
               /** @description now, per queue; oldestReadyAgeMs is how long the oldest due job has waited (0 when none) */
               queues: {
                 delayed: number;

@@ -173,6 +173,8 @@ describe('console in a browser', () => {
     await shoot('workers');
     await open('#/');
     await page.locator('[data-chart="Jobs ended per bucket"] canvas').waitFor();
+    await page.locator('[data-chart="Queued at the end of each bucket"] canvas').waitFor();
+    await page.locator('[data-chart="Queue wait of the claims per bucket (s)"] canvas').waitFor();
     await shoot('overview');
     copyFileSync(path.join(screenshots, 'overview.png'), path.join(appRoot, '../../docs/console.png'));
     expect(pageErrors).toEqual([]);

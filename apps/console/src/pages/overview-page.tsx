@@ -1,10 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { api, unwrap } from '../api/client';
+import type { paths } from '../api/schema';
 import { LineChart } from '../ui/line-chart';
 import { Empty, ErrorState, Loading, ms } from '../ui/states';
 
 const WINDOWS = [60, 180, 720, 1440];
+
+type QueueBucket = paths['/admin-api/overview']['get']['responses'][200]['content']['application/json']['queueHistory'][number];
 
 /** The on-call view: what ended, what fails, what waits, from GET /admin-api/overview. */
 export function OverviewPage() {
@@ -34,6 +37,18 @@ export function OverviewPage() {
     const times = [...buckets.keys()].sort((a, b) => a - b);
     const pick = (key: 'succeeded' | 'failed' | 'cancelled') => times.map((t) => buckets.get(t)![key]);
     return { times, succeeded: pick('succeeded'), failed: pick('failed'), cancelled: pick('cancelled') };
+  }, [overview.data]);
+  const queue = useMemo(() => {
+    const history = overview.data?.queueHistory;
+    if (!history) return undefined;
+    // A bucket without claims has no wait to draw: a gap, not a zero.
+    const wait = (pick: (b: QueueBucket) => number) => history.map((b) => (b.queueWait.count > 0 ? pick(b) / 1000 : null));
+    return {
+      times: history.map((b) => Date.parse(b.bucketStart) / 1000),
+      queued: history.map((b) => b.queuedAtEnd),
+      waitP50: wait((b) => b.queueWait.p50Ms),
+      waitP99: wait((b) => b.queueWait.p99Ms),
+    };
   }, [overview.data]);
 
   if (overview.isPending) return <Loading what="the overview" />;
@@ -71,26 +86,45 @@ export function OverviewPage() {
         <Tile label="Expired leases" value={String(data.expiredLeases)} alarm={data.expiredLeases > 0} />
         <Tile label="Live workers" value={String(data.workers.length)} alarm={false} />
       </div>
-      {totals && data.throughput.length > 0 ? (
-        <div className="charts">
-          <LineChart
-            title="Jobs ended per bucket"
-            times={totals.times}
-            series={[
-              { label: 'succeeded', color: '#2e7d32', values: totals.succeeded },
-              { label: 'failed', color: '#c62828', values: totals.failed },
-              { label: 'cancelled', color: '#757575', values: totals.cancelled },
-            ]}
-          />
-          <LineChart
-            title="Failures per bucket"
-            times={totals.times}
-            series={[{ label: 'failed', color: '#c62828', values: totals.failed }]}
-          />
-        </div>
-      ) : (
-        <Empty>No job ended in this window.</Empty>
-      )}
+      <div className="charts">
+        {totals && data.throughput.length > 0 ? (
+          <>
+            <LineChart
+              title="Jobs ended per bucket"
+              times={totals.times}
+              series={[
+                { label: 'succeeded', color: '#2e7d32', values: totals.succeeded },
+                { label: 'failed', color: '#c62828', values: totals.failed },
+                { label: 'cancelled', color: '#757575', values: totals.cancelled },
+              ]}
+            />
+            <LineChart
+              title="Failures per bucket"
+              times={totals.times}
+              series={[{ label: 'failed', color: '#c62828', values: totals.failed }]}
+            />
+          </>
+        ) : (
+          <Empty>No job ended in this window.</Empty>
+        )}
+        {queue && (
+          <>
+            <LineChart
+              title="Queued at the end of each bucket"
+              times={queue.times}
+              series={[{ label: 'queued', color: '#1565c0', values: queue.queued }]}
+            />
+            <LineChart
+              title="Queue wait of the claims per bucket (s)"
+              times={queue.times}
+              series={[
+                { label: 'p50', color: '#6a1b9a', values: queue.waitP50, points: true },
+                { label: 'p99', color: '#ef6c00', values: queue.waitP99, points: true },
+              ]}
+            />
+          </>
+        )}
+      </div>
       <div className="columns">
         <div>
           <h2>Queues now</h2>

@@ -46,6 +46,11 @@ const overview = jobsAdminV1.GetOverviewResponse.fromPartial({
       ],
     },
   ],
+  queueHistory: [
+    { bucketStart: at('2026-12-01T11:59:00.000Z'), queuedAtEnd: 2, queueWait: { count: 40, p50Ms: 170, p90Ms: 900, p99Ms: 3900 } },
+    // A bucket without claims: its waits are all zeros.
+    { bucketStart: at('2026-12-01T12:00:00.000Z'), queuedAtEnd: 3 },
+  ],
 });
 const requested: number[] = [];
 const peers = {
@@ -137,6 +142,10 @@ describe('admin overview route - GET /admin-api/overview', () => {
             },
           ],
         },
+      ],
+      queueHistory: [
+        { bucketStart: '2026-12-01T11:59:00.000Z', queuedAtEnd: 2, queueWait: { count: 40, p50Ms: 170, p90Ms: 900, p99Ms: 3900 } },
+        { bucketStart: '2026-12-01T12:00:00.000Z', queuedAtEnd: 3, queueWait: { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0 } },
       ],
     });
     expect((await get('')).statusCode).toBe(200);

@@ -46,6 +46,10 @@ const example = {
       ],
     },
   ],
+  queueHistory: [
+    { bucketStart: '2026-12-01T11:59:00.000Z', queuedAtEnd: 2, queueWait: { count: 40, p50Ms: 170, p90Ms: 900, p99Ms: 3900 } },
+    { bucketStart: '2026-12-01T12:00:00.000Z', queuedAtEnd: 3, queueWait: { count: 4, p50Ms: 210, p90Ms: 1100, p99Ms: 1100 } },
+  ],
 };
 
 const overviewSchema = {
@@ -94,6 +98,12 @@ const overviewSchema = {
           }),
         },
       }),
+    },
+    queueHistory: {
+      type: 'array',
+      description:
+        'every bucket of the window, by bucketStart: queuedAtEnd = jobs queued (ready or backing off) when the bucket ends, now for the last; queueWait = the waits that claims within the bucket ended, all job types',
+      items: object({ bucketStart: dateTime, queuedAtEnd: integer, queueWait: percentiles }),
     },
   }),
   examples: [example],

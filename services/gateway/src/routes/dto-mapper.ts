@@ -276,5 +276,10 @@ export function toOverviewDto(overview: jobsAdminV1.GetOverviewResponse) {
       lastLeaseRenewalAt: iso(worker.lastLeaseRenewalAt),
       jobs: worker.jobs.map((job) => ({ ...job, startedAt: iso(job.startedAt), leaseExpiresAt: iso(job.leaseExpiresAt) })),
     })),
+    queueHistory: overview.queueHistory.map((bucket) => ({
+      bucketStart: iso(bucket.bucketStart),
+      queuedAtEnd: bucket.queuedAtEnd,
+      queueWait: bucket.queueWait ?? NO_DURATIONS,
+    })),
   };
 }

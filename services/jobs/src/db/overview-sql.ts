@@ -1,5 +1,13 @@
 import { inTransaction, type Queryable, type SqlPool } from '@atelier/db';
 import type { OverviewBuckets } from '../domain/overview-window.js';
+import {
+  NO_DURATIONS,
+  queueHistory,
+  type BucketWaits,
+  type Percentiles,
+  type QueueBucket,
+  type QueueFlow,
+} from '../domain/queue-history.js';
 import { readQueueStats, type QueueStats } from './queue-stats-sql.js';
 
 /**
@@ -25,13 +33,6 @@ export interface ThroughputRow {
   cancelled: number;
 }
 
-export interface Percentiles {
-  count: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-}
-
 export interface LatencyRow {
   jobType: string;
   queueWait: Percentiles;
@@ -53,6 +54,7 @@ export interface Overview extends OverviewWindow {
   latencies: LatencyRow[];
   leases: LeaseRow[];
   stats: QueueStats;
+  queueHistory: QueueBucket[];
 }
 
 /**
@@ -99,23 +101,35 @@ export async function selectThroughput(db: Queryable, windowStart: Date, bucketM
 }
 
 /**
- * Queue wait and run time percentiles per job type, nearest rank (percentile_disc: always a
- * duration that was observed). Each interval is a pair of consecutive events of one job, measured
- * at its end, which falls within the window: a claim (queued → running) ends a wait that began
- * with the event before it (the creation or a requeue: the state machine puts a job in `queued`
- * only so); an event leaving `running` ends the attempt that the claim before it began. The
- * event before is the job's previous one by id, one backward step on job_events_job_idx, with
- * the job's type by primary key in the same step: joined outside it, the planner hashes the whole
- * generation_jobs table instead (3× slower on 600 k jobs, and growing with them).
+ * Queue wait and run time percentiles per job type, and the waits per bucket (all types), nearest
+ * rank (percentile_disc: always a duration that was observed). Each interval is a pair of
+ * consecutive events of one job, measured at its end, which falls within the window: a claim
+ * (queued → running) ends a wait that began with the event before it (the creation or a requeue:
+ * the state machine puts a job in `queued` only so); an event leaving `running` ends the attempt
+ * that the claim before it began. The event before is the job's previous one by id, one backward
+ * step on job_events_job_idx, with the job's type by primary key in the same step: joined outside
+ * it, the planner hashes the whole generation_jobs table instead (3× slower on 600 k jobs, and
+ * growing with them). Both groupings come from the one pass over the pairs (GROUPING SETS).
  */
-export async function selectLatencies(db: Queryable, windowStart: Date): Promise<LatencyRow[]> {
-  const { rows } = await db.query<{ job_type: string; measure: 'wait' | 'run'; count: string; percentiles: string[] }>({
+export async function selectLatencies(
+  db: Queryable,
+  windowStart: Date,
+  bucketMinutes: number,
+): Promise<{ latencies: LatencyRow[]; bucketWaits: BucketWaits[] }> {
+  const { rows } = await db.query<{
+    job_type: string | null;
+    measure: 'wait' | 'run';
+    bucket_start: Date | null;
+    count: string;
+    percentiles: string[];
+  }>({
     name: 'overview.latencies',
     text: `WITH ends AS (
-             SELECT e.job_id, e.id, e.occurred_at, CASE WHEN e.to_status = 'running' THEN 'wait' ELSE 'run' END AS measure
+             SELECT e.job_id, e.id, e.occurred_at, CASE WHEN e.to_status = 'running' THEN 'wait' ELSE 'run' END AS measure,
+                    date_bin($2::int * interval '1 minute', e.occurred_at, 'epoch') AS bucket_start
                FROM jobs.job_events e
               WHERE e.occurred_at >= $1 AND (e.to_status = 'running' OR e.from_status = 'running'))
-           SELECT p.job_type, x.measure, count(*) AS count,
+           SELECT p.job_type, x.measure, x.bucket_start, count(*) AS count,
                   percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (
                     ORDER BY floor(extract(epoch FROM x.occurred_at - p.occurred_at) * 1000)::bigint) AS percentiles
              FROM ends x
@@ -124,19 +138,42 @@ export async function selectLatencies(db: Queryable, windowStart: Date): Promise
                      JOIN jobs.generation_jobs j ON j.id = b.job_id
                     WHERE b.job_id = x.job_id AND b.id < x.id
                     ORDER BY b.id DESC LIMIT 1) p
-            GROUP BY 1, 2
-            ORDER BY 1, 2`,
-    values: [windowStart],
+            GROUP BY GROUPING SETS ((p.job_type, x.measure), (x.measure, x.bucket_start))
+           HAVING GROUPING(p.job_type) = 0 OR x.measure = 'wait'
+            ORDER BY 1, 2, 3`,
+    values: [windowStart, bucketMinutes],
   });
-  const none: Percentiles = { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0 };
   const byType = new Map<string, LatencyRow>();
+  const bucketWaits: BucketWaits[] = [];
   for (const row of rows) {
-    const latency = byType.get(row.job_type) ?? { jobType: row.job_type, queueWait: none, runTime: none };
     const [p50, p90, p99] = row.percentiles.map(Number);
-    const figures = { count: Number(row.count), p50Ms: p50!, p90Ms: p90!, p99Ms: p99! };
+    const figures: Percentiles = { count: Number(row.count), p50Ms: p50!, p90Ms: p90!, p99Ms: p99! };
+    if (row.job_type === null) {
+      bucketWaits.push({ bucketStart: row.bucket_start!, queueWait: figures });
+      continue;
+    }
+    const latency = byType.get(row.job_type) ?? { jobType: row.job_type, queueWait: NO_DURATIONS, runTime: NO_DURATIONS };
     byType.set(row.job_type, row.measure === 'wait' ? { ...latency, queueWait: figures } : { ...latency, runTime: figures });
   }
-  return [...byType.values()];
+  return { latencies: [...byType.values()], bucketWaits };
+}
+
+/**
+ * The net flow into `queued` per bucket: events entering it (creations, requeues, retries) less
+ * events leaving it (claims, cancels of queued jobs), on job_events_occurred_idx.
+ */
+export async function selectQueueFlows(db: Queryable, windowStart: Date, bucketMinutes: number): Promise<QueueFlow[]> {
+  const { rows } = await db.query<{ bucket_start: Date; net_queued: string }>({
+    name: 'overview.queue_flows',
+    text: `SELECT date_bin($2::int * interval '1 minute', occurred_at, 'epoch') AS bucket_start,
+                  count(*) FILTER (WHERE to_status = 'queued') - count(*) FILTER (WHERE from_status = 'queued') AS net_queued
+             FROM jobs.job_events
+            WHERE occurred_at >= $1 AND (to_status = 'queued' OR from_status = 'queued')
+            GROUP BY 1
+            ORDER BY 1`,
+    values: [windowStart, bucketMinutes],
+  });
+  return rows.map((row) => ({ bucketStart: row.bucket_start, netQueued: Number(row.net_queued) }));
 }
 
 /**
@@ -181,12 +218,20 @@ export async function readOverview(pool: SqlPool, buckets: OverviewBuckets, leas
   return inTransaction(pool, async (client) => {
     await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     const window = await selectOverviewWindow(client, buckets);
+    const { bucketMinutes, bucketCount } = buckets;
+    const throughput = await selectThroughput(client, window.windowStart, bucketMinutes);
+    const { latencies, bucketWaits } = await selectLatencies(client, window.windowStart, bucketMinutes);
+    const flows = await selectQueueFlows(client, window.windowStart, bucketMinutes);
+    const leases = await selectLiveLeases(client, leaseTtlMs);
+    const stats = await readQueueStats(client);
+    const queuedNow = stats.queues.reduce((sum, queue) => sum + queue.ready + queue.delayed, 0);
     return {
       ...window,
-      throughput: await selectThroughput(client, window.windowStart, buckets.bucketMinutes),
-      latencies: await selectLatencies(client, window.windowStart),
-      leases: await selectLiveLeases(client, leaseTtlMs),
-      stats: await readQueueStats(client),
+      throughput,
+      latencies,
+      leases,
+      stats,
+      queueHistory: queueHistory(window.windowStart, bucketMinutes, bucketCount, queuedNow, flows, bucketWaits),
     };
   });
 }

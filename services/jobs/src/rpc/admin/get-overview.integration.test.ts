@@ -261,6 +261,39 @@ describe('overview read model - figures from known jobs', () => {
       { queue: jobsV1.JobQueue.BACKGROUND, ready: 1, delayed: 1, running: 1, oldestReadyAgeMs: generated - at(-1) },
     ]);
     expect(overview.outbox).toEqual({ pending: 2, processing: 1, dead: 2, oldestPendingAgeMs: generated - at(-2) });
+    // Queued when each bucket ends: the canary created at M−70 waits until M−5; the job created
+    // at M−8 is back in the queue from M−8:03 to M−7:03; q1 from M−6, f from M−3 to M−2, g from
+    // M−2:30 to M−1:30, q3 from M−3 and q2 from M−1. An event at a bucket's end belongs to the next.
+    const queuedAtEnd = (minute: number) => overview.queueHistory[59 + minute]!.queuedAtEnd;
+    expect(overview.queueHistory).toHaveLength(60);
+    expect(overview.queueHistory.map((bucket) => bucket.bucketStart!.getTime())).toEqual(Array.from({ length: 60 }, (_, i) => at(i - 59)));
+    expect(queuedAtEnd(-59)).toBe(1);
+    expect(queuedAtEnd(-9)).toBe(1);
+    expect(queuedAtEnd(-8)).toBe(2);
+    expect(queuedAtEnd(-7)).toBe(1);
+    expect(queuedAtEnd(-6)).toBe(2);
+    expect(queuedAtEnd(-5)).toBe(1);
+    expect(queuedAtEnd(-4)).toBe(1);
+    expect(queuedAtEnd(-3)).toBe(3);
+    expect(queuedAtEnd(-2)).toBe(3);
+    expect(queuedAtEnd(-1)).toBe(3);
+    expect(queuedAtEnd(0)).toBe(3);
+    // The waits the claims of each bucket ended, all types together.
+    const waits = Object.fromEntries(
+      overview.queueHistory
+        .filter((bucket) => bucket.queueWait!.count > 0)
+        .map((bucket) => [(bucket.bucketStart!.getTime() - M) / MINUTE, bucket.queueWait]),
+    );
+    const one = (ms: number) => ({ count: 1, p50Ms: ms, p90Ms: ms, p99Ms: ms });
+    expect(waits).toEqual({
+      '-10': one(4_000),
+      '-8': one(1_000),
+      '-7': one(60_000),
+      '-5': one(3_900_000),
+      '-4': one(2_000),
+      '-2': one(60_000),
+      '-1': one(60_000),
+    });
     expect(overview.expiredLeases).toBe(1);
     // w-2's only lease has expired: it is not live. w-1 renewed last for the lease ending at now + 50 s.
     expect(overview.workers).toEqual([
@@ -287,6 +320,12 @@ describe('overview read model - figures from known jobs', () => {
     expect(total).toBe(ended.length);
     for (const row of overview.throughput) expect(row.bucketStart.getTime() % quarter).toBe(0);
     expect(overview.latencies.find((l) => l.jobType === 'system.canary')!.runTime.count).toBe(2);
+    expect(overview.queueHistory).toHaveLength(96);
+    // Before M−70 the canary was not yet created, and nothing else was queued.
+    const queuedAt = (ms: number) => overview.queueHistory.find((b) => b.bucketStart.getTime() + quarter > ms)!.queuedAtEnd;
+    expect(queuedAt(bucketOf(at(-90)).getTime() - quarter)).toBe(0);
+    expect(overview.queueHistory.at(-1)!.queuedAtEnd).toBe(3);
+    expect(overview.queueHistory.reduce((sum, bucket) => sum + bucket.queueWait.count, 0)).toBe(8);
   });
 });
 

@@ -398,6 +398,21 @@ export interface LiveWorker {
   jobs: InFlightJob[];
 }
 
+/** The queue in one bucket of the window. */
+export interface QueueBucket {
+  bucketStart:
+    | Date
+    | undefined;
+  /**
+   * Jobs in `queued` (ready or backing off, both queues) when the bucket ends, or now for the
+   * last bucket: replayed back from the current depth through the events that entered or left
+   * `queued` since.
+   */
+  queuedAtEnd: number;
+  /** The waits that claims within the bucket ended, all job types (as in JobTypeLatency). */
+  queueWait: DurationPercentiles | undefined;
+}
+
 export interface GetOverviewResponse {
   /** The database's clock when the overview was read; every figure is as of this instant. */
   generatedAt:
@@ -425,6 +440,8 @@ export interface GetOverviewResponse {
   expiredLeases: number;
   /** By worker_id; each worker's jobs by started_at. */
   workers: LiveWorker[];
+  /** Every bucket of the window, from window_start, by bucket_start. */
+  queueHistory: QueueBucket[];
 }
 
 function createBaseAdminJob(): AdminJob {
@@ -4071,6 +4088,121 @@ export const LiveWorker: MessageFns<LiveWorker> = {
   },
 };
 
+function createBaseQueueBucket(): QueueBucket {
+  return { bucketStart: undefined, queuedAtEnd: 0, queueWait: undefined };
+}
+
+export const QueueBucket: MessageFns<QueueBucket> = {
+  encode(message: QueueBucket, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.bucketStart !== undefined) {
+      Timestamp.encode(toTimestamp(message.bucketStart), writer.uint32(10).fork()).join();
+    }
+    if (message.queuedAtEnd !== 0) {
+      writer.uint32(16).int64(message.queuedAtEnd);
+    }
+    if (message.queueWait !== undefined) {
+      DurationPercentiles.encode(message.queueWait, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QueueBucket {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQueueBucket();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bucketStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.queuedAtEnd = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.queueWait = DurationPercentiles.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QueueBucket {
+    return {
+      bucketStart: isSet(object.bucketStart)
+        ? fromJsonTimestamp(object.bucketStart)
+        : isSet(object.bucket_start)
+        ? fromJsonTimestamp(object.bucket_start)
+        : undefined,
+      queuedAtEnd: isSet(object.queuedAtEnd)
+        ? globalThis.Number(object.queuedAtEnd)
+        : isSet(object.queued_at_end)
+        ? globalThis.Number(object.queued_at_end)
+        : 0,
+      queueWait: isSet(object.queueWait)
+        ? DurationPercentiles.fromJSON(object.queueWait)
+        : isSet(object.queue_wait)
+        ? DurationPercentiles.fromJSON(object.queue_wait)
+        : undefined,
+    };
+  },
+
+  toJSON(message: QueueBucket): unknown {
+    const obj: any = {};
+    if (message.bucketStart !== undefined) {
+      obj.bucketStart = message.bucketStart.toISOString();
+    }
+    if (message.queuedAtEnd !== 0) {
+      obj.queuedAtEnd = Math.round(message.queuedAtEnd);
+    }
+    if (message.queueWait !== undefined) {
+      obj.queueWait = DurationPercentiles.toJSON(message.queueWait);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<QueueBucket>): QueueBucket {
+    return QueueBucket.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<QueueBucket>): QueueBucket {
+    const message = createBaseQueueBucket();
+    message.bucketStart = object.bucketStart ?? undefined;
+    message.queuedAtEnd = object.queuedAtEnd ?? 0;
+    message.queueWait = (object.queueWait !== undefined && object.queueWait !== null)
+      ? DurationPercentiles.fromPartial(object.queueWait)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseGetOverviewResponse(): GetOverviewResponse {
   return {
     generatedAt: undefined,
@@ -4082,6 +4214,7 @@ function createBaseGetOverviewResponse(): GetOverviewResponse {
     outbox: undefined,
     expiredLeases: 0,
     workers: [],
+    queueHistory: [],
   };
 }
 
@@ -4113,6 +4246,9 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
     }
     for (const v of message.workers) {
       LiveWorker.encode(v!, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.queueHistory) {
+      QueueBucket.encode(v!, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -4202,6 +4338,14 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
             message.workers.push(LiveWorker.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.queueHistory.push(QueueBucket.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4245,6 +4389,11 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
         ? globalThis.Number(object.expired_leases)
         : 0,
       workers: globalThis.Array.isArray(object?.workers) ? object.workers.map((e: any) => LiveWorker.fromJSON(e)) : [],
+      queueHistory: globalThis.Array.isArray(object?.queueHistory)
+        ? object.queueHistory.map((e: any) => QueueBucket.fromJSON(e))
+        : globalThis.Array.isArray(object?.queue_history)
+        ? object.queue_history.map((e: any) => QueueBucket.fromJSON(e))
+        : [],
     };
   },
 
@@ -4277,6 +4426,9 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
     if (message.workers?.length) {
       obj.workers = message.workers.map((e) => LiveWorker.toJSON(e));
     }
+    if (message.queueHistory?.length) {
+      obj.queueHistory = message.queueHistory.map((e) => QueueBucket.toJSON(e));
+    }
     return obj;
   },
 
@@ -4296,6 +4448,7 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
       : undefined;
     message.expiredLeases = object.expiredLeases ?? 0;
     message.workers = object.workers?.map((e) => LiveWorker.fromPartial(e)) || [];
+    message.queueHistory = object.queueHistory?.map((e) => QueueBucket.fromPartial(e)) || [];
     return message;
   },
 };
