@@ -25,6 +25,8 @@ let base: string;
 let admin: string;
 let alice: MobileApi;
 let db: pg.Client;
+/** A token of the test's signing key for this subject (a user, or an operator with roles: ['admin']). */
+let sign: (subject: string, roles?: string[]) => Promise<string>;
 /** What the page printed to its console as an error (a CSP violation among them): none is expected. */
 const pageErrors: string[] = [];
 
@@ -33,7 +35,7 @@ beforeAll(async () => {
   buildDir = mkdtempSync(path.join(tmpdir(), 'atelier-console-build-'));
   await build({ configFile: path.join(appRoot, 'vite.config.ts'), logLevel: 'warn', build: { outDir: buildDir, emptyOutDir: true } });
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  const sign = (subject: string, roles: string[] = []) =>
+  sign = (subject: string, roles: string[] = []) =>
     new SignJWT({ roles })
       .setProtectedHeader({ alg: 'EdDSA' })
       .setSubject(subject)
@@ -179,6 +181,165 @@ describe('console in a browser', () => {
     copyFileSync(path.join(screenshots, 'overview.png'), path.join(appRoot, '../../docs/console.png'));
     expect(pageErrors).toEqual([]);
   });
+
+  it('cancels a running job from its page, recorded as the operator', async () => {
+    const asset = await alice.uploadPhoto();
+    // The vendor holds this prediction for a minute: the job is running while the operator looks.
+    const held = await alice.createJob(await alice.stylizeBody(asset, 'held cat #sim-latency=60000'), `console-held-${process.pid}`);
+    expect(held.status, JSON.stringify(held.body)).toBe(201);
+    const jobId = held.body.job.id;
+    await open(`#/jobs/${jobId}`);
+    await page.locator('h1 .badge-running').waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('h1 .badge-cancelled').waitFor({ timeout: 10_000 });
+    await expect.poll(() => page.locator('.timeline').textContent()).toContain('running → cancelled');
+    expect(await page.locator('.timeline li').last().textContent()).toContain('by operator:ops');
+    expect(await page.getByRole('button', { name: 'Cancel' }).isDisabled()).toBe(true);
+    await shoot('job-cancelled');
+
+    const story = await alice.call<{ job: { job: { status: string } }; events: { to: string; actor: string }[] }>(
+      'GET',
+      `/admin-api/jobs/${jobId}`,
+      { token: admin },
+    );
+    expect(story.status).toBe(200);
+    expect(story.body.job.job.status).toBe('cancelled');
+    expect(story.body.events.at(-1)).toMatchObject({ to: 'cancelled', actor: 'operator:ops' });
+    expect((await alice.getJob(jobId)).status).toBe('cancelled');
+  });
+
+  it("edits a model's default parameters, which the mobile catalog then offers, and restores them", async () => {
+    const code = 'atelier-upscaler';
+    const mobileDefaults = async () =>
+      (
+        await alice.call<{ models: { code: string; defaultParameters: Record<string, unknown> }[] }>(
+          'GET',
+          '/api/v1/creation/catalog?mediaKind=image',
+        )
+      ).body.models.find((m) => m.code === code)?.defaultParameters;
+    const adminDefaults = async () =>
+      (
+        await alice.call<{ models: { code: string; defaultParameters: Record<string, unknown> }[] }>('GET', '/admin-api/catalog', {
+          token: admin,
+        })
+      ).body.models.find((m) => m.code === code)?.defaultParameters;
+    expect(await mobileDefaults()).toEqual({ scale: 2 });
+
+    const row = page.locator(`tr[data-model="${code}"]`);
+    const edit = async (text: string) => {
+      await row.getByRole('button', { name: 'Edit' }).click();
+      await row.getByLabel(`default parameters of ${code}`).fill(text);
+      await row.getByRole('button', { name: 'Save' }).click();
+    };
+    await open('#/catalog');
+    // What is not a JSON object is refused on the page and nothing is sent.
+    await edit('[4]');
+    await row.getByText('Default parameters must be a JSON object').waitFor();
+    await row.getByRole('button', { name: 'Cancel' }).click();
+
+    await edit('{\n  "scale": 4\n}');
+    await row.locator('code', { hasText: '{"scale":4}' }).waitFor();
+    await page.reload();
+    await row.locator('code', { hasText: '{"scale":4}' }).waitFor();
+    await shoot('catalog-edited');
+    expect(await adminDefaults()).toEqual({ scale: 4 });
+    await expect.poll(mobileDefaults, { timeout: 10_000 }).toEqual({ scale: 4 });
+
+    await edit('{"scale": 2}');
+    await row.locator('code', { hasText: '{"scale":2}' }).waitFor();
+    await expect.poll(mobileDefaults, { timeout: 10_000 }).toEqual({ scale: 2 });
+  });
+
+  it('filters jobs by type, user and creation time, a cursor page at a time', async () => {
+    const bob = alice.as(await sign(`bob-${process.pid}`));
+    const catalog = await alice.call<{ models: { id: string; jobType: string }[] }>('GET', '/api/v1/creation/catalog?mediaKind=image');
+    const upscaler = catalog.body.models.find((m) => m.jobType === 'image.upscale')!.id;
+    const upscale = async (api: MobileApi, asset: string, key: string) => {
+      const created = await api.createJob({ jobType: 'image.upscale', modelId: upscaler, inputAssetId: asset, parameters: { scale: 2 } }, key);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.job.id;
+    };
+    const aliceUpscale = await upscale(alice, await alice.uploadPhoto(), `console-up-alice-${process.pid}`);
+    // Every job of bob's is created after `since`, a whole second (what the time filter shows).
+    const since = Math.ceil((Date.now() + 1) / 1000) * 1000;
+    await expect.poll(() => Date.now() >= since, { interval: 50 }).toBe(true);
+    const bobAsset = await bob.uploadPhoto();
+    const bobJobs: string[] = [];
+    // One more than a page (25) of stylize jobs, and one upscale.
+    for (let i = 0; i < 25; i += 1) {
+      const created = await bob.createJob(await bob.stylizeBody(bobAsset), `console-bob-${process.pid}-${i}`);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      bobJobs.push(created.body.job.id);
+    }
+    const bobUpscale = await upscale(bob, bobAsset, `console-up-bob-${process.pid}`);
+    bobJobs.push(bobUpscale);
+
+    const rows = page.locator('tbody tr[data-job]');
+    const shown = () => rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.job!).sort());
+    const column = (index: number) => rows.evaluateAll((trs, i) => [...new Set(trs.map((tr) => tr.children[i]!.textContent))], index);
+    const type = page.getByLabel('job type');
+    const user = page.getByLabel('user', { exact: true });
+    // A shot once the page's fetch is over (no spinner), of rows that stay put (no live refresh).
+    const shootJobs = async (name: string) => {
+      await page.getByLabel('refreshing').waitFor({ state: 'detached' });
+      await shoot(name);
+    };
+    await open('#/jobs');
+    await page.getByLabel('live refresh').uncheck();
+
+    await type.fill('image.upscale');
+    await type.blur();
+    await expect.poll(shown).toEqual([aliceUpscale, bobUpscale].sort());
+    expect(await column(1)).toEqual(['image.upscale']);
+    await shootJobs('jobs-by-type');
+    await type.fill('');
+    await type.blur();
+
+    await user.fill(`bob-${process.pid}`);
+    await user.blur();
+    await expect.poll(async () => (await shown()).length).toBe(25);
+    const firstPage = await shown();
+    expect(await column(3)).toEqual([`bob-${process.pid}`]);
+    await shootJobs('jobs-by-user');
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await expect.poll(shown).not.toEqual(firstPage);
+    const secondPage = await shown();
+    expect(secondPage).toHaveLength(1);
+    expect([...firstPage, ...secondPage].sort()).toEqual([...bobJobs].sort());
+    expect(await page.getByRole('button', { name: 'Older →' }).isDisabled()).toBe(true);
+    await shootJobs('jobs-by-user-older');
+    await page.getByRole('button', { name: '← Newer' }).click();
+    await expect.poll(shown).toEqual(firstPage);
+    await user.fill(`alice-${process.pid}`);
+    await user.blur();
+    await expect.poll(async () => (await shown()).includes(aliceUpscale)).toBe(true);
+    expect((await shown()).filter((id) => bobJobs.includes(id))).toEqual([]);
+    expect(await column(3)).toEqual([`alice-${process.pid}`]);
+    await user.fill('');
+    await user.blur();
+
+    // The browser's local time of `since`, as the datetime-local inputs take it.
+    const local = await page.evaluate((at) => {
+      const d = new Date(at);
+      const two = (n: number) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+    }, since);
+    await page.getByLabel('created before').fill(local);
+    await expect.poll(async () => (await shown()).includes(aliceUpscale)).toBe(true);
+    const before = await shown();
+    expect(before.filter((id) => bobJobs.includes(id))).toEqual([]);
+    expect(await column(3)).toEqual([`alice-${process.pid}`]);
+    await shootJobs('jobs-before');
+    await page.getByLabel('created before').fill('');
+    // Bob's jobs are the newest: the page after `since` must end with them, alice's left out.
+    await page.getByLabel('created after').fill(local);
+    await expect.poll(async () => (await shown()).length).toBe(25);
+    const afterFirst = await shown();
+    await shootJobs('jobs-after');
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await expect.poll(shown).not.toEqual(afterFirst);
+    expect([...afterFirst, ...(await shown())].sort()).toEqual([...bobJobs].sort());
+  }, 60_000);
 
   it('refuses a token without the admin role', async () => {
     const other = await browser.newPage();
