@@ -12,7 +12,9 @@ const token = process.env.ATELIER_TOKEN ?? readTokenFile();
 
 function readTokenFile(): string {
   try {
-    return (JSON.parse(readFileSync(path.join(root, '.data', 'dev-tokens.json'), 'utf8')) as { user: string }).user;
+    return (
+      JSON.parse(readFileSync(path.resolve(root, process.env.PLATFORM_DATA_DIR || '.data', 'dev-tokens.json'), 'utf8')) as { user: string }
+    ).user;
   } catch {
     console.error('demo: no token. Start the platform with `npm start` first (it writes .data/dev-tokens.json), or set ATELIER_TOKEN.');
     process.exit(1);

