@@ -275,7 +275,7 @@ describe('console in a browser', () => {
     bobJobs.push(bobUpscale);
 
     const rows = page.locator('tbody tr[data-job]');
-    const shown = () => rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.job!).sort());
+    const shown = () => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job')!).sort());
     const column = (index: number) => rows.evaluateAll((trs, i) => [...new Set(trs.map((tr) => tr.children[i]!.textContent))], index);
     const type = page.getByLabel('job type');
     const user = page.getByLabel('user', { exact: true });
