@@ -255,7 +255,10 @@ describe('console in a browser', () => {
     const catalog = await alice.call<{ models: { id: string; jobType: string }[] }>('GET', '/api/v1/creation/catalog?mediaKind=image');
     const upscaler = catalog.body.models.find((m) => m.jobType === 'image.upscale')!.id;
     const upscale = async (api: MobileApi, asset: string, key: string) => {
-      const created = await api.createJob({ jobType: 'image.upscale', modelId: upscaler, inputAssetId: asset, parameters: { scale: 2 } }, key);
+      const created = await api.createJob(
+        { jobType: 'image.upscale', modelId: upscaler, inputAssetId: asset, parameters: { scale: 2 } },
+        key,
+      );
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       return created.body.job.id;
     };
