@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsExecutionV1, jobsV1 } from '@atelier/contracts';
 import { ErrorCode } from '@atelier/errors';
-import { canaryRequest, catalogChoice, refusal, startJobsHarness, uploadInputImage, type JobsHarness } from './test-support/jobs-harness.js';
+import {
+  canaryRequest,
+  catalogChoice,
+  refusal,
+  startJobsHarness,
+  uploadInputImage,
+  type JobsHarness,
+} from './test-support/jobs-harness.js';
 
 /**
  * Start deadlines through the jobs API, with the real sweep running every 200 ms and no worker:
@@ -78,7 +85,10 @@ describe('jobs - start deadlines', () => {
       expect(await h.execution.claimJob({ jobId: job!.id, workerId: 'worker-a' })).toMatchObject({
         outcome: jobsExecutionV1.ClaimOutcome.TERMINAL,
       });
-      expect((await h.jobs.getJob({ jobId: job!.id, userId: user })).job).toMatchObject({ status: jobsV1.JobStatus.QUEUED, attemptCount: 0 });
+      expect((await h.jobs.getJob({ jobId: job!.id, userId: user })).job).toMatchObject({
+        status: jobsV1.JobStatus.QUEUED,
+        attemptCount: 0,
+      });
       expect(await h.app.deadlineSweeper.runOnce()).toBe(1);
       expect((await h.jobs.getJob({ jobId: job!.id, userId: user })).job).toMatchObject({
         status: jobsV1.JobStatus.CANCELLED,

@@ -154,13 +154,15 @@ describe('start deadline - the sweep', () => {
       cancel_requested_at: null,
       provider_request_id: null,
       error_code: 'START_DEADLINE_EXCEEDED',
-      error_message: 'No worker could start this generation within the 5 seconds it allowed (startWithinSeconds); it was not run and not charged.',
+      error_message:
+        'No worker could start this generation within the 5 seconds it allowed (startWithinSeconds); it was not run and not charged.',
     });
     expect((await row(job.id)).completed_at).not.toBeNull();
     expect((await row(waiting.id)).status).toBe('queued');
-    const events = await pool.query('SELECT from_status, to_status, attempt, actor, error_code FROM jobs.job_events WHERE job_id = $1 ORDER BY id', [
-      job.id,
-    ]);
+    const events = await pool.query(
+      'SELECT from_status, to_status, attempt, actor, error_code FROM jobs.job_events WHERE job_id = $1 ORDER BY id',
+      [job.id],
+    );
     expect(events.rows).toEqual([
       { from_status: null, to_status: 'queued', attempt: 0, actor: 'test', error_code: null },
       { from_status: 'queued', to_status: 'cancelled', attempt: 0, actor: 'system:deadline', error_code: 'START_DEADLINE_EXCEEDED' },
