@@ -310,6 +310,7 @@ async function explainAll(target: Target, inputs: Map<string, string>): Promise<
     requestHash: Buffer.alloc(32, 7),
     retryOfJobId: null,
     traceContext: null,
+    startWithinSeconds: null,
   };
   const quota = { jobTypes: ['image.stylize', 'image.upscale'], dailyLimit: 1_000_000, maxInFlight: 10_000 };
   const { explainDb: client, subjects } = target;

@@ -10,3 +10,4 @@ export {
   type JobTypeDescription,
   type JobTypeName,
 } from './job-types.js';
+export { START_DEADLINE_EXCEEDED, START_WITHIN_SECONDS } from './start-deadline.js';

@@ -35,6 +35,11 @@ export const jobsConfigSpec = {
   /** A queued job overdue this long with no dispatch on its way is dispatched again (a lost message). */
   DISPATCH_STALE_AFTER_MS: int({ default: 120_000, min: 1_000, max: 7 * 24 * 3_600_000 }),
   DISPATCH_SWEEP_INTERVAL_MS: int({ default: 30_000, min: 100, max: 3_600_000 }),
+  /**
+   * How often queued jobs past their start deadline are ended (background/start-deadline-sweeper.ts).
+   * A late sweep starts nothing late — the claim refuses such jobs — it only makes them look queued longer.
+   */
+  START_DEADLINE_SWEEP_INTERVAL_MS: int({ default: 1_000, min: 100, max: 600_000 }),
   OUTBOX_POLL_INTERVAL_MS: int({ default: 1_000, min: 10, max: 60_000 }),
   OUTBOX_LOCK_TIMEOUT_MS: int({ default: 30_000, min: 1_000, max: 600_000 }),
   OUTBOX_MAX_ATTEMPTS: int({ default: 10, min: 1, max: 1000 }),

@@ -36,6 +36,7 @@ import { NotificationListener } from './background/notification-listener.js';
 import { JobChangeNotices } from './background/job-change-notices.js';
 import { LeaseReaper } from './background/lease-reaper.js';
 import { StaleDispatchSweeper } from './background/stale-dispatch-sweeper.js';
+import { StartDeadlineSweeper } from './background/start-deadline-sweeper.js';
 import { RetentionPruner } from './background/retention-pruner.js';
 import { retentionPrunedCounter } from './background/retention-metrics.js';
 import { startJobsServer } from './server.js';
@@ -48,12 +49,13 @@ export interface JobsApp {
   readonly relay: OutboxRelay;
   readonly reaper: LeaseReaper;
   readonly dispatchSweeper: StaleDispatchSweeper;
+  readonly deadlineSweeper: StartDeadlineSweeper;
   readonly retention: RetentionPruner;
   /** The broker: jobs serves without it (reads, creates, transitions); only the relay waits for it. */
   readonly nats: NatsLink;
   /** Every series of this service: serve it at /metrics. */
   readonly metricsRegistry: Registry;
-  /** Stops serving (graceful for graceMs), then the relay, reaper, sweeper, pruner, connections. */
+  /** Stops serving (graceful for graceMs), then the relay, reaper, sweepers, pruner, connections. */
   stop(graceMs: number): Promise<void>;
 }
 
@@ -180,6 +182,13 @@ export async function startJobsApp(
     staleAfterMs: config.DISPATCH_STALE_AFTER_MS,
     onRedispatch: (count) => metrics.redispatched.inc(count),
   });
+  const deadlineSweeper = new StartDeadlineSweeper({
+    pool,
+    subjects: outboxSubjects,
+    logger,
+    announceTo: context,
+    intervalMs: config.START_DEADLINE_SWEEP_INTERVAL_MS,
+  });
   const retentionPruned = retentionPrunedCounter(metricsRegistry);
   const retention = new RetentionPruner({
     pool,
@@ -201,6 +210,7 @@ export async function startJobsApp(
   relay.start();
   reaper.start();
   dispatchSweeper.start();
+  deadlineSweeper.start();
   retention.start();
 
   return {
@@ -209,6 +219,7 @@ export async function startJobsApp(
     relay,
     reaper,
     dispatchSweeper,
+    deadlineSweeper,
     retention,
     nats,
     metricsRegistry,
@@ -216,6 +227,7 @@ export async function startJobsApp(
       await server.shutdown(graceMs);
       await reaper.stop();
       await dispatchSweeper.stop();
+      await deadlineSweeper.stop();
       await retention.stop();
       await relay.stop();
       wakeups.stop();

@@ -17,6 +17,8 @@ export class JobsMetrics {
   readonly succeeded: Counter<'job_type'>;
   /** Jobs that ended `failed` (attempts spent, or a non-retryable error), the reaper's included. */
   readonly failed: Counter<'job_type'>;
+  /** Queued jobs cancelled because no worker started them by their start deadline. */
+  readonly startDeadlineExpired: Counter<'job_type'>;
   /** Expired leases the reaper handled, by what became of the job. */
   readonly leaseExpiries: Counter<'outcome'>;
   /** Queued jobs dispatched again because their dispatch message was lost. */
@@ -53,6 +55,11 @@ export class JobsMetrics {
       help: 'Expired worker leases reaped, by outcome (requeued or failed)',
       labelNames: ['outcome'] as const,
       registers,
+    });
+    this.startDeadlineExpired = new Counter({
+      name: 'atelier_jobs_start_deadline_expired_total',
+      help: 'Queued jobs cancelled (START_DEADLINE_EXCEEDED) because no worker started them within their startWithinSeconds',
+      ...byType,
     });
     this.redispatched = new Counter({
       name: 'atelier_jobs_redispatched_total',

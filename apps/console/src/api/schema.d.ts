@@ -1263,6 +1263,7 @@ export interface paths {
              *             "code": "PROVIDER_UNAVAILABLE",
              *             "message": "The generation failed. Please try again."
              *           },
+             *           "startDeadlineAt": null,
              *           "retryOfJobId": null,
              *           "createdAt": "2026-12-01T09:00:00.000Z",
              *           "updatedAt": "2026-12-01T09:00:09.000Z",
@@ -1551,6 +1552,7 @@ export interface paths {
              *             "styleCode": "renaissance"
              *           },
              *           "error": null,
+             *           "startDeadlineAt": null,
              *           "retryOfJobId": null,
              *           "createdAt": "2026-12-01T09:00:00.000Z",
              *           "updatedAt": "2026-12-01T09:00:09.000Z",
@@ -2722,6 +2724,19 @@ export interface paths {
       };
       requestBody: {
         content: {
+          /**
+           * @example {
+           *       "jobType": "image.stylize",
+           *       "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
+           *       "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
+           *       "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
+           *       "prompt": "my cat as a renaissance painting",
+           *       "parameters": {
+           *         "strength": 0.7
+           *       },
+           *       "startWithinSeconds": 30
+           *     }
+           */
           'application/json': {
             height?: number;
             /** Format: uuid */
@@ -2737,6 +2752,11 @@ export interface paths {
             /** Format: uuid */
             petId?: string;
             prompt?: string;
+            /**
+             * @description Start within this many seconds or not at all: a job no worker started by then is cancelled with error START_DEADLINE_EXCEEDED — never sent to the AI vendor, not charged, not counted by the daily quota. Binds the first start only (a job retried after a failed attempt runs on). Part of the idempotent request. Absent: the job waits as long as it takes.
+             * @example 30
+             */
+            startWithinSeconds?: number;
             /** Format: uuid */
             styleId?: string;
             width?: number;
@@ -4610,6 +4630,11 @@ export interface components {
         providerModel: string;
         styleCode: string | null;
       } | null;
+      /**
+       * Format: date-time
+       * @description no worker may start the job after this (the create's startWithinSeconds); a job not started by then is cancelled with error START_DEADLINE_EXCEEDED. null: no deadline
+       */
+      startDeadlineAt: string | null;
       /** Format: date-time */
       startedAt: string | null;
       /** @enum {string} */

@@ -119,6 +119,11 @@ export const sharedSchemas = [
         }),
       ),
       error: nullable(object({ code: { type: 'string' }, message: { type: 'string' } })),
+      startDeadlineAt: {
+        ...nullableDateTime,
+        description:
+          "no worker may start the job after this (the create's startWithinSeconds); a job not started by then is cancelled with error START_DEADLINE_EXCEEDED. null: no deadline",
+      },
       retryOfJobId: nullableString,
       createdAt: dateTime,
       updatedAt: dateTime,

@@ -28,6 +28,7 @@ const job = {
   parameters: { strength: 0.7 },
   snapshot: { providerCode: 'sim', providerModel: 'sim-stylize', modelVersion: '1', styleCode: 'renaissance' },
   error: { code: 'PROVIDER_UNAVAILABLE', message: 'The generation failed. Please try again.' },
+  startDeadlineAt: null,
   retryOfJobId: null,
   createdAt: at(0),
   updatedAt: at(9),

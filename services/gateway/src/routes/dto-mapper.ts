@@ -100,6 +100,7 @@ export function toJobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Dat
         }
       : null,
     error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
+    startDeadlineAt: iso(job.startDeadlineAt),
     retryOfJobId: orNull(job.retryOfJobId),
     createdAt: iso(job.createdAt),
     updatedAt: iso(job.updatedAt),

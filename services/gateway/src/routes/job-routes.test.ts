@@ -36,10 +36,15 @@ const stored = new Map<string, jobsV1.Job>([
   [ids.cancelled, jobOf(ids.cancelled, jobsV1.JobStatus.RUNNING)],
   [ids.streamed, jobOf(ids.streamed, jobsV1.JobStatus.RUNNING)],
 ]);
-const calls = { getJob: [] as string[], getAsset: 0 };
+const calls = { getJob: [] as string[], getAsset: 0, createJob: [] as jobsV1.CreateJobRequest[] };
 
 const peers = {
   jobs: {
+    createJob: async (request: jobsV1.CreateJobRequest) => {
+      calls.createJob.push(request);
+      const deadline = request.startWithinSeconds === undefined ? undefined : new Date(at.getTime() + request.startWithinSeconds * 1000);
+      return { job: { ...jobOf(ids.queued, jobsV1.JobStatus.QUEUED, 1), startDeadlineAt: deadline }, created: true };
+    },
     getJob: async ({ jobId, userId }: jobsV1.GetJobRequest) => {
       calls.getJob.push(jobId);
       const job = stored.get(jobId);
@@ -154,5 +159,41 @@ describe('job routes - remembered terminal views', () => {
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toMatch(/atelier_gateway_job_view_cache_total\{result="hit"[^}]*\} [1-9]/);
     expect(metrics).toMatch(/atelier_gateway_job_view_cache_total\{result="miss"[^}]*\} [1-9]/);
+  });
+});
+
+describe('job routes - start deadlines', () => {
+  const create = (body: object) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/creation/jobs',
+      headers: { authorization: `Bearer ${alice}`, 'idempotency-key': `deadline-${Math.random()}` },
+      payload: body,
+    });
+
+  beforeEach(() => {
+    calls.createJob = [];
+  });
+
+  it('passes startWithinSeconds to jobs and shows the deadline as startDeadlineAt', async () => {
+    const answer = await create({ jobType: 'image.stylize', startWithinSeconds: 30 });
+    expect(answer.statusCode).toBe(201);
+    expect(calls.createJob.map((request) => request.startWithinSeconds)).toEqual([30]);
+    expect(answer.json().job.startDeadlineAt).toBe('2026-12-01T00:00:30.000Z');
+  });
+
+  it('leaves it out when absent: no deadline, startDeadlineAt null', async () => {
+    const answer = await create({ jobType: 'image.stylize' });
+    expect(answer.statusCode).toBe(201);
+    expect(calls.createJob[0]!.startWithinSeconds).toBeUndefined();
+    expect(answer.json().job.startDeadlineAt).toBeNull();
+  });
+
+  it.each([0, -1, 86_401, 2.5])('refuses startWithinSeconds=%s with 400 naming the field, without calling jobs', async (value) => {
+    const answer = await create({ jobType: 'image.stylize', startWithinSeconds: value });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().error).toMatchObject({ code: 40000, name: 'BAD_REQUEST' });
+    expect(answer.json().error.message).toContain('body.startWithinSeconds');
+    expect(calls.createJob).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { jobsV1 } from '@atelier/contracts';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
-import { isOperatorOnlyJobType, JOB_TYPE_PATTERN_SOURCE } from '@atelier/job-types';
+import { isOperatorOnlyJobType, JOB_TYPE_PATTERN_SOURCE, START_WITHIN_SECONDS } from '@atelier/job-types';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { HttpError } from '../http/http-error.js';
@@ -20,6 +20,7 @@ interface CreateJobBody {
   width?: number;
   height?: number;
   parameters?: Record<string, unknown>;
+  startWithinSeconds?: number;
 }
 
 export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContext, finishedJobs: FinishedJobCache): void {
@@ -45,7 +46,29 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
             width: { type: 'integer', minimum: MIN_IMAGE_SIDE_PX, maximum: MAX_IMAGE_SIDE_PX },
             height: { type: 'integer', minimum: MIN_IMAGE_SIDE_PX, maximum: MAX_IMAGE_SIDE_PX },
             parameters: { type: 'object', additionalProperties: true, maxProperties: 32 },
+            startWithinSeconds: {
+              type: 'integer',
+              minimum: START_WITHIN_SECONDS.min,
+              maximum: START_WITHIN_SECONDS.max,
+              description:
+                'Start within this many seconds or not at all: a job no worker started by then is cancelled with error ' +
+                'START_DEADLINE_EXCEEDED — never sent to the AI vendor, not charged, not counted by the daily quota. ' +
+                'Binds the first start only (a job retried after a failed attempt runs on). Part of the idempotent request. ' +
+                'Absent: the job waits as long as it takes.',
+              examples: [30],
+            },
           },
+          examples: [
+            {
+              jobType: 'image.stylize',
+              modelId: '019a3c1e-7f00-7000-8000-00000000b001',
+              styleId: '019a3c1e-7f00-7000-8000-00000000c001',
+              inputAssetId: '019a3c1e-7f00-7000-8000-00000000d001',
+              prompt: 'my cat as a renaissance painting',
+              parameters: { strength: 0.7 },
+              startWithinSeconds: 30,
+            },
+          ],
         },
         response: responses({ 200: object({ job: ref('Job') }), 201: object({ job: ref('Job') }) }),
       },
@@ -69,6 +92,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
           width: body.width,
           height: body.height,
           parameters: body.parameters ?? {},
+          startWithinSeconds: body.startWithinSeconds,
         }),
       );
       reply.code(created ? 201 : 200);

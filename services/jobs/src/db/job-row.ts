@@ -46,6 +46,8 @@ export interface JobRow {
   version: number;
   /** W3C trace context of the creating request (traceparent, tracestate), or null. */
   trace_context: Record<string, string> | null;
+  /** No worker may start the job after it (domain/start-deadline.ts); null: no deadline. */
+  start_deadline_at: Date | null;
   /**
    * Not a column: the outbox rows the transition that answered this row wrote claimed for this
    * replica's relay, which publishes them after the commit (transitions/transition-sql.ts, background/announce.ts).

@@ -15,6 +15,12 @@ export interface JobCommand {
   width: number | null;
   height: number | null;
   parameters: Record<string, unknown>;
+  /**
+   * How long the job may wait for a worker (domain/start-deadline.ts); absent: no limit. Part of
+   * the hashed command (a key replayed with another deadline is another request); absent, it
+   * leaves the hash of a command as it was before deadlines existed.
+   */
+  startWithinSeconds?: number;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { jobsV1 } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
+import { START_WITHIN_SECONDS } from '@atelier/job-types';
 import { requireIntInRange, requireNoNul, requireUuid } from '@atelier/validation';
 import type { JobCommand, JobDefinition } from '../definitions/index.js';
 
@@ -17,8 +18,8 @@ function requirePresence(value: unknown, field: string, rule: 'required' | 'opti
 
 /**
  * The user's request as a normalised command: ids canonical, text within limits (prompt ≤ 10000,
- * negative prompt ≤ 3000 characters), dimensions within `@atelier/images`' limits, parameters a small JSON object, and
- * the fields the job type needs present and the ones it does not use absent.
+ * negative prompt ≤ 3000 characters), dimensions within `@atelier/images`' limits, parameters a small JSON object, a
+ * start deadline within START_WITHIN_SECONDS, and the fields the job type needs present and the ones it does not use absent.
  */
 export function normaliseCommand(request: jobsV1.CreateJobRequest, definition: JobDefinition): JobCommand {
   const prompt = requireNoNul(request.prompt.trim(), 'prompt');
@@ -43,6 +44,10 @@ export function normaliseCommand(request: jobsV1.CreateJobRequest, definition: J
     width: request.width === undefined ? null : requireIntInRange(request.width, 'width', MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX),
     height: request.height === undefined ? null : requireIntInRange(request.height, 'height', MIN_IMAGE_SIDE_PX, MAX_IMAGE_SIDE_PX),
     parameters,
+    startWithinSeconds:
+      request.startWithinSeconds === undefined
+        ? undefined
+        : requireIntInRange(request.startWithinSeconds, 'start_within_seconds', START_WITHIN_SECONDS.min, START_WITHIN_SECONDS.max),
   };
   requirePresence(command.modelId, 'model_id', definition.usesModel ? 'required' : 'none', definition.jobType);
   requirePresence(command.styleId, 'style_id', definition.style, definition.jobType);

@@ -1,5 +1,6 @@
 import { secondsToNextUtcDay } from '@atelier/errors';
 import { providerChargedSql } from './provider-charges.js';
+import { startDeadlinePassedSql } from './start-deadline.js';
 
 /** The per-user limits of L3 (SPEC §4.3). */
 export interface QuotaLimits {
@@ -12,7 +13,7 @@ export interface QuotaLimits {
 export interface QuotaUsage {
   /** Jobs created since the start of the current UTC day that count (countsTowardDailyQuotaSql). */
   today: number;
-  /** queued + running jobs. */
+  /** queued + running jobs (holdsInFlightSlotSql). */
   inFlight: number;
 }
 
@@ -29,12 +30,26 @@ export interface QuotaRefusal {
  * while it may still be submitted (queued, running) or once it succeeded. It is given back when
  * it was cancelled before any submission, or failed through our own fault (an error of ours,
  * INTERNAL_*, or a lease that expired on its last attempt) without a charge. A job the vendor or
- * the content policy refused still counts. In SQL over a generation_jobs row aliased `alias`.
+ * the content policy refused still counts. A job its start deadline ended (cancelled,
+ * START_DEADLINE_EXCEEDED) was never sent, so it is given back like any cancel before submission —
+ * and already from the moment the deadline passed, before the sweep ends it: it can no longer
+ * start (domain/start-deadline.ts). In SQL over a generation_jobs row aliased `alias`.
  */
 export function countsTowardDailyQuotaSql(alias: string): string {
   return `(${providerChargedSql(alias)}
-           OR ${alias}.status IN ('queued', 'running', 'succeeded')
+           OR ${alias}.status IN ('running', 'succeeded')
+           OR (${alias}.status = 'queued' AND NOT ${startDeadlinePassedSql(alias)})
            OR (${alias}.status = 'failed' AND NOT starts_with(${alias}.error_code, 'INTERNAL_') AND ${alias}.error_code <> 'LEASE_EXPIRED'))`;
+}
+
+/**
+ * Which jobs take one of the user's MAX_IN_FLIGHT slots: queued or running — but not a queued job
+ * past its start deadline, which will never start (the sweep ends it within a second or so). In
+ * SQL over a generation_jobs row aliased `alias`; the status terms stay plain so that the count
+ * reads generation_jobs_in_flight_user_idx.
+ */
+export function holdsInFlightSlotSql(alias: string): string {
+  return `(${alias}.status IN ('queued', 'running') AND NOT ${startDeadlinePassedSql(alias)})`;
 }
 
 /**

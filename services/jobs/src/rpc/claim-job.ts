@@ -17,7 +17,8 @@ const { ClaimOutcome } = jobsExecutionV1;
 /**
  * queued → running for the calling worker. Never an error for a job that cannot be claimed: the
  * outcome tells the worker what to do with the message that brought it here (ack a duplicate,
- * terminate a finished or unknown job, nak one that is not due yet).
+ * terminate a finished or unknown job, nak one that is not due yet). A job past its start deadline
+ * is TERMINAL although still queued: it will never start, and the sweep ends it shortly.
  */
 export function claimJob(context: JobsContext): ClaimJob {
   return async (request, call) => claimOne(context, requireUuid(request.jobId, 'job_id'), requireWorkerId(request.workerId), call.signal);
@@ -62,7 +63,7 @@ function claimResponse(context: JobsContext, result: TransitionResult): jobsExec
   if (!result.changed) {
     const { found } = result;
     if (!found) return { outcome: ClaimOutcome.NOT_FOUND };
-    if (isTerminal(found.status)) return { outcome: ClaimOutcome.TERMINAL };
+    if (isTerminal(found.status) || found.startDeadlinePassed) return { outcome: ClaimOutcome.TERMINAL };
     if (found.status === 'queued' && found.nextAttemptAt.getTime() > Date.now()) {
       return { outcome: ClaimOutcome.NOT_DUE, notBefore: found.nextAttemptAt };
     }

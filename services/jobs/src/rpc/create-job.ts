@@ -130,6 +130,7 @@ export function createJob(context: JobsContext): CreateJob {
       requestHash: hash,
       retryOfJobId: null,
       traceContext: currentTraceCarrier(),
+      startWithinSeconds: command.startWithinSeconds ?? null,
     };
     const actor = `user:${userId}`;
 

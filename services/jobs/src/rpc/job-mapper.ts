@@ -91,6 +91,7 @@ export function toJobMessage(
     cancelRequestedAt: opt(row.cancel_requested_at),
     timings: events ? jobTimings(row.created_at, row.completed_at, events, extras.now ?? new Date()) : undefined,
     version: row.version,
+    startDeadlineAt: opt(row.start_deadline_at),
   };
 }
 

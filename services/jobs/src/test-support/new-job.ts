@@ -29,6 +29,7 @@ export function newCanaryJob(overrides: Partial<NewJob> = {}): NewJob {
     requestHash: randomBytes(32),
     retryOfJobId: null,
     traceContext: null,
+    startWithinSeconds: null,
     ...overrides,
   };
 }

@@ -56,6 +56,8 @@ export const GenerationJobEntity = defineEntity({
     version: p.integer().default(1),
     providerRequestGeneration: p.smallint().default(0),
     traceContext: p.json<Record<string, string>>().nullable(),
+    // No worker may start the job after it (migration 0010, domain/start-deadline.ts).
+    startDeadlineAt: p.datetime().nullable(),
   },
   uniques: [
     { name: 'generation_jobs_user_idempotency_key', properties: ['userId', 'idempotencyKey'] },
@@ -87,6 +89,12 @@ export const GenerationJobEntity = defineEntity({
       name: 'generation_jobs_dispatch_order_idx',
       properties: ['queue', 'nextAttemptAt', 'createdAt', 'id'],
       where: `status = 'queued'`,
+    },
+    // The start-deadline sweep: only the jobs it may end.
+    {
+      name: 'generation_jobs_start_deadline_idx',
+      properties: ['startDeadlineAt'],
+      where: `status = 'queued' AND attempt_count = 0 AND start_deadline_at IS NOT NULL`,
     },
   ],
   // Raw DDL as Postgres prints it: MikroORM compares a trigger's body only when its function
@@ -161,5 +169,6 @@ export const GenerationJobEntity = defineEntity({
       name: 'generation_jobs_trace_context_shape',
       expression: `trace_context IS NULL OR (jsonb_typeof(trace_context) = 'object' AND octet_length(trace_context::text) <= 1024)`,
     },
+    { name: 'generation_jobs_start_deadline_after_created', expression: 'start_deadline_at IS NULL OR start_deadline_at > created_at' },
   ],
 });

@@ -29,4 +29,5 @@ export const jobsMigrations: readonly NamedMigration[] = [
     load: async () => (await import('./0008-job-events-occurred-index.js')).JobEventsOccurredIndex,
   },
   { name: '0009-outbox-replays', load: async () => (await import('./0009-outbox-replays.js')).OutboxReplays },
+  { name: '0010-start-deadline', load: async () => (await import('./0010-start-deadline.js')).StartDeadline },
 ];

@@ -1,5 +1,6 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow } from '../job-row.js';
+import { startDeadlinePassedSql } from '../../domain/start-deadline.js';
 import { FOUND_COLUMNS, statusIs } from './transition-sql.js';
 import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job-row.js';
 
@@ -12,8 +13,9 @@ export interface ClaimRequest {
 /**
  * queued → running, for many claims in one statement: the CAS on status makes concurrent claims
  * of one job produce exactly one lease (two claims of one job in one batch match the same row,
- * which is updated once, for one of them). Counts the attempt; a job not yet due (backoff) or
- * out of attempts is not claimed. Answers, per request and in request order, the claimed row or
+ * which is updated once, for one of them). Counts the attempt; a job not yet due (backoff), out
+ * of attempts or past its start deadline is not claimed — the deadline is checked here, by the
+ * claim itself, so no job starts late however late the sweep that ends it runs. Answers, per request and in request order, the claimed row or
  * the job as found (absent, running, ended, not due).
  */
 export async function claim(db: Queryable, requests: readonly ClaimRequest[], leaseTtlMs: number): Promise<TransitionResult[]> {
@@ -28,6 +30,7 @@ export async function claim(db: Queryable, requests: readonly ClaimRequest[], le
                     version = j.version + 1, updated_at = now()
                FROM requested r
               WHERE j.id = r.job_id AND ${statusIs('j', 'queued')} AND j.next_attempt_at <= now() AND j.attempt_count < j.max_attempts
+                AND NOT ${startDeadlinePassedSql('j')}
              RETURNING j.*),
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)

@@ -1,6 +1,6 @@
 import { lockAllForTransaction, type Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../job-row.js';
-import { countsTowardDailyQuotaSql, type QuotaUsage } from '../../domain/quota.js';
+import { countsTowardDailyQuotaSql, holdsInFlightSlotSql, type QuotaUsage } from '../../domain/quota.js';
 import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX } from './transition-sql.js';
 
 export interface NewJob {
@@ -29,6 +29,8 @@ export interface NewJob {
   retryOfJobId: string | null;
   /** The creating request's trace (W3C headers); null when tracing is off. */
   traceContext: Record<string, string> | null;
+  /** No worker may start the job later than this many seconds after its creation (domain/start-deadline.ts); null: no deadline. */
+  startWithinSeconds: number | null;
 }
 
 /**
@@ -60,11 +62,11 @@ function insertStatement(quota: boolean): string {
             SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[],
                                  $7::uuid[], $8::uuid[], $9::uuid[], $10::boolean[], $11::text[], $12::text[], $13::int[],
                                  $14::int[], $15::jsonb[], $16::text[], $17::text[], $18::text[], $19::text[], $20::smallint[],
-                                 $21::text[], $22::bytea[], $23::uuid[], $24::text[], $27::jsonb[]) WITH ORDINALITY
+                                 $21::text[], $22::bytea[], $23::uuid[], $24::text[], $27::jsonb[], $29::int[]) WITH ORDINALITY
               AS t(id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id,
                    expects_output, prompt, negative_prompt, width, height, parameters, provider_code_snapshot,
                    provider_model_snapshot, model_version_snapshot, style_code_snapshot, max_attempts, idempotency_key,
-                   request_hash, retry_of_job_id, actor, trace_context, n)),
+                   request_hash, retry_of_job_id, actor, trace_context, start_within_seconds, n)),
           ${
             quota
               ? `usage AS (
@@ -74,9 +76,9 @@ function insertStatement(quota: boolean): string {
             SELECT i.n AS usage_n,
                    (SELECT count(*)::int FROM jobs.generation_jobs j
                      WHERE j.user_id = i.user_id AND j.created_at >= ${startOfUtcDay}
-                       AND j.job_type = ANY($29::text[]) AND ${countsTowardDailyQuotaSql('j')}) AS today,
+                       AND j.job_type = ANY($30::text[]) AND ${countsTowardDailyQuotaSql('j')}) AS today,
                    (SELECT count(*)::int FROM jobs.generation_jobs j
-                     WHERE j.user_id = i.user_id AND j.status IN ('queued', 'running') AND j.job_type = ANY($29::text[])) AS in_flight
+                     WHERE j.user_id = i.user_id AND ${holdsInFlightSlotSql('j')} AND j.job_type = ANY($30::text[])) AS in_flight
               FROM incoming i),`
               : ''
           }
@@ -85,13 +87,13 @@ function insertStatement(quota: boolean): string {
               (id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id, expects_output,
                prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
                model_version_snapshot, style_code_snapshot, status, max_attempts, idempotency_key, request_hash,
-               retry_of_job_id, next_attempt_at, trace_context)
+               retry_of_job_id, next_attempt_at, trace_context, start_deadline_at)
             SELECT id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id, expects_output,
                    prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
                    model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
-                   retry_of_job_id, now(), trace_context
+                   retry_of_job_id, now(), trace_context, now() + start_within_seconds * interval '1 second'
               FROM incoming
-             ${quota ? 'WHERE (SELECT u.today < $30 AND u.in_flight < $31 FROM usage u WHERE u.usage_n = incoming.n)' : ''}
+             ${quota ? 'WHERE (SELECT u.today < $31 AND u.in_flight < $32 FROM usage u WHERE u.usage_n = incoming.n)' : ''}
             ON CONFLICT (user_id, idempotency_key) DO NOTHING
             RETURNING *),
           event AS (
@@ -147,6 +149,7 @@ function insertValues(jobs: readonly NewJob[], actors: readonly string[], subjec
     subjects.dispatchBackground,
     jobs.map((job) => (job.traceContext ? JSON.stringify(job.traceContext) : null)),
     subjects.claimFor ?? null,
+    column('startWithinSeconds'),
   ];
 }
 

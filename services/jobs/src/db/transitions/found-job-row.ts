@@ -12,6 +12,8 @@ export interface FoundJob {
   providerRequestId: string | null;
   userId: string;
   jobType: string;
+  /** Queued past a start deadline that binds it (domain/start-deadline.ts): it will never start. */
+  startDeadlinePassed: boolean;
 }
 
 /** The found_* columns of a transition's answer row. */
@@ -23,6 +25,7 @@ export interface FoundColumns {
   found_provider_request_id: string | null;
   found_user_id: string | null;
   found_job_type: string | null;
+  found_start_deadline_passed: boolean | null;
 }
 
 export function foundJobOf(columns: FoundColumns): FoundJob | null {
@@ -35,6 +38,7 @@ export function foundJobOf(columns: FoundColumns): FoundJob | null {
     providerRequestId: columns.found_provider_request_id,
     userId: columns.found_user_id!,
     jobType: columns.found_job_type!,
+    startDeadlinePassed: columns.found_start_deadline_passed === true,
   };
 }
 

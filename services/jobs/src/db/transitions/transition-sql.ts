@@ -1,3 +1,4 @@
+import { startDeadlinePassedSql } from '../../domain/start-deadline.js';
 import {
   dispatchDedupeSql,
   dispatchPayloadSql,
@@ -98,4 +99,5 @@ export const statusIs = (alias: string, status: 'queued' | 'running') => `coales
  */
 export const FOUND_COLUMNS = `found.status AS found_status, found.lease_owner AS found_lease_owner,
   found.next_attempt_at AS found_next_attempt_at, found.expects_output AS found_expects_output,
-  found.provider_request_id AS found_provider_request_id, found.user_id AS found_user_id, found.job_type AS found_job_type`;
+  found.provider_request_id AS found_provider_request_id, found.user_id AS found_user_id, found.job_type AS found_job_type,
+  ${startDeadlinePassedSql('found')} AS found_start_deadline_passed`;

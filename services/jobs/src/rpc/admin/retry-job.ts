@@ -64,6 +64,8 @@ export function retryJob(context: JobsContext): RetryJob {
           requestHash: original.request_hash,
           retryOfJobId: original.id,
           traceContext: currentTraceCarrier(),
+          // An operator's retry runs whenever a worker is free: the caller's start deadline was for the original.
+          startWithinSeconds: null,
         },
       ],
       [`operator:${operatorId}`],

@@ -193,7 +193,8 @@ export interface Job {
   maxAttempts: number;
   /**
    * Why the job failed (e.g. PROVIDER_UNAVAILABLE, CONTENT_SAFETY_REJECTED, LEASE_EXPIRED); for a
-   * job queued again after a failed attempt, why that attempt failed.
+   * job queued again after a failed attempt, why that attempt failed; for a job cancelled because
+   * no worker started it by its start deadline, START_DEADLINE_EXCEEDED.
    */
   errorCode?:
     | string
@@ -229,6 +230,8 @@ export interface Job {
     | undefined;
   /** Increases with every change of the job; WatchJob and SSE resume from it. */
   version: number;
+  /** No worker may start the job after this (CreateJobRequest.start_within_seconds); absent: no deadline. */
+  startDeadlineAt?: Date | undefined;
 }
 
 export interface CreateJobRequest {
@@ -249,7 +252,16 @@ export interface CreateJobRequest {
   /** 64–8192 when present. */
   width?: number | undefined;
   height?: number | undefined;
-  parameters: { [key: string]: any } | undefined;
+  parameters:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * 1–86400 when present: no worker may start the job later than this many seconds after its
+   * creation. A job not started by then is cancelled with error_code START_DEADLINE_EXCEEDED:
+   * never sent to the vendor, not charged, not counted by the daily quota. Binds the first start
+   * only (a job queued again after a failed attempt is retried). Part of the idempotent request.
+   */
+  startWithinSeconds?: number | undefined;
 }
 
 export interface CreateJobResponse {
@@ -770,6 +782,7 @@ function createBaseJob(): Job {
     cancelRequestedAt: undefined,
     timings: undefined,
     version: 0,
+    startDeadlineAt: undefined,
   };
 }
 
@@ -876,6 +889,9 @@ export const Job: MessageFns<Job> = {
     }
     if (message.version !== 0) {
       writer.uint32(272).int64(message.version);
+    }
+    if (message.startDeadlineAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startDeadlineAt), writer.uint32(282).fork()).join();
     }
     return writer;
   },
@@ -1165,6 +1181,14 @@ export const Job: MessageFns<Job> = {
             message.version = longToNumber(reader.int64());
             continue;
           }
+          case 35: {
+            if (tag !== 282) {
+              break;
+            }
+
+            message.startDeadlineAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1301,6 +1325,11 @@ export const Job: MessageFns<Job> = {
         : undefined,
       timings: isSet(object.timings) ? JobTimings.fromJSON(object.timings) : undefined,
       version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      startDeadlineAt: isSet(object.startDeadlineAt)
+        ? fromJsonTimestamp(object.startDeadlineAt)
+        : isSet(object.start_deadline_at)
+        ? fromJsonTimestamp(object.start_deadline_at)
+        : undefined,
     };
   },
 
@@ -1408,6 +1437,9 @@ export const Job: MessageFns<Job> = {
     if (message.version !== 0) {
       obj.version = Math.round(message.version);
     }
+    if (message.startDeadlineAt !== undefined) {
+      obj.startDeadlineAt = message.startDeadlineAt.toISOString();
+    }
     return obj;
   },
 
@@ -1454,6 +1486,7 @@ export const Job: MessageFns<Job> = {
       ? JobTimings.fromPartial(object.timings)
       : undefined;
     message.version = object.version ?? 0;
+    message.startDeadlineAt = object.startDeadlineAt ?? undefined;
     return message;
   },
 };
@@ -1472,6 +1505,7 @@ function createBaseCreateJobRequest(): CreateJobRequest {
     width: undefined,
     height: undefined,
     parameters: undefined,
+    startWithinSeconds: undefined,
   };
 }
 
@@ -1512,6 +1546,9 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
     }
     if (message.parameters !== undefined) {
       Struct.encode(Struct.wrap(message.parameters), writer.uint32(98).fork()).join();
+    }
+    if (message.startWithinSeconds !== undefined) {
+      writer.uint32(104).int32(message.startWithinSeconds);
     }
     return writer;
   },
@@ -1625,6 +1662,14 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
             message.parameters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.startWithinSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1683,6 +1728,11 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
       width: isSet(object.width) ? globalThis.Number(object.width) : undefined,
       height: isSet(object.height) ? globalThis.Number(object.height) : undefined,
       parameters: isObject(object.parameters) ? object.parameters : undefined,
+      startWithinSeconds: isSet(object.startWithinSeconds)
+        ? globalThis.Number(object.startWithinSeconds)
+        : isSet(object.start_within_seconds)
+        ? globalThis.Number(object.start_within_seconds)
+        : undefined,
     };
   },
 
@@ -1724,6 +1774,9 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
     if (message.parameters !== undefined) {
       obj.parameters = message.parameters;
     }
+    if (message.startWithinSeconds !== undefined) {
+      obj.startWithinSeconds = Math.round(message.startWithinSeconds);
+    }
     return obj;
   },
 
@@ -1744,6 +1797,7 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
     message.width = object.width ?? undefined;
     message.height = object.height ?? undefined;
     message.parameters = object.parameters ?? undefined;
+    message.startWithinSeconds = object.startWithinSeconds ?? undefined;
     return message;
   },
 };
