@@ -10,9 +10,12 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 
 // Ports handed out come from below Linux's ephemeral range (32768–60999 by default): a port
 // taken from that range and released can be grabbed by any outgoing connection before the
-// child binds it (an EADDRINUSE at start-up that CI has seen). Below it, only listeners compete,
-// and the bind check plus the random pick keep parallel test files apart.
-const PORT_RANGE = { low: 20_000, high: 32_000 } as const;
+// child binds it (an EADDRINUSE at start-up that CI has seen). Below it, only listeners compete.
+// Each test process draws from its own sixteenth of the range (by pid), so two processes running
+// at once rarely draw from the same ports at all; the bind check covers the rest.
+const PORT_SLICE = 750;
+const sliceLow = 20_000 + (process.pid % 16) * PORT_SLICE;
+const PORT_RANGE = { low: sliceLow, high: sliceLow + PORT_SLICE } as const;
 const handedOut = new Set<number>();
 
 function bindable(port: number): Promise<boolean> {
@@ -180,6 +183,21 @@ function migrate(service: PlatformService, env: Record<string, string>): void {
 }
 
 /**
+ * A port from freePort() is free when handed out, not when the child binds it moments later:
+ * another test process may take it in between. A start that failed on EADDRINUSE is tried again
+ * on ports drawn anew (a port the caller fixed stays as it is).
+ */
+async function startOnFreePorts(start: () => Promise<ServiceProcess>): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof Error) || !error.message.includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+/**
  * Runs a service's migrations, then starts its gRPC server as a process on a free port (or
  * env.GRPC_PORT), with the service's own certificate from this test process's CA (`testPki`),
  * and waits for its plaintext grpc.health.v1 port to answer SERVING.
@@ -192,24 +210,26 @@ export async function startGrpcServiceProcess(
   const service = platformService(name);
   if (service.protocol !== 'grpc') throw new Error(`${name} is not a gRPC service: start it with startHttpServiceProcess`);
   migrate(service, env);
-  // A given GRPC_PORT is kept: peers that call each other (media ↔ jobs) need an address first.
-  const [port, metricsPort, healthPort] = [env.GRPC_PORT ? Number(env.GRPC_PORT) : await freePort(), await freePort(), await freePort()];
-  return startProcess({
-    name,
-    entry: entryPointOf(service),
-    port,
-    metricsPort,
-    healthPort,
-    env: {
-      LOG_LEVEL: 'warn',
-      ...(await testIdentityEnv(name)),
-      ...env,
-      GRPC_PORT: String(port),
-      METRICS_PORT: String(metricsPort),
-      GRPC_HEALTH_PORT: String(healthPort),
-    },
-    ready: () => isServiceReady(service, { host: '127.0.0.1', port, healthPort }),
-    nodeArgs,
+  return startOnFreePorts(async () => {
+    // A given GRPC_PORT is kept: peers that call each other (media ↔ jobs) need an address first.
+    const [port, metricsPort, healthPort] = [env.GRPC_PORT ? Number(env.GRPC_PORT) : await freePort(), await freePort(), await freePort()];
+    return startProcess({
+      name,
+      entry: entryPointOf(service),
+      port,
+      metricsPort,
+      healthPort,
+      env: {
+        LOG_LEVEL: 'warn',
+        ...(await testIdentityEnv(name)),
+        ...env,
+        GRPC_PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+        GRPC_HEALTH_PORT: String(healthPort),
+      },
+      ready: () => isServiceReady(service, { host: '127.0.0.1', port, healthPort }),
+      nodeArgs,
+    });
   });
 }
 
@@ -224,19 +244,21 @@ export async function startHttpServiceProcess(
 ): Promise<ServiceProcess> {
   const service = platformService(name);
   if (service.protocol !== 'http') throw new Error(`${name} is not an HTTP service: start it with startGrpcServiceProcess`);
-  const port = await freePort();
-  return startProcess({
-    name,
-    entry: entryPointOf(service),
-    port,
-    env: {
-      LOG_LEVEL: 'warn',
-      ...(service.mtls ? await testIdentityEnv(name) : {}),
-      ...env,
-      HTTP_PORT: String(port),
-    },
-    ready: () => isServiceReady(service, { host: '127.0.0.1', port }),
-    nodeArgs: options.nodeArgs,
-    readyTimeoutMs: options.readyTimeoutMs,
+  return startOnFreePorts(async () => {
+    const port = await freePort();
+    return startProcess({
+      name,
+      entry: entryPointOf(service),
+      port,
+      env: {
+        LOG_LEVEL: 'warn',
+        ...(service.mtls ? await testIdentityEnv(name) : {}),
+        ...env,
+        HTTP_PORT: String(port),
+      },
+      ready: () => isServiceReady(service, { host: '127.0.0.1', port }),
+      nodeArgs: options.nodeArgs,
+      readyTimeoutMs: options.readyTimeoutMs,
+    });
   });
 }
