@@ -3106,7 +3106,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** One tap: an ai_creation draft post with the job's output (201 new, 200 the existing draft) */
+    /** One tap: an ai_creation draft post with the job's output (201 new; 200 the existing draft, or the post it was published as; after that post was deleted, a new draft, 201) */
     post: {
       parameters: {
         query?: never;
