@@ -26,6 +26,7 @@ const jobsHandlers: ServiceHandlers<typeof jobsV1.JobsServiceService> = {
   getJob: unimplemented,
   listJobs: unimplemented,
   cancelJob: unimplemented,
+  getQuota: unimplemented,
   async watchJob(request, stream, context) {
     if (request.jobId === 'missing') throw new NotFoundError('job');
     for (let version = 1; version <= 3; version += 1) await stream.write({ job: jobsV1.Job.fromPartial({ id: request.jobId, version }) });

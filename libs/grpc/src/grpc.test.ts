@@ -59,6 +59,7 @@ const jobsHandlers: ServiceHandlers<typeof jobsV1.JobsServiceService> = {
   getJob: unimplemented,
   listJobs: unimplemented,
   cancelJob: unimplemented,
+  getQuota: unimplemented,
   async watchJob(request, stream) {
     if (request.jobId === 'missing') throw new NotFoundError('job');
     for (const progress of [10, 60, 100]) {

@@ -294,6 +294,57 @@ describe('community - CreateDraftFromJob', () => {
     expect(results[0]!.post!.title).toBe('Mittens, stylised');
   });
 
+  it('makes a new draft once the draft was deleted; the deleted one stays deleted, and each new draft is replayed until it is deleted', async () => {
+    const author = newUser('redraft');
+    const job = await succeededJob(h, author, newKey());
+    const tap = () => h.community.createDraftFromJob({ authorUserId: author, jobId: job.id });
+    const first = (await tap()).post!;
+    await h.community.deletePost({ postId: first.id, authorUserId: author });
+
+    const second = await tap();
+    expect(second.created).toBe(true);
+    expect(second.post).toMatchObject({
+      status: PostStatus.DRAFT,
+      category: PostCategory.AI_CREATION,
+      generationJobId: job.id,
+      media: [{ assetId: job.outputAssetId, ordinal: 0 }],
+      version: 1,
+    });
+    expect(second.post!.id).not.toBe(first.id);
+    expect(await tap()).toEqual({ post: second.post, created: false });
+    expect(await refusal(h.community.getPost({ postId: first.id, callerUserId: author }))).toMatchObject({ code: ErrorCode.NOT_FOUND });
+    const { rows } = await h.db.query('SELECT status FROM community.posts WHERE id = $1', [first.id]);
+    expect(rows[0]).toEqual({ status: 'deleted' });
+
+    // Again, concurrent taps after a deletion: one new draft.
+    await h.community.deletePost({ postId: second.post!.id, authorUserId: author });
+    const taps = await Promise.all(Array.from({ length: 5 }, tap));
+    expect(taps.filter((t) => t.created)).toHaveLength(1);
+    expect(new Set(taps.map((t) => t.post!.id)).size).toBe(1);
+    expect(taps[0]!.post!.id).not.toBe(second.post!.id);
+    const mine = await h.community.listMyPosts({ authorUserId: author, status: 0, pageSize: 0, pageToken: '' });
+    expect(mine.posts.map((p) => p.id)).toEqual([taps[0]!.post!.id]);
+    expect(await countPosts(author)).toBe(3);
+  });
+
+  it('answers the post the draft was published as while it lives, and a new draft after it was deleted', async () => {
+    const author = newUser('republish');
+    const job = await succeededJob(h, author, newKey());
+    const tap = () => h.community.createDraftFromJob({ authorUserId: author, jobId: job.id });
+    const draft = (await tap()).post!;
+    const { post: published } = await h.community.updatePost(
+      communityV1.UpdatePostRequest.fromPartial({
+        postId: draft.id,
+        authorUserId: author,
+        expectedVersion: 1,
+        status: PostStatus.PUBLISHED,
+      }),
+    );
+    expect(await tap()).toEqual({ post: published, created: false });
+    await h.community.deletePost({ postId: draft.id, authorUserId: author });
+    expect(await tap()).toMatchObject({ created: true, post: { status: PostStatus.DRAFT, generationJobId: job.id } });
+  });
+
   it("refuses another user's job and an unfinished one, writing nothing", async () => {
     const author = newUser('draftOwner');
     const job = await succeededJob(h, author, newKey());

@@ -24,6 +24,7 @@ import { FinishedJobCache } from './routes/finished-job-cache.js';
 import { registerMediaRoutes } from './routes/media-routes.js';
 import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
+import { registerQuotaRoute } from './routes/quota-route.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
@@ -152,6 +153,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     registerMediaRoutes(api, context);
     registerJobRoutes(api, context, finishedJobs);
     registerJobEventsRoute(api, context, finishedJobs);
+    registerQuotaRoute(api, context);
     registerPostRoutes(api, context);
   });
   await app.register(async (admin) => {

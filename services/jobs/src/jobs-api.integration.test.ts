@@ -373,6 +373,92 @@ describe('jobs - the daily quota counts what the vendor was paid for', () => {
       await h.restart({ QUOTA_DAILY_LIMIT: 20, QUOTA_MAX_IN_FLIGHT: 2 });
     }
   });
+  const nextUtcMidnight = () => {
+    const now = new Date();
+    return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+  };
+
+  it('GetQuota counts as CreateJob does: after creates, cancels and failures; 1 left lets exactly one of 6 concurrent creates in; 0 left is refused', async () => {
+    await h.restart({ QUOTA_DAILY_LIMIT: 5, QUOTA_MAX_IN_FLIGHT: 100 });
+    try {
+      const user = newUser();
+      const input = await uploadInputImage(h.media, user);
+      const quota = () => h.jobs.getQuota({ userId: user });
+      expect(await quota()).toMatchObject({
+        dailyUsed: 0,
+        dailyLimit: 5,
+        dailyRemaining: 5,
+        dailyResetsAt: nextUtcMidnight(),
+        inFlight: 0,
+        maxInFlight: 100,
+        remainingNow: 5,
+        countedJobTypes: expect.arrayContaining(['image.stylize', 'image.upscale']),
+        dailyRule: expect.stringContaining('cancelled before being sent to the provider'),
+      });
+      expect((await quota()).countedJobTypes).not.toContain('system.canary');
+
+      // A queued job counts on both; canaries on neither.
+      await h.jobs.createJob(await stylizeRequest(user, 'queued', { inputAssetId: input }));
+      await h.jobs.createJob(canaryRequest(user, 'canary'));
+      expect(await quota()).toMatchObject({ dailyUsed: 1, inFlight: 1, remainingNow: 4 });
+      // Given back: cancelled before any submission; failed by us. Counted: refused by the content policy; paid, then cancelled.
+      await endedJob(user, 'q-free-cancel', input, false, 'cancel');
+      await endedJob(user, 'q-free-internal', input, false, { errorClass: ErrorClass.INTERNAL, errorCode: 'INTERNAL_BUG' });
+      expect(await quota()).toMatchObject({ dailyUsed: 1, inFlight: 1, remainingNow: 4 });
+      await endedJob(user, 'q-refused', input, false, { errorClass: ErrorClass.CONTENT_SAFETY, errorCode: 'CONTENT_SAFETY_REJECTED' });
+      await endedJob(user, 'q-paid-cancel', input, true, 'cancel');
+      expect(await quota()).toMatchObject({ dailyUsed: 3, dailyRemaining: 2, inFlight: 1, remainingNow: 2 });
+      await h.jobs.createJob(await stylizeRequest(user, 'fourth', { inputAssetId: input }));
+      expect(await quota()).toMatchObject({ dailyUsed: 4, dailyRemaining: 1, inFlight: 2, remainingNow: 1 });
+
+      // 1 left: of 6 creates at once, exactly one is accepted, the others refused as over quota.
+      const requests = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => stylizeRequest(user, `race-${i}`, { inputAssetId: input })));
+      const outcomes = await Promise.allSettled(requests.map((request) => h.jobs.createJob(request)));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      for (const outcome of outcomes.filter((o) => o.status === 'rejected')) {
+        expect((outcome as PromiseRejectedResult).reason).toMatchObject({
+          code: ErrorCode.RESOURCE_EXHAUSTED,
+          reason: 'GENERATION_QUOTA_EXCEEDED',
+        });
+      }
+
+      // 0 left: the next create is refused (the gateway's 429).
+      expect(await quota()).toMatchObject({ dailyUsed: 5, dailyRemaining: 0, remainingNow: 0 });
+      expect(await refusal(h.jobs.createJob(await stylizeRequest(user, 'after', { inputAssetId: input })))).toMatchObject({
+        code: ErrorCode.RESOURCE_EXHAUSTED,
+        reason: 'GENERATION_QUOTA_EXCEEDED',
+      });
+    } finally {
+      await h.restart({ QUOTA_DAILY_LIMIT: 20, QUOTA_MAX_IN_FLIGHT: 2 });
+    }
+  });
+
+  it('GetQuota says 0 left while the in-flight limit is full, and CreateJob agrees until one ends', async () => {
+    const user = newUser();
+    const input = await uploadInputImage(h.media, user);
+    const first = (await h.jobs.createJob(await stylizeRequest(user, 'fly-1', { inputAssetId: input }))).job!;
+    await h.jobs.createJob(await stylizeRequest(user, 'fly-2', { inputAssetId: input }));
+    expect(await h.jobs.getQuota({ userId: user })).toMatchObject({
+      dailyUsed: 2,
+      dailyRemaining: 18,
+      inFlight: 2,
+      maxInFlight: 2,
+      inFlightRemaining: 0,
+      remainingNow: 0,
+    });
+    expect(await refusal(h.jobs.createJob(await stylizeRequest(user, 'fly-3', { inputAssetId: input })))).toMatchObject({
+      code: ErrorCode.RESOURCE_EXHAUSTED,
+      reason: 'GENERATION_QUOTA_EXCEEDED',
+      retryAfterSeconds: 10,
+    });
+    await h.jobs.cancelJob({ jobId: first.id, userId: user });
+    expect(await h.jobs.getQuota({ userId: user })).toMatchObject({ dailyUsed: 1, inFlight: 1, remainingNow: 1 });
+    expect((await h.jobs.createJob(await stylizeRequest(user, 'fly-3', { inputAssetId: input }))).created).toBe(true);
+  });
+
+  it('GetQuota refuses a missing user id, naming the field', async () => {
+    expect(await refusal(h.jobs.getQuota({ userId: '' }))).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'user_id' });
+  });
 });
 
 describe('jobs - GetJob, ListJobs, CancelJob', () => {
@@ -594,6 +680,7 @@ describe('jobs - who may call what', () => {
       await expect(jobsAsCommunity.listJobs(jobsV1.ListJobsRequest.fromPartial({ userId: 'someone', pageSize: 5 }))).rejects.toMatchObject({
         code: ErrorCode.PERMISSION_DENIED,
       });
+      await expect(jobsAsCommunity.getQuota({ userId: 'someone' })).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
       await expect(jobsAsCommunity.getJob({ jobId: '00000000-0000-7000-8000-000000000000', userId: 'someone' })).rejects.toMatchObject({
         code: ErrorCode.NOT_FOUND,
       });

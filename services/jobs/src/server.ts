@@ -16,6 +16,7 @@ import { createJob } from './rpc/create-job.js';
 import { failJob } from './rpc/fail-job.js';
 import { getJob } from './rpc/get-job.js';
 import { getJobStatus } from './rpc/get-job-status.js';
+import { getQuota } from './rpc/get-quota.js';
 import { heartbeat, heartbeats } from './rpc/heartbeat.js';
 import { listJobs } from './rpc/list-jobs.js';
 import { recordProviderRequest } from './rpc/record-provider-request.js';
@@ -46,6 +47,7 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
           listJobs: listJobs(context),
           cancelJob: cancelJob(context),
           watchJob: watchJob(context),
+          getQuota: getQuota(context),
         },
         logger,
         jobsCallerPolicy,

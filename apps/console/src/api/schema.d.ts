@@ -3126,7 +3126,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** One tap: an ai_creation draft post with the job's output (201 new, 200 the existing draft) */
+    /** One tap: an ai_creation draft post with the job's output (201 new; 200 the existing draft, or the post it was published as; after that post was deleted, a new draft, 201) */
     post: {
       parameters: {
         query?: never;
@@ -3533,6 +3533,177 @@ export interface paths {
             'application/json': {
               items: components['schemas']['Post'][];
               nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Default Response */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/me/quota': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's generation quota: used and left today, in flight, and what counts */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "daily": {
+             *         "used": 17,
+             *         "limit": 20,
+             *         "remaining": 3,
+             *         "resetsAt": "2026-12-02T00:00:00.000Z"
+             *       },
+             *       "inFlight": {
+             *         "count": 1,
+             *         "limit": 2,
+             *         "remaining": 1
+             *       },
+             *       "remainingNow": 1,
+             *       "whatCounts": {
+             *         "jobTypes": [
+             *           "image.stylize",
+             *           "image.upscale"
+             *         ],
+             *         "daily": "A generation created since 00:00 UTC counts while it is queued or running, once it succeeded, and once it was sent to the AI provider, …",
+             *         "inFlight": "Every generation queued or running now counts, whatever day it was created."
+             *       }
+             *     }
+             */
+            'application/json': {
+              daily: {
+                limit: number;
+                /** @description max(0, limit - used) */
+                remaining: number;
+                /**
+                 * Format: date-time
+                 * @description the end of the current UTC day, when used starts again from 0
+                 */
+                resetsAt: string;
+                /** @description generations created today (UTC) that count, per whatCounts.daily */
+                used: number;
+              };
+              inFlight: {
+                /** @description generations queued or running now */
+                count: number;
+                limit: number;
+                /** @description max(0, limit - count) */
+                remaining: number;
+              };
+              /** @description creates accepted now, one after the other, if none of yours ends meanwhile (the lesser of both remaining). 0: the next POST /api/v1/creation/jobs is 429 GENERATION_QUOTA_EXCEEDED. A snapshot: a create from another device may take the last one */
+              remainingNow: number;
+              whatCounts: {
+                /** @description which generations count towards daily.used, from the rule the jobs service applies */
+                daily: string;
+                /** @description which generations count towards inFlight.count */
+                inFlight: string;
+                /** @description the job types the quota counts; others are free */
+                jobTypes: string[];
+              };
             };
           };
         };

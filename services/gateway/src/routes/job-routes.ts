@@ -166,7 +166,8 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     {
       schema: {
         tags: ['creation', 'community'],
-        summary: "One tap: an ai_creation draft post with the job's output (201 new, 200 the existing draft)",
+        summary:
+          "One tap: an ai_creation draft post with the job's output (201 new; 200 the existing draft, or the post it was published as; after that post was deleted, a new draft, 201)",
         params: idParam('jobId'),
         body: {
           type: ['object', 'null'],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { requestHash } from '@atelier/encoding';
 import { secondsToNextUtcDay } from '@atelier/errors';
 import { createRegistry, type JobCommand } from '../definitions/index.js';
-import { quotaRefusal } from './quota.js';
+import { quotaRefusal, quotaStanding } from './quota.js';
 import { decideFailure } from './retry-policy.js';
 
 const registry = createRegistry();
@@ -50,6 +50,11 @@ describe('quota - which limit refused, and retry-after', () => {
       limit: 'in_flight',
       retryAfterSeconds: 10,
     });
+  });
+  it('reports as left now the lesser of both limits, never below 0 (limits lowered under a user)', () => {
+    expect(quotaStanding({ today: 17, inFlight: 1 }, limits)).toEqual({ dailyRemaining: 3, inFlightRemaining: 1, remainingNow: 1 });
+    expect(quotaStanding({ today: 25, inFlight: 0 }, limits)).toEqual({ dailyRemaining: 0, inFlightRemaining: 2, remainingNow: 0 });
+    expect(quotaStanding({ today: 0, inFlight: 3 }, limits)).toEqual({ dailyRemaining: 20, inFlightRemaining: 0, remainingNow: 0 });
   });
 });
 

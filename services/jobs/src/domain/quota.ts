@@ -53,6 +53,35 @@ export function holdsInFlightSlotSql(alias: string): string {
 }
 
 /**
+ * countsTowardDailyQuotaSql in words, for users (GetQuota). It states that SQL, clause by clause:
+ * change one, change the other.
+ */
+export const DAILY_QUOTA_RULE =
+  'A generation created since 00:00 UTC counts while it is queued or running, once it succeeded, and once it was sent to ' +
+  'the AI provider, even if it was then cancelled or failed. It also counts when it failed for any reason other than an ' +
+  'error of ours (e.g. the provider or the content policy refused it). It is given back when it was cancelled before ' +
+  'being sent to the provider, or failed through an error of ours (an internal error, or a worker lost on its last ' +
+  'attempt) before being sent, or when its start deadline passed before it started.';
+
+/** The in-flight count of the quota statement in words, for users (GetQuota). */
+export const IN_FLIGHT_QUOTA_RULE =
+  'Every generation queued or running now counts, whatever day it was created, except a queued one whose start deadline passed (it will never start).';
+
+/** What is left of each limit, and how many creates the quota would accept now, one after the other. */
+export interface QuotaStanding {
+  dailyRemaining: number;
+  inFlightRemaining: number;
+  /** 0: the next create is refused (the create statement requires both counts under their limits). */
+  remainingNow: number;
+}
+
+export function quotaStanding(usage: QuotaUsage, limits: Pick<QuotaLimits, 'dailyLimit' | 'maxInFlight'>): QuotaStanding {
+  const dailyRemaining = Math.max(0, limits.dailyLimit - usage.today);
+  const inFlightRemaining = Math.max(0, limits.maxInFlight - usage.inFlight);
+  return { dailyRemaining, inFlightRemaining, remainingNow: Math.min(dailyRemaining, inFlightRemaining) };
+}
+
+/**
  * Explains a create the quota refused. The rule itself — under the daily limit and under the
  * in-flight limit — is applied where the usage is counted, by the create statement
  * (db/transitions/create-sql.ts); this names the limit that was reached.

@@ -3,7 +3,10 @@ import type { CallerPolicy } from '@atelier/grpc';
 
 // Who may call what (callers are the service identities of their certificates).
 
-/** The user API: the gateway acts for users; community reads a job to make a draft from it. */
+/**
+ * The user API: the gateway acts for users (their jobs and their quota, GetQuota); community reads
+ * a job to make a draft from it, and nothing else — not a user's quota.
+ */
 export const jobsCallerPolicy: CallerPolicy<typeof jobsV1.JobsServiceService> = {
   gateway: 'all',
   community: ['getJob'],

@@ -14,6 +14,7 @@ import { normaliseCommand } from '../domain/job-command.js';
 import { quotaRefusal } from '../domain/quota.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
+import { quotaCheckOf } from './quota-check.js';
 import { resolveAgainstPeers } from '../peers/peer-validation.js';
 import { announce } from '../background/announce.js';
 import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../db/transitions/create-sql.js';
@@ -56,14 +57,7 @@ const QUOTA_BATCHES = { maxBatch: 64, maxConcurrent: 2 };
  * (db/transitions/create-sql.ts), which also finds the key's earlier job and, under the lock, the usage.
  */
 export function createJob(context: JobsContext): CreateJob {
-  const quotaCheck = {
-    jobTypes: context.registry
-      .all()
-      .filter((d) => d.countsTowardQuota)
-      .map((d) => d.jobType),
-    dailyLimit: context.quota.dailyLimit,
-    maxInFlight: context.quota.maxInFlight,
-  };
+  const quotaCheck = quotaCheckOf(context);
 
   const quotaCreates = new MicroBatcher<{ job: NewJob; actor: string }, WithinQuota>(
     (requests) =>

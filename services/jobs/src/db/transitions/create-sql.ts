@@ -1,6 +1,7 @@
 import { lockAllForTransaction, type Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../job-row.js';
-import { countsTowardDailyQuotaSql, holdsInFlightSlotSql, type QuotaUsage } from '../../domain/quota.js';
+import type { QuotaUsage } from '../../domain/quota.js';
+import { quotaUsageColumnsSql } from '../quota-usage-sql.js';
 import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX } from './transition-sql.js';
 
 export interface NewJob {
@@ -47,15 +48,14 @@ export interface QuotaCheck {
   maxInFlight: number;
 }
 
-const startOfUtcDay = `date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
-
 /**
  * queued from nothing: job rows with their creation events and dispatches, one statement for a
  * batch. With `quota`, each row's insert also needs its user's usage (counted in the same
- * statement) to be under both limits — the one place that rule is applied. The caller holds the
- * lock of every user in the batch, taken before this statement so that its snapshot sees every
- * committed job of theirs, and gives each user at most one row per statement (the rows of one
- * statement do not see each other, so two of one user would both count the same usage).
+ * statement by quotaUsageColumnsSql, which GetQuota reads too) to be under both limits — the one
+ * place that rule is applied. The caller holds the lock of every user in the batch, taken before
+ * this statement so that its snapshot sees every committed job of theirs, and gives each user at
+ * most one row per statement (the rows of one statement do not see each other, so two of one
+ * user would both count the same usage).
  */
 function insertStatement(quota: boolean): string {
   return `WITH incoming AS (
@@ -70,15 +70,7 @@ function insertStatement(quota: boolean): string {
           ${
             quota
               ? `usage AS (
-            -- Per row, two counts of its user, each on an index range that holds only what it counts
-            -- (today's jobs of the user; the user's queued and running ones), so the cost does not
-            -- grow with the history.
-            SELECT i.n AS usage_n,
-                   (SELECT count(*)::int FROM jobs.generation_jobs j
-                     WHERE j.user_id = i.user_id AND j.created_at >= ${startOfUtcDay}
-                       AND j.job_type = ANY($30::text[]) AND ${countsTowardDailyQuotaSql('j')}) AS today,
-                   (SELECT count(*)::int FROM jobs.generation_jobs j
-                     WHERE j.user_id = i.user_id AND ${holdsInFlightSlotSql('j')} AND j.job_type = ANY($30::text[])) AS in_flight
+            SELECT i.n AS usage_n, ${quotaUsageColumnsSql('i.user_id', '$30::text[]')}
               FROM incoming i),`
               : ''
           }

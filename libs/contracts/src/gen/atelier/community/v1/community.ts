@@ -2285,7 +2285,9 @@ export const CommunityServiceService = {
   },
   /**
    * An ai_creation draft with the job's output attached. Idempotent per job and author: a
-   * second call returns the same draft (created=false).
+   * second call returns the same draft, or the post it was published as (created=false). Once
+   * that post was deleted, the next call makes a new draft (created=true); the deleted post
+   * stays deleted.
    */
   createDraftFromJob: {
     path: "/atelier.community.v1.CommunityService/CreateDraftFromJob" as const,
@@ -2365,7 +2367,9 @@ export interface CommunityServiceServer extends UntypedServiceImplementation {
   createPost: handleUnaryCall<CreatePostRequest, CreatePostResponse>;
   /**
    * An ai_creation draft with the job's output attached. Idempotent per job and author: a
-   * second call returns the same draft (created=false).
+   * second call returns the same draft, or the post it was published as (created=false). Once
+   * that post was deleted, the next call makes a new draft (created=true); the deleted post
+   * stays deleted.
    */
   createDraftFromJob: handleUnaryCall<CreateDraftFromJobRequest, CreateDraftFromJobResponse>;
   /**
@@ -2409,7 +2413,9 @@ export interface CommunityServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * An ai_creation draft with the job's output attached. Idempotent per job and author: a
-   * second call returns the same draft (created=false).
+   * second call returns the same draft, or the post it was published as (created=false). Once
+   * that post was deleted, the next call makes a new draft (created=true); the deleted post
+   * stays deleted.
    */
   createDraftFromJob(
     request: CreateDraftFromJobRequest,

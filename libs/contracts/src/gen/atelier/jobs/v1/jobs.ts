@@ -317,6 +317,38 @@ export interface WatchJobResponse {
   job: Job | undefined;
 }
 
+export interface GetQuotaRequest {
+  userId: string;
+}
+
+export interface GetQuotaResponse {
+  /** Jobs created since the start of the current UTC day that count (daily_rule). */
+  dailyUsed: number;
+  dailyLimit: number;
+  /** max(0, daily_limit - daily_used). */
+  dailyRemaining: number;
+  /** The end of the current UTC day, when daily_used starts again from 0. */
+  dailyResetsAt:
+    | Date
+    | undefined;
+  /** Queued and running jobs, whatever day they were created. */
+  inFlight: number;
+  maxInFlight: number;
+  /** max(0, max_in_flight - in_flight). */
+  inFlightRemaining: number;
+  /**
+   * Creates accepted now, one after the other, if no job ends meanwhile: the lesser of
+   * daily_remaining and in_flight_remaining. 0: the next CreateJob is RESOURCE_EXHAUSTED.
+   */
+  remainingNow: number;
+  /** The job types the quota counts; other types (system.canary) are never counted. */
+  countedJobTypes: string[];
+  /** Which jobs count towards daily_used, in words a user can read. */
+  dailyRule: string;
+  /** Which jobs count towards in_flight, in words a user can read. */
+  inFlightRule: string;
+}
+
 function createBaseCatalogSnapshot(): CatalogSnapshot {
   return { providerCode: "", providerModel: "", modelVersion: "", styleCode: undefined };
 }
@@ -2605,6 +2637,364 @@ export const WatchJobResponse: MessageFns<WatchJobResponse> = {
   },
 };
 
+function createBaseGetQuotaRequest(): GetQuotaRequest {
+  return { userId: "" };
+}
+
+export const GetQuotaRequest: MessageFns<GetQuotaRequest> = {
+  encode(message: GetQuotaRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetQuotaRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetQuotaRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetQuotaRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetQuotaRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetQuotaRequest>): GetQuotaRequest {
+    return GetQuotaRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetQuotaRequest>): GetQuotaRequest {
+    const message = createBaseGetQuotaRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetQuotaResponse(): GetQuotaResponse {
+  return {
+    dailyUsed: 0,
+    dailyLimit: 0,
+    dailyRemaining: 0,
+    dailyResetsAt: undefined,
+    inFlight: 0,
+    maxInFlight: 0,
+    inFlightRemaining: 0,
+    remainingNow: 0,
+    countedJobTypes: [],
+    dailyRule: "",
+    inFlightRule: "",
+  };
+}
+
+export const GetQuotaResponse: MessageFns<GetQuotaResponse> = {
+  encode(message: GetQuotaResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.dailyUsed !== 0) {
+      writer.uint32(8).int32(message.dailyUsed);
+    }
+    if (message.dailyLimit !== 0) {
+      writer.uint32(16).int32(message.dailyLimit);
+    }
+    if (message.dailyRemaining !== 0) {
+      writer.uint32(24).int32(message.dailyRemaining);
+    }
+    if (message.dailyResetsAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.dailyResetsAt), writer.uint32(34).fork()).join();
+    }
+    if (message.inFlight !== 0) {
+      writer.uint32(40).int32(message.inFlight);
+    }
+    if (message.maxInFlight !== 0) {
+      writer.uint32(48).int32(message.maxInFlight);
+    }
+    if (message.inFlightRemaining !== 0) {
+      writer.uint32(56).int32(message.inFlightRemaining);
+    }
+    if (message.remainingNow !== 0) {
+      writer.uint32(64).int32(message.remainingNow);
+    }
+    for (const v of message.countedJobTypes) {
+      writer.uint32(74).string(v!);
+    }
+    if (message.dailyRule !== "") {
+      writer.uint32(82).string(message.dailyRule);
+    }
+    if (message.inFlightRule !== "") {
+      writer.uint32(90).string(message.inFlightRule);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetQuotaResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetQuotaResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.dailyUsed = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.dailyLimit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.dailyRemaining = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.dailyResetsAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.inFlight = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.maxInFlight = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.inFlightRemaining = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.remainingNow = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.countedJobTypes.push(reader.string());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.dailyRule = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.inFlightRule = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetQuotaResponse {
+    return {
+      dailyUsed: isSet(object.dailyUsed)
+        ? globalThis.Number(object.dailyUsed)
+        : isSet(object.daily_used)
+        ? globalThis.Number(object.daily_used)
+        : 0,
+      dailyLimit: isSet(object.dailyLimit)
+        ? globalThis.Number(object.dailyLimit)
+        : isSet(object.daily_limit)
+        ? globalThis.Number(object.daily_limit)
+        : 0,
+      dailyRemaining: isSet(object.dailyRemaining)
+        ? globalThis.Number(object.dailyRemaining)
+        : isSet(object.daily_remaining)
+        ? globalThis.Number(object.daily_remaining)
+        : 0,
+      dailyResetsAt: isSet(object.dailyResetsAt)
+        ? fromJsonTimestamp(object.dailyResetsAt)
+        : isSet(object.daily_resets_at)
+        ? fromJsonTimestamp(object.daily_resets_at)
+        : undefined,
+      inFlight: isSet(object.inFlight)
+        ? globalThis.Number(object.inFlight)
+        : isSet(object.in_flight)
+        ? globalThis.Number(object.in_flight)
+        : 0,
+      maxInFlight: isSet(object.maxInFlight)
+        ? globalThis.Number(object.maxInFlight)
+        : isSet(object.max_in_flight)
+        ? globalThis.Number(object.max_in_flight)
+        : 0,
+      inFlightRemaining: isSet(object.inFlightRemaining)
+        ? globalThis.Number(object.inFlightRemaining)
+        : isSet(object.in_flight_remaining)
+        ? globalThis.Number(object.in_flight_remaining)
+        : 0,
+      remainingNow: isSet(object.remainingNow)
+        ? globalThis.Number(object.remainingNow)
+        : isSet(object.remaining_now)
+        ? globalThis.Number(object.remaining_now)
+        : 0,
+      countedJobTypes: globalThis.Array.isArray(object?.countedJobTypes)
+        ? object.countedJobTypes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.counted_job_types)
+        ? object.counted_job_types.map((e: any) => globalThis.String(e))
+        : [],
+      dailyRule: isSet(object.dailyRule)
+        ? globalThis.String(object.dailyRule)
+        : isSet(object.daily_rule)
+        ? globalThis.String(object.daily_rule)
+        : "",
+      inFlightRule: isSet(object.inFlightRule)
+        ? globalThis.String(object.inFlightRule)
+        : isSet(object.in_flight_rule)
+        ? globalThis.String(object.in_flight_rule)
+        : "",
+    };
+  },
+
+  toJSON(message: GetQuotaResponse): unknown {
+    const obj: any = {};
+    if (message.dailyUsed !== 0) {
+      obj.dailyUsed = Math.round(message.dailyUsed);
+    }
+    if (message.dailyLimit !== 0) {
+      obj.dailyLimit = Math.round(message.dailyLimit);
+    }
+    if (message.dailyRemaining !== 0) {
+      obj.dailyRemaining = Math.round(message.dailyRemaining);
+    }
+    if (message.dailyResetsAt !== undefined) {
+      obj.dailyResetsAt = message.dailyResetsAt.toISOString();
+    }
+    if (message.inFlight !== 0) {
+      obj.inFlight = Math.round(message.inFlight);
+    }
+    if (message.maxInFlight !== 0) {
+      obj.maxInFlight = Math.round(message.maxInFlight);
+    }
+    if (message.inFlightRemaining !== 0) {
+      obj.inFlightRemaining = Math.round(message.inFlightRemaining);
+    }
+    if (message.remainingNow !== 0) {
+      obj.remainingNow = Math.round(message.remainingNow);
+    }
+    if (message.countedJobTypes?.length) {
+      obj.countedJobTypes = message.countedJobTypes;
+    }
+    if (message.dailyRule !== "") {
+      obj.dailyRule = message.dailyRule;
+    }
+    if (message.inFlightRule !== "") {
+      obj.inFlightRule = message.inFlightRule;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetQuotaResponse>): GetQuotaResponse {
+    return GetQuotaResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetQuotaResponse>): GetQuotaResponse {
+    const message = createBaseGetQuotaResponse();
+    message.dailyUsed = object.dailyUsed ?? 0;
+    message.dailyLimit = object.dailyLimit ?? 0;
+    message.dailyRemaining = object.dailyRemaining ?? 0;
+    message.dailyResetsAt = object.dailyResetsAt ?? undefined;
+    message.inFlight = object.inFlight ?? 0;
+    message.maxInFlight = object.maxInFlight ?? 0;
+    message.inFlightRemaining = object.inFlightRemaining ?? 0;
+    message.remainingNow = object.remainingNow ?? 0;
+    message.countedJobTypes = object.countedJobTypes?.map((e) => e) || [];
+    message.dailyRule = object.dailyRule ?? "";
+    message.inFlightRule = object.inFlightRule ?? "";
+    return message;
+  },
+};
+
 /**
  * JobsService is the user-facing API. Every call names the acting user; a job of another user
  * is NOT_FOUND.
@@ -2673,6 +3063,20 @@ export const JobsServiceService = {
     responseSerialize: (value: WatchJobResponse): Buffer => Buffer.from(WatchJobResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WatchJobResponse => WatchJobResponse.decode(value),
   },
+  /**
+   * The user's generation quota now, counted by the very statement CreateJob's quota check uses:
+   * a create is accepted while daily_used < daily_limit and in_flight < max_in_flight. A
+   * snapshot, not a reservation: a concurrent create may take the last one.
+   */
+  getQuota: {
+    path: "/atelier.jobs.v1.JobsService/GetQuota" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetQuotaRequest): Buffer => Buffer.from(GetQuotaRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetQuotaRequest => GetQuotaRequest.decode(value),
+    responseSerialize: (value: GetQuotaResponse): Buffer => Buffer.from(GetQuotaResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetQuotaResponse => GetQuotaResponse.decode(value),
+  },
 } as const;
 
 export interface JobsServiceServer extends UntypedServiceImplementation {
@@ -2698,6 +3102,12 @@ export interface JobsServiceServer extends UntypedServiceImplementation {
    * not newer than after_version), and ends after a terminal state.
    */
   watchJob: handleServerStreamingCall<WatchJobRequest, WatchJobResponse>;
+  /**
+   * The user's generation quota now, counted by the very statement CreateJob's quota check uses:
+   * a create is accepted while daily_used < daily_limit and in_flight < max_in_flight. A
+   * snapshot, not a reservation: a concurrent create may take the last one.
+   */
+  getQuota: handleUnaryCall<GetQuotaRequest, GetQuotaResponse>;
 }
 
 export interface JobsServiceClient extends Client {
@@ -2784,6 +3194,26 @@ export interface JobsServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<WatchJobResponse>;
+  /**
+   * The user's generation quota now, counted by the very statement CreateJob's quota check uses:
+   * a create is accepted while daily_used < daily_limit and in_flight < max_in_flight. A
+   * snapshot, not a reservation: a concurrent create may take the last one.
+   */
+  getQuota(
+    request: GetQuotaRequest,
+    callback: (error: ServiceError | null, response: GetQuotaResponse) => void,
+  ): ClientUnaryCall;
+  getQuota(
+    request: GetQuotaRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetQuotaResponse) => void,
+  ): ClientUnaryCall;
+  getQuota(
+    request: GetQuotaRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetQuotaResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const JobsServiceClient = makeGenericClientConstructor(
