@@ -162,4 +162,15 @@ step(7, 'See it at the top of the feed');
 const feed = (await api<{ items: { id: string; title: string; category: string }[] }>('GET', '/api/v1/feed?limit=3')).body.items;
 for (const post of feed) show(`${post.id === published.id ? '→' : ' '} ${post.title} [${post.category}]`);
 if (feed[0]?.id !== published.id) throw new Error('the new post is not first in the feed');
+
+step(8, "See what is left of today's quota");
+interface Quota {
+  daily: { used: number; limit: number; remaining: number; resetsAt: string };
+  inFlight: { count: number; limit: number };
+  remainingNow: number;
+}
+const quota = (await api<Quota>('GET', '/api/v1/me/quota')).body;
+show(`${quota.daily.remaining} of ${quota.daily.limit} left today (${quota.daily.used} used), resets at ${quota.daily.resetsAt}`);
+show(`${quota.inFlight.count} of ${quota.inFlight.limit} running or queued; ${quota.remainingNow} more can be submitted now`);
+if (quota.daily.used < 1) throw new Error('the job of step 3 is not counted by the quota');
 console.log('\nDemo complete.');

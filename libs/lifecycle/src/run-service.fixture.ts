@@ -20,7 +20,15 @@ await runService({
     if (config.FIXTURE_START === 'fail') throw new Error('the port is taken');
     logger.info({}, 'fixture serving');
     say('started');
-    return { stop: async () => say('stopped') };
+    // What a listening server does: keep the process alive until it is stopped. Without it the
+    // fixture may end on its own, exit code 0, before the test's SIGTERM arrives.
+    const serving = setInterval(() => {}, 60_000);
+    return {
+      stop: async () => {
+        clearInterval(serving);
+        say('stopped');
+      },
+    };
   },
 });
 // runService has returned: its SIGTERM handler is in place, so the test may signal now.

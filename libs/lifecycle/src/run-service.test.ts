@@ -17,7 +17,8 @@ describe('lifecycle - runService', () => {
       output += chunk.toString();
       if (chunk.toString().includes('fixture: serving')) child.kill('SIGTERM');
     });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': the last lines of its stdout may still be on their way when it exits.
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(code, output).toBe(0);
     const steps = output.split('\n').filter((line) => line.startsWith('fixture: '));
     expect(steps).toEqual(['fixture: started', 'fixture: serving', 'fixture: stopped', 'fixture: telemetry flushed']);
