@@ -123,6 +123,7 @@ async function startTarget(size: number): Promise<Target> {
     dispatchBackground: topology.dispatchSubject('background'),
     eventPrefix: topology.eventSubject(''),
     providerCancel: topology.controlSubject('provider-cancel'),
+    accountDeleted: topology.accountDeletedSubject,
   };
   const jobs = await startGrpcServiceProcess('jobs', jobsEnv({ database, prefix }), profile);
   const db = new pg.Client({ connectionString: database.url });

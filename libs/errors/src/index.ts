@@ -21,3 +21,4 @@ export {
   type AppErrorOptions,
 } from './app-error.js';
 export { secondsToNextUtcDay } from './retry-after.js';
+export { AccountDeletedError } from './account-deleted.js';

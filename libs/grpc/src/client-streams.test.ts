@@ -27,6 +27,8 @@ const jobsHandlers: ServiceHandlers<typeof jobsV1.JobsServiceService> = {
   listJobs: unimplemented,
   cancelJob: unimplemented,
   getQuota: unimplemented,
+  requestAccountDeletion: unimplemented,
+  getAccountDeletion: unimplemented,
   async watchJob(request, stream, context) {
     if (request.jobId === 'missing') throw new NotFoundError('job');
     for (let version = 1; version <= 3; version += 1) await stream.write({ job: jobsV1.Job.fromPartial({ id: request.jobId, version }) });
@@ -47,6 +49,7 @@ const mediaHandlers: ServiceHandlers<typeof mediaV1.MediaServiceService> = {
   getAssetsInternal: unimplemented,
   readAsset: unimplemented,
   deleteAsset: unimplemented,
+  getAccountDeletion: unimplemented,
   async putServerAsset(requests, context) {
     context.signal.addEventListener('abort', () => (seen.putCancelled += 1), { once: true });
     let owner = '';

@@ -60,6 +60,8 @@ const jobsHandlers: ServiceHandlers<typeof jobsV1.JobsServiceService> = {
   listJobs: unimplemented,
   cancelJob: unimplemented,
   getQuota: unimplemented,
+  requestAccountDeletion: unimplemented,
+  getAccountDeletion: unimplemented,
   async watchJob(request, stream) {
     if (request.jobId === 'missing') throw new NotFoundError('job');
     for (const progress of [10, 60, 100]) {

@@ -8,6 +8,8 @@ export {
   ensureWorkerConsumer,
   ensureControlConsumer,
   ensureEventsConsumer,
+  ensureAccountDeletionConsumer,
+  ensureAccountEventsStream,
   deleteJobStreams,
   type StreamOptions,
   type WorkerConsumerOptions,
@@ -26,4 +28,10 @@ export {
   type CatalogChange,
   type CatalogEntryKind,
 } from './catalog-changes.js';
+export {
+  AccountDeletionConsumer,
+  parseAccountDeleted,
+  type AccountDeleted,
+  type AccountDeletionConsumerOptions,
+} from './account-deletions.js';
 export { WindowCounters, windowCountersBucket, type WindowCountersOptions, type Reservation } from './window-counters.js';

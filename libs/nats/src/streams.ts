@@ -119,6 +119,22 @@ export async function ensureJobStreams(jsm: JetStreamManager, topology: JobsTopo
   });
 }
 
+/**
+ * The account events stream, declared by its publisher (jobs) and its consumers only. A deletion
+ * must reach a service that is down for days: kept a quarter, far past any outage.
+ */
+export async function ensureAccountEventsStream(jsm: JetStreamManager, topology: JobsTopology, options: StreamOptions = {}): Promise<void> {
+  await ensureStream(jsm, {
+    name: topology.accountEventsStream,
+    subjects: [topology.accountDeletedSubject],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: nanos(options.duplicateWindowMs ?? 5 * 60_000),
+    max_age: nanos(90 * DAY_MS),
+    num_replicas: options.replicas ?? 1,
+  });
+}
+
 export interface WorkerConsumerOptions {
   /** How long a delivered message may go without ack or `working()` before redelivery. */
   ackWaitMs: number;
@@ -208,9 +224,37 @@ export async function ensureEventsConsumer(jsm: JetStreamManager, topology: Jobs
   }
 }
 
-/** Removes both streams (and so their consumers). For tests and for tearing an environment down. */
+/**
+ * The durable consumer of account deletions of one service. From the stream's start (DeliverPolicy
+ * All), unlike the lifecycle consumers: a service deployed, or its consumer declared, after a
+ * deletion was requested still deletes its part. Redelivered until acked (each service's deletion
+ * is idempotent), forever (max_deliver -1).
+ */
+export async function ensureAccountDeletionConsumer(
+  jsm: JetStreamManager,
+  topology: JobsTopology,
+  options: { service: string; ackWaitMs: number },
+): Promise<string> {
+  const name = topology.accountDeletionConsumerName(options.service);
+  const tunable = { ack_wait: nanos(options.ackWaitMs), max_deliver: -1, filter_subject: topology.accountDeletedSubject };
+  try {
+    await jsm.consumers.info(topology.accountEventsStream, name);
+    await jsm.consumers.update(topology.accountEventsStream, name, tunable);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await jsm.consumers.add(topology.accountEventsStream, {
+      durable_name: name,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ...tunable,
+    });
+  }
+  return name;
+}
+
+/** Removes the streams (and so their consumers). For tests and for tearing an environment down. */
 export async function deleteJobStreams(jsm: JetStreamManager, topology: JobsTopology): Promise<void> {
-  for (const stream of [topology.jobsStream, topology.eventsStream]) {
+  for (const stream of [topology.jobsStream, topology.eventsStream, topology.accountEventsStream]) {
     try {
       await jsm.streams.delete(stream);
     } catch (error) {

@@ -10,6 +10,10 @@
  *   stream  <PREFIX>_JOB_EVENTS  limits retention: lifecycle events for anyone who cares
  *     <root>.jobs.events.<type>          e.g. <root>.jobs.events.succeeded
  *
+ *   stream  <PREFIX>_ACCOUNT_EVENTS  limits retention, kept long: account events every service holding
+ *                                user data consumes with a durable consumer of its own
+ *     <root>.accounts.events.deleted     AccountDeletedEvent (jobs' outbox), consumed by `<service>-account-deletion`
+ *
  *   core NATS (no stream): catalog change notices, a doorbell for jobs' catalog cache
  *     <root>.catalog.events.changed      catalog-changes.ts
  *
@@ -28,6 +32,11 @@ export interface JobsTopology {
   readonly prefix: string;
   readonly jobsStream: string;
   readonly eventsStream: string;
+  readonly accountEventsStream: string;
+  /** AccountDeletedEvent: a user asked for their account to be deleted. */
+  readonly accountDeletedSubject: string;
+  /** The durable consumer of account deletions of one service (all its replicas share it). */
+  accountDeletionConsumerName(service: string): string;
   dispatchSubject(queue: JobQueueName): string;
   controlSubject(task: ControlTask): string;
   /** The durable consumer workers share for a control task. */
@@ -50,6 +59,9 @@ export function jobsTopology(prefix: string): JobsTopology {
     prefix,
     jobsStream: `${prefix}_JOBS`,
     eventsStream: `${prefix}_JOB_EVENTS`,
+    accountEventsStream: `${prefix}_ACCOUNT_EVENTS`,
+    accountDeletedSubject: `${root}.accounts.events.deleted`,
+    accountDeletionConsumerName: (service) => `${service}-account-deletion`,
     dispatchSubject: (queue) => `${root}.jobs.dispatch.${queue}`,
     controlSubject: (task) => `${root}.jobs.control.${task}`,
     controlConsumerName: (task) => `worker-${task}`,

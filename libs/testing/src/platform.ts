@@ -148,7 +148,14 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       options.community || options.gateway
         ? await startGrpcServiceProcess(
             'community',
-            { ...options.env, DATABASE_URL: database.url, MEDIA_ADDR: media.address, JOBS_ADDR: jobs.address },
+            {
+              ...options.env,
+              DATABASE_URL: database.url,
+              MEDIA_ADDR: media.address,
+              JOBS_ADDR: jobs.address,
+              NATS_URL: natsUrl,
+              NATS_STREAM_PREFIX: natsPrefix,
+            },
             options.nodeArgs?.community,
           )
         : undefined;

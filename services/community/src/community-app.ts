@@ -1,14 +1,17 @@
+import { hostname } from 'node:os';
 import { jobsV1, mediaV1 } from '@atelier/contracts';
 import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startServiceMetrics } from '@atelier/metrics';
+import { AccountDeletionConsumer, NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
 import { communityConfigSpec, shutdownPolicy, type CommunityConfig } from './config.js';
 import type { CommunityContext } from './community-context.js';
 import { COMMUNITY_SCHEMA, communityMigrations } from './db/migrations/index.js';
 import { startCommunityServer } from './server.js';
+import { communityAccountDeletion } from './background/account-deletion.js';
 
 export type CommunityAppConfig = Pick<
   CommunityConfig,
@@ -23,6 +26,9 @@ export type CommunityAppConfig = Pick<
   | 'MEDIA_ADDR'
   | 'JOBS_ADDR'
 > &
+  Partial<
+    Pick<CommunityConfig, 'NATS_URL' | 'NATS_STREAM_PREFIX' | 'NATS_STREAM_REPLICAS' | 'NATS_USER' | 'NATS_PASSWORD' | 'NATS_TOKEN'>
+  > &
   Partial<Pick<CommunityConfig, 'POSTS_DAILY_LIMIT'>>;
 
 export interface CommunityApp {
@@ -60,10 +66,39 @@ export async function startCommunityApp(
     await pool.end();
     throw error;
   });
+  // Its part of deleting accounts. Community serves without NATS: the durable consumer catches up
+  // from the broker's first answer on.
+  const nats = config.NATS_URL
+    ? openNatsLink({
+        servers: config.NATS_URL,
+        name: `community@${hostname()}`,
+        credentials: config,
+        logger,
+        onStateChange: (up) => server.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
+      })
+    : undefined;
+  server.health.setStatus(NATS_HEALTH_SERVICE, nats?.up() ? 'SERVING' : 'NOT_SERVING');
+  const accountDeletions = nats
+    ? new AccountDeletionConsumer({
+        service: 'community',
+        topology: jobsTopology(config.NATS_STREAM_PREFIX ?? 'ATELIER'),
+        streamReplicas: config.NATS_STREAM_REPLICAS ?? 1,
+        deleteUserData: communityAccountDeletion(context),
+        logger,
+      })
+    : undefined;
+  if (nats && accountDeletions) {
+    void nats
+      .ready()
+      .then((connection) => accountDeletions.start(connection))
+      .catch((error: unknown) => logger.error({ err: error }, 'the account deletion consumer could not start'));
+  } else logger.warn('no NATS_URL: accounts whose deletion is requested keep their posts');
   return {
     server,
     context,
     async stop(graceMs) {
+      await accountDeletions?.stop();
+      await nats?.close();
       await server.shutdown(graceMs);
       peers.media.close();
       peers.jobs.close();
@@ -78,6 +113,7 @@ export function runCommunity(telemetry: Telemetry): Promise<void> {
     name: 'community',
     telemetry,
     spec: communityConfigSpec,
+    checks: [checkNatsCredentials],
     shutdown: shutdownPolicy,
     async start(config, logger) {
       await assertSchemaCurrent(config.DATABASE_URL, { service: 'community', schema: COMMUNITY_SCHEMA, migrations: communityMigrations });

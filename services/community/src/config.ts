@@ -1,6 +1,7 @@
-import { bool, hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
+import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
+import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { DEFAULT_POST_LIMITS } from './domain/post-limits.js';
 
 /** Environment variables of the community service (README, "Configuration"). */
@@ -23,6 +24,13 @@ export const communityConfigSpec = {
   /** Posts (drafts included) an author may create per UTC day; then RESOURCE_EXHAUSTED POST_QUOTA_EXCEEDED. */
   POSTS_DAILY_LIMIT: int({ default: DEFAULT_POST_LIMITS.postsPerDay, min: 1, max: 1_000_000 }),
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
+  /**
+   * NATS with the account events: the posts of a user whose account's deletion is requested are
+   * deleted. Unset: they are not (a warning says so at start-up).
+   */
+  ...natsConfigSpec,
+  ...natsStreamsConfigSpec,
+  NATS_URL: optional(str()),
 } as const;
 
 export type CommunityConfig = ConfigOf<typeof communityConfigSpec>;

@@ -8,6 +8,7 @@ import { deletePost } from './rpc/delete-post.js';
 import { getPost } from './rpc/get-post.js';
 import { listFeed } from './rpc/list-feed.js';
 import { listMyPosts } from './rpc/list-my-posts.js';
+import { getAccountDeletion } from './rpc/get-account-deletion.js';
 import { updatePost } from './rpc/update-post.js';
 
 export const COMMUNITY_SERVICE_NAME = 'atelier.community.v1.CommunityService';
@@ -22,6 +23,7 @@ export function startCommunityServer(context: CommunityContext, options: GrpcSer
     getPost: getPost(context),
     listFeed: listFeed(context),
     listMyPosts: listMyPosts(context),
+    getAccountDeletion: getAccountDeletion(context),
   };
   return startGrpcServer({
     ...options,

@@ -25,6 +25,7 @@ import { registerMediaRoutes } from './routes/media-routes.js';
 import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
 import { registerQuotaRoute } from './routes/quota-route.js';
+import { registerAccountRoutes } from './routes/account-routes.js';
 import { applyOpenApiConventions } from './http/openapi-conventions.js';
 import { API_EXAMPLES } from './routes/api-examples.js';
 
@@ -158,6 +159,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     registerJobRoutes(api, context, finishedJobs);
     registerJobEventsRoute(api, context, finishedJobs);
     registerQuotaRoute(api, context);
+    registerAccountRoutes(api, context);
     registerPostRoutes(api, context);
   });
   await app.register(async (admin) => {

@@ -7,14 +7,17 @@ import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { createServiceMetrics, startServiceMetrics, type Registry, type ServiceMetrics } from '@atelier/metrics';
 import {
+  AccountDeletionConsumer,
   NATS_HEALTH_SERVICE,
   checkNatsCredentials,
+  ensureAccountEventsStream,
   ensureJobStreams,
   jetstream,
   jetstreamManager,
   jobsTopology,
   openNatsLink,
   type JetStreamClient,
+  type NatsConnection,
   type NatsLink,
 } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
@@ -31,6 +34,7 @@ import { createTransitionBatches } from './db/transitions/transition-batches.js'
 import { JobsMetrics } from './jobs-metrics.js';
 import { JobWatchHub } from './background/job-watch-hub.js';
 import { OutboxRelay } from './background/outbox-relay.js';
+import { jobsAccountDeletion } from './background/account-deletion.js';
 import { OutboxWakeups } from './background/outbox-wakeups.js';
 import { NotificationListener } from './background/notification-listener.js';
 import { JobChangeNotices } from './background/job-change-notices.js';
@@ -86,6 +90,12 @@ export async function startJobsApp(
   });
   const catalogChanges = catalogChangesListener(config.NATS_STREAM_PREFIX, catalogCache, logger);
   // NATS is the doorbell, not the truth: jobs serves (and the outbox fills) while it is away.
+  // The relay publishes on both: the job streams and the account events.
+  const declareStreams = async (connection: NatsConnection) => {
+    const jsm = await jetstreamManager(connection);
+    await ensureJobStreams(jsm, topology, streamOptions);
+    await ensureAccountEventsStream(jsm, topology, streamOptions);
+  };
   const nats = openNatsLink({
     servers: config.NATS_URL,
     name: `jobs@${hostname()}`,
@@ -93,7 +103,7 @@ export async function startJobsApp(
     logger,
     onConnected: async (connection) => {
       catalogChanges.follow(connection);
-      await ensureJobStreams(await jetstreamManager(connection), topology, streamOptions);
+      await declareStreams(connection);
     },
     onStateChange: (up) => {
       // Catalog's notices of the time the link was down (or not yet up) were missed.
@@ -114,6 +124,7 @@ export async function startJobsApp(
     dispatchBackground: topology.dispatchSubject('background'),
     eventPrefix: topology.eventSubject(''),
     providerCancel: topology.controlSubject('provider-cancel'),
+    accountDeleted: topology.accountDeletedSubject,
   };
   const relay = new OutboxRelay({
     pool,
@@ -127,7 +138,7 @@ export async function startJobsApp(
     restoreStreams: async () => {
       const connection = nats.connection();
       if (!connection) throw new Error('not connected to NATS');
-      await ensureJobStreams(await jetstreamManager(connection), topology, streamOptions);
+      await declareStreams(connection);
     },
   });
   // One LISTEN connection for this replica: outbox wake-ups and job changes from the others.
@@ -208,6 +219,18 @@ export async function startJobsApp(
   serverRef.current = server;
   server.health.setStatus(NATS_HEALTH_SERVICE, nats.up() ? 'SERVING' : 'NOT_SERVING');
   relay.start();
+  // Its part of deleting accounts: from the broker's first answer on, the durable consumer catches up.
+  const accountDeletions = new AccountDeletionConsumer({
+    service: 'jobs',
+    topology,
+    streamReplicas: config.NATS_STREAM_REPLICAS,
+    deleteUserData: jobsAccountDeletion(context),
+    logger,
+  });
+  void nats
+    .ready()
+    .then((connection) => accountDeletions.start(connection))
+    .catch((error: unknown) => logger.error({ err: error }, 'the account deletion consumer could not start'));
   reaper.start();
   dispatchSweeper.start();
   deadlineSweeper.start();
@@ -225,6 +248,7 @@ export async function startJobsApp(
     metricsRegistry,
     async stop(graceMs) {
       await server.shutdown(graceMs);
+      await accountDeletions.stop();
       await reaper.stop();
       await dispatchSweeper.stop();
       await deadlineSweeper.stop();

@@ -17,6 +17,8 @@ import { failJob } from './rpc/fail-job.js';
 import { getJob } from './rpc/get-job.js';
 import { getJobStatus } from './rpc/get-job-status.js';
 import { getQuota } from './rpc/get-quota.js';
+import { getAccountDeletion } from './rpc/get-account-deletion.js';
+import { requestAccountDeletion } from './rpc/request-account-deletion.js';
 import { heartbeat, heartbeats } from './rpc/heartbeat.js';
 import { listJobs } from './rpc/list-jobs.js';
 import { recordProviderRequest } from './rpc/record-provider-request.js';
@@ -48,6 +50,8 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
           cancelJob: cancelJob(context),
           watchJob: watchJob(context),
           getQuota: getQuota(context),
+          requestAccountDeletion: requestAccountDeletion(context),
+          getAccountDeletion: getAccountDeletion(context),
         },
         logger,
         jobsCallerPolicy,

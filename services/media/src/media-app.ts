@@ -4,7 +4,7 @@ import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerH
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startServiceMetrics } from '@atelier/metrics';
-import { NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
+import { AccountDeletionConsumer, NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
 import { checkS3Credentials, mediaConfigSpec, shutdownPolicy, type MediaConfig } from './config.js';
 import { MEDIA_SCHEMA, mediaMigrations } from './db/migrations/index.js';
@@ -13,6 +13,7 @@ import { jobsStatusLookup } from './peers/job-status-lookup.js';
 import type { MediaContext } from './media-context.js';
 import { startMediaServer } from './server.js';
 import { ObjectStore } from './storage/object-store.js';
+import { mediaAccountDeletion } from './background/account-deletion.js';
 import { startUploadSweeper } from './background/upload-sweeper.js';
 
 export type MediaAppConfig = Omit<MediaConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS' | 'METRICS_PORT'>;
@@ -94,6 +95,22 @@ export async function startMediaApp(
           logger,
         })
       : undefined;
+  // Its part of deleting accounts, from the broker's first answer on (the durable consumer catches up).
+  const accountDeletions = nats
+    ? new AccountDeletionConsumer({
+        service: 'media',
+        topology: jobsTopology(config.NATS_STREAM_PREFIX),
+        streamReplicas: config.NATS_STREAM_REPLICAS,
+        deleteUserData: mediaAccountDeletion(context),
+        logger,
+      })
+    : undefined;
+  if (nats && accountDeletions) {
+    void nats
+      .ready()
+      .then((connection) => accountDeletions.start(connection))
+      .catch((error: unknown) => logger.error({ err: error }, 'the account deletion consumer could not start'));
+  } else logger.warn('no NATS_URL: accounts whose deletion is requested keep their media');
   if (nats && outputCleanup) {
     void nats
       .ready()
@@ -106,6 +123,7 @@ export async function startMediaApp(
     async stop(graceMs) {
       await stopSweeper();
       await outputCleanup?.stop();
+      await accountDeletions?.stop();
       jobStatus?.close();
       await nats?.close();
       await server.shutdown(graceMs);

@@ -375,6 +375,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete the caller’s account and all its data: jobs (in-flight ones cancelled, at the AI vendor too), images, posts. Idempotent; 202 with the progress */
+    delete: operations['deleteAccount'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/me/deletion': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** How far the deletion of the caller’s account is, service by service */
+    get: operations['getAccountDeletion'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/me/posts': {
     parameters: {
       query?: never;
@@ -609,14 +643,14 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 40301;
+        code: 40301 | 40302;
         /** @description what went wrong and what to do, for a person; not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
          * @enum {string}
          */
-        name: 'FORBIDDEN';
+        name: 'FORBIDDEN' | 'ACCOUNT_DELETED';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
       };
@@ -3126,6 +3160,170 @@ export interface operations {
           'application/json': {
             items: components['schemas']['Post'][];
             nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "in_progress",
+           *       "requestedAt": "2026-12-01T09:00:40.000Z",
+           *       "completedAt": null,
+           *       "parts": [
+           *         {
+           *           "service": "jobs",
+           *           "status": "completed",
+           *           "completedAt": "2026-12-01T09:00:41.000Z",
+           *           "removed": 12
+           *         },
+           *         {
+           *           "service": "media",
+           *           "status": "in_progress",
+           *           "completedAt": null,
+           *           "removed": 9
+           *         },
+           *         {
+           *           "service": "community",
+           *           "status": "completed",
+           *           "completedAt": "2026-12-01T09:00:41.000Z",
+           *           "removed": 3
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /**
+             * Format: date-time
+             * @description when the last service finished
+             */
+            completedAt: string | null;
+            parts: {
+              /** Format: date-time */
+              completedAt: string | null;
+              /** @description jobs, assets or posts deleted */
+              removed: number;
+              /** @enum {string} */
+              service: 'jobs' | 'media' | 'community';
+              /**
+               * @description pending: the service has not seen the deletion yet (it is down, or the event is on its way)
+               * @enum {string}
+               */
+              status: 'pending' | 'in_progress' | 'completed';
+            }[];
+            /** Format: date-time */
+            requestedAt: string | null;
+            /**
+             * @description completed once every service has deleted its part
+             * @enum {string}
+             */
+            status: 'not_requested' | 'in_progress' | 'completed';
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getAccountDeletion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "completed",
+           *       "requestedAt": "2026-12-01T09:00:40.000Z",
+           *       "completedAt": "2026-12-01T09:00:44.000Z",
+           *       "parts": [
+           *         {
+           *           "service": "jobs",
+           *           "status": "completed",
+           *           "completedAt": "2026-12-01T09:00:41.000Z",
+           *           "removed": 12
+           *         },
+           *         {
+           *           "service": "media",
+           *           "status": "completed",
+           *           "completedAt": "2026-12-01T09:00:44.000Z",
+           *           "removed": 25
+           *         },
+           *         {
+           *           "service": "community",
+           *           "status": "completed",
+           *           "completedAt": "2026-12-01T09:00:41.000Z",
+           *           "removed": 3
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /**
+             * Format: date-time
+             * @description when the last service finished
+             */
+            completedAt: string | null;
+            parts: {
+              /** Format: date-time */
+              completedAt: string | null;
+              /** @description jobs, assets or posts deleted */
+              removed: number;
+              /** @enum {string} */
+              service: 'jobs' | 'media' | 'community';
+              /**
+               * @description pending: the service has not seen the deletion yet (it is down, or the event is on its way)
+               * @enum {string}
+               */
+              status: 'pending' | 'in_progress' | 'completed';
+            }[];
+            /** Format: date-time */
+            requestedAt: string | null;
+            /**
+             * @description completed once every service has deleted its part
+             * @enum {string}
+             */
+            status: 'not_requested' | 'in_progress' | 'completed';
           };
         };
       };

@@ -1,8 +1,9 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
-import { AlreadyExistsError, InternalError } from '@atelier/errors';
+import { AccountDeletedError, AlreadyExistsError, InternalError } from '@atelier/errors';
 import { insertPost, selectPostByIdempotencyKey, type NewPost } from '../db/post-sql.js';
 import type { PostRow } from '../db/post-row.js';
 import { lockAuthorForPosts, countPostsCreatedToday } from '../db/post-usage-sql.js';
+import { accountDeletionStarted } from '../db/account-deletion-sql.js';
 import { checkPostLimits, type PostLimits } from '../domain/post-limits.js';
 
 export interface CreatedPost {
@@ -36,6 +37,7 @@ export async function findReplay(pool: SqlPool, authorUserId: string, idempotenc
 export async function insertOrReplay(pool: SqlPool, post: NewPost, limits: PostLimits): Promise<CreatedPost> {
   return inTransaction(pool, async (client) => {
     await lockAuthorForPosts(client, post.authorUserId);
+    if (await accountDeletionStarted(client, post.authorUserId)) throw new AccountDeletedError();
     const earlier = await selectPostByIdempotencyKey(client, post.authorUserId, post.idempotencyKey);
     if (earlier) return replayOrRefuse(earlier, post.requestHash);
     checkPostLimits(await countPostsCreatedToday(client, post.authorUserId), limits, new Date());

@@ -10,6 +10,7 @@ export const ApiError = {
   TOKEN_EXPIRED: { status: 401, code: 40102 },
   TOKEN_WITHOUT_EXPIRY: { status: 401, code: 40103 },
   FORBIDDEN: { status: 403, code: 40301 },
+  ACCOUNT_DELETED: { status: 403, code: 40302 },
   NOT_FOUND: { status: 404, code: 40400 },
   MEDIA_NOT_FOUND: { status: 404, code: 40405 },
   POST_NOT_FOUND: { status: 404, code: 40406 },
@@ -50,6 +51,7 @@ const BY_REASON: Readonly<Record<string, ApiErrorName>> = {
   STORAGE_QUOTA_EXCEEDED: 'STORAGE_QUOTA_EXCEEDED',
   POST_QUOTA_EXCEEDED: 'POST_QUOTA_EXCEEDED',
   RATE_LIMITED: 'RATE_LIMITED',
+  ACCOUNT_DELETED: 'ACCOUNT_DELETED',
 };
 
 /** Everything else, by canonical code. FAILED_PRECONDITION is a broken generation rule. */

@@ -15,6 +15,7 @@ const EXAMPLE_MESSAGES: Readonly<Record<ApiErrorName, string>> = {
   TOKEN_EXPIRED: 'the token has expired; sign in again',
   TOKEN_WITHOUT_EXPIRY: 'the token has no expiry (exp); tokens must expire',
   FORBIDDEN: 'this route needs the admin role',
+  ACCOUNT_DELETED: 'this account is being deleted or was deleted; nothing can be created in it any more',
   NOT_FOUND: 'no route GET /api/v1/nothing',
   MEDIA_NOT_FOUND: 'asset 019a3c1e-7f00-7000-8000-00000000d001 not found',
   POST_NOT_FOUND: 'post 019a3c1e-7f00-7000-8000-00000000e001 not found',

@@ -138,7 +138,19 @@ const draft = {
 const published = { ...draft, status: 'published', content: 'Painted by Atelier', version: 2, updatedAt: at(20), publishedAt: at(20) };
 const deleted = { ...published, status: 'deleted', version: 3, updatedAt: at(30) };
 
+const deletionParts = (status: 'in_progress' | 'completed') => [
+  { service: 'jobs', status: 'completed', completedAt: at(41), removed: 12 },
+  { service: 'media', status, completedAt: status === 'completed' ? at(44) : null, removed: status === 'completed' ? 25 : 9 },
+  { service: 'community', status: 'completed', completedAt: at(41), removed: 3 },
+];
+
 export const API_EXAMPLES: OperationExamples = {
+  deleteAccount: {
+    responses: { 202: { status: 'in_progress', requestedAt: at(40), completedAt: null, parts: deletionParts('in_progress') } },
+  },
+  getAccountDeletion: {
+    responses: { 200: { status: 'completed', requestedAt: at(40), completedAt: at(44), parts: deletionParts('completed') } },
+  },
   getCatalog: { responses: { 200: { models: [model], styles: [style] } } },
   createUpload: {
     request: { purpose: 'ai_input', contentType: 'image/jpeg', sizeBytes: 482113 },

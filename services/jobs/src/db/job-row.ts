@@ -80,6 +80,8 @@ export interface OutboxSubjects {
   eventPrefix: string;
   /** Where "cancel this prediction at the vendor" tasks go (ProviderCancel). */
   providerCancel: string;
+  /** Where AccountDeletedEvent goes (RequestAccountDeletion). */
+  accountDeleted: string;
   /**
    * The relay that publishes the statement's due rows right after its commit (they are written
    * claimed by it: transitions/transition-sql.ts); absent or null, they wait as `pending` for any relay.

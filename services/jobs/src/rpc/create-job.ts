@@ -18,6 +18,8 @@ import { quotaCheckOf } from './quota-check.js';
 import { resolveAgainstPeers } from '../peers/peer-validation.js';
 import { announce } from '../background/announce.js';
 import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../db/transitions/create-sql.js';
+import { selectAccountDeletion } from '../db/account-deletion-sql.js';
+import { AccountDeletedError } from '@atelier/errors';
 
 type CreateJob = Handler<typeof jobsV1.JobsServiceService.createJob>;
 
@@ -134,6 +136,8 @@ export function createJob(context: JobsContext): CreateJob {
       ? await retryWithBackoff(async () => {
           const within = await quotaCreates.submit({ job, actor }, call.signal);
           if (!within.outcome.inserted && !within.outcome.job) {
+            // Refused under the lock: the account is being deleted, or the quota is used up.
+            if (await selectAccountDeletion(context.pool, userId)) throw new AccountDeletedError();
             const refusal = quotaRefusal(within.usage, context.quota, new Date());
             throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', refusal.message, refusal.retryAfterSeconds);
           }

@@ -7,7 +7,7 @@ import type { CallerPolicy } from '@atelier/grpc';
  * `ReadAsset`) and writing server assets is for the services that run and check jobs.
  */
 export const mediaCallerPolicy: CallerPolicy<typeof mediaV1.MediaServiceService> = {
-  gateway: ['createUpload', 'completeUpload', 'getAsset'],
+  gateway: ['createUpload', 'completeUpload', 'getAsset', 'getAccountDeletion'],
   worker: ['getAssetInternal', 'readAsset', 'putServerAsset', 'deleteAsset'],
   jobs: ['getAssetInternal', 'getAssetsInternal'],
   community: ['getAssetInternal'],

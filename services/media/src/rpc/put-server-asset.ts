@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { mediaV1 } from '@atelier/contracts';
-import { uuidv7 } from '@atelier/db';
-import { InvalidArgumentError } from '@atelier/errors';
+import { inTransaction, uuidv7 } from '@atelier/db';
+import { AccountDeletedError, InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
 import {
@@ -11,6 +11,8 @@ import {
   updateAssetReady,
   storageKeyFor,
 } from '../db/asset-sql.js';
+import { accountDeletionStarted } from '../db/account-deletion-sql.js';
+import { lockOwnerForUploads } from '../db/upload-usage-sql.js';
 import { requireContentType, requireServerPurpose, requireSize, verifyImage } from '../domain/asset-rules.js';
 import type { MediaContext } from '../media-context.js';
 import { toAssetMessage } from './asset-mapper.js';
@@ -71,20 +73,30 @@ export function putServerAsset({ pool, store }: MediaContext): PutServerAsset {
     // finish that one rather than starting another.
     const asset =
       earlier ??
-      (await insertUploadingAsset(pool, {
-        id,
-        ownerUserId,
-        purpose,
-        contentType,
-        sizeBytes,
-        storageKey: storageKeyFor(id),
-        idempotencyKey,
+      (await inTransaction(pool, async (client) => {
+        // The output of a job of an account being deleted has nowhere to go.
+        await lockOwnerForUploads(client, ownerUserId);
+        if (await accountDeletionStarted(client, ownerUserId)) throw new AccountDeletedError();
+        return insertUploadingAsset(client, {
+          id,
+          ownerUserId,
+          purpose,
+          contentType,
+          sizeBytes,
+          storageKey: storageKeyFor(id),
+          idempotencyKey,
+        });
       })) ??
       (await selectLiveAssetByIdempotencyKey(pool, ownerUserId, idempotencyKey!));
     if (asset!.status === 'ready') return { asset: toAssetMessage(asset!), created: false };
 
     await store.put(asset!.storageKey, bytes, contentType);
     const ready = await updateAssetReady(pool, asset!.id, facts, sha256);
+    if (!ready && (await accountDeletionStarted(pool, ownerUserId))) {
+      // The account's deletion took the row while the bytes were on their way: they go too.
+      await store.delete(asset!.storageKey).catch(() => {});
+      throw new AccountDeletedError();
+    }
     if (!ready)
       return { asset: toAssetMessage((await selectLiveAssetByIdempotencyKey(pool, ownerUserId, idempotencyKey!))!), created: false };
     return { asset: toAssetMessage(ready), created: true };

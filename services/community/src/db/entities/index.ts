@@ -1,8 +1,9 @@
+import { AccountDeletionEntity } from './account-deletions.entity.js';
 import { AuthorEntity } from './authors.entity.js';
 import { PostMediaEntity } from './post-media.entity.js';
 import { PostEntity } from './posts.entity.js';
 
-export { AuthorEntity, PostEntity, PostMediaEntity };
+export { AccountDeletionEntity, AuthorEntity, PostEntity, PostMediaEntity };
 
 /** Every table of schema community, as MikroORM entities. */
-export const communityEntities = [PostEntity, PostMediaEntity, AuthorEntity] as const;
+export const communityEntities = [PostEntity, PostMediaEntity, AuthorEntity, AccountDeletionEntity] as const;

@@ -10,4 +10,5 @@ export const COMMUNITY_SCHEMA = 'community';
 export const communityMigrations: readonly NamedMigration[] = [
   { name: '0001-community-baseline', load: async () => (await import('./0001-community-baseline.js')).CommunityBaseline },
   { name: '0002-author-handles', load: async () => (await import('./0002-author-handles.js')).AuthorHandles },
+  { name: '0003-account-deletions', load: async () => (await import('./0003-account-deletions.js')).AccountDeletions },
 ];

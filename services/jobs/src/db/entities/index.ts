@@ -1,10 +1,18 @@
+import { AccountDeletionEntity } from './account-deletions.entity.js';
 import { GenerationJobEntity } from './generation-jobs.entity.js';
 import { JobEventEntity } from './job-events.entity.js';
 import { JobHistoryEntity } from './job-histories.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
 import { OutboxReplayEntity } from './outbox-replays.entity.js';
 
-export { GenerationJobEntity, JobEventEntity, JobHistoryEntity, OutboxEntity, OutboxReplayEntity };
+export { AccountDeletionEntity, GenerationJobEntity, JobEventEntity, JobHistoryEntity, OutboxEntity, OutboxReplayEntity };
 
 /** Every table of schema jobs, as MikroORM entities. */
-export const jobsEntities = [GenerationJobEntity, JobEventEntity, OutboxEntity, JobHistoryEntity, OutboxReplayEntity] as const;
+export const jobsEntities = [
+  GenerationJobEntity,
+  JobEventEntity,
+  OutboxEntity,
+  JobHistoryEntity,
+  OutboxReplayEntity,
+  AccountDeletionEntity,
+] as const;

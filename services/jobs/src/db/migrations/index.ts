@@ -30,4 +30,5 @@ export const jobsMigrations: readonly NamedMigration[] = [
   },
   { name: '0009-outbox-replays', load: async () => (await import('./0009-outbox-replays.js')).OutboxReplays },
   { name: '0010-start-deadline', load: async () => (await import('./0010-start-deadline.js')).StartDeadline },
+  { name: '0011-account-deletions', load: async () => (await import('./0011-account-deletions.js')).AccountDeletions },
 ];

@@ -52,7 +52,8 @@ export interface QuotaCheck {
  * queued from nothing: job rows with their creation events and dispatches, one statement for a
  * batch. With `quota`, each row's insert also needs its user's usage (counted in the same
  * statement by quotaUsageColumnsSql, which GetQuota reads too) to be under both limits — the one
- * place that rule is applied. The caller holds the lock of every user in the batch, taken before
+ * place that rule is applied. Nor is a row of a user whose account's deletion was requested
+ * (db/account-deletion-sql.ts takes the same lock). The caller holds the lock of every user in the batch, taken before
  * this statement so that its snapshot sees every committed job of theirs, and gives each user at
  * most one row per statement (the rows of one statement do not see each other, so two of one
  * user would both count the same usage).
@@ -85,7 +86,12 @@ function insertStatement(quota: boolean): string {
                    model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
                    retry_of_job_id, now(), trace_context, now() + start_within_seconds * interval '1 second'
               FROM incoming
-             ${quota ? 'WHERE (SELECT u.today < $31 AND u.in_flight < $32 FROM usage u WHERE u.usage_n = incoming.n)' : ''}
+             ${
+               quota
+                 ? `WHERE (SELECT u.today < $31 AND u.in_flight < $32 FROM usage u WHERE u.usage_n = incoming.n)
+                      AND NOT EXISTS (SELECT 1 FROM jobs.account_deletions d WHERE d.user_id = incoming.user_id)`
+                 : ''
+             }
             ON CONFLICT (user_id, idempotency_key) DO NOTHING
             RETURNING *),
           event AS (

@@ -29,6 +29,7 @@ const subjects: OutboxSubjects = {
   dispatchBackground: 't.dispatch.background',
   eventPrefix: 't.events.',
   providerCancel: 't.control.provider-cancel',
+  accountDeleted: 't.accounts.events.deleted',
 };
 
 beforeAll(async () => {

@@ -28,6 +28,7 @@ const subjects: OutboxSubjects = {
   dispatchBackground: 't.dispatch.background',
   eventPrefix: 't.events.',
   providerCancel: 't.control.provider-cancel',
+  accountDeleted: 't.accounts.events.deleted',
 };
 
 /** A Queryable that counts the statements sent through it. */

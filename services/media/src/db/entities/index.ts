@@ -1,6 +1,7 @@
+import { AccountDeletionEntity } from './account-deletions.entity.js';
 import { AssetEntity } from './assets.entity.js';
 
-export { AssetEntity };
+export { AccountDeletionEntity, AssetEntity };
 
 /** Every table of schema media, as MikroORM entities. */
-export const mediaEntities = [AssetEntity] as const;
+export const mediaEntities = [AssetEntity, AccountDeletionEntity] as const;

@@ -5,6 +5,8 @@
 // source: atelier/common/v1/common.proto
 
 /* eslint-disable */
+import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
+import { Timestamp } from "../../../google/protobuf/timestamp.js";
 
 export const protobufPackage = "atelier.common.v1";
 
@@ -49,4 +51,179 @@ export function mediaKindToJSON(object: MediaKind): string {
     default:
       return "UNRECOGNIZED";
   }
+}
+
+/**
+ * One service's part of deleting a user's account (DELETE /api/v1/me): each service that holds
+ * the user's data deletes it when it consumes the account's deletion event, and answers this.
+ */
+export interface AccountDeletionPart {
+  /** Whether this service has seen the deletion (false: not requested, or its event not consumed yet). */
+  started: boolean;
+  /** When this service finished deleting the user's data; absent while it works. */
+  completedAt:
+    | Date
+    | undefined;
+  /** What it deleted or anonymised (jobs, assets, posts). */
+  removed: number;
+}
+
+function createBaseAccountDeletionPart(): AccountDeletionPart {
+  return { started: false, completedAt: undefined, removed: 0 };
+}
+
+export const AccountDeletionPart: MessageFns<AccountDeletionPart> = {
+  encode(message: AccountDeletionPart, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.started !== false) {
+      writer.uint32(8).bool(message.started);
+    }
+    if (message.completedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.completedAt), writer.uint32(18).fork()).join();
+    }
+    if (message.removed !== 0) {
+      writer.uint32(24).int64(message.removed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountDeletionPart {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountDeletionPart();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.started = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.completedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.removed = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AccountDeletionPart {
+    return {
+      started: isSet(object.started) ? globalThis.Boolean(object.started) : false,
+      completedAt: isSet(object.completedAt)
+        ? fromJsonTimestamp(object.completedAt)
+        : isSet(object.completed_at)
+        ? fromJsonTimestamp(object.completed_at)
+        : undefined,
+      removed: isSet(object.removed) ? globalThis.Number(object.removed) : 0,
+    };
+  },
+
+  toJSON(message: AccountDeletionPart): unknown {
+    const obj: any = {};
+    if (message.started !== false) {
+      obj.started = message.started;
+    }
+    if (message.completedAt !== undefined) {
+      obj.completedAt = message.completedAt.toISOString();
+    }
+    if (message.removed !== 0) {
+      obj.removed = Math.round(message.removed);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AccountDeletionPart>): AccountDeletionPart {
+    return AccountDeletionPart.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AccountDeletionPart>): AccountDeletionPart {
+    const message = createBaseAccountDeletionPart();
+    message.started = object.started ?? false;
+    message.completedAt = object.completedAt ?? undefined;
+    message.removed = object.removed ?? 0;
+    return message;
+  },
+};
+
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
+
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends { $case: string } ? { [K in keyof Omit<T, "$case">]?: DeepPartial<T[K]> } & { $case: T["$case"] }
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
+
+function fromJsonTimestamp(o: any): Date {
+  if (o instanceof globalThis.Date) {
+    return o;
+  } else if (typeof o === "string") {
+    return new globalThis.Date(o);
+  } else {
+    return fromTimestamp(Timestamp.fromJSON(o));
+  }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
+
+function isSet(value: any): boolean {
+  return value !== null && value !== undefined;
+}
+
+export interface MessageFns<T> {
+  encode(message: T, writer?: BinaryWriter): BinaryWriter;
+  decode(input: BinaryReader | Uint8Array, length?: number): T;
+  fromJSON(object: any): T;
+  toJSON(message: T): unknown;
+  create(base?: DeepPartial<T>): T;
+  fromPartial(object: DeepPartial<T>): T;
 }

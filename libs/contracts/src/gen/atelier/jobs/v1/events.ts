@@ -55,6 +55,17 @@ export interface ProviderCancel {
   providerRequestId: string;
 }
 
+/**
+ * A user asked for their account to be deleted (RequestAccountDeletion). Every service holding
+ * the user's data consumes it with a durable consumer of its own and deletes that data; at least
+ * once, so each service's deletion is idempotent and resumes after a crash.
+ */
+export interface AccountDeletedEvent {
+  deletionId: string;
+  userId: string;
+  requestedAt: Date | undefined;
+}
+
 function createBaseJobDispatch(): JobDispatch {
   return { jobId: "", jobType: "", queue: 0, attempt: 0, dueAt: undefined };
 }
@@ -523,6 +534,119 @@ export const ProviderCancel: MessageFns<ProviderCancel> = {
     message.jobId = object.jobId ?? "";
     message.providerCode = object.providerCode ?? "";
     message.providerRequestId = object.providerRequestId ?? "";
+    return message;
+  },
+};
+
+function createBaseAccountDeletedEvent(): AccountDeletedEvent {
+  return { deletionId: "", userId: "", requestedAt: undefined };
+}
+
+export const AccountDeletedEvent: MessageFns<AccountDeletedEvent> = {
+  encode(message: AccountDeletedEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deletionId !== "") {
+      writer.uint32(10).string(message.deletionId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.requestedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.requestedAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountDeletedEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountDeletedEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deletionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.requestedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AccountDeletedEvent {
+    return {
+      deletionId: isSet(object.deletionId)
+        ? globalThis.String(object.deletionId)
+        : isSet(object.deletion_id)
+        ? globalThis.String(object.deletion_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      requestedAt: isSet(object.requestedAt)
+        ? fromJsonTimestamp(object.requestedAt)
+        : isSet(object.requested_at)
+        ? fromJsonTimestamp(object.requested_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AccountDeletedEvent): unknown {
+    const obj: any = {};
+    if (message.deletionId !== "") {
+      obj.deletionId = message.deletionId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.requestedAt !== undefined) {
+      obj.requestedAt = message.requestedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AccountDeletedEvent>): AccountDeletedEvent {
+    return AccountDeletedEvent.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AccountDeletedEvent>): AccountDeletedEvent {
+    const message = createBaseAccountDeletedEvent();
+    message.deletionId = object.deletionId ?? "";
+    message.userId = object.userId ?? "";
+    message.requestedAt = object.requestedAt ?? undefined;
     return message;
   },
 };

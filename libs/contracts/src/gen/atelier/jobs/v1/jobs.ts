@@ -22,7 +22,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { MediaKind, mediaKindFromJSON, mediaKindToJSON } from "../../common/v1/common.js";
+import { AccountDeletionPart, MediaKind, mediaKindFromJSON, mediaKindToJSON } from "../../common/v1/common.js";
 
 export const protobufPackage = "atelier.jobs.v1";
 
@@ -347,6 +347,30 @@ export interface GetQuotaResponse {
   dailyRule: string;
   /** Which jobs count towards in_flight, in words a user can read. */
   inFlightRule: string;
+}
+
+export interface RequestAccountDeletionRequest {
+  userId: string;
+}
+
+export interface RequestAccountDeletionResponse {
+  deletionId: string;
+  requestedAt:
+    | Date
+    | undefined;
+  /** false: the account's deletion had been requested before; this is that request. */
+  created: boolean;
+}
+
+export interface GetAccountDeletionRequest {
+  userId: string;
+}
+
+export interface GetAccountDeletionResponse {
+  /** Absent when no deletion was requested. */
+  deletionId?: string | undefined;
+  requestedAt: Date | undefined;
+  jobs: AccountDeletionPart | undefined;
 }
 
 function createBaseCatalogSnapshot(): CatalogSnapshot {
@@ -2995,6 +3019,372 @@ export const GetQuotaResponse: MessageFns<GetQuotaResponse> = {
   },
 };
 
+function createBaseRequestAccountDeletionRequest(): RequestAccountDeletionRequest {
+  return { userId: "" };
+}
+
+export const RequestAccountDeletionRequest: MessageFns<RequestAccountDeletionRequest> = {
+  encode(message: RequestAccountDeletionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestAccountDeletionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestAccountDeletionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RequestAccountDeletionRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RequestAccountDeletionRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RequestAccountDeletionRequest>): RequestAccountDeletionRequest {
+    return RequestAccountDeletionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RequestAccountDeletionRequest>): RequestAccountDeletionRequest {
+    const message = createBaseRequestAccountDeletionRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseRequestAccountDeletionResponse(): RequestAccountDeletionResponse {
+  return { deletionId: "", requestedAt: undefined, created: false };
+}
+
+export const RequestAccountDeletionResponse: MessageFns<RequestAccountDeletionResponse> = {
+  encode(message: RequestAccountDeletionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deletionId !== "") {
+      writer.uint32(10).string(message.deletionId);
+    }
+    if (message.requestedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.requestedAt), writer.uint32(18).fork()).join();
+    }
+    if (message.created !== false) {
+      writer.uint32(24).bool(message.created);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestAccountDeletionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestAccountDeletionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deletionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.created = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RequestAccountDeletionResponse {
+    return {
+      deletionId: isSet(object.deletionId)
+        ? globalThis.String(object.deletionId)
+        : isSet(object.deletion_id)
+        ? globalThis.String(object.deletion_id)
+        : "",
+      requestedAt: isSet(object.requestedAt)
+        ? fromJsonTimestamp(object.requestedAt)
+        : isSet(object.requested_at)
+        ? fromJsonTimestamp(object.requested_at)
+        : undefined,
+      created: isSet(object.created) ? globalThis.Boolean(object.created) : false,
+    };
+  },
+
+  toJSON(message: RequestAccountDeletionResponse): unknown {
+    const obj: any = {};
+    if (message.deletionId !== "") {
+      obj.deletionId = message.deletionId;
+    }
+    if (message.requestedAt !== undefined) {
+      obj.requestedAt = message.requestedAt.toISOString();
+    }
+    if (message.created !== false) {
+      obj.created = message.created;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<RequestAccountDeletionResponse>): RequestAccountDeletionResponse {
+    return RequestAccountDeletionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<RequestAccountDeletionResponse>): RequestAccountDeletionResponse {
+    const message = createBaseRequestAccountDeletionResponse();
+    message.deletionId = object.deletionId ?? "";
+    message.requestedAt = object.requestedAt ?? undefined;
+    message.created = object.created ?? false;
+    return message;
+  },
+};
+
+function createBaseGetAccountDeletionRequest(): GetAccountDeletionRequest {
+  return { userId: "" };
+}
+
+export const GetAccountDeletionRequest: MessageFns<GetAccountDeletionRequest> = {
+  encode(message: GetAccountDeletionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAccountDeletionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAccountDeletionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAccountDeletionRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetAccountDeletionRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetAccountDeletionRequest>): GetAccountDeletionRequest {
+    return GetAccountDeletionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetAccountDeletionRequest>): GetAccountDeletionRequest {
+    const message = createBaseGetAccountDeletionRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetAccountDeletionResponse(): GetAccountDeletionResponse {
+  return { deletionId: undefined, requestedAt: undefined, jobs: undefined };
+}
+
+export const GetAccountDeletionResponse: MessageFns<GetAccountDeletionResponse> = {
+  encode(message: GetAccountDeletionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deletionId !== undefined) {
+      writer.uint32(10).string(message.deletionId);
+    }
+    if (message.requestedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.requestedAt), writer.uint32(18).fork()).join();
+    }
+    if (message.jobs !== undefined) {
+      AccountDeletionPart.encode(message.jobs, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAccountDeletionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAccountDeletionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deletionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.jobs = AccountDeletionPart.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAccountDeletionResponse {
+    return {
+      deletionId: isSet(object.deletionId)
+        ? globalThis.String(object.deletionId)
+        : isSet(object.deletion_id)
+        ? globalThis.String(object.deletion_id)
+        : undefined,
+      requestedAt: isSet(object.requestedAt)
+        ? fromJsonTimestamp(object.requestedAt)
+        : isSet(object.requested_at)
+        ? fromJsonTimestamp(object.requested_at)
+        : undefined,
+      jobs: isSet(object.jobs) ? AccountDeletionPart.fromJSON(object.jobs) : undefined,
+    };
+  },
+
+  toJSON(message: GetAccountDeletionResponse): unknown {
+    const obj: any = {};
+    if (message.deletionId !== undefined) {
+      obj.deletionId = message.deletionId;
+    }
+    if (message.requestedAt !== undefined) {
+      obj.requestedAt = message.requestedAt.toISOString();
+    }
+    if (message.jobs !== undefined) {
+      obj.jobs = AccountDeletionPart.toJSON(message.jobs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetAccountDeletionResponse>): GetAccountDeletionResponse {
+    return GetAccountDeletionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetAccountDeletionResponse>): GetAccountDeletionResponse {
+    const message = createBaseGetAccountDeletionResponse();
+    message.deletionId = object.deletionId ?? undefined;
+    message.requestedAt = object.requestedAt ?? undefined;
+    message.jobs = (object.jobs !== undefined && object.jobs !== null)
+      ? AccountDeletionPart.fromPartial(object.jobs)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * JobsService is the user-facing API. Every call names the acting user; a job of another user
  * is NOT_FOUND.
@@ -3077,6 +3467,39 @@ export const JobsServiceService = {
     responseSerialize: (value: GetQuotaResponse): Buffer => Buffer.from(GetQuotaResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetQuotaResponse => GetQuotaResponse.decode(value),
   },
+  /**
+   * Starts deleting the user's account: durable and idempotent (a repeat answers the first
+   * request). In one transaction: the request and an AccountDeletedEvent in the outbox, which
+   * every service holding the user's data consumes. From then on CreateJob refuses the user
+   * (FAILED_PRECONDITION, reason ACCOUNT_DELETED).
+   */
+  requestAccountDeletion: {
+    path: "/atelier.jobs.v1.JobsService/RequestAccountDeletion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RequestAccountDeletionRequest): Buffer =>
+      Buffer.from(RequestAccountDeletionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RequestAccountDeletionRequest => RequestAccountDeletionRequest.decode(value),
+    responseSerialize: (value: RequestAccountDeletionResponse): Buffer =>
+      Buffer.from(RequestAccountDeletionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RequestAccountDeletionResponse =>
+      RequestAccountDeletionResponse.decode(value),
+  },
+  /**
+   * When the deletion was requested, and the jobs service's part of it: in-flight jobs cancelled
+   * (at the vendor too), history anonymised.
+   */
+  getAccountDeletion: {
+    path: "/atelier.jobs.v1.JobsService/GetAccountDeletion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAccountDeletionRequest): Buffer =>
+      Buffer.from(GetAccountDeletionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAccountDeletionRequest => GetAccountDeletionRequest.decode(value),
+    responseSerialize: (value: GetAccountDeletionResponse): Buffer =>
+      Buffer.from(GetAccountDeletionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAccountDeletionResponse => GetAccountDeletionResponse.decode(value),
+  },
 } as const;
 
 export interface JobsServiceServer extends UntypedServiceImplementation {
@@ -3108,6 +3531,18 @@ export interface JobsServiceServer extends UntypedServiceImplementation {
    * snapshot, not a reservation: a concurrent create may take the last one.
    */
   getQuota: handleUnaryCall<GetQuotaRequest, GetQuotaResponse>;
+  /**
+   * Starts deleting the user's account: durable and idempotent (a repeat answers the first
+   * request). In one transaction: the request and an AccountDeletedEvent in the outbox, which
+   * every service holding the user's data consumes. From then on CreateJob refuses the user
+   * (FAILED_PRECONDITION, reason ACCOUNT_DELETED).
+   */
+  requestAccountDeletion: handleUnaryCall<RequestAccountDeletionRequest, RequestAccountDeletionResponse>;
+  /**
+   * When the deletion was requested, and the jobs service's part of it: in-flight jobs cancelled
+   * (at the vendor too), history anonymised.
+   */
+  getAccountDeletion: handleUnaryCall<GetAccountDeletionRequest, GetAccountDeletionResponse>;
 }
 
 export interface JobsServiceClient extends Client {
@@ -3213,6 +3648,46 @@ export interface JobsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetQuotaResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Starts deleting the user's account: durable and idempotent (a repeat answers the first
+   * request). In one transaction: the request and an AccountDeletedEvent in the outbox, which
+   * every service holding the user's data consumes. From then on CreateJob refuses the user
+   * (FAILED_PRECONDITION, reason ACCOUNT_DELETED).
+   */
+  requestAccountDeletion(
+    request: RequestAccountDeletionRequest,
+    callback: (error: ServiceError | null, response: RequestAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  requestAccountDeletion(
+    request: RequestAccountDeletionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RequestAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  requestAccountDeletion(
+    request: RequestAccountDeletionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RequestAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * When the deletion was requested, and the jobs service's part of it: in-flight jobs cancelled
+   * (at the vendor too), history anonymised.
+   */
+  getAccountDeletion(
+    request: GetAccountDeletionRequest,
+    callback: (error: ServiceError | null, response: GetAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  getAccountDeletion(
+    request: GetAccountDeletionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  getAccountDeletion(
+    request: GetAccountDeletionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAccountDeletionResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,21 @@
+import type { jobsV1 } from '@atelier/contracts';
+import type { Handler } from '@atelier/grpc';
+import { requireUserId } from '@atelier/validation';
+import { selectAccountDeletion } from '../db/account-deletion-sql.js';
+import type { JobsContext } from '../jobs-context.js';
+
+type GetAccountDeletion = Handler<typeof jobsV1.JobsServiceService.getAccountDeletion>;
+
+/** The request (if any) and the jobs part of it; the other services answer for theirs. */
+export function getAccountDeletion(context: JobsContext): GetAccountDeletion {
+  return async (request) => {
+    const userId = requireUserId(request.userId, 'user_id');
+    const row = await selectAccountDeletion(context.pool, userId);
+    if (!row) return { requestedAt: undefined, jobs: { started: false, completedAt: undefined, removed: 0 } };
+    return {
+      deletionId: row.deletion_id,
+      requestedAt: row.requested_at,
+      jobs: { started: true, completedAt: row.jobs_completed_at ?? undefined, removed: row.jobs_removed },
+    };
+  };
+}
