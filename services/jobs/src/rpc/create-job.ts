@@ -135,7 +135,9 @@ export function createJob(context: JobsContext): CreateJob {
           const within = await quotaCreates.submit({ job, actor }, call.signal);
           if (!within.outcome.inserted && !within.outcome.job) {
             const refusal = quotaRefusal(within.usage, context.quota, new Date());
-            throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', refusal.message, refusal.retryAfterSeconds);
+            throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', refusal.message, refusal.retryAfterSeconds, {
+              params: refusal.params,
+            });
           }
           return within.outcome;
         }, ONE_RETRY_ON_A_BLIP(call.signal))
