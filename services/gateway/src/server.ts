@@ -8,6 +8,8 @@ import { ApiError } from './http/error-codes.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { HttpError, toHttpError } from './http/http-error.js';
 import { findInputProblem } from './http/input-rules.js';
+import { localizedErrorMessage } from './i18n/localize-messages.js';
+import { localeOf, negotiateLanguage } from './i18n/request-locale.js';
 import { lazyRequestLoggers } from './http/lazy-request-logger.js';
 import { schemaCompilers } from './http/lazy-schema-compilers.js';
 import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-limit/rate-limit-hooks.js';
@@ -97,6 +99,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onRequest', negotiateLanguage);
   // Before the schemas and long before any service: NUL, control characters, lone surrogates,
   // non-finite numbers or runaway nesting anywhere in what the client sent are its mistake.
   app.addHook('preValidation', async (request) => {
@@ -124,17 +127,22 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     const { http, unexpected } = classifyError(error);
     if (unexpected) request.log.error({ err: error, url: request.url }, 'request failed unexpectedly');
     const { status, code } = ApiError[http.apiError];
+    // Only the message is localized: code and name are the contract the app switches on.
+    const message = localizedErrorMessage({ apiError: http.apiError, ...http.source, message: http.message }, localeOf(request));
     void reply
       .code(status)
       .headers(http.headers)
-      .send({ error: { code, name: http.apiError, message: http.message, requestId: String(request.id) } });
+      .send({ error: { code, name: http.apiError, message, requestId: String(request.id) } });
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({
       error: {
         code: ApiError.NOT_FOUND.code,
         name: 'NOT_FOUND',
-        message: `no route ${request.method} ${request.url.split('?')[0]}`,
+        message: localizedErrorMessage(
+          { apiError: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` },
+          localeOf(request),
+        ),
         requestId: String(request.id),
       },
     });
