@@ -54,6 +54,7 @@ const peers = {
           id: '019a0000-0000-7000-8000-000000000001',
           code: 'm',
           displayName: 'M',
+          displayNameI18n: { 'zh-CN': '模型' },
           mediaKind: commonV1.MediaKind.IMAGE,
           jobType: 'image.stylize',
           defaultParameters: {},
@@ -131,6 +132,7 @@ describe('gateway http - languages (Accept-Language)', () => {
       expect(response.statusCode, String(given)).toBe(200);
       expect(response.headers['content-language'], String(given)).toBe(expected);
       expect(response.headers.vary).toContain('Accept-Language');
+      expect(response.json().models[0].displayName, String(given)).toBe(expected === 'en' ? 'M' : '模型');
     }
   });
 
