@@ -166,6 +166,20 @@ describe('gateway http - languages (Accept-Language)', () => {
     });
   });
 
+  it('documents Accept-Language on every operation and Content-Language on every response', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(document.components.parameters.AcceptLanguage).toMatchObject({ name: 'Accept-Language', in: 'header', required: false });
+    const operations = Object.values(
+      document.paths as Record<string, Record<string, { parameters?: object[]; responses: object }>>,
+    ).flatMap((item) => Object.values(item));
+    expect(operations.length).toBeGreaterThan(20);
+    for (const operation of operations) {
+      expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/AcceptLanguage' });
+      for (const response of Object.values(operation.responses as Record<string, { headers: object }>))
+        expect(response.headers).toMatchObject({ 'Content-Language': { $ref: '#/components/headers/ContentLanguage' } });
+    }
+  });
+
   it("localizes a job's error message, keeping its code", async () => {
     const url = `/api/v1/creation/jobs/${failedJob.id}`;
     const zh = await app.inject({ method: 'GET', url, headers: { ...auth(), 'accept-language': 'zh' } });

@@ -10,6 +10,7 @@ import { HttpError, toHttpError } from './http/http-error.js';
 import { findInputProblem } from './http/input-rules.js';
 import { localizedErrorMessage } from './i18n/localize-messages.js';
 import { localeOf, negotiateLanguage } from './i18n/request-locale.js';
+import { withLanguageHeaders } from './i18n/openapi-languages.js';
 import { lazyRequestLoggers } from './http/lazy-request-logger.js';
 import { schemaCompilers } from './http/lazy-schema-compilers.js';
 import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-limit/rate-limit-hooks.js';
@@ -88,12 +89,14 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
         title: 'Atelier API',
         version: '1.0.0',
         description:
-          'The mobile API of Atelier. Errors are {"error":{"code","name","message","requestId"}}; code = HTTP status × 100 + a sequence, never renumbered.',
+          'The mobile API of Atelier. Errors are {"error":{"code","name","message","requestId"}}; code = HTTP status × 100 + a sequence, never renumbered. ' +
+          'Messages (errors, job errors) and catalog names follow Accept-Language (en, zh-CN); code and name never do.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },
     refResolver: { buildLocalReference: (json) => String(json.$id) },
+    transformObject: (document) => withLanguageHeaders('openapiObject' in document ? document.openapiObject : {}),
   });
 
   app.addHook('onRequest', async (request, reply) => {

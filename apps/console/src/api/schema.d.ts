@@ -13,7 +13,10 @@ export interface paths {
         query?: {
           mediaKind?: 'image' | 'video';
         };
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -22,6 +25,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -42,6 +46,9 @@ export interface paths {
              *           "providerCode": "sim",
              *           "providerModel": "sim-stylize",
              *           "enabled": true,
+             *           "displayNameI18n": {
+             *             "zh-CN": "风格化"
+             *           },
              *           "createdAt": "2026-12-01T09:00:00.000Z",
              *           "updatedAt": "2026-12-01T09:00:00.000Z"
              *         }
@@ -57,6 +64,12 @@ export interface paths {
              *           "sortOrder": 10,
              *           "promptPreset": "in the style of a renaissance oil painting",
              *           "enabled": false,
+             *           "titleI18n": {
+             *             "zh-CN": "文艺复兴"
+             *           },
+             *           "subtitleI18n": {
+             *             "zh-CN": "布面油画"
+             *           },
              *           "createdAt": "2026-12-01T09:00:00.000Z",
              *           "updatedAt": "2026-12-01T09:00:05.000Z"
              *         }
@@ -72,6 +85,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -81,6 +95,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -90,6 +105,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -99,6 +115,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -108,6 +125,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -117,6 +135,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -126,6 +145,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -135,6 +155,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -144,6 +165,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -172,7 +194,10 @@ export interface paths {
     put: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           /** @description 2–64 lower-case letters, digits, - or _ */
           code: string;
@@ -187,6 +212,15 @@ export interface paths {
               [key: string]: unknown;
             };
             displayName: string;
+            /**
+             * @description displayName in other languages (Simplified Chinese: zh-CN), at most 120 characters each; absent: unchanged, {}: none
+             * @example {
+             *       "zh-CN": "水彩"
+             *     }
+             */
+            displayNameI18n?: {
+              'zh-CN'?: string;
+            };
             /** @description absent: true for a new entry, unchanged for an existing one */
             enabled?: boolean;
             /** @example image.stylize */
@@ -206,6 +240,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -225,6 +260,9 @@ export interface paths {
              *         "providerCode": "sim",
              *         "providerModel": "sim-stylize",
              *         "enabled": true,
+             *         "displayNameI18n": {
+             *           "zh-CN": "风格化"
+             *         },
              *         "createdAt": "2026-12-01T09:00:00.000Z",
              *         "updatedAt": "2026-12-01T09:00:00.000Z"
              *       },
@@ -240,6 +278,7 @@ export interface paths {
         /** @description Default Response */
         201: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -252,6 +291,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -261,6 +301,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -270,6 +311,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -279,6 +321,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -288,6 +331,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -297,6 +341,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -306,6 +351,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -315,6 +361,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -324,6 +371,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -352,7 +400,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           id: string;
         };
@@ -363,6 +414,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -382,6 +434,9 @@ export interface paths {
              *         "providerCode": "sim",
              *         "providerModel": "sim-stylize",
              *         "enabled": false,
+             *         "displayNameI18n": {
+             *           "zh-CN": "风格化"
+             *         },
              *         "createdAt": "2026-12-01T09:00:00.000Z",
              *         "updatedAt": "2026-12-01T09:00:00.000Z"
              *       }
@@ -395,6 +450,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -404,6 +460,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -413,6 +470,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -422,6 +480,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -431,6 +490,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -440,6 +500,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -449,6 +510,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -458,6 +520,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -467,6 +530,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -494,7 +558,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           id: string;
         };
@@ -505,6 +572,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -524,6 +592,9 @@ export interface paths {
              *         "providerCode": "sim",
              *         "providerModel": "sim-stylize",
              *         "enabled": true,
+             *         "displayNameI18n": {
+             *           "zh-CN": "风格化"
+             *         },
              *         "createdAt": "2026-12-01T09:00:00.000Z",
              *         "updatedAt": "2026-12-01T09:00:00.000Z"
              *       }
@@ -537,6 +608,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -546,6 +618,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -555,6 +628,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -564,6 +638,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -573,6 +648,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -582,6 +658,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -591,6 +668,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -600,6 +678,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -609,6 +688,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -635,7 +715,10 @@ export interface paths {
     put: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           /** @description 2–64 lower-case letters, digits, - or _ */
           code: string;
@@ -657,7 +740,25 @@ export interface paths {
             sortOrder?: number;
             /** @default  */
             subtitle?: string;
+            /**
+             * @description subtitle in other languages (Simplified Chinese: zh-CN), at most 200 characters each; absent: unchanged, {}: none
+             * @example {
+             *       "zh-CN": "水彩"
+             *     }
+             */
+            subtitleI18n?: {
+              'zh-CN'?: string;
+            };
             title: string;
+            /**
+             * @description title in other languages (Simplified Chinese: zh-CN), at most 80 characters each; absent: unchanged, {}: none
+             * @example {
+             *       "zh-CN": "水彩"
+             *     }
+             */
+            titleI18n?: {
+              'zh-CN'?: string;
+            };
           };
         };
       };
@@ -665,6 +766,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -680,6 +782,12 @@ export interface paths {
              *         "sortOrder": 10,
              *         "promptPreset": "in the style of a renaissance oil painting",
              *         "enabled": false,
+             *         "titleI18n": {
+             *           "zh-CN": "文艺复兴"
+             *         },
+             *         "subtitleI18n": {
+             *           "zh-CN": "布面油画"
+             *         },
              *         "createdAt": "2026-12-01T09:00:00.000Z",
              *         "updatedAt": "2026-12-01T09:00:05.000Z"
              *       },
@@ -695,6 +803,7 @@ export interface paths {
         /** @description Default Response */
         201: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -707,6 +816,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -716,6 +826,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -725,6 +836,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -734,6 +846,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -743,6 +856,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -752,6 +866,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -761,6 +876,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -770,6 +886,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -779,6 +896,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -807,7 +925,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           id: string;
         };
@@ -818,6 +939,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -833,6 +955,12 @@ export interface paths {
              *         "sortOrder": 10,
              *         "promptPreset": "in the style of a renaissance oil painting",
              *         "enabled": false,
+             *         "titleI18n": {
+             *           "zh-CN": "文艺复兴"
+             *         },
+             *         "subtitleI18n": {
+             *           "zh-CN": "布面油画"
+             *         },
              *         "createdAt": "2026-12-01T09:00:00.000Z",
              *         "updatedAt": "2026-12-01T09:00:05.000Z"
              *       }
@@ -846,6 +974,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -855,6 +984,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -864,6 +994,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -873,6 +1004,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -882,6 +1014,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -891,6 +1024,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -900,6 +1034,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -909,6 +1044,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -918,6 +1054,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -945,7 +1082,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           id: string;
         };
@@ -956,6 +1096,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -971,6 +1112,12 @@ export interface paths {
              *         "sortOrder": 10,
              *         "promptPreset": "in the style of a renaissance oil painting",
              *         "enabled": true,
+             *         "titleI18n": {
+             *           "zh-CN": "文艺复兴"
+             *         },
+             *         "subtitleI18n": {
+             *           "zh-CN": "布面油画"
+             *         },
              *         "createdAt": "2026-12-01T09:00:00.000Z",
              *         "updatedAt": "2026-12-01T09:00:05.000Z"
              *       }
@@ -984,6 +1131,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -993,6 +1141,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1002,6 +1151,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1011,6 +1161,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1020,6 +1171,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1029,6 +1181,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1038,6 +1191,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1047,6 +1201,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1056,6 +1211,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1091,7 +1247,10 @@ export interface paths {
           status?: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
           userId?: string;
         };
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -1100,6 +1259,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1112,6 +1272,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1121,6 +1282,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1130,6 +1292,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1139,6 +1302,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1148,6 +1312,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1157,6 +1322,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1166,6 +1332,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1175,6 +1342,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1184,6 +1352,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1211,7 +1380,10 @@ export interface paths {
     get: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           jobId: string;
         };
@@ -1222,6 +1394,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1402,6 +1575,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1411,6 +1585,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1420,6 +1595,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1429,6 +1605,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1438,6 +1615,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1447,6 +1625,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1456,6 +1635,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1465,6 +1645,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1474,6 +1655,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1503,7 +1685,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           jobId: string;
         };
@@ -1514,6 +1699,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1578,6 +1764,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1587,6 +1774,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1596,6 +1784,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1605,6 +1794,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1614,6 +1804,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1623,6 +1814,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1632,6 +1824,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1641,6 +1834,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1650,6 +1844,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1677,7 +1872,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           jobId: string;
         };
@@ -1688,6 +1886,7 @@ export interface paths {
         /** @description Default Response */
         201: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1699,6 +1898,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1708,6 +1908,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1717,6 +1918,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1726,6 +1928,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1735,6 +1938,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1744,6 +1948,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1753,6 +1958,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1762,6 +1968,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1771,6 +1978,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1798,7 +2006,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           id: string;
         };
@@ -1809,6 +2020,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1820,6 +2032,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1829,6 +2042,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1838,6 +2052,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1847,6 +2062,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1856,6 +2072,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1865,6 +2082,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1874,6 +2092,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1883,6 +2102,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1892,6 +2112,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1921,7 +2142,10 @@ export interface paths {
           cursor?: string;
           limit?: number;
         };
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -1930,6 +2154,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1942,6 +2167,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1951,6 +2177,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1960,6 +2187,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1969,6 +2197,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1978,6 +2207,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1987,6 +2217,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -1996,6 +2227,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2005,6 +2237,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2014,6 +2247,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2045,7 +2279,10 @@ export interface paths {
           cursor?: string;
           limit?: number;
         };
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -2054,6 +2291,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2087,6 +2325,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2096,6 +2335,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2105,6 +2345,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2114,6 +2355,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2123,6 +2365,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2132,6 +2375,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2141,6 +2385,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2150,6 +2395,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2159,6 +2405,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2189,7 +2436,10 @@ export interface paths {
           /** @description how far back to look, 60–1440 minutes */
           windowMinutes?: number;
         };
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -2198,6 +2448,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2382,6 +2633,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2391,6 +2643,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2400,6 +2653,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2409,6 +2663,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2418,6 +2673,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2427,6 +2683,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2436,6 +2693,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2445,6 +2703,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2454,6 +2713,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2477,14 +2737,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The models and styles a user can pick, in display order */
+    /**
+     * The models and styles a user can pick, in display order
+     * @description Names (model displayName, style title and subtitle) are in the language negotiated from Accept-Language (Content-Language says which), English where an entry has no translation.
+     */
     get: {
       parameters: {
         query?: {
           /** @description only image for now */
           mediaKind?: 'image';
         };
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -2493,6 +2759,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2505,6 +2772,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2514,6 +2782,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2523,6 +2792,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2532,6 +2802,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2541,6 +2812,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2550,6 +2822,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2559,6 +2832,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2568,6 +2842,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2577,6 +2852,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2609,7 +2885,10 @@ export interface paths {
           limit?: number;
           status?: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
         };
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -2618,6 +2897,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2630,6 +2910,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2639,6 +2920,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2648,6 +2930,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2657,6 +2940,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2666,6 +2950,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2675,6 +2960,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2684,6 +2970,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2693,6 +2980,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2702,6 +2990,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2716,6 +3005,8 @@ export interface paths {
       parameters: {
         query?: never;
         header: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
           /** @description 1–128 characters; the same key replays the same request */
           'idempotency-key': string;
         };
@@ -2767,6 +3058,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2778,6 +3070,7 @@ export interface paths {
         /** @description Default Response */
         201: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2789,6 +3082,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2798,6 +3092,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2807,6 +3102,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2816,6 +3112,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2825,6 +3122,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2834,6 +3132,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2843,6 +3142,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2852,6 +3152,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2861,6 +3162,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2886,7 +3188,10 @@ export interface paths {
     get: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           jobId: string;
         };
@@ -2897,6 +3202,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2908,6 +3214,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2917,6 +3224,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2926,6 +3234,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2935,6 +3244,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2944,6 +3254,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2953,6 +3264,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2962,6 +3274,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2971,6 +3284,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -2980,6 +3294,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3009,7 +3324,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           jobId: string;
         };
@@ -3020,6 +3338,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3031,6 +3350,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3040,6 +3360,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3049,6 +3370,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3058,6 +3380,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3067,6 +3390,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3076,6 +3400,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3085,6 +3410,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3094,6 +3420,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3103,6 +3430,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3130,7 +3458,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           jobId: string;
         };
@@ -3148,6 +3479,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3159,6 +3491,7 @@ export interface paths {
         /** @description Default Response */
         201: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3170,6 +3503,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3179,6 +3513,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3188,6 +3523,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3197,6 +3533,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3206,6 +3543,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3215,6 +3553,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3224,6 +3563,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3233,6 +3573,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3242,6 +3583,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3268,6 +3610,8 @@ export interface paths {
       parameters: {
         query?: never;
         header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
           /** @description the id of the last event received */
           'last-event-id'?: string;
         };
@@ -3281,6 +3625,7 @@ export interface paths {
         /** @description text/event-stream of `job` events carrying Job JSON */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3290,6 +3635,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3299,6 +3645,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3308,6 +3655,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3317,6 +3665,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3326,6 +3675,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3335,6 +3685,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3344,6 +3695,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3353,6 +3705,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3362,6 +3715,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3393,7 +3747,10 @@ export interface paths {
           cursor?: string;
           limit?: number;
         };
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -3402,6 +3759,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3414,6 +3772,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3423,6 +3782,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3432,6 +3792,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3441,6 +3802,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3450,6 +3812,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3459,6 +3822,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3468,6 +3832,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3477,6 +3842,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3486,6 +3852,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3518,7 +3885,10 @@ export interface paths {
           limit?: number;
           status?: 'draft' | 'published';
         };
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -3527,6 +3897,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3539,6 +3910,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3548,6 +3920,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3557,6 +3930,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3566,6 +3940,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3575,6 +3950,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3584,6 +3960,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3593,6 +3970,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3602,6 +3980,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3611,6 +3990,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3638,7 +4018,10 @@ export interface paths {
     get: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -3647,6 +4030,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3710,6 +4094,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3719,6 +4104,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3728,6 +4114,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3737,6 +4124,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3746,6 +4134,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3755,6 +4144,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3764,6 +4154,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3773,6 +4164,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3782,6 +4174,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3809,7 +4202,10 @@ export interface paths {
     get: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           assetId: string;
         };
@@ -3820,6 +4216,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3833,6 +4230,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3842,6 +4240,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3851,6 +4250,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3860,6 +4260,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3869,6 +4270,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3878,6 +4280,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3887,6 +4290,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3896,6 +4300,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3905,6 +4310,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3934,7 +4340,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path?: never;
         cookie?: never;
       };
@@ -3953,6 +4362,7 @@ export interface paths {
         /** @description Default Response */
         201: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3974,6 +4384,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3983,6 +4394,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -3992,6 +4404,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4001,6 +4414,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4010,6 +4424,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4019,6 +4434,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4028,6 +4444,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4037,6 +4454,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4046,6 +4464,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4073,7 +4492,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           assetId: string;
         };
@@ -4084,6 +4506,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4095,6 +4518,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4104,6 +4528,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4113,6 +4538,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4122,6 +4548,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4131,6 +4558,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4140,6 +4568,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4149,6 +4578,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4158,6 +4588,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4167,6 +4598,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4195,6 +4627,8 @@ export interface paths {
       parameters: {
         query?: never;
         header: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
           /** @description 1–128 characters; the same key replays the same request */
           'idempotency-key': string;
         };
@@ -4225,6 +4659,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4236,6 +4671,7 @@ export interface paths {
         /** @description Default Response */
         201: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4247,6 +4683,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4256,6 +4693,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4265,6 +4703,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4274,6 +4713,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4283,6 +4723,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4292,6 +4733,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4301,6 +4743,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4310,6 +4753,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4319,6 +4763,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4344,7 +4789,10 @@ export interface paths {
     get: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           postId: string;
         };
@@ -4355,6 +4803,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4366,6 +4815,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4375,6 +4825,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4384,6 +4835,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4393,6 +4845,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4402,6 +4855,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4411,6 +4865,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4420,6 +4875,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4429,6 +4885,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4438,6 +4895,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4452,7 +4910,10 @@ export interface paths {
     delete: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           postId: string;
         };
@@ -4463,6 +4924,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4474,6 +4936,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4483,6 +4946,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4492,6 +4956,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4501,6 +4966,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4510,6 +4976,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4519,6 +4986,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4528,6 +4996,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4537,6 +5006,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4546,6 +5016,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4560,7 +5031,10 @@ export interface paths {
     patch: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+          'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        };
         path: {
           postId: string;
         };
@@ -4586,6 +5060,7 @@ export interface paths {
         /** @description Default Response */
         200: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4597,6 +5072,7 @@ export interface paths {
         /** @description Default Response */
         400: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4606,6 +5082,7 @@ export interface paths {
         /** @description Default Response */
         401: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4615,6 +5092,7 @@ export interface paths {
         /** @description Default Response */
         403: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4624,6 +5102,7 @@ export interface paths {
         /** @description Default Response */
         404: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4633,6 +5112,7 @@ export interface paths {
         /** @description Default Response */
         409: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4642,6 +5122,7 @@ export interface paths {
         /** @description Default Response */
         422: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4651,6 +5132,7 @@ export interface paths {
         /** @description Default Response */
         429: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4660,6 +5142,7 @@ export interface paths {
         /** @description Default Response */
         500: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4669,6 +5152,7 @@ export interface paths {
         /** @description Default Response */
         503: {
           headers: {
+            'Content-Language': components['headers']['ContentLanguage'];
             [name: string]: unknown;
           };
           content: {
@@ -4720,6 +5204,15 @@ export interface components {
         [key: string]: unknown;
       };
       displayName: string;
+      /**
+       * @description displayName in other languages, by BCP 47 tag (today zh-CN); a language without one shows displayName
+       * @example {
+       *       "zh-CN": "水彩"
+       *     }
+       */
+      displayNameI18n: {
+        [key: string]: string;
+      };
       enabled: boolean;
       /** Format: uuid */
       id: string;
@@ -4746,7 +5239,25 @@ export interface components {
       promptPreset: string;
       sortOrder: number;
       subtitle: string;
+      /**
+       * @description subtitle in other languages, by BCP 47 tag (today zh-CN); a language without one shows subtitle
+       * @example {
+       *       "zh-CN": "水彩"
+       *     }
+       */
+      subtitleI18n: {
+        [key: string]: string;
+      };
       title: string;
+      /**
+       * @description title in other languages, by BCP 47 tag (today zh-CN); a language without one shows title
+       * @example {
+       *       "zh-CN": "水彩"
+       *     }
+       */
+      titleI18n: {
+        [key: string]: string;
+      };
       /** Format: date-time */
       updatedAt: string;
     };
@@ -4890,6 +5401,7 @@ export interface components {
       defaultParameters: {
         [key: string]: unknown;
       };
+      /** @description in the language of the answer (Content-Language); English where it has none */
       displayName: string;
       /** Format: uuid */
       id: string;
@@ -4964,14 +5476,22 @@ export interface components {
       mediaKind: 'image' | 'video';
       previewAssetId: string | null;
       sortOrder: number;
+      /** @description in the language of the answer, like title */
       subtitle: string;
+      /** @description in the language of the answer (Content-Language); English where it has none */
       title: string;
     };
   };
   responses: never;
-  parameters: never;
+  parameters: {
+    /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+    AcceptLanguage: string;
+  };
   requestBodies: never;
-  headers: never;
+  headers: {
+    /** @description The language this answer is in (en or zh-CN); answers also carry Vary: Accept-Language */
+    ContentLanguage: 'en' | 'zh-CN';
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
