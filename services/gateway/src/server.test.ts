@@ -175,8 +175,11 @@ describe('gateway http - languages (Accept-Language)', () => {
     expect(operations.length).toBeGreaterThan(20);
     for (const operation of operations) {
       expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/AcceptLanguage' });
-      for (const response of Object.values(operation.responses as Record<string, { headers: object }>))
+      for (const given of Object.values(operation.responses as Record<string, { $ref?: string; headers?: object }>)) {
+        // Error answers are shared responses (#/components/responses/…): the header is on those.
+        const response = given.$ref ? document.components.responses[given.$ref.split('/').at(-1)!] : given;
         expect(response.headers).toMatchObject({ 'Content-Language': { $ref: '#/components/headers/ContentLanguage' } });
+      }
     }
   });
 

@@ -28,6 +28,8 @@ import { registerMediaRoutes } from './routes/media-routes.js';
 import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
 import { registerQuotaRoute } from './routes/quota-route.js';
+import { applyOpenApiConventions } from './http/openapi-conventions.js';
+import { API_EXAMPLES } from './routes/api-examples.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
@@ -96,7 +98,10 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
       security: [{ bearer: [] }],
     },
     refResolver: { buildLocalReference: (json) => String(json.$id) },
-    transformObject: (document) => withLanguageHeaders('openapiObject' in document ? document.openapiObject : {}),
+    transformObject: (document) =>
+      withLanguageHeaders(
+        applyOpenApiConventions('openapiObject' in document ? document.openapiObject : document.swaggerObject, API_EXAMPLES),
+      ),
   });
 
   app.addHook('onRequest', async (request, reply) => {

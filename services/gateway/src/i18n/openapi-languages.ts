@@ -1,7 +1,8 @@
 import { LOCALES } from './locales.js';
 
 type Document = { paths?: object; components?: object };
-type Operation = { parameters?: unknown[]; responses?: Record<string, { headers?: Record<string, unknown> }> };
+type Response = { $ref?: string; headers?: Record<string, unknown> };
+type Operation = { parameters?: unknown[]; responses?: Record<string, Response> };
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 
@@ -19,6 +20,11 @@ const CONTENT_LANGUAGE = {
   description: 'The language this answer is in (en or zh-CN); answers also carry Vary: Accept-Language',
   schema: { type: 'string', enum: [...LOCALES] },
 };
+
+function withContentLanguage(response: Response): void {
+  if (response.$ref !== undefined) return;
+  response.headers = { ...response.headers, 'Content-Language': { $ref: '#/components/headers/ContentLanguage' } };
+}
 
 /**
  * The OpenAPI document with the language negotiation written into it: an `Accept-Language`
@@ -38,10 +44,10 @@ export function withLanguageHeaders<T extends Document>(document: T): T {
       const parameter = { $ref: '#/components/parameters/AcceptLanguage' };
       const given = operation.parameters ?? [];
       if (!given.some((p) => (p as { $ref?: string }).$ref === parameter.$ref)) operation.parameters = [...given, parameter];
-      for (const response of Object.values(operation.responses ?? {})) {
-        response.headers = { ...response.headers, 'Content-Language': { $ref: '#/components/headers/ContentLanguage' } };
-      }
+      for (const response of Object.values(operation.responses ?? {})) withContentLanguage(response);
     }
   }
+  // Shared responses (the error answers) carry it where they are defined; a $ref cannot.
+  for (const response of Object.values((components.responses ?? {}) as Record<string, Response>)) withContentLanguage(response);
   return document;
 }

@@ -30,6 +30,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs',
     {
       schema: {
+        operationId: 'createJob',
         tags: ['creation'],
         summary: 'Submit a generation job (201 new, 200 replay of the same Idempotency-Key)',
         headers: idempotencyHeaders,
@@ -106,6 +107,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs',
     {
       schema: {
+        operationId: 'listJobs',
         tags: ['creation'],
         summary: "The caller's jobs, newest first",
         querystring: pageQuery({ status: { type: 'string', enum: jobStatuses.words } }),
@@ -133,6 +135,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs/:jobId',
     {
       schema: {
+        operationId: 'getJob',
         tags: ['creation'],
         summary: 'A job: status, progress, queue position, attempts, error, timings and output URL',
         params: idParam('jobId'),
@@ -152,6 +155,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs/:jobId/cancel',
     {
       schema: {
+        operationId: 'cancelJob',
         tags: ['creation'],
         summary: 'Cancel a queued or running job (a finished one is 409)',
         params: idParam('jobId'),
@@ -169,6 +173,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs/:jobId/draft',
     {
       schema: {
+        operationId: 'createDraftFromJob',
         tags: ['creation', 'community'],
         summary:
           "One tap: an ai_creation draft post with the job's output (201 new; 200 the existing draft, or the post it was published as; after that post was deleted, a new draft, 201)",
