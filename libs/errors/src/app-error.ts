@@ -22,6 +22,11 @@ export interface AppErrorOptions {
   field?: string;
   /** Whole seconds after which a refused call may succeed (quotas). */
   retryAfterSeconds?: number;
+  /**
+   * The values the message was made from (`{ limit: 20 }`), by the names the message catalogs'
+   * placeholders use: a caller that renders the reason in another language fills them in.
+   */
+  params?: Readonly<Record<string, string | number>>;
   cause?: unknown;
 }
 
@@ -32,6 +37,7 @@ export class AppError extends Error {
   readonly reason: string | undefined;
   readonly field: string | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly params: Readonly<Record<string, string | number>> | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -39,6 +45,7 @@ export class AppError extends Error {
     this.reason = options.reason;
     this.field = options.field;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.params = options.params;
   }
 }
 

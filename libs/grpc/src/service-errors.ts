@@ -13,7 +13,24 @@ export function toStatusObject(error: unknown): StatusObject {
   if (error.retryAfterSeconds !== undefined) {
     metadata.set(ErrorMetadataKey.RETRY_AFTER, String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
   }
+  if (error.params) metadata.set(ErrorMetadataKey.PARAMS, JSON.stringify(error.params));
   return { code: GRPC_STATUS_BY_ERROR_CODE[error.code], details: error.message, metadata };
+}
+
+/** Message params as sent (a JSON object of strings and numbers); anything else is dropped. */
+function parseParams(raw: string | undefined): Record<string, string | number> | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    const params: Record<string, string | number> = {};
+    for (const [name, value] of Object.entries(parsed)) {
+      if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) params[name] = value;
+    }
+    return params;
+  } catch {
+    return undefined;
+  }
 }
 
 function isServiceError(error: unknown): error is ServiceError {
@@ -35,6 +52,7 @@ export function fromServiceError(error: unknown): AppError {
     reason: first(ErrorMetadataKey.REASON),
     field: first(ErrorMetadataKey.FIELD),
     retryAfterSeconds: retryAfter === undefined ? undefined : Number(retryAfter),
+    params: parseParams(first(ErrorMetadataKey.PARAMS)),
     cause: error,
   });
 }

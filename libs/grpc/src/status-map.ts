@@ -31,4 +31,6 @@ export const ErrorMetadataKey = {
   REASON: 'atelier-error-reason',
   FIELD: 'atelier-error-field',
   RETRY_AFTER: 'retry-after',
+  /** The message's values as a JSON object of strings and numbers (AppError.params). */
+  PARAMS: 'atelier-error-params',
 } as const;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { JOB_EXECUTORS, JOB_TYPES, describedJobType, findJobType, isOperatorOnlyJobType } from './index.js';
+import {
+  JOB_ERROR_REASONS,
+  JOB_EXECUTORS,
+  JOB_TYPES,
+  describedJobType,
+  findJobType,
+  isOperatorOnlyJobType,
+  jobErrorReasonOf,
+} from './index.js';
 
 describe('job types - the shipped list', () => {
   it('names each type once, in the job_type spelling', () => {
@@ -29,5 +37,18 @@ describe('job types - operator-only', () => {
 
   it('leaves a type this build does not ship to the jobs service to refuse as unknown', () => {
     expect(isOperatorOnlyJobType('image.explode')).toBe(false);
+  });
+});
+
+describe('job error reasons - from a job error code', () => {
+  it('names the family of a worker code, a terminal reason by its code, and a queued job as a scheduled retry', () => {
+    expect(jobErrorReasonOf('PROVIDER_RATE_LIMITED', 'failed')).toBe('PROVIDER');
+    expect(jobErrorReasonOf('CONTENT_SAFETY_FLAGGED', 'failed')).toBe('CONTENT_SAFETY');
+    expect(jobErrorReasonOf('TIMEOUT', 'failed')).toBe('TIMEOUT');
+    expect(jobErrorReasonOf('START_DEADLINE_EXCEEDED', 'cancelled')).toBe('START_DEADLINE_EXCEEDED');
+    expect(jobErrorReasonOf('LEASE_EXPIRED', 'failed')).toBe('LEASE_EXPIRED');
+    expect(jobErrorReasonOf('PROVIDER_UNAVAILABLE', 'queued')).toBe('RETRY_SCHEDULED');
+    expect(jobErrorReasonOf('SOMETHING_NEW', 'failed')).toBe('INTERNAL');
+    for (const reason of ['PROVIDER', 'START_DEADLINE_EXCEEDED', 'RETRY_SCHEDULED'] as const) expect(JOB_ERROR_REASONS).toContain(reason);
   });
 });

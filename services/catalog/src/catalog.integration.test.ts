@@ -287,6 +287,70 @@ describe('catalog - operator upsert and enable/disable', () => {
   });
 });
 
+describe('catalog - localized names', () => {
+  const model = {
+    code: 'i18n-model',
+    mediaKind: MediaKind.IMAGE,
+    displayName: 'Localized Model',
+    providerCode: 'sim',
+    providerModel: 'sim-i18n',
+    modelVersion: '1',
+    jobType: 'image.stylize',
+    sortOrder: 600,
+    defaultParameters: {},
+  };
+  const style = {
+    code: 'i18n-style',
+    mediaKind: MediaKind.IMAGE,
+    title: 'Ink',
+    subtitle: 'Brush and ink',
+    promptPreset: '',
+    sortOrder: 600,
+  };
+
+  it('serves the Simplified Chinese names 0003 seeded for the seeded models and styles', async () => {
+    const { models, styles } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
+    expect(models.find((m) => m.code === 'atelier-stylizer')!.displayNameI18n).toEqual({ 'zh-CN': 'Atelier 风格化' });
+    expect(styles.find((s) => s.code === 'watercolor')).toMatchObject({
+      titleI18n: { 'zh-CN': '水彩' },
+      subtitleI18n: { 'zh-CN': '柔和的水彩晕染' },
+    });
+  });
+
+  it('stores the translations an upsert gives, keeps them when it gives none, and replaces them when it gives some', async () => {
+    const created = await client.upsertModel({ ...model, displayNameI18n: { values: { 'zh-CN': ' 本地化模型 ' } } });
+    expect(created.model!.displayNameI18n).toEqual({ 'zh-CN': '本地化模型' });
+    const kept = await client.upsertModel({ ...model, displayName: 'Localized Model v2' });
+    expect(kept.model).toMatchObject({ displayName: 'Localized Model v2', displayNameI18n: { 'zh-CN': '本地化模型' } });
+    const cleared = await client.upsertModel({ ...model, displayNameI18n: { values: { 'zh-CN': '' } } });
+    expect(cleared.model!.displayNameI18n).toEqual({});
+
+    const styled = await client.upsertStyle({
+      ...style,
+      titleI18n: { values: { 'zh-CN': '水墨' } },
+      subtitleI18n: { values: { 'zh-CN': '笔与墨' } },
+    });
+    expect(styled.style).toMatchObject({ titleI18n: { 'zh-CN': '水墨' }, subtitleI18n: { 'zh-CN': '笔与墨' } });
+    const restyled = await client.upsertStyle({ ...style, subtitleI18n: { values: {} } });
+    expect(restyled.style).toMatchObject({ titleI18n: { 'zh-CN': '水墨' }, subtitleI18n: {} });
+  });
+
+  it('refuses an unknown language or a translation over the bound, naming the field, and writes nothing', async () => {
+    const before = await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED });
+    expect(await refusal(client.upsertModel({ ...model, code: 'i18n-bad', displayNameI18n: { values: { fr: 'Modèle' } } }))).toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      field: 'display_name_i18n',
+    });
+    expect(
+      await refusal(client.upsertStyle({ ...style, code: 'i18n-bad', titleI18n: { values: { 'zh-CN': '长'.repeat(81) } } })),
+    ).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'title_i18n.zh-CN' });
+    expect(
+      await refusal(client.upsertStyle({ ...style, code: 'i18n-bad', subtitleI18n: { values: { 'zh-CN': 'a\u0000b' } } })),
+    ).toMatchObject({ field: 'subtitle_i18n.zh-CN' });
+    expect(await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED })).toEqual(before);
+  });
+});
+
 describe('catalog - change notices', () => {
   it('announces each committed upsert and enable/disable on the subject of its prefix, with the kind and id', async () => {
     heard.length = 0;
@@ -450,7 +514,11 @@ describe('catalog - migrations', () => {
       );
       const mediaBefore = await schemaSnapshot(db, 'media');
 
-      expect(await migrateCatalog(freshOrm, fresh.url)).toEqual(['0001-catalog-baseline', '0002-catalog-seed']);
+      expect(await migrateCatalog(freshOrm, fresh.url)).toEqual([
+        '0001-catalog-baseline',
+        '0002-catalog-seed',
+        '0003-catalog-localized-names',
+      ]);
       const catalogAfterFirst = await schemaSnapshot(db, 'catalog');
       const rowsAfterFirst = await db.query('SELECT * FROM catalog.models ORDER BY id');
 
@@ -478,7 +546,7 @@ describe('catalog - migrations', () => {
     const [ormA, ormB] = await Promise.all([createCatalogOrm(fresh.url, 2), createCatalogOrm(fresh.url, 2)]);
     try {
       const [a, b] = await Promise.all([migrateCatalog(ormA, fresh.url), migrateCatalog(ormB, fresh.url)]);
-      expect([...a, ...b].sort()).toEqual(['0001-catalog-baseline', '0002-catalog-seed']);
+      expect([...a, ...b].sort()).toEqual(['0001-catalog-baseline', '0002-catalog-seed', '0003-catalog-localized-names']);
     } finally {
       await ormA.close();
       await ormB.close();

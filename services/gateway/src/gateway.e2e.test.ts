@@ -465,6 +465,100 @@ describe('gateway e2e - the operator API', () => {
   });
 });
 
+describe('gateway e2e - answers in the language asked for (Accept-Language)', () => {
+  const zh = { 'accept-language': 'zh-CN,zh;q=0.9,en;q=0.5' };
+  type Names = { models: { code: string; displayName: string }[]; styles: { code: string; title: string; subtitle: string }[] };
+
+  it("serves the catalog's seeded Chinese names to zh-CN and English without the header, saying which", async () => {
+    const chinese = await call<Names>('GET', '/api/v1/creation/catalog?mediaKind=image', { headers: zh });
+    expect(chinese.headers.get('content-language')).toBe('zh-CN');
+    expect(chinese.headers.get('vary')).toContain('Accept-Language');
+    expect(chinese.body.models.find((m) => m.code === 'atelier-stylizer')!.displayName).toBe('Atelier 风格化');
+    expect(chinese.body.styles.find((s) => s.code === 'watercolor')).toMatchObject({ title: '水彩', subtitle: '柔和的水彩晕染' });
+    const english = await call<Names>('GET', '/api/v1/creation/catalog?mediaKind=image');
+    expect(english.headers.get('content-language')).toBe('en');
+    expect(english.body.styles.find((s) => s.code === 'watercolor')).toMatchObject({
+      title: 'Watercolor',
+      subtitle: 'Soft washes of colour',
+    });
+    const unreadable = await call<Names>('GET', '/api/v1/creation/catalog?mediaKind=image', { headers: { 'accept-language': ';;q=x,,' } });
+    expect(unreadable.status).toBe(200);
+    expect(unreadable.headers.get('content-language')).toBe('en');
+  });
+
+  it('takes a localized name in an admin write and answers it to the app in that language only', async () => {
+    const code = `e2e-i18n-${process.pid}`;
+    const body = { mediaKind: 'image', title: 'Ink', titleI18n: { 'zh-CN': '水墨' }, sortOrder: 1_000_000 };
+    const written = await call<{ style: { titleI18n: Record<string, string> } }>('PUT', `/admin-api/catalog/styles/${code}`, {
+      token: admin,
+      body,
+    });
+    expect(written.status).toBe(201);
+    expect(written.body.style.titleI18n).toEqual({ 'zh-CN': '水墨' });
+    const seen = (await call<Names>('GET', '/api/v1/creation/catalog?mediaKind=image', { headers: zh })).body.styles.find(
+      (s) => s.code === code,
+    );
+    expect(seen).toMatchObject({ title: '水墨', subtitle: '' });
+    const refused = await call<ErrorBody>('PUT', `/admin-api/catalog/styles/${code}`, {
+      token: admin,
+      body: { ...body, titleI18n: { fr: 'Encre' } },
+    });
+    expectError(refused, 400, 40000);
+    // Hidden from the app again: the other tests read the catalog's styles.
+    await call('PUT', `/admin-api/catalog/styles/${code}`, { token: admin, body: { ...body, enabled: false } });
+  });
+
+  it('answers a 400 and a 429 with the same code in both languages, the message in Chinese for zh-CN', async () => {
+    const badUpload = { purpose: 'ai_input', contentType: 'image/png', sizeBytes: 10, extra: 1 };
+    const english = await call<ErrorBody>('POST', '/api/v1/media/uploads', { body: badUpload });
+    const chinese = await call<ErrorBody>('POST', '/api/v1/media/uploads', { body: badUpload, headers: zh });
+    expectError(english, 400, 40000);
+    expectError(chinese, 400, 40000);
+    expect(chinese.headers.get('content-language')).toBe('zh-CN');
+    expect(chinese.body.error.name).toBe(english.body.error.name);
+    expect(chinese.body.error.message).toBe(`请求无效：${english.body.error.message}`);
+
+    const user = await sign(`i18n-quota-${process.pid}`);
+    const body = await stylizeBody(await uploadPhoto(user), 'slow #sim-latency=3000');
+    const ids: string[] = [];
+    for (const key of ['l1', 'l2'])
+      ids.push(
+        (await call<{ job: Job }>('POST', '/api/v1/creation/jobs', { token: user, body, headers: { 'idempotency-key': key } })).body.job.id,
+      );
+    const refusedZh = await call<ErrorBody>('POST', '/api/v1/creation/jobs', {
+      token: user,
+      body,
+      headers: { 'idempotency-key': 'l3', ...zh },
+    });
+    expectError(refusedZh, 429, 42900);
+    expect(refusedZh.body.error.message).toBe('已有 2 个生成任务在排队或运行中，请等待其中一个完成');
+    expect(Number(refusedZh.headers.get('retry-after'))).toBeGreaterThan(0);
+    const refusedEn = await call<ErrorBody>('POST', '/api/v1/creation/jobs', { token: user, body, headers: { 'idempotency-key': 'l4' } });
+    expectError(refusedEn, 429, 42900);
+    expect(refusedEn.body.error.message).toBe('2 generations are already queued or running; wait for one to finish');
+    for (const id of ids) await call('POST', `/api/v1/creation/jobs/${id}/cancel`, { token: user });
+  });
+
+  it("localizes a failed job's error message and keeps its code", async () => {
+    const user = await sign(`i18n-job-${process.pid}`);
+    const created = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
+      token: user,
+      body: await stylizeBody(await uploadPhoto(user), 'refused #sim:content_safety'),
+      headers: { 'idempotency-key': 'i18n-failed' },
+    });
+    expect(created.status).toBe(201);
+    const ended = await waitTerminal(created.body.job.id, user);
+    expect(ended.status).toBe('failed');
+    type Failed = { job: { error: { code: string; message: string } } };
+    const chinese = await call<Failed>('GET', `/api/v1/creation/jobs/${ended.id}`, { token: user, headers: zh });
+    const english = await call<Failed>('GET', `/api/v1/creation/jobs/${ended.id}`, { token: user });
+    expect(chinese.body.job.error.code).toBe(english.body.job.error.code);
+    expect(chinese.body.job.error.code).toMatch(/^CONTENT_SAFETY_/);
+    expect(english.body.job.error.message).toBe('This request was refused by the content policy.');
+    expect(chinese.body.job.error.message).toBe('该请求因违反内容政策被拒绝。');
+  });
+});
+
 describe('gateway e2e - every error code of SPEC §8 from a real request', () => {
   it('40000 bad request, 40101 unauthenticated, 40301 forbidden', async () => {
     expectError(

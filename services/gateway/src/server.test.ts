@@ -36,6 +36,16 @@ const job = jobsV1.Job.fromPartial({
   version: 1,
 });
 
+const failedJob = jobsV1.Job.fromPartial({
+  ...job,
+  id: '019a0000-0000-7000-8000-0000000000ab',
+  status: jobsV1.JobStatus.FAILED,
+  queuePosition: undefined,
+  attemptCount: 3,
+  errorCode: 'PROVIDER_PREDICTION_FAILED',
+  errorMessage: 'The image service could not make this image.',
+});
+
 const peers = {
   catalog: {
     getCatalog: async () => ({
@@ -44,6 +54,7 @@ const peers = {
           id: '019a0000-0000-7000-8000-000000000001',
           code: 'm',
           displayName: 'M',
+          displayNameI18n: { 'zh-CN': '模型' },
           mediaKind: commonV1.MediaKind.IMAGE,
           jobType: 'image.stylize',
           defaultParameters: {},
@@ -56,11 +67,14 @@ const peers = {
     createJob: async (request: jobsV1.CreateJobRequest) => {
       created.push(request);
       if (request.idempotencyKey === 'over-quota')
-        throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', 'daily limit of 20 generations reached', 3600);
+        throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', 'daily limit of 20 generations reached', 3600, {
+          params: { variant: 'daily', limit: 20 },
+        });
       return { job, created: request.idempotencyKey !== 'replay' };
     },
     getJob: async (request: jobsV1.GetJobRequest) => {
       if (request.userId !== 'alice') throw new NotFoundError('job');
+      if (request.jobId === failedJob.id) return { job: failedJob };
       return { job };
     },
   },
@@ -103,6 +117,80 @@ const jobBody = {
   inputAssetId: '019a0000-0000-7000-8000-000000000002',
   prompt: 'a cat',
 };
+
+describe('gateway http - languages (Accept-Language)', () => {
+  it('answers every response with Content-Language and Vary: Accept-Language, English by default and for a bad header', async () => {
+    for (const [given, expected] of [
+      [undefined, 'en'],
+      ['zh-CN', 'zh-CN'],
+      ['fr;q=1, zh-Hans;q=0.5', 'zh-CN'],
+      ['zh;q=oops', 'en'],
+      ['\u00ff\u00fe', 'en'],
+    ] as const) {
+      const headers = given === undefined ? auth() : { ...auth(), 'accept-language': given };
+      const response = await app.inject({ method: 'GET', url: '/api/v1/creation/catalog', headers });
+      expect(response.statusCode, String(given)).toBe(200);
+      expect(response.headers['content-language'], String(given)).toBe(expected);
+      expect(response.headers.vary).toContain('Accept-Language');
+      expect(response.json().models[0].displayName, String(given)).toBe(expected === 'en' ? 'M' : '模型');
+    }
+  });
+
+  it('localizes only the message of an error: code and name stay, the English detail is quoted', async () => {
+    const zh = { ...auth(), 'accept-language': 'zh-CN' };
+    const refused = await app.inject({ method: 'GET', url: '/api/v1/creation/jobs/123', headers: zh });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers['content-language']).toBe('zh-CN');
+    expect(refused.json().error).toMatchObject({
+      code: 40000,
+      name: 'BAD_REQUEST',
+      message: '请求无效：params.jobId must match format "uuid"',
+    });
+    const noRoute = await app.inject({ method: 'GET', url: '/api/v1/nowhere', headers: zh });
+    expect(noRoute.json().error).toMatchObject({ code: 40400, message: '未找到：no route GET /api/v1/nowhere' });
+  });
+
+  it("renders a service's quota refusal from its reason and params, with the same code and Retry-After", async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/creation/jobs',
+      headers: { ...auth(), 'idempotency-key': 'over-quota', 'accept-language': 'zh-CN,en;q=0.5' },
+      payload: jobBody,
+    });
+    expect(response.statusCode).toBe(429);
+    expect(response.headers['retry-after']).toBe('3600');
+    expect(response.json().error).toMatchObject({
+      code: 42900,
+      name: 'GENERATION_QUOTA_EXCEEDED',
+      message: '今日 20 次生成额度已用完，将于 UTC 时间 00:00 重置',
+    });
+  });
+
+  it('documents Accept-Language on every operation and Content-Language on every response', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(document.components.parameters.AcceptLanguage).toMatchObject({ name: 'Accept-Language', in: 'header', required: false });
+    const operations = Object.values(
+      document.paths as Record<string, Record<string, { parameters?: object[]; responses: object }>>,
+    ).flatMap((item) => Object.values(item));
+    expect(operations.length).toBeGreaterThan(20);
+    for (const operation of operations) {
+      expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/AcceptLanguage' });
+      for (const given of Object.values(operation.responses as Record<string, { $ref?: string; headers?: object }>)) {
+        // Error answers are shared responses (#/components/responses/…): the header is on those.
+        const response = given.$ref ? document.components.responses[given.$ref.split('/').at(-1)!] : given;
+        expect(response.headers).toMatchObject({ 'Content-Language': { $ref: '#/components/headers/ContentLanguage' } });
+      }
+    }
+  });
+
+  it("localizes a job's error message, keeping its code", async () => {
+    const url = `/api/v1/creation/jobs/${failedJob.id}`;
+    const zh = await app.inject({ method: 'GET', url, headers: { ...auth(), 'accept-language': 'zh' } });
+    expect(zh.json().job.error).toEqual({ code: 'PROVIDER_PREDICTION_FAILED', message: '图像服务未能生成这张图片。' });
+    const en = await app.inject({ method: 'GET', url, headers: auth() });
+    expect(en.json().job.error).toEqual({ code: 'PROVIDER_PREDICTION_FAILED', message: 'The image service could not make this image.' });
+  });
+});
 
 describe('gateway http - authentication', () => {
   it('answers 401/40101 without a token, with a malformed one, and with a token for another audience', async () => {

@@ -8,6 +8,9 @@ import { ApiError } from './http/error-codes.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { HttpError, toHttpError } from './http/http-error.js';
 import { findInputProblem } from './http/input-rules.js';
+import { localizedErrorMessage } from './i18n/localize-messages.js';
+import { localeOf, negotiateLanguage } from './i18n/request-locale.js';
+import { withLanguageHeaders } from './i18n/openapi-languages.js';
 import { lazyRequestLoggers } from './http/lazy-request-logger.js';
 import { schemaCompilers } from './http/lazy-schema-compilers.js';
 import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-limit/rate-limit-hooks.js';
@@ -89,19 +92,23 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
         title: 'Atelier API',
         version: '1.0.0',
         description:
-          'The mobile API of Atelier. Errors are {"error":{"code","name","message","requestId"}}; code = HTTP status × 100 + a sequence, never renumbered.',
+          'The mobile API of Atelier. Errors are {"error":{"code","name","message","requestId"}}; code = HTTP status × 100 + a sequence, never renumbered. ' +
+          'Messages (errors, job errors) and catalog names follow Accept-Language (en, zh-CN); code and name never do.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },
     refResolver: { buildLocalReference: (json) => String(json.$id) },
     transformObject: (document) =>
-      applyOpenApiConventions('openapiObject' in document ? document.openapiObject : document.swaggerObject, API_EXAMPLES),
+      withLanguageHeaders(
+        applyOpenApiConventions('openapiObject' in document ? document.openapiObject : document.swaggerObject, API_EXAMPLES),
+      ),
   });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onRequest', negotiateLanguage);
   // Before the schemas and long before any service: NUL, control characters, lone surrogates,
   // non-finite numbers or runaway nesting anywhere in what the client sent are its mistake.
   app.addHook('preValidation', async (request) => {
@@ -129,17 +136,22 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     const { http, unexpected } = classifyError(error);
     if (unexpected) request.log.error({ err: error, url: request.url }, 'request failed unexpectedly');
     const { status, code } = ApiError[http.apiError];
+    // Only the message is localized: code and name are the contract the app switches on.
+    const message = localizedErrorMessage({ apiError: http.apiError, ...http.source, message: http.message }, localeOf(request));
     void reply
       .code(status)
       .headers(http.headers)
-      .send({ error: { code, name: http.apiError, message: http.message, requestId: String(request.id) } });
+      .send({ error: { code, name: http.apiError, message, requestId: String(request.id) } });
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({
       error: {
         code: ApiError.NOT_FOUND.code,
         name: 'NOT_FOUND',
-        message: `no route ${request.method} ${request.url.split('?')[0]}`,
+        message: localizedErrorMessage(
+          { apiError: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` },
+          localeOf(request),
+        ),
         requestId: String(request.id),
       },
     });

@@ -262,7 +262,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The models and styles a user can pick, in display order */
+    /**
+     * The models and styles a user can pick, in display order
+     * @description Names (model displayName, style title and subtitle) are in the language negotiated from Accept-Language (Content-Language says which), English where an entry has no translation.
+     */
     get: operations['getCatalog'];
     put?: never;
     post?: never;
@@ -570,7 +573,7 @@ export interface components {
          * @enum {integer}
          */
         code: 40000;
-        /** @description what went wrong and what to do, for a person; not for parsing */
+        /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
@@ -589,6 +592,15 @@ export interface components {
         [key: string]: unknown;
       };
       displayName: string;
+      /**
+       * @description displayName in other languages, by BCP 47 tag (today zh-CN); a language without one shows displayName
+       * @example {
+       *       "zh-CN": "水彩"
+       *     }
+       */
+      displayNameI18n: {
+        [key: string]: string;
+      };
       enabled: boolean;
       /** Format: uuid */
       id: string;
@@ -615,7 +627,25 @@ export interface components {
       promptPreset: string;
       sortOrder: number;
       subtitle: string;
+      /**
+       * @description subtitle in other languages, by BCP 47 tag (today zh-CN); a language without one shows subtitle
+       * @example {
+       *       "zh-CN": "水彩"
+       *     }
+       */
+      subtitleI18n: {
+        [key: string]: string;
+      };
       title: string;
+      /**
+       * @description title in other languages, by BCP 47 tag (today zh-CN); a language without one shows title
+       * @example {
+       *       "zh-CN": "水彩"
+       *     }
+       */
+      titleI18n: {
+        [key: string]: string;
+      };
       /** Format: date-time */
       updatedAt: string;
     };
@@ -626,7 +656,7 @@ export interface components {
          * @enum {integer}
          */
         code: 40900 | 40902 | 40903 | 40905;
-        /** @description what went wrong and what to do, for a person; not for parsing */
+        /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
@@ -644,7 +674,7 @@ export interface components {
          * @enum {integer}
          */
         code: 40301 | 40302;
-        /** @description what went wrong and what to do, for a person; not for parsing */
+        /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
@@ -662,7 +692,7 @@ export interface components {
          * @enum {integer}
          */
         code: 50000;
-        /** @description what went wrong and what to do, for a person; not for parsing */
+        /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
@@ -804,6 +834,7 @@ export interface components {
       defaultParameters: {
         [key: string]: unknown;
       };
+      /** @description in the language of the answer (Content-Language); English where it has none */
       displayName: string;
       /** Format: uuid */
       id: string;
@@ -820,7 +851,7 @@ export interface components {
          * @enum {integer}
          */
         code: 40400 | 40405 | 40406 | 40407 | 40408;
-        /** @description what went wrong and what to do, for a person; not for parsing */
+        /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
@@ -895,7 +926,7 @@ export interface components {
          * @enum {integer}
          */
         code: 50300;
-        /** @description what went wrong and what to do, for a person; not for parsing */
+        /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
@@ -914,7 +945,9 @@ export interface components {
       mediaKind: 'image' | 'video';
       previewAssetId: string | null;
       sortOrder: number;
+      /** @description in the language of the answer, like title */
       subtitle: string;
+      /** @description in the language of the answer (Content-Language); English where it has none */
       title: string;
     };
     TooManyRequestsError: {
@@ -924,7 +957,7 @@ export interface components {
          * @enum {integer}
          */
         code: 42900 | 42901 | 42910 | 42911 | 42912 | 42920;
-        /** @description what went wrong and what to do, for a person; not for parsing */
+        /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
@@ -948,7 +981,7 @@ export interface components {
          * @enum {integer}
          */
         code: 40101 | 40102 | 40103;
-        /** @description what went wrong and what to do, for a person; not for parsing */
+        /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
@@ -966,7 +999,7 @@ export interface components {
          * @enum {integer}
          */
         code: 42200 | 42203 | 42206;
-        /** @description what went wrong and what to do, for a person; not for parsing */
+        /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
@@ -982,6 +1015,7 @@ export interface components {
     /** @description The request is malformed or out of bounds; the message names the field. Nothing changed. */
     BadRequest: {
       headers: {
+        'Content-Language': components['headers']['ContentLanguage'];
         [name: string]: unknown;
       };
       content: {
@@ -991,6 +1025,7 @@ export interface components {
     /** @description The request conflicts with the current state (a version, a finished job, a reused Idempotency-Key). */
     Conflict: {
       headers: {
+        'Content-Language': components['headers']['ContentLanguage'];
         [name: string]: unknown;
       };
       content: {
@@ -1000,6 +1035,7 @@ export interface components {
     /** @description The token is valid but lacks the role or ownership this needs. */
     Forbidden: {
       headers: {
+        'Content-Language': components['headers']['ContentLanguage'];
         [name: string]: unknown;
       };
       content: {
@@ -1009,6 +1045,7 @@ export interface components {
     /** @description An unexpected failure; it is logged with the requestId. */
     InternalServerError: {
       headers: {
+        'Content-Language': components['headers']['ContentLanguage'];
         [name: string]: unknown;
       };
       content: {
@@ -1018,6 +1055,7 @@ export interface components {
     /** @description No such resource for this caller (another user’s resources are not found either). */
     NotFound: {
       headers: {
+        'Content-Language': components['headers']['ContentLanguage'];
         [name: string]: unknown;
       };
       content: {
@@ -1027,6 +1065,7 @@ export interface components {
     /** @description A dependency is down or slow; retry after Retry-After seconds (the same Idempotency-Key is safe). */
     ServiceUnavailable: {
       headers: {
+        'Content-Language': components['headers']['ContentLanguage'];
         'Retry-After': components['headers']['RetryAfter'];
         [name: string]: unknown;
       };
@@ -1037,6 +1076,7 @@ export interface components {
     /** @description A limit is reached; Retry-After says when the call may succeed. */
     TooManyRequests: {
       headers: {
+        'Content-Language': components['headers']['ContentLanguage'];
         'Retry-After': components['headers']['RetryAfter'];
         [name: string]: unknown;
       };
@@ -1047,6 +1087,7 @@ export interface components {
     /** @description No valid bearer token. */
     Unauthorized: {
       headers: {
+        'Content-Language': components['headers']['ContentLanguage'];
         [name: string]: unknown;
       };
       content: {
@@ -1056,6 +1097,7 @@ export interface components {
     /** @description Well-formed but against a rule (asset not ready, model disabled, upload refused). */
     UnprocessableContent: {
       headers: {
+        'Content-Language': components['headers']['ContentLanguage'];
         [name: string]: unknown;
       };
       content: {
@@ -1063,9 +1105,14 @@ export interface components {
       };
     };
   };
-  parameters: never;
+  parameters: {
+    /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+    AcceptLanguage: string;
+  };
   requestBodies: never;
   headers: {
+    /** @description The language this answer is in (en or zh-CN); answers also carry Vary: Accept-Language */
+    ContentLanguage: 'en' | 'zh-CN';
     /** @description Seconds after which the same call may succeed */
     RetryAfter: number;
   };
@@ -1078,7 +1125,10 @@ export interface operations {
       query?: {
         mediaKind?: 'image' | 'video';
       };
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -1087,6 +1137,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1107,6 +1158,9 @@ export interface operations {
            *           "providerCode": "sim",
            *           "providerModel": "sim-stylize",
            *           "enabled": true,
+           *           "displayNameI18n": {
+           *             "zh-CN": "风格化"
+           *           },
            *           "createdAt": "2026-12-01T09:00:00.000Z",
            *           "updatedAt": "2026-12-01T09:00:00.000Z"
            *         }
@@ -1122,6 +1176,12 @@ export interface operations {
            *           "sortOrder": 10,
            *           "promptPreset": "in the style of a renaissance oil painting",
            *           "enabled": false,
+           *           "titleI18n": {
+           *             "zh-CN": "文艺复兴"
+           *           },
+           *           "subtitleI18n": {
+           *             "zh-CN": "布面油画"
+           *           },
            *           "createdAt": "2026-12-01T09:00:00.000Z",
            *           "updatedAt": "2026-12-01T09:00:05.000Z"
            *         }
@@ -1148,7 +1208,10 @@ export interface operations {
   adminPutModel: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         /** @description 2–64 lower-case letters, digits, - or _ */
         code: string;
@@ -1177,6 +1240,15 @@ export interface operations {
             [key: string]: unknown;
           };
           displayName: string;
+          /**
+           * @description displayName in other languages (Simplified Chinese: zh-CN), at most 120 characters each; absent: unchanged, {}: none
+           * @example {
+           *       "zh-CN": "水彩"
+           *     }
+           */
+          displayNameI18n?: {
+            'zh-CN'?: string;
+          };
           /** @description absent: true for a new entry, unchanged for an existing one */
           enabled?: boolean;
           /** @example image.stylize */
@@ -1196,6 +1268,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1215,6 +1288,9 @@ export interface operations {
            *         "providerCode": "sim",
            *         "providerModel": "sim-stylize",
            *         "enabled": true,
+           *         "displayNameI18n": {
+           *           "zh-CN": "风格化"
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:00.000Z"
            *       },
@@ -1230,6 +1306,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1249,6 +1326,9 @@ export interface operations {
            *         "providerCode": "sim",
            *         "providerModel": "sim-stylize",
            *         "enabled": true,
+           *         "displayNameI18n": {
+           *           "zh-CN": "风格化"
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:00.000Z"
            *       },
@@ -1275,7 +1355,10 @@ export interface operations {
   adminDisableModel: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         id: string;
       };
@@ -1286,6 +1369,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1305,6 +1389,9 @@ export interface operations {
            *         "providerCode": "sim",
            *         "providerModel": "sim-stylize",
            *         "enabled": false,
+           *         "displayNameI18n": {
+           *           "zh-CN": "风格化"
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:00.000Z"
            *       }
@@ -1329,7 +1416,10 @@ export interface operations {
   adminEnableModel: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         id: string;
       };
@@ -1340,6 +1430,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1359,6 +1450,9 @@ export interface operations {
            *         "providerCode": "sim",
            *         "providerModel": "sim-stylize",
            *         "enabled": true,
+           *         "displayNameI18n": {
+           *           "zh-CN": "风格化"
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:00.000Z"
            *       }
@@ -1383,7 +1477,10 @@ export interface operations {
   adminPutStyle: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         /** @description 2–64 lower-case letters, digits, - or _ */
         code: string;
@@ -1414,7 +1511,25 @@ export interface operations {
           sortOrder?: number;
           /** @default  */
           subtitle?: string;
+          /**
+           * @description subtitle in other languages (Simplified Chinese: zh-CN), at most 200 characters each; absent: unchanged, {}: none
+           * @example {
+           *       "zh-CN": "水彩"
+           *     }
+           */
+          subtitleI18n?: {
+            'zh-CN'?: string;
+          };
           title: string;
+          /**
+           * @description title in other languages (Simplified Chinese: zh-CN), at most 80 characters each; absent: unchanged, {}: none
+           * @example {
+           *       "zh-CN": "水彩"
+           *     }
+           */
+          titleI18n?: {
+            'zh-CN'?: string;
+          };
         };
       };
     };
@@ -1422,6 +1537,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1437,6 +1553,12 @@ export interface operations {
            *         "sortOrder": 10,
            *         "promptPreset": "in the style of a renaissance oil painting",
            *         "enabled": false,
+           *         "titleI18n": {
+           *           "zh-CN": "文艺复兴"
+           *         },
+           *         "subtitleI18n": {
+           *           "zh-CN": "布面油画"
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:05.000Z"
            *       },
@@ -1452,6 +1574,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1467,6 +1590,12 @@ export interface operations {
            *         "sortOrder": 10,
            *         "promptPreset": "in the style of a renaissance oil painting",
            *         "enabled": true,
+           *         "titleI18n": {
+           *           "zh-CN": "文艺复兴"
+           *         },
+           *         "subtitleI18n": {
+           *           "zh-CN": "布面油画"
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:05.000Z"
            *       },
@@ -1493,7 +1622,10 @@ export interface operations {
   adminDisableStyle: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         id: string;
       };
@@ -1504,6 +1636,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1519,6 +1652,12 @@ export interface operations {
            *         "sortOrder": 10,
            *         "promptPreset": "in the style of a renaissance oil painting",
            *         "enabled": false,
+           *         "titleI18n": {
+           *           "zh-CN": "文艺复兴"
+           *         },
+           *         "subtitleI18n": {
+           *           "zh-CN": "布面油画"
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:05.000Z"
            *       }
@@ -1543,7 +1682,10 @@ export interface operations {
   adminEnableStyle: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         id: string;
       };
@@ -1554,6 +1696,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1569,6 +1712,12 @@ export interface operations {
            *         "sortOrder": 10,
            *         "promptPreset": "in the style of a renaissance oil painting",
            *         "enabled": true,
+           *         "titleI18n": {
+           *           "zh-CN": "文艺复兴"
+           *         },
+           *         "subtitleI18n": {
+           *           "zh-CN": "布面油画"
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:05.000Z"
            *       }
@@ -1603,7 +1752,10 @@ export interface operations {
         status?: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
         userId?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -1612,6 +1764,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1716,7 +1869,10 @@ export interface operations {
   adminGetJob: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         jobId: string;
       };
@@ -1727,6 +1883,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -1918,7 +2075,10 @@ export interface operations {
   adminCancelJob: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         jobId: string;
       };
@@ -1929,6 +2089,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2004,7 +2165,10 @@ export interface operations {
   adminRetryJob: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         jobId: string;
       };
@@ -2015,6 +2179,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2090,7 +2255,10 @@ export interface operations {
   adminReplayOutboxEvent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         id: string;
       };
@@ -2101,6 +2269,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2144,7 +2313,10 @@ export interface operations {
         cursor?: string;
         limit?: number;
       };
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -2153,6 +2325,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2200,7 +2373,10 @@ export interface operations {
         cursor?: string;
         limit?: number;
       };
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -2209,6 +2385,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2256,7 +2433,10 @@ export interface operations {
         /** @description how far back to look, 60–1440 minutes */
         windowMinutes?: number;
       };
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -2265,6 +2445,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2463,7 +2644,10 @@ export interface operations {
         /** @description only image for now */
         mediaKind?: 'image';
       };
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -2472,6 +2656,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2529,7 +2714,10 @@ export interface operations {
         limit?: number;
         status?: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
       };
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -2538,6 +2726,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2624,6 +2813,8 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
         /** @description 1–128 characters; the same key replays the same request */
         'idempotency-key': string;
       };
@@ -2675,6 +2866,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2731,6 +2923,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2798,7 +2991,10 @@ export interface operations {
   getJob: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         jobId: string;
       };
@@ -2809,6 +3005,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2890,7 +3087,10 @@ export interface operations {
   cancelJob: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         jobId: string;
       };
@@ -2901,6 +3101,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -2968,7 +3169,10 @@ export interface operations {
   createDraftFromJob: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         jobId: string;
       };
@@ -2991,6 +3195,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3027,6 +3232,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3075,6 +3281,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
         /** @description the id of the last event received */
         'last-event-id'?: string;
       };
@@ -3088,6 +3296,7 @@ export interface operations {
       /** @description `job` events carrying Job JSON, until the job is terminal */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3117,7 +3326,10 @@ export interface operations {
         cursor?: string;
         limit?: number;
       };
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -3126,6 +3338,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3177,7 +3390,10 @@ export interface operations {
   deleteAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -3186,6 +3402,7 @@ export interface operations {
       /** @description Accepted */
       202: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3259,7 +3476,10 @@ export interface operations {
   getAccountDeletion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -3268,6 +3488,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3346,7 +3567,10 @@ export interface operations {
         limit?: number;
         status?: 'draft' | 'published';
       };
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -3355,6 +3579,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3406,7 +3631,10 @@ export interface operations {
   getQuota: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -3415,6 +3643,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3489,7 +3718,10 @@ export interface operations {
   getAsset: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         assetId: string;
       };
@@ -3500,6 +3732,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3542,7 +3775,10 @@ export interface operations {
   createUpload: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -3568,6 +3804,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3625,7 +3862,10 @@ export interface operations {
   completeUpload: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         assetId: string;
       };
@@ -3636,6 +3876,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3675,6 +3916,8 @@ export interface operations {
     parameters: {
       query?: never;
       header: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
         /** @description 1–128 characters; the same key replays the same request */
         'idempotency-key': string;
       };
@@ -3716,6 +3959,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3752,6 +3996,7 @@ export interface operations {
       /** @description Created */
       201: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3799,7 +4044,10 @@ export interface operations {
   getPost: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         postId: string;
       };
@@ -3810,6 +4058,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3857,7 +4106,10 @@ export interface operations {
   deletePost: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         postId: string;
       };
@@ -3868,6 +4120,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {
@@ -3915,7 +4168,10 @@ export interface operations {
   updatePost: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
       path: {
         postId: string;
       };
@@ -3948,6 +4204,7 @@ export interface operations {
       /** @description OK */
       200: {
         headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
           [name: string]: unknown;
         };
         content: {

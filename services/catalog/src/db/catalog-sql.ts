@@ -15,6 +15,7 @@ export interface Model {
   enabled: boolean;
   sortOrder: number;
   defaultParameters: Record<string, unknown>;
+  displayNameI18n: Record<string, string>;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -29,16 +30,19 @@ export interface Style {
   promptPreset: string;
   enabled: boolean;
   sortOrder: number;
+  titleI18n: Record<string, string>;
+  subtitleI18n: Record<string, string>;
   createdAt: Date;
   updatedAt: Date;
 }
 
 const MODEL_COLUMNS = `id, code, display_name AS "displayName", provider_code AS "providerCode", provider_model AS "providerModel",
   model_version AS "modelVersion", media_kind AS "mediaKind", job_type AS "jobType", enabled, sort_order AS "sortOrder",
-  default_parameters AS "defaultParameters", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  default_parameters AS "defaultParameters", display_name_i18n AS "displayNameI18n", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 const STYLE_COLUMNS = `id, code, title, subtitle, media_kind AS "mediaKind", preview_asset_id AS "previewAssetId",
-  prompt_preset AS "promptPreset", enabled, sort_order AS "sortOrder", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  prompt_preset AS "promptPreset", enabled, sort_order AS "sortOrder", title_i18n AS "titleI18n",
+  subtitle_i18n AS "subtitleI18n", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /** Enabled entries of one kind in display order (served by the partial `*_enabled_listing_idx`). */
 export async function selectEnabledEntries(db: Queryable, mediaKind: string): Promise<{ models: Model[]; styles: Style[] }> {
@@ -104,8 +108,8 @@ export async function insertOrUpdateModel(db: Queryable, id: string, input: Mode
     name: 'catalog.upsert_model',
     text: `INSERT INTO catalog.models AS m
              (id, code, media_kind, display_name, provider_code, provider_model, model_version, job_type,
-              enabled, sort_order, default_parameters)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::boolean, true), $10, $11::jsonb)
+              enabled, sort_order, default_parameters, display_name_i18n)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::boolean, true), $10, $11::jsonb, COALESCE($12::jsonb, '{}'::jsonb))
            ON CONFLICT (code, media_kind) DO UPDATE SET
              display_name       = EXCLUDED.display_name,
              provider_code      = EXCLUDED.provider_code,
@@ -115,6 +119,7 @@ export async function insertOrUpdateModel(db: Queryable, id: string, input: Mode
              enabled            = COALESCE($9::boolean, m.enabled),
              sort_order         = EXCLUDED.sort_order,
              default_parameters = EXCLUDED.default_parameters,
+             display_name_i18n  = COALESCE($12::jsonb, m.display_name_i18n),
              updated_at         = GREATEST(now(), m.created_at)
            RETURNING ${MODEL_COLUMNS}, (xmax = 0) AS created`,
     values: [
@@ -129,19 +134,24 @@ export async function insertOrUpdateModel(db: Queryable, id: string, input: Mode
       input.enabled ?? null,
       input.sortOrder,
       JSON.stringify(input.defaultParameters),
+      input.displayNameI18n === undefined ? null : JSON.stringify(input.displayNameI18n),
     ],
   });
   const { created, ...model } = result.rows[0]!;
   return { model, created };
 }
 
-/** The same single-statement upsert as models. */
+/**
+ * The same single-statement upsert as models. A translation map given replaces the entry's
+ * (an absent one, NULL here, keeps it), like an absent `enabled`.
+ */
 export async function insertOrUpdateStyle(db: Queryable, id: string, input: StyleInput): Promise<{ style: Style; created: boolean }> {
   const result = await db.query<Style & { created: boolean }>({
     name: 'catalog.upsert_style',
     text: `INSERT INTO catalog.styles AS s
-             (id, code, media_kind, title, subtitle, preview_asset_id, prompt_preset, enabled, sort_order)
-           VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, COALESCE($8::boolean, true), $9)
+             (id, code, media_kind, title, subtitle, preview_asset_id, prompt_preset, enabled, sort_order, title_i18n, subtitle_i18n)
+           VALUES ($1, $2, $3, $4, $5, $6::uuid, $7, COALESCE($8::boolean, true), $9,
+                   COALESCE($10::jsonb, '{}'::jsonb), COALESCE($11::jsonb, '{}'::jsonb))
            ON CONFLICT (code, media_kind) DO UPDATE SET
              title            = EXCLUDED.title,
              subtitle         = EXCLUDED.subtitle,
@@ -149,6 +159,8 @@ export async function insertOrUpdateStyle(db: Queryable, id: string, input: Styl
              prompt_preset    = EXCLUDED.prompt_preset,
              enabled          = COALESCE($8::boolean, s.enabled),
              sort_order       = EXCLUDED.sort_order,
+             title_i18n       = COALESCE($10::jsonb, s.title_i18n),
+             subtitle_i18n    = COALESCE($11::jsonb, s.subtitle_i18n),
              updated_at       = GREATEST(now(), s.created_at)
            RETURNING ${STYLE_COLUMNS}, (xmax = 0) AS created`,
     values: [
@@ -161,6 +173,8 @@ export async function insertOrUpdateStyle(db: Queryable, id: string, input: Styl
       input.promptPreset,
       input.enabled ?? null,
       input.sortOrder,
+      input.titleI18n === undefined ? null : JSON.stringify(input.titleI18n),
+      input.subtitleI18n === undefined ? null : JSON.stringify(input.subtitleI18n),
     ],
   });
   const { created, ...style } = result.rows[0]!;

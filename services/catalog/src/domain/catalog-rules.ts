@@ -3,6 +3,7 @@ import type { catalogV1 } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
 import { requireText, requireUuid } from '@atelier/validation';
 import { requireMediaKind, type StoredMediaKind } from './media-kind.js';
+import { requireTranslations, type Translations } from './localized-text.js';
 
 /**
  * The rules an operator's catalog entry must follow. They mirror the tables' CHECK constraints
@@ -24,6 +25,8 @@ export interface ModelInput {
   enabled: boolean | undefined;
   sortOrder: number;
   defaultParameters: Record<string, unknown>;
+  /** Absent: an update keeps the model's translations. */
+  displayNameI18n: Translations | undefined;
 }
 
 export interface StyleInput {
@@ -35,6 +38,9 @@ export interface StyleInput {
   promptPreset: string;
   enabled: boolean | undefined;
   sortOrder: number;
+  /** Absent: an update keeps the style's translations. */
+  titleI18n: Translations | undefined;
+  subtitleI18n: Translations | undefined;
 }
 
 /** Catalog ids are UUIDs. */
@@ -68,6 +74,7 @@ export function validateModelInput(request: catalogV1.UpsertModelRequest): Model
     enabled: request.enabled,
     sortOrder: requireSortOrder(request.sortOrder),
     defaultParameters,
+    displayNameI18n: requireTranslations(request.displayNameI18n, 'display_name_i18n', 120),
   };
 }
 
@@ -81,5 +88,7 @@ export function validateStyleInput(request: catalogV1.UpsertStyleRequest): Style
     promptPreset: requireText(request.promptPreset, 'prompt_preset', 2000, { allowEmpty: true }),
     enabled: request.enabled,
     sortOrder: requireSortOrder(request.sortOrder),
+    titleI18n: requireTranslations(request.titleI18n, 'title_i18n', 80),
+    subtitleI18n: requireTranslations(request.subtitleI18n, 'subtitle_i18n', 200),
   };
 }

@@ -15,6 +15,7 @@ export function toModelMessage(model: Model): catalogV1.Model {
     enabled: model.enabled,
     sortOrder: model.sortOrder,
     defaultParameters: model.defaultParameters,
+    displayNameI18n: model.displayNameI18n,
     createdAt: model.createdAt,
     updatedAt: model.updatedAt,
   };
@@ -31,6 +32,8 @@ export function toStyleMessage(style: Style): catalogV1.Style {
     promptPreset: style.promptPreset,
     enabled: style.enabled,
     sortOrder: style.sortOrder,
+    titleI18n: style.titleI18n,
+    subtitleI18n: style.subtitleI18n,
     createdAt: style.createdAt,
     updatedAt: style.updatedAt,
   };

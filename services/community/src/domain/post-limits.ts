@@ -16,6 +16,7 @@ export function checkPostLimits(createdToday: number, limits: PostLimits, now: D
       'POST_QUOTA_EXCEEDED',
       `daily limit of ${limits.postsPerDay} posts reached; it resets at 00:00 UTC`,
       secondsToNextUtcDay(now),
+      { params: { limit: limits.postsPerDay } },
     );
   }
 }

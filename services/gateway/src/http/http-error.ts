@@ -11,6 +11,8 @@ export class HttpError extends Error {
     readonly apiError: ApiErrorName,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** The service's reason and message values, for the message in another language (i18n/). */
+    readonly source: { reason?: string | undefined; params?: Readonly<Record<string, string | number>> | undefined } = {},
   ) {
     super(message);
   }
@@ -41,7 +43,8 @@ export function toHttpError(error: unknown): { http: HttpError; unexpected: bool
       return { http: new HttpError(name, `a service is unavailable right now; try again in ${seconds} s`, headers), unexpected: false };
     }
     const unexpected = name === 'INTERNAL';
-    return { http: new HttpError(name, unexpected ? 'internal error' : error.message, headers), unexpected };
+    if (unexpected) return { http: new HttpError(name, 'internal error', headers), unexpected };
+    return { http: new HttpError(name, error.message, headers, { reason: error.reason, params: error.params }), unexpected };
   }
   return { http: new HttpError('INTERNAL', 'internal error'), unexpected: true };
 }

@@ -100,7 +100,11 @@ function errorComponents(): { schemas: Record<string, object>; responses: Record
               description: 'HTTP status × 100 + a sequence; a contract, never renumbered',
             },
             name: { type: 'string', enum: names, description: 'the code’s name; switch on this or on code' },
-            message: { type: 'string', description: 'what went wrong and what to do, for a person; not for parsing' },
+            message: {
+              type: 'string',
+              description:
+                'what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing',
+            },
             requestId: { type: 'string', description: 'quote it when reporting a problem (also the x-request-id header)' },
           },
         },

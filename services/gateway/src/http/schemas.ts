@@ -27,6 +27,14 @@ const nullable = <T extends { type: string }>(schema: T) => ({ ...schema, type: 
 const nullableString = { type: ['string', 'null'] } as const;
 const nullableInteger = { type: ['integer', 'null'] } as const;
 const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+/** A name's translations as operators see them (the app gets the name in its language instead). */
+const translations = (name: string) => ({
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: `${name} in other languages, by BCP 47 tag (today zh-CN); a language without one shows ${name}`,
+  examples: [{ 'zh-CN': '水彩' }],
+});
+
 const object = (properties: Record<string, object>, required: string[] = Object.keys(properties)) => ({
   type: 'object',
   additionalProperties: false,
@@ -53,7 +61,7 @@ export const sharedSchemas = [
     ...object({
       id: uuid,
       code: { type: 'string' },
-      displayName: { type: 'string' },
+      displayName: { type: 'string', description: 'in the language of the answer (Content-Language); English where it has none' },
       modelVersion: { type: 'string' },
       mediaKind: { type: 'string', enum: ['image', 'video'] },
       jobType: { type: 'string' },
@@ -66,8 +74,8 @@ export const sharedSchemas = [
     ...object({
       id: uuid,
       code: { type: 'string' },
-      title: { type: 'string' },
-      subtitle: { type: 'string' },
+      title: { type: 'string', description: 'in the language of the answer (Content-Language); English where it has none' },
+      subtitle: { type: 'string', description: 'in the language of the answer, like title' },
       mediaKind: { type: 'string', enum: ['image', 'video'] },
       previewAssetId: nullableString,
       sortOrder: { type: 'integer' },
@@ -226,6 +234,7 @@ export const sharedSchemas = [
       providerCode: { type: 'string' },
       providerModel: { type: 'string' },
       enabled: { type: 'boolean' },
+      displayNameI18n: translations('displayName'),
       createdAt: dateTime,
       updatedAt: dateTime,
     }),
@@ -242,6 +251,8 @@ export const sharedSchemas = [
       sortOrder: { type: 'integer' },
       promptPreset: { type: 'string' },
       enabled: { type: 'boolean' },
+      titleI18n: translations('title'),
+      subtitleI18n: translations('subtitle'),
       createdAt: dateTime,
       updatedAt: dateTime,
     }),

@@ -23,6 +23,7 @@ interface ModelBody {
   enabled?: boolean;
   sortOrder: number;
   defaultParameters?: Record<string, unknown>;
+  displayNameI18n?: Record<string, string>;
 }
 
 interface StyleBody {
@@ -33,7 +34,25 @@ interface StyleBody {
   promptPreset: string;
   enabled?: boolean;
   sortOrder: number;
+  titleI18n?: Record<string, string>;
+  subtitleI18n?: Record<string, string>;
 }
+
+/**
+ * A name's translations in a write: the languages the catalog takes (catalog's localized-text.ts),
+ * each under the English name's bound; an empty text removes that language. Absent: an update
+ * keeps the entry's translations; `{}` removes them all.
+ */
+const translations = (name: string, maxLength: number) => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: { 'zh-CN': { type: 'string', maxLength } },
+  description: `${name} in other languages (Simplified Chinese: zh-CN), at most ${maxLength} characters each; absent: unchanged, {}: none`,
+  examples: [{ 'zh-CN': '水彩' }],
+});
+
+/** A translation map as the catalog's LocalizedText: absent stays absent (keep), present replaces. */
+const localizedText = (values: Record<string, string> | undefined) => (values === undefined ? undefined : { values });
 
 const modelBody = object(
   {
@@ -46,6 +65,7 @@ const modelBody = object(
     enabled,
     sortOrder,
     defaultParameters: { type: 'object', additionalProperties: true, description: "merged under a job's own parameters; at most 16 KiB" },
+    displayNameI18n: translations('displayName', 120),
   },
   ['mediaKind', 'displayName', 'providerCode', 'providerModel', 'modelVersion', 'jobType'],
 );
@@ -59,6 +79,8 @@ const styleBody = object(
     promptPreset: { type: 'string', maxLength: 2000, default: '' },
     enabled,
     sortOrder,
+    titleI18n: translations('title', 80),
+    subtitleI18n: translations('subtitle', 200),
   },
   ['mediaKind', 'title'],
 );
@@ -121,6 +143,7 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
         enabled: body.enabled,
         sortOrder: body.sortOrder,
         defaultParameters: body.defaultParameters ?? {},
+        displayNameI18n: localizedText(body.displayNameI18n),
       });
       reply.code(created ? 201 : 200);
       return { model: toCatalogModelDto(model!), created };
@@ -150,6 +173,8 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
         promptPreset: body.promptPreset,
         enabled: body.enabled,
         sortOrder: body.sortOrder,
+        titleI18n: localizedText(body.titleI18n),
+        subtitleI18n: localizedText(body.subtitleI18n),
       });
       reply.code(created ? 201 : 200);
       return { style: toCatalogStyleDto(style!), created };

@@ -71,6 +71,7 @@ const model = {
   providerCode: 'sim',
   providerModel: 'sim-stylize',
   enabled: true,
+  displayNameI18n: { 'zh-CN': '风格化' },
   createdAt: at(0),
   updatedAt: at(0),
 };
@@ -85,6 +86,8 @@ const style = {
   sortOrder: 10,
   promptPreset: 'in the style of a renaissance oil painting',
   enabled: false,
+  titleI18n: { 'zh-CN': '文艺复兴' },
+  subtitleI18n: { 'zh-CN': '布面油画' },
   createdAt: at(0),
   updatedAt: at(5),
 };

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
 import { toModelDto, toStyleDto, mediaKinds } from './dto-mapper.js';
 import { object, ref, responses } from '../http/schemas.js';
+import { localeOf } from '../i18n/request-locale.js';
 
 export function registerCatalogRoutes(app: FastifyInstance, { peers }: GatewayContext): void {
   app.get<{ Querystring: { mediaKind: string } }>(
@@ -11,6 +12,8 @@ export function registerCatalogRoutes(app: FastifyInstance, { peers }: GatewayCo
         operationId: 'getCatalog',
         tags: ['creation'],
         summary: 'The models and styles a user can pick, in display order',
+        description:
+          'Names (model displayName, style title and subtitle) are in the language negotiated from Accept-Language (Content-Language says which), English where an entry has no translation.',
         querystring: {
           type: 'object',
           additionalProperties: false,
@@ -23,7 +26,8 @@ export function registerCatalogRoutes(app: FastifyInstance, { peers }: GatewayCo
     },
     async (request) => {
       const catalog = await peers.catalog.getCatalog({ mediaKind: mediaKinds.fromApi(request.query.mediaKind)! });
-      return { models: catalog.models.map(toModelDto), styles: catalog.styles.map(toStyleDto) };
+      const locale = localeOf(request);
+      return { models: catalog.models.map((m) => toModelDto(m, locale)), styles: catalog.styles.map((s) => toStyleDto(s, locale)) };
     },
   );
 }

@@ -1,4 +1,5 @@
 import { commonV1, communityV1, enumWords, jobsAdminV1, jobsExecutionV1, jobsV1, mediaV1, type catalogV1 } from '@atelier/contracts';
+import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
 
 /** Contract messages as the mobile API's JSON (camelCase, lower-case enum words, null for absent). */
 
@@ -29,11 +30,15 @@ export const errorClasses = enumMap(jobsExecutionV1.ErrorClass);
 const iso = (date: Date | undefined): string | null => (date ? date.toISOString() : null);
 const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
 
-export function toModelDto(model: catalogV1.Model) {
+/** A catalog name in `locale`: its translation when it has one, else the English name. */
+const named = (english: string, translations: Readonly<Record<string, string>> | undefined, locale: Locale): string =>
+  (locale === DEFAULT_LOCALE ? undefined : translations?.[locale]) || english;
+
+export function toModelDto(model: catalogV1.Model, locale: Locale = DEFAULT_LOCALE) {
   return {
     id: model.id,
     code: model.code,
-    displayName: model.displayName,
+    displayName: named(model.displayName, model.displayNameI18n, locale),
     modelVersion: model.modelVersion,
     mediaKind: mediaKinds.toApi(model.mediaKind),
     jobType: model.jobType,
@@ -42,12 +47,12 @@ export function toModelDto(model: catalogV1.Model) {
   };
 }
 
-export function toStyleDto(style: catalogV1.Style) {
+export function toStyleDto(style: catalogV1.Style, locale: Locale = DEFAULT_LOCALE) {
   return {
     id: style.id,
     code: style.code,
-    title: style.title,
-    subtitle: style.subtitle,
+    title: named(style.title, style.titleI18n, locale),
+    subtitle: named(style.subtitle, style.subtitleI18n, locale),
     mediaKind: mediaKinds.toApi(style.mediaKind),
     previewAssetId: orNull(style.previewAssetId),
     sortOrder: style.sortOrder,
@@ -200,6 +205,7 @@ export function toCatalogModelDto(model: catalogV1.Model) {
     providerCode: model.providerCode,
     providerModel: model.providerModel,
     enabled: model.enabled,
+    displayNameI18n: model.displayNameI18n ?? {},
     createdAt: iso(model.createdAt),
     updatedAt: iso(model.updatedAt),
   };
@@ -211,6 +217,8 @@ export function toCatalogStyleDto(style: catalogV1.Style) {
     ...toStyleDto(style),
     promptPreset: style.promptPreset,
     enabled: style.enabled,
+    titleI18n: style.titleI18n ?? {},
+    subtitleI18n: style.subtitleI18n ?? {},
     createdAt: iso(style.createdAt),
     updatedAt: iso(style.updatedAt),
   };

@@ -8,6 +8,9 @@ import { idParam, lastEventIdHeaders, responses } from '../http/schemas.js';
 import type { FinishedJobCache } from './finished-job-cache.js';
 import { watchJobResuming } from './job-watch-stream.js';
 import { StreamSlots } from './stream-slots.js';
+import { localizedErrorMessage, localizedJobView } from '../i18n/localize-messages.js';
+import { languageHeaders, localeOf } from '../i18n/request-locale.js';
+import type { Locale } from '../i18n/locales.js';
 
 /** When a user at the stream ceiling may try again: streams end with their job or their client. */
 const STREAM_SLOT_RETRY_AFTER_SECONDS = 10;
@@ -20,8 +23,8 @@ function connectionGone(request: FastifyRequest, reply: FastifyReply): boolean {
   return !socket || socket.destroyed === true || reply.raw.destroyed || reply.raw.writableEnded;
 }
 
-const errorEvent = (name: ApiErrorName, message: string) =>
-  `event: error\ndata: ${JSON.stringify({ code: ApiError[name].code, name, message })}\n\n`;
+const errorEvent = (name: ApiErrorName, message: string, locale: Locale) =>
+  `event: error\ndata: ${JSON.stringify({ code: ApiError[name].code, name, message: localizedErrorMessage({ apiError: name, message }, locale) })}\n\n`;
 
 /**
  * `GET /api/v1/creation/jobs/{jobId}/events`: Server-Sent Events of the job's state from WatchJob
@@ -89,6 +92,7 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
         'x-request-id': String(request.id),
+        ...languageHeaders(localeOf(request)),
       });
       out.write(': stream open\n\n');
       const keepAlive = setInterval(() => out.write(': keepalive\n\n'), context.sseKeepAliveMs);
@@ -104,15 +108,18 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
       try {
         const signal = AbortSignal.any([clientGone.signal, tokenExpired.signal]);
         for await (const update of watchJobResuming(open, afterVersion, { signal })) {
-          const job = await finishedJobs.view(update, caller.userId);
+          const job = localizedJobView(await finishedJobs.view(update, caller.userId), localeOf(request));
           if (signal.aborted) break;
           out.write(`event: job\nid: ${job.version}\ndata: ${JSON.stringify(job)}\n\n`);
           if (TERMINAL_JOB_STATUSES.has(update.status)) break;
         }
         if (tokenExpired.signal.aborted && !out.destroyed)
-          out.write(errorEvent('TOKEN_EXPIRED', 'the token has expired; reconnect with a fresh token and Last-Event-ID'));
+          out.write(
+            errorEvent('TOKEN_EXPIRED', 'the token has expired; reconnect with a fresh token and Last-Event-ID', localeOf(request)),
+          );
       } catch (error) {
-        if (!out.destroyed) out.write(errorEvent('UNAVAILABLE', 'the job stream was interrupted; reconnect with Last-Event-ID'));
+        if (!out.destroyed)
+          out.write(errorEvent('UNAVAILABLE', 'the job stream was interrupted; reconnect with Last-Event-ID', localeOf(request)));
         request.log.debug({ err: error }, 'job event stream ended early');
       } finally {
         clearInterval(keepAlive);

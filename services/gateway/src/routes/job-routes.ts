@@ -8,6 +8,8 @@ import { HttpError } from '../http/http-error.js';
 import { idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
 import { toPostDto, jobStatuses } from './dto-mapper.js';
 import type { FinishedJobCache } from './finished-job-cache.js';
+import { localizedJobView } from '../i18n/localize-messages.js';
+import { localeOf } from '../i18n/request-locale.js';
 
 interface CreateJobBody {
   jobType: string;
@@ -97,7 +99,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         }),
       );
       reply.code(created ? 201 : 200);
-      return { job: await finishedJobs.view(job!, caller.userId) };
+      return { job: localizedJobView(await finishedJobs.view(job!, caller.userId), localeOf(request)) };
     },
   );
 
@@ -121,7 +123,9 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         pageToken: request.query.cursor ?? '',
       });
       return {
-        items: await Promise.all(result.jobs.map((job) => finishedJobs.view(job, caller.userId))),
+        items: (await Promise.all(result.jobs.map((job) => finishedJobs.view(job, caller.userId)))).map((view) =>
+          localizedJobView(view, localeOf(request)),
+        ),
         nextCursor: result.nextPageToken || null,
       };
     },
@@ -141,9 +145,9 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     async (request) => {
       const caller = callerOf(request);
       const remembered = finishedJobs.remembered(request.params.jobId, caller.userId);
-      if (remembered) return { job: await remembered };
+      if (remembered) return { job: localizedJobView(await remembered, localeOf(request)) };
       const { job } = await peers.jobs.getJob({ jobId: request.params.jobId, userId: caller.userId });
-      return { job: await finishedJobs.view(job!, caller.userId) };
+      return { job: localizedJobView(await finishedJobs.view(job!, caller.userId), localeOf(request)) };
     },
   );
 
@@ -161,7 +165,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     async (request) => {
       const caller = callerOf(request);
       const { job } = await peers.jobs.cancelJob({ jobId: request.params.jobId, userId: caller.userId });
-      return { job: await finishedJobs.view(job!, caller.userId) };
+      return { job: localizedJobView(await finishedJobs.view(job!, caller.userId), localeOf(request)) };
     },
   );
 

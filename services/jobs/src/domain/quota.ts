@@ -22,6 +22,8 @@ export interface QuotaRefusal {
   limit: 'daily' | 'in_flight';
   retryAfterSeconds: number;
   message: string;
+  /** What the message was made from, for one rendered in another language (AppError.params). */
+  params: { variant: 'daily' | 'in_flight'; limit: number };
 }
 
 /**
@@ -92,11 +94,13 @@ export function quotaRefusal(usage: QuotaUsage, limits: QuotaLimits, now: Date):
       limit: 'daily',
       retryAfterSeconds: secondsToNextUtcDay(now),
       message: `daily limit of ${limits.dailyLimit} generations reached; it resets at 00:00 UTC`,
+      params: { variant: 'daily', limit: limits.dailyLimit },
     };
   }
   return {
     limit: 'in_flight',
     retryAfterSeconds: limits.inFlightRetryAfterSeconds,
     message: `${limits.maxInFlight} generations are already queued or running; wait for one to finish`,
+    params: { variant: 'in_flight', limit: limits.maxInFlight },
   };
 }

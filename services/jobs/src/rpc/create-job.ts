@@ -139,7 +139,9 @@ export function createJob(context: JobsContext): CreateJob {
             // Refused under the lock: the account is being deleted, or the quota is used up.
             if (await selectAccountDeletion(context.pool, userId)) throw new AccountDeletedError();
             const refusal = quotaRefusal(within.usage, context.quota, new Date());
-            throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', refusal.message, refusal.retryAfterSeconds);
+            throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', refusal.message, refusal.retryAfterSeconds, {
+              params: refusal.params,
+            });
           }
           return within.outcome;
         }, ONE_RETRY_ON_A_BLIP(call.signal))

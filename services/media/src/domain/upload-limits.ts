@@ -35,6 +35,7 @@ export function checkUploadLimits(usage: UploadUsage, sizeBytes: number, limits:
       'UPLOAD_QUOTA_EXCEEDED',
       `daily limit of ${limits.uploadsPerDay} uploads reached; it resets at 00:00 UTC`,
       secondsToNextUtcDay(now),
+      { params: { limit: limits.uploadsPerDay } },
     );
   }
   if (usage.storedBytes + sizeBytes > limits.storedBytes) {
@@ -42,6 +43,7 @@ export function checkUploadLimits(usage: UploadUsage, sizeBytes: number, limits:
       'STORAGE_QUOTA_EXCEEDED',
       `this upload of ${sizeBytes} bytes would take your stored bytes past the limit of ${limits.storedBytes} (${usage.storedBytes} in use); delete images to make room`,
       limits.storedBytesRetryAfterSeconds,
+      { params: { sizeBytes, limit: limits.storedBytes, used: usage.storedBytes } },
     );
   }
 }

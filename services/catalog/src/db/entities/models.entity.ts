@@ -17,6 +17,7 @@ export const ModelEntity = defineEntity({
     enabled: p.boolean().default(true),
     sortOrder: p.integer().default(0),
     defaultParameters: p.json<Record<string, unknown>>().defaultRaw(`'{}'::jsonb`),
+    displayNameI18n: p.json<Record<string, string>>().defaultRaw(`'{}'::jsonb`),
     createdAt: p.datetime().defaultRaw('now()'),
     updatedAt: p.datetime().defaultRaw('now()'),
   },
@@ -31,6 +32,7 @@ export const ModelEntity = defineEntity({
     { name: 'models_media_kind_known', expression: `media_kind IN ('image', 'video')` },
     { name: 'models_job_type_format', expression: `job_type ~ '${JOB_TYPE_PATTERN_SOURCE}'` },
     { name: 'models_default_parameters_object', expression: `jsonb_typeof(default_parameters) = 'object'` },
+    { name: 'models_display_name_i18n_object', expression: `jsonb_typeof(display_name_i18n) = 'object'` },
     { name: 'models_updated_after_created', expression: 'updated_at >= created_at' },
   ],
 });

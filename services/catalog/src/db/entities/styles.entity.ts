@@ -14,6 +14,8 @@ export const StyleEntity = defineEntity({
     promptPreset: p.string().length(2000).default(''),
     enabled: p.boolean().default(true),
     sortOrder: p.integer().default(0),
+    titleI18n: p.json<Record<string, string>>().defaultRaw(`'{}'::jsonb`),
+    subtitleI18n: p.json<Record<string, string>>().defaultRaw(`'{}'::jsonb`),
     createdAt: p.datetime().defaultRaw('now()'),
     updatedAt: p.datetime().defaultRaw('now()'),
   },
@@ -23,6 +25,8 @@ export const StyleEntity = defineEntity({
     { name: 'styles_code_format', expression: `code ~ '^[a-z][a-z0-9_-]{1,63}$'` },
     { name: 'styles_title_present', expression: `btrim(title) <> ''` },
     { name: 'styles_media_kind_known', expression: `media_kind IN ('image', 'video')` },
+    { name: 'styles_title_i18n_object', expression: `jsonb_typeof(title_i18n) = 'object'` },
+    { name: 'styles_subtitle_i18n_object', expression: `jsonb_typeof(subtitle_i18n) = 'object'` },
     { name: 'styles_updated_after_created', expression: 'updated_at >= created_at' },
   ],
 });

@@ -10,4 +10,8 @@ export const CATALOG_SCHEMA = 'catalog';
 export const catalogMigrations: readonly NamedMigration[] = [
   { name: '0001-catalog-baseline', load: async () => (await import('./0001-catalog-baseline.js')).CatalogBaseline },
   { name: '0002-catalog-seed', load: async () => (await import('./0002-catalog-seed.js')).CatalogSeed },
+  {
+    name: '0003-catalog-localized-names',
+    load: async () => (await import('./0003-catalog-localized-names.js')).CatalogLocalizedNames,
+  },
 ];

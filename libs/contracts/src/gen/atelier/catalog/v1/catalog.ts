@@ -43,7 +43,32 @@ export interface Model {
   /** Parameters merged under a job's own parameters. */
   defaultParameters: { [key: string]: any } | undefined;
   createdAt: Date | undefined;
-  updatedAt: Date | undefined;
+  updatedAt:
+    | Date
+    | undefined;
+  /**
+   * display_name in other languages, by BCP 47 tag (today only "zh-CN"); a language without an
+   * entry shows display_name (English).
+   */
+  displayNameI18n: { [key: string]: string };
+}
+
+export interface Model_DisplayNameI18nEntry {
+  key: string;
+  value: string;
+}
+
+/**
+ * Texts in other languages, by BCP 47 tag (e.g. {"zh-CN": "水彩"}). In an upsert, a present
+ * LocalizedText replaces the entry's translations (empty: none); an absent one keeps them.
+ */
+export interface LocalizedText {
+  values: { [key: string]: string };
+}
+
+export interface LocalizedText_ValuesEntry {
+  key: string;
+  value: string;
 }
 
 export interface Style {
@@ -61,7 +86,22 @@ export interface Style {
   enabled: boolean;
   sortOrder: number;
   createdAt: Date | undefined;
-  updatedAt: Date | undefined;
+  updatedAt:
+    | Date
+    | undefined;
+  /** title and subtitle in other languages (see Model.display_name_i18n). */
+  titleI18n: { [key: string]: string };
+  subtitleI18n: { [key: string]: string };
+}
+
+export interface Style_TitleI18nEntry {
+  key: string;
+  value: string;
+}
+
+export interface Style_SubtitleI18nEntry {
+  key: string;
+  value: string;
 }
 
 export interface GetCatalogRequest {
@@ -111,6 +151,7 @@ export interface UpsertModelRequest {
   enabled?: boolean | undefined;
   sortOrder: number;
   defaultParameters: { [key: string]: any } | undefined;
+  displayNameI18n?: LocalizedText | undefined;
 }
 
 export interface UpsertModelResponse {
@@ -131,6 +172,8 @@ export interface UpsertStyleRequest {
   /** Absent: true for a new entry, unchanged for an existing one. */
   enabled?: boolean | undefined;
   sortOrder: number;
+  titleI18n?: LocalizedText | undefined;
+  subtitleI18n?: LocalizedText | undefined;
 }
 
 export interface UpsertStyleResponse {
@@ -171,6 +214,7 @@ function createBaseModel(): Model {
     defaultParameters: undefined,
     createdAt: undefined,
     updatedAt: undefined,
+    displayNameI18n: {},
   };
 }
 
@@ -215,6 +259,9 @@ export const Model: MessageFns<Model> = {
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(106).fork()).join();
     }
+    globalThis.Object.entries(message.displayNameI18n).forEach(([key, value]: [string, string]) => {
+      Model_DisplayNameI18nEntry.encode({ key: key as any, value }, writer.uint32(162).fork()).join();
+    });
     return writer;
   },
 
@@ -335,6 +382,17 @@ export const Model: MessageFns<Model> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            const entry20 = Model_DisplayNameI18nEntry.decode(reader, reader.uint32());
+            if (entry20.value !== undefined) {
+              message.displayNameI18n[entry20.key] = entry20.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -402,6 +460,33 @@ export const Model: MessageFns<Model> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      displayNameI18n: isObject(object.displayNameI18n)
+        ? (globalThis.Object.entries(object.displayNameI18n) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.display_name_i18n)
+        ? (globalThis.Object.entries(object.display_name_i18n) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -446,6 +531,15 @@ export const Model: MessageFns<Model> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.displayNameI18n) {
+      const entries = globalThis.Object.entries(message.displayNameI18n) as [string, string][];
+      if (entries.length > 0) {
+        obj.displayNameI18n = {};
+        entries.forEach(([k, v]) => {
+          obj.displayNameI18n[k] = v;
+        });
+      }
+    }
     return obj;
   },
 
@@ -467,6 +561,284 @@ export const Model: MessageFns<Model> = {
     message.defaultParameters = object.defaultParameters ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.displayNameI18n = (globalThis.Object.entries(object.displayNameI18n ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseModel_DisplayNameI18nEntry(): Model_DisplayNameI18nEntry {
+  return { key: "", value: "" };
+}
+
+export const Model_DisplayNameI18nEntry: MessageFns<Model_DisplayNameI18nEntry> = {
+  encode(message: Model_DisplayNameI18nEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Model_DisplayNameI18nEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseModel_DisplayNameI18nEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Model_DisplayNameI18nEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: Model_DisplayNameI18nEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Model_DisplayNameI18nEntry>): Model_DisplayNameI18nEntry {
+    return Model_DisplayNameI18nEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Model_DisplayNameI18nEntry>): Model_DisplayNameI18nEntry {
+    const message = createBaseModel_DisplayNameI18nEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseLocalizedText(): LocalizedText {
+  return { values: {} };
+}
+
+export const LocalizedText: MessageFns<LocalizedText> = {
+  encode(message: LocalizedText, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    globalThis.Object.entries(message.values).forEach(([key, value]: [string, string]) => {
+      LocalizedText_ValuesEntry.encode({ key: key as any, value }, writer.uint32(10).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LocalizedText {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLocalizedText();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            const entry1 = LocalizedText_ValuesEntry.decode(reader, reader.uint32());
+            if (entry1.value !== undefined) {
+              message.values[entry1.key] = entry1.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LocalizedText {
+    return {
+      values: isObject(object.values)
+        ? (globalThis.Object.entries(object.values) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: LocalizedText): unknown {
+    const obj: any = {};
+    if (message.values) {
+      const entries = globalThis.Object.entries(message.values) as [string, string][];
+      if (entries.length > 0) {
+        obj.values = {};
+        entries.forEach(([k, v]) => {
+          obj.values[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<LocalizedText>): LocalizedText {
+    return LocalizedText.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<LocalizedText>): LocalizedText {
+    const message = createBaseLocalizedText();
+    message.values = (globalThis.Object.entries(object.values ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseLocalizedText_ValuesEntry(): LocalizedText_ValuesEntry {
+  return { key: "", value: "" };
+}
+
+export const LocalizedText_ValuesEntry: MessageFns<LocalizedText_ValuesEntry> = {
+  encode(message: LocalizedText_ValuesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LocalizedText_ValuesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLocalizedText_ValuesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LocalizedText_ValuesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: LocalizedText_ValuesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<LocalizedText_ValuesEntry>): LocalizedText_ValuesEntry {
+    return LocalizedText_ValuesEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<LocalizedText_ValuesEntry>): LocalizedText_ValuesEntry {
+    const message = createBaseLocalizedText_ValuesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -484,6 +856,8 @@ function createBaseStyle(): Style {
     sortOrder: 0,
     createdAt: undefined,
     updatedAt: undefined,
+    titleI18n: {},
+    subtitleI18n: {},
   };
 }
 
@@ -522,6 +896,12 @@ export const Style: MessageFns<Style> = {
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(90).fork()).join();
     }
+    globalThis.Object.entries(message.titleI18n).forEach(([key, value]: [string, string]) => {
+      Style_TitleI18nEntry.encode({ key: key as any, value }, writer.uint32(162).fork()).join();
+    });
+    globalThis.Object.entries(message.subtitleI18n).forEach(([key, value]: [string, string]) => {
+      Style_SubtitleI18nEntry.encode({ key: key as any, value }, writer.uint32(170).fork()).join();
+    });
     return writer;
   },
 
@@ -626,6 +1006,28 @@ export const Style: MessageFns<Style> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            const entry20 = Style_TitleI18nEntry.decode(reader, reader.uint32());
+            if (entry20.value !== undefined) {
+              message.titleI18n[entry20.key] = entry20.value;
+            }
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            const entry21 = Style_SubtitleI18nEntry.decode(reader, reader.uint32());
+            if (entry21.value !== undefined) {
+              message.subtitleI18n[entry21.key] = entry21.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -675,6 +1077,60 @@ export const Style: MessageFns<Style> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      titleI18n: isObject(object.titleI18n)
+        ? (globalThis.Object.entries(object.titleI18n) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.title_i18n)
+        ? (globalThis.Object.entries(object.title_i18n) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      subtitleI18n: isObject(object.subtitleI18n)
+        ? (globalThis.Object.entries(object.subtitleI18n) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.subtitle_i18n)
+        ? (globalThis.Object.entries(object.subtitle_i18n) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -713,6 +1169,24 @@ export const Style: MessageFns<Style> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.titleI18n) {
+      const entries = globalThis.Object.entries(message.titleI18n) as [string, string][];
+      if (entries.length > 0) {
+        obj.titleI18n = {};
+        entries.forEach(([k, v]) => {
+          obj.titleI18n[k] = v;
+        });
+      }
+    }
+    if (message.subtitleI18n) {
+      const entries = globalThis.Object.entries(message.subtitleI18n) as [string, string][];
+      if (entries.length > 0) {
+        obj.subtitleI18n = {};
+        entries.forEach(([k, v]) => {
+          obj.subtitleI18n[k] = v;
+        });
+      }
+    }
     return obj;
   },
 
@@ -732,6 +1206,194 @@ export const Style: MessageFns<Style> = {
     message.sortOrder = object.sortOrder ?? 0;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.titleI18n = (globalThis.Object.entries(object.titleI18n ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.subtitleI18n = (globalThis.Object.entries(object.subtitleI18n ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseStyle_TitleI18nEntry(): Style_TitleI18nEntry {
+  return { key: "", value: "" };
+}
+
+export const Style_TitleI18nEntry: MessageFns<Style_TitleI18nEntry> = {
+  encode(message: Style_TitleI18nEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Style_TitleI18nEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStyle_TitleI18nEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Style_TitleI18nEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: Style_TitleI18nEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Style_TitleI18nEntry>): Style_TitleI18nEntry {
+    return Style_TitleI18nEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Style_TitleI18nEntry>): Style_TitleI18nEntry {
+    const message = createBaseStyle_TitleI18nEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseStyle_SubtitleI18nEntry(): Style_SubtitleI18nEntry {
+  return { key: "", value: "" };
+}
+
+export const Style_SubtitleI18nEntry: MessageFns<Style_SubtitleI18nEntry> = {
+  encode(message: Style_SubtitleI18nEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Style_SubtitleI18nEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStyle_SubtitleI18nEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Style_SubtitleI18nEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: Style_SubtitleI18nEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<Style_SubtitleI18nEntry>): Style_SubtitleI18nEntry {
+    return Style_SubtitleI18nEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<Style_SubtitleI18nEntry>): Style_SubtitleI18nEntry {
+    const message = createBaseStyle_SubtitleI18nEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -1344,6 +2006,7 @@ function createBaseUpsertModelRequest(): UpsertModelRequest {
     enabled: undefined,
     sortOrder: 0,
     defaultParameters: undefined,
+    displayNameI18n: undefined,
   };
 }
 
@@ -1378,6 +2041,9 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     }
     if (message.defaultParameters !== undefined) {
       Struct.encode(Struct.wrap(message.defaultParameters), writer.uint32(82).fork()).join();
+    }
+    if (message.displayNameI18n !== undefined) {
+      LocalizedText.encode(message.displayNameI18n, writer.uint32(162).fork()).join();
     }
     return writer;
   },
@@ -1475,6 +2141,14 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
             message.defaultParameters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.displayNameI18n = LocalizedText.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1531,6 +2205,11 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
         : isObject(object.default_parameters)
         ? object.default_parameters
         : undefined,
+      displayNameI18n: isSet(object.displayNameI18n)
+        ? LocalizedText.fromJSON(object.displayNameI18n)
+        : isSet(object.display_name_i18n)
+        ? LocalizedText.fromJSON(object.display_name_i18n)
+        : undefined,
     };
   },
 
@@ -1566,6 +2245,9 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     if (message.defaultParameters !== undefined) {
       obj.defaultParameters = message.defaultParameters;
     }
+    if (message.displayNameI18n !== undefined) {
+      obj.displayNameI18n = LocalizedText.toJSON(message.displayNameI18n);
+    }
     return obj;
   },
 
@@ -1584,6 +2266,9 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     message.enabled = object.enabled ?? undefined;
     message.sortOrder = object.sortOrder ?? 0;
     message.defaultParameters = object.defaultParameters ?? undefined;
+    message.displayNameI18n = (object.displayNameI18n !== undefined && object.displayNameI18n !== null)
+      ? LocalizedText.fromPartial(object.displayNameI18n)
+      : undefined;
     return message;
   },
 };
@@ -1683,6 +2368,8 @@ function createBaseUpsertStyleRequest(): UpsertStyleRequest {
     promptPreset: "",
     enabled: undefined,
     sortOrder: 0,
+    titleI18n: undefined,
+    subtitleI18n: undefined,
   };
 }
 
@@ -1711,6 +2398,12 @@ export const UpsertStyleRequest: MessageFns<UpsertStyleRequest> = {
     }
     if (message.sortOrder !== 0) {
       writer.uint32(64).int32(message.sortOrder);
+    }
+    if (message.titleI18n !== undefined) {
+      LocalizedText.encode(message.titleI18n, writer.uint32(162).fork()).join();
+    }
+    if (message.subtitleI18n !== undefined) {
+      LocalizedText.encode(message.subtitleI18n, writer.uint32(170).fork()).join();
     }
     return writer;
   },
@@ -1792,6 +2485,22 @@ export const UpsertStyleRequest: MessageFns<UpsertStyleRequest> = {
             message.sortOrder = reader.int32();
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.titleI18n = LocalizedText.decode(reader, reader.uint32());
+            continue;
+          }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.subtitleI18n = LocalizedText.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1830,6 +2539,16 @@ export const UpsertStyleRequest: MessageFns<UpsertStyleRequest> = {
         : isSet(object.sort_order)
         ? globalThis.Number(object.sort_order)
         : 0,
+      titleI18n: isSet(object.titleI18n)
+        ? LocalizedText.fromJSON(object.titleI18n)
+        : isSet(object.title_i18n)
+        ? LocalizedText.fromJSON(object.title_i18n)
+        : undefined,
+      subtitleI18n: isSet(object.subtitleI18n)
+        ? LocalizedText.fromJSON(object.subtitleI18n)
+        : isSet(object.subtitle_i18n)
+        ? LocalizedText.fromJSON(object.subtitle_i18n)
+        : undefined,
     };
   },
 
@@ -1859,6 +2578,12 @@ export const UpsertStyleRequest: MessageFns<UpsertStyleRequest> = {
     if (message.sortOrder !== 0) {
       obj.sortOrder = Math.round(message.sortOrder);
     }
+    if (message.titleI18n !== undefined) {
+      obj.titleI18n = LocalizedText.toJSON(message.titleI18n);
+    }
+    if (message.subtitleI18n !== undefined) {
+      obj.subtitleI18n = LocalizedText.toJSON(message.subtitleI18n);
+    }
     return obj;
   },
 
@@ -1875,6 +2600,12 @@ export const UpsertStyleRequest: MessageFns<UpsertStyleRequest> = {
     message.promptPreset = object.promptPreset ?? "";
     message.enabled = object.enabled ?? undefined;
     message.sortOrder = object.sortOrder ?? 0;
+    message.titleI18n = (object.titleI18n !== undefined && object.titleI18n !== null)
+      ? LocalizedText.fromPartial(object.titleI18n)
+      : undefined;
+    message.subtitleI18n = (object.subtitleI18n !== undefined && object.subtitleI18n !== null)
+      ? LocalizedText.fromPartial(object.subtitleI18n)
+      : undefined;
     return message;
   },
 };
