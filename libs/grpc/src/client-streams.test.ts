@@ -47,6 +47,8 @@ const mediaHandlers: ServiceHandlers<typeof mediaV1.MediaServiceService> = {
   getAssetsInternal: unimplemented,
   readAsset: unimplemented,
   deleteAsset: unimplemented,
+  listAssets: unimplemented,
+  deleteOwnAsset: unimplemented,
   async putServerAsset(requests, context) {
     context.signal.addEventListener('abort', () => (seen.putCancelled += 1), { once: true });
     let owner = '';

@@ -5,6 +5,8 @@ import { mediaCallerPolicy } from './rpc/caller-policy.js';
 import { completeUpload } from './rpc/complete-upload.js';
 import { createUpload } from './rpc/create-upload.js';
 import { deleteAsset } from './rpc/delete-asset.js';
+import { deleteOwnAsset } from './rpc/delete-own-asset.js';
+import { listAssets } from './rpc/list-assets.js';
 import { getAsset, getAssetInternal, getAssetsInternal } from './rpc/get-asset.js';
 import { putServerAsset } from './rpc/put-server-asset.js';
 import { readAsset } from './rpc/read-asset.js';
@@ -22,6 +24,8 @@ export function startMediaServer(context: MediaContext, options: GrpcServingOpti
     putServerAsset: putServerAsset(context),
     readAsset: readAsset(context),
     deleteAsset: deleteAsset(context),
+    listAssets: listAssets(context),
+    deleteOwnAsset: deleteOwnAsset(context),
   };
   return startGrpcServer({
     ...options,
