@@ -21,7 +21,9 @@ import { registerDocsRoutes } from './routes/docs-routes.js';
 import { registerJobEventsRoute } from './routes/job-events-route.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { FinishedJobCache } from './routes/finished-job-cache.js';
+import { registerAssetGalleryRoutes } from './routes/asset-gallery-routes.js';
 import { registerMediaRoutes } from './routes/media-routes.js';
+import { OutputLinks } from './routes/output-links.js';
 import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
 import { registerQuotaRoute } from './routes/quota-route.js';
@@ -143,7 +145,8 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   registerOpsRoutes(app, context, metrics);
   registerDocsRoutes(app);
   registerConsoleRoutes(app, context.consoleDir);
-  const finishedJobs = new FinishedJobCache(context.peers.media, metrics.jobViewCache);
+  const outputLinks = new OutputLinks(context.peers.media);
+  const finishedJobs = new FinishedJobCache(context.peers.media, metrics.jobViewCache, outputLinks);
   const authenticated = context.rateLimiter
     ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)
     : authenticate(context.tokens);
@@ -151,6 +154,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     api.addHook('onRequest', authenticated);
     registerCatalogRoutes(api, context);
     registerMediaRoutes(api, context);
+    registerAssetGalleryRoutes(api, context, outputLinks);
     registerJobRoutes(api, context, finishedJobs);
     registerJobEventsRoute(api, context, finishedJobs);
     registerQuotaRoute(api, context);

@@ -3798,6 +3798,185 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/media/assets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's uploads and generated images, newest first, with download URLs (a gallery)
+     * @description Every asset of the caller that is not deleted — uploads still uploading (with refusalReason when a completion refused them), ready ones, and ones being deleted — optionally of one purpose (ai_output: the generated images). Cursor pages of 1–100 (default 20); a bad purpose, limit or cursor is 400.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description nextCursor of the previous page */
+          cursor?: string;
+          limit?: number;
+          /** @description only assets of this purpose */
+          purpose?: 'post_image' | 'user_avatar' | 'pet_avatar' | 'ai_input' | 'ai_output';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "items": [
+             *         {
+             *           "asset": {
+             *             "id": "0193a6c2-7f1e-7c3a-9b1d-5e2f8a4c6d10",
+             *             "purpose": "ai_output",
+             *             "contentType": "image/png",
+             *             "sizeBytes": 48213,
+             *             "sha256": "9f2c4e1b7a0d3c5e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a",
+             *             "width": 512,
+             *             "height": 512,
+             *             "status": "ready",
+             *             "refusalReason": null,
+             *             "refusalMessage": null,
+             *             "createdAt": "2026-12-03T09:14:07.512Z",
+             *             "readyAt": "2026-12-03T09:14:07.733Z"
+             *           },
+             *           "url": "https://media.example.com/atelier-media/verified/0193a6c2-…?X-Amz-Signature=…",
+             *           "urlExpiresAt": "2026-12-03T09:19:07.000Z"
+             *         },
+             *         {
+             *           "asset": {
+             *             "id": "0193a6c1-2b44-7d0e-8a61-3f9c0e7b2a55",
+             *             "purpose": "ai_input",
+             *             "contentType": "image/png",
+             *             "sizeBytes": 1024,
+             *             "sha256": null,
+             *             "width": null,
+             *             "height": null,
+             *             "status": "uploading",
+             *             "refusalReason": "UPLOAD_NOT_AN_IMAGE",
+             *             "refusalMessage": "the bytes are not a PNG, JPEG or WebP image",
+             *             "createdAt": "2026-12-03T09:12:55.104Z",
+             *             "readyAt": null
+             *           },
+             *           "url": null,
+             *           "urlExpiresAt": null
+             *         }
+             *       ],
+             *       "nextCursor": "eyJjIjoiMTc2NDc1Mzk3NTEwNDAwMCIsImkiOiIwMTkzYTZjMS0yYjQ0LTdkMGUtOGE2MS0zZjljMGU3YjJhNTUifQ"
+             *     }
+             */
+            'application/json': {
+              items: {
+                asset: components['schemas']['Asset'];
+                /** @description short-lived download URL when the asset is ready; use it at once, never store it */
+                url: string | null;
+                /** Format: date-time */
+                urlExpiresAt: string | null;
+              }[];
+              /** @description pass as cursor for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Default Response */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/media/assets/{assetId}': {
     parameters: {
       query?: never;
@@ -3915,7 +4094,111 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Delete an asset of the caller for good: its bytes and its record
+     * @description 204 once the bytes and the record are gone. 409 ASSET_IN_USE (40906) while a queued or running generation uses the image or a published post shows it; the asset is then unchanged. Deleting again, or someone else's asset, is 404 MEDIA_NOT_FOUND (40405): existence is never revealed. A 503 leaves the asset "deleting"; send the DELETE again to finish it.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          assetId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description deleted */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Default Response */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -4706,10 +4989,17 @@ export interface components {
       purpose: 'post_image' | 'user_avatar' | 'pet_avatar' | 'ai_input' | 'ai_output';
       /** Format: date-time */
       readyAt: string | null;
+      /** @description the refusal in words, for people */
+      refusalMessage: string | null;
+      /** @description why the last completion refused the bytes (UPLOAD_OBJECT_MISSING, UPLOAD_SIZE_MISMATCH, UPLOAD_NOT_AN_IMAGE, UPLOAD_CONTENT_TYPE_MISMATCH, UPLOAD_DIMENSIONS_OUT_OF_RANGE); the asset stays uploading and may be PUT and completed again. null once ready or when nothing was refused */
+      refusalReason: string | null;
       sha256: string | null;
       sizeBytes: number;
-      /** @enum {string} */
-      status: 'uploading' | 'ready' | 'deleted';
+      /**
+       * @description uploading until a completion verified the bytes, then ready; deleting while its owner's delete is under way (DELETE it again to finish a delete that was cut short)
+       * @enum {string}
+       */
+      status: 'uploading' | 'ready' | 'deleted' | 'deleting';
       width: number | null;
     };
     CatalogModel: {
