@@ -9,6 +9,12 @@ import { objectKeysOf } from './delete-asset.js';
 
 type DeleteOwnAsset = Handler<typeof mediaV1.MediaServiceService.deleteOwnAsset>;
 
+const failedPeer =
+  (peer: string) =>
+  (error: unknown): never => {
+    throw peerFailure(peer, error);
+  };
+
 /** The job an ai_output asset is written for: its idempotency key (see 0002-ai-output-by-job). */
 const producingJobOf = (asset: Asset) => (asset.purpose === 'ai_output' ? (asset.idempotencyKey ?? undefined) : undefined);
 
@@ -37,14 +43,14 @@ export function deleteOwnAsset({ pool, store, logger, assetUsage }: MediaContext
     const asset = await markAssetDeleting(pool, id, owner);
     if (!asset) throw new NotFoundError('asset');
 
-    const usage = await Promise.all([
-      assetUsage.activeJobs(id, owner, producingJobOf(asset)).catch((error: unknown) => Promise.reject(peerFailure('jobs', error))),
-      assetUsage.publishedPosts(id, owner).catch((error: unknown) => Promise.reject(peerFailure('community', error))),
+    // A peer that cannot answer leaves the asset as it was: nothing is deleted on a guess.
+    const [jobs, posts] = await Promise.all([
+      assetUsage.activeJobs(id, owner, producingJobOf(asset)).catch(failedPeer('jobs')),
+      assetUsage.publishedPosts(id, owner).catch(failedPeer('community')),
     ]).catch(async (error: unknown) => {
       await restoreDeletingAsset(pool, id);
       throw error;
     });
-    const [jobs, posts] = usage;
     if (jobs > 0 || posts > 0) {
       await restoreDeletingAsset(pool, id);
       throw new FailedPreconditionError(
