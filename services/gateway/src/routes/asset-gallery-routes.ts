@@ -6,62 +6,17 @@ import { idParam, nullableString, object, pageQuery, ref, responses } from '../h
 import { assetPurposes, toAssetDto } from './dto-mapper.js';
 import type { OutputLinks } from './output-links.js';
 
-const exampleAsset = {
-  id: '0193a6c2-7f1e-7c3a-9b1d-5e2f8a4c6d10',
-  purpose: 'ai_output',
-  contentType: 'image/png',
-  sizeBytes: 48213,
-  sha256: '9f2c4e1b7a0d3c5e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a',
-  width: 512,
-  height: 512,
-  status: 'ready',
-  refusalReason: null,
-  refusalMessage: null,
-  createdAt: '2026-12-03T09:14:07.512Z',
-  readyAt: '2026-12-03T09:14:07.733Z',
-};
-
-const exampleRefused = {
-  ...exampleAsset,
-  id: '0193a6c1-2b44-7d0e-8a61-3f9c0e7b2a55',
-  purpose: 'ai_input',
-  sizeBytes: 1024,
-  sha256: null,
-  width: null,
-  height: null,
-  status: 'uploading',
-  refusalReason: 'UPLOAD_NOT_AN_IMAGE',
-  refusalMessage: 'the bytes are not a PNG, JPEG or WebP image',
-  createdAt: '2026-12-03T09:12:55.104Z',
-  readyAt: null,
-};
-
-const galleryPage = {
-  ...object({
-    items: {
-      type: 'array',
-      items: object({
-        asset: ref('Asset'),
-        url: { ...nullableString, description: 'short-lived download URL when the asset is ready; use it at once, never store it' },
-        urlExpiresAt: { ...nullableString, format: 'date-time' },
-      }),
-    },
-    nextCursor: { ...nullableString, description: 'pass as cursor for the next page; null on the last page' },
-  }),
-  examples: [
-    {
-      items: [
-        {
-          asset: exampleAsset,
-          url: 'https://media.example.com/atelier-media/verified/0193a6c2-…?X-Amz-Signature=…',
-          urlExpiresAt: '2026-12-03T09:19:07.000Z',
-        },
-        { asset: exampleRefused, url: null, urlExpiresAt: null },
-      ],
-      nextCursor: 'eyJjIjoiMTc2NDc1Mzk3NTEwNDAwMCIsImkiOiIwMTkzYTZjMS0yYjQ0LTdkMGUtOGE2MS0zZjljMGU3YjJhNTUifQ',
-    },
-  ],
-};
+const galleryPage = object({
+  items: {
+    type: 'array',
+    items: object({
+      asset: ref('Asset'),
+      url: { ...nullableString, description: 'short-lived download URL when the asset is ready; use it at once, never store it' },
+      urlExpiresAt: { ...nullableString, format: 'date-time' },
+    }),
+  },
+  nextCursor: { ...nullableString, description: 'pass as cursor for the next page; null on the last page' },
+});
 
 /**
  * The owner's gallery (GET /api/v1/media/assets) and delete (DELETE /api/v1/media/assets/{id}).
@@ -74,6 +29,7 @@ export function registerAssetGalleryRoutes(app: FastifyInstance, { peers }: Gate
     {
       schema: {
         tags: ['media'],
+        operationId: 'listAssets',
         summary: "The caller's uploads and generated images, newest first, with download URLs (a gallery)",
         description:
           'Every asset of the caller that is not deleted — uploads still uploading (with refusalReason when a completion refused them), ready ones, and ones being deleted — optionally of one purpose (ai_output: the generated images). Cursor pages of 1–100 (default 20); a bad purpose, limit or cursor is 400.',
@@ -104,6 +60,7 @@ export function registerAssetGalleryRoutes(app: FastifyInstance, { peers }: Gate
     {
       schema: {
         tags: ['media'],
+        operationId: 'deleteAsset',
         summary: 'Delete an asset of the caller for good: its bytes and its record',
         description:
           '204 once the bytes and the record are gone. 409 ASSET_IN_USE (40906) while a queued or running generation uses the image or a published post shows it; the asset is then unchanged. Deleting again, or someone else\'s asset, is 404 MEDIA_NOT_FOUND (40405): existence is never revealed. A 503 leaves the asset "deleting"; send the DELETE again to finish it.',
