@@ -59,6 +59,7 @@ interface Job {
   status: string;
   progress: number;
   outputUrl: string | null;
+  outputAssetId: string | null;
   error: { code: string; message: string } | null;
   attempts: { count: number };
   timings: { queuedMs: number; runningMs: number } | null;
@@ -173,4 +174,27 @@ const quota = (await api<Quota>('GET', '/api/v1/me/quota')).body;
 show(`${quota.daily.remaining} of ${quota.daily.limit} left today (${quota.daily.used} used), resets at ${quota.daily.resetsAt}`);
 show(`${quota.inFlight.count} of ${quota.inFlight.limit} running or queued; ${quota.remainingNow} more can be submitted now`);
 if (quota.daily.used < 1) throw new Error('the job of step 3 is not counted by the quota');
+
+step(9, 'Open the gallery: the photo uploaded and the image generated, newest first');
+interface GalleryItem {
+  asset: { id: string; purpose: string; status: string; width: number | null; height: number | null; sizeBytes: number };
+  url: string | null;
+}
+const gallery = (await api<{ items: GalleryItem[]; nextCursor: string | null }>('GET', '/api/v1/media/assets?limit=6')).body;
+for (const { asset, url } of gallery.items) {
+  const mark = asset.id === done.outputAssetId || asset.id === completed.asset.id ? '→' : ' ';
+  const size = asset.width ? `${asset.width}×${asset.height}` : 'no size yet';
+  show(`${mark} ${asset.purpose.padEnd(10)} ${asset.status.padEnd(9)} ${size.padEnd(11)} ${asset.id}${url ? '  (download URL)' : ''}`);
+}
+if (gallery.nextCursor) show('  … older ones on the next page (cursor)');
+const mine = new Set(gallery.items.map((item) => item.asset.id));
+if (!mine.has(completed.asset.id) || !done.outputAssetId || !mine.has(done.outputAssetId))
+  throw new Error('the gallery does not show the upload and the output of this run');
+const refused = await fetch(`${baseUrl}/api/v1/media/assets/${done.outputAssetId}`, {
+  method: 'DELETE',
+  headers: { authorization: `Bearer ${token}` },
+});
+const refusal = (await refused.json()) as { error: { code: number; name: string; message: string } };
+show(`deleting the generated image now: ${refused.status} ${refusal.error.name} (${refusal.error.code}): ${refusal.error.message}`);
+if (refused.status !== 409) throw new Error('the published post did not keep its image');
 console.log('\nDemo complete.');

@@ -43,7 +43,7 @@ describe('chart - network policies', () => {
       catalog: ['gateway', 'jobs'],
       media: ['community', 'gateway', 'jobs', 'worker'],
       jobs: ['community', 'gateway', 'media', 'worker'],
-      community: ['gateway'],
+      community: ['gateway', 'media'],
       'provider-sim': ['worker'],
     });
   });

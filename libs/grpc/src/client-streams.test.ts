@@ -50,6 +50,8 @@ const mediaHandlers: ServiceHandlers<typeof mediaV1.MediaServiceService> = {
   readAsset: unimplemented,
   deleteAsset: unimplemented,
   getAccountDeletion: unimplemented,
+  listAssets: unimplemented,
+  deleteOwnAsset: unimplemented,
   async putServerAsset(requests, context) {
     context.signal.addEventListener('abort', () => (seen.putCancelled += 1), { once: true });
     let owner = '';

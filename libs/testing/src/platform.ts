@@ -94,8 +94,10 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     await database.drop();
   };
   try {
-    // Media asks jobs whether a job ended (output cleanup) and jobs asks media: jobs' port first.
+    // Media asks jobs whether a job ended (output cleanup), and jobs and community whether an
+    // asset its owner deletes is in use, while both ask media: their ports first.
     const jobsPort = await freePort();
+    const communityPort = await freePort();
     // Settled, not all: when one fails to start, the other (already running) must be stopped too.
     const started = await Promise.allSettled([
       startGrpcServiceProcess(
@@ -111,6 +113,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           NATS_URL: natsUrl,
           NATS_STREAM_PREFIX: natsPrefix,
           JOBS_ADDR: `127.0.0.1:${jobsPort}`,
+          COMMUNITY_ADDR: `127.0.0.1:${communityPort}`,
           S3_ENDPOINT: `http://${s3Address.address}:${s3Address.port}`,
           // s3rver's fixed development credentials: public, not secrets.
           S3_ACCESS_KEY_ID: 'S3RVER',
@@ -151,6 +154,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
             {
               ...options.env,
               DATABASE_URL: database.url,
+              GRPC_PORT: String(communityPort),
               MEDIA_ADDR: media.address,
               JOBS_ADDR: jobs.address,
               NATS_URL: natsUrl,

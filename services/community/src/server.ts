@@ -2,6 +2,7 @@ import { communityV1, loadDescriptorSet } from '@atelier/contracts';
 import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { CommunityContext } from './community-context.js';
 import { communityCallerPolicy } from './rpc/caller-policy.js';
+import { countPublishedPostsUsingAsset } from './rpc/count-published-posts-using-asset.js';
 import { createDraftFromJob } from './rpc/create-draft-from-job.js';
 import { createPost } from './rpc/create-post.js';
 import { deletePost } from './rpc/delete-post.js';
@@ -24,6 +25,7 @@ export function startCommunityServer(context: CommunityContext, options: GrpcSer
     listFeed: listFeed(context),
     listMyPosts: listMyPosts(context),
     getAccountDeletion: getAccountDeletion(context),
+    countPublishedPostsUsingAsset: countPublishedPostsUsingAsset(context),
   };
   return startGrpcServer({
     ...options,

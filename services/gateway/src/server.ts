@@ -24,7 +24,9 @@ import { registerDocsRoutes } from './routes/docs-routes.js';
 import { registerJobEventsRoute } from './routes/job-events-route.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { FinishedJobCache } from './routes/finished-job-cache.js';
+import { registerAssetGalleryRoutes } from './routes/asset-gallery-routes.js';
 import { registerMediaRoutes } from './routes/media-routes.js';
+import { OutputLinks } from './routes/output-links.js';
 import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
 import { registerQuotaRoute } from './routes/quota-route.js';
@@ -160,7 +162,8 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   registerOpsRoutes(app, context, metrics);
   registerDocsRoutes(app);
   registerConsoleRoutes(app, context.consoleDir);
-  const finishedJobs = new FinishedJobCache(context.peers.media, metrics.jobViewCache);
+  const outputLinks = new OutputLinks(context.peers.media);
+  const finishedJobs = new FinishedJobCache(context.peers.media, metrics.jobViewCache, outputLinks);
   const authenticated = context.rateLimiter
     ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)
     : authenticate(context.tokens);
@@ -168,6 +171,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     api.addHook('onRequest', authenticated);
     registerCatalogRoutes(api, context);
     registerMediaRoutes(api, context);
+    registerAssetGalleryRoutes(api, context, outputLinks);
     registerJobRoutes(api, context, finishedJobs);
     registerJobEventsRoute(api, context, finishedJobs);
     registerQuotaRoute(api, context);

@@ -15,6 +15,7 @@ import { completeJob, completeJobs } from './rpc/complete-job.js';
 import { createJob } from './rpc/create-job.js';
 import { failJob } from './rpc/fail-job.js';
 import { getJob } from './rpc/get-job.js';
+import { countActiveJobsUsingAsset } from './rpc/count-active-jobs-using-asset.js';
 import { getJobStatus } from './rpc/get-job-status.js';
 import { getQuota } from './rpc/get-quota.js';
 import { getAccountDeletion } from './rpc/get-account-deletion.js';
@@ -71,6 +72,7 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
           completeJobs: completeJobs(context),
           reportProgress: reportProgress(context),
           getJobStatus: getJobStatus(context),
+          countActiveJobsUsingAsset: countActiveJobsUsingAsset(context),
         },
         logger,
         executionCallerPolicy,

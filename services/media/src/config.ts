@@ -48,8 +48,13 @@ export const mediaConfigSpec = {
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
   NATS_URL: optional(str()),
-  /** The jobs service: the cleanup deletes outputs only once jobs confirms the job failed or was cancelled. */
+  /**
+   * The jobs service: the cleanup deletes outputs only once jobs confirms the job failed or was
+   * cancelled; an owner's delete is refused while a queued or running job uses the asset.
+   */
   JOBS_ADDR: hostPort('127.0.0.1:50053'),
+  /** The community service: an owner's delete is refused while a published post shows the asset (jobs is asked likewise). */
+  COMMUNITY_ADDR: hostPort('127.0.0.1:50054'),
 } as const;
 
 export type MediaConfig = ConfigOf<typeof mediaConfigSpec>;

@@ -9,6 +9,7 @@ import type { Telemetry } from '@atelier/telemetry';
 import { checkS3Credentials, mediaConfigSpec, shutdownPolicy, type MediaConfig } from './config.js';
 import { MEDIA_SCHEMA, mediaMigrations } from './db/migrations/index.js';
 import { JobOutputCleanup } from './background/job-output-cleanup.js';
+import { grpcAssetUsage } from './peers/asset-usage.js';
 import { jobsStatusLookup } from './peers/job-status-lookup.js';
 import type { MediaContext } from './media-context.js';
 import { startMediaServer } from './server.js';
@@ -56,6 +57,7 @@ export async function startMediaApp(
   await store.ensureBucket();
 
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'media' });
+  const assetUsage = grpcAssetUsage({ jobs: config.JOBS_ADDR, community: config.COMMUNITY_ADDR }, security);
   const context: MediaContext = {
     pool,
     store,
@@ -68,6 +70,7 @@ export async function startMediaApp(
       storedBytesRetryAfterSeconds: config.STORED_BYTES_RETRY_AFTER_SECONDS,
     },
     uploadCompletionsMax: config.UPLOAD_COMPLETIONS_MAX,
+    assetUsage,
   };
   const server = await startMediaServer(context, { ...servingOptionsOf(config, security), callObserver: options.callObserver });
   const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
@@ -125,6 +128,7 @@ export async function startMediaApp(
       await outputCleanup?.stop();
       await accountDeletions?.stop();
       jobStatus?.close();
+      assetUsage.close();
       await nats?.close();
       await server.shutdown(graceMs);
       await pool.end();

@@ -1,6 +1,7 @@
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
 import type { UploadLimits } from './domain/upload-limits.js';
+import type { AssetUsage } from './peers/asset-usage.js';
 import type { ObjectStore } from './storage/object-store.js';
 
 /** What the media RPC handlers depend on. */
@@ -14,4 +15,6 @@ export interface MediaContext {
   uploadLimits?: UploadLimits;
   /** CompleteUpload checks running at once in this process (UPLOAD_COMPLETIONS_MAX); default 4. */
   uploadCompletionsMax?: number;
+  /** Who still uses an asset (jobs, community), for the owner's delete; without it DeleteOwnAsset is UNAVAILABLE. */
+  assetUsage?: AssetUsage;
 }

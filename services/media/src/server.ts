@@ -6,6 +6,8 @@ import { completeUpload } from './rpc/complete-upload.js';
 import { createUpload } from './rpc/create-upload.js';
 import { deleteAsset } from './rpc/delete-asset.js';
 import { getAccountDeletion } from './rpc/get-account-deletion.js';
+import { deleteOwnAsset } from './rpc/delete-own-asset.js';
+import { listAssets } from './rpc/list-assets.js';
 import { getAsset, getAssetInternal, getAssetsInternal } from './rpc/get-asset.js';
 import { putServerAsset } from './rpc/put-server-asset.js';
 import { readAsset } from './rpc/read-asset.js';
@@ -24,6 +26,8 @@ export function startMediaServer(context: MediaContext, options: GrpcServingOpti
     readAsset: readAsset(context),
     deleteAsset: deleteAsset(context),
     getAccountDeletion: getAccountDeletion(context),
+    listAssets: listAssets(context),
+    deleteOwnAsset: deleteOwnAsset(context),
   };
   return startGrpcServer({
     ...options,

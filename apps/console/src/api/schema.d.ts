@@ -446,6 +446,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/media/assets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's uploads and generated images, newest first, with download URLs (a gallery)
+     * @description Every asset of the caller that is not deleted — uploads still uploading (with refusalReason when a completion refused them), ready ones, and ones being deleted — optionally of one purpose (ai_output: the generated images). Cursor pages of 1–100 (default 20); a bad purpose, limit or cursor is 400.
+     */
+    get: operations['listAssets'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/media/assets/{assetId}': {
     parameters: {
       query?: never;
@@ -457,7 +477,11 @@ export interface paths {
     get: operations['getAsset'];
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Delete an asset of the caller for good: its bytes and its record
+     * @description 204 once the bytes and the record are gone. 409 ASSET_IN_USE (40906) while a queued or running generation uses the image or a published post shows it; the asset is then unchanged. Deleting again, or someone else's asset, is 404 MEDIA_NOT_FOUND (40405): existence is never revealed. A 503 leaves the asset "deleting"; send the DELETE again to finish it.
+     */
+    delete: operations['deleteAsset'];
     options?: never;
     head?: never;
     patch?: never;
@@ -560,10 +584,17 @@ export interface components {
       purpose: 'post_image' | 'user_avatar' | 'pet_avatar' | 'ai_input' | 'ai_output';
       /** Format: date-time */
       readyAt: string | null;
+      /** @description the refusal in words, for people */
+      refusalMessage: string | null;
+      /** @description why the last completion refused the bytes (UPLOAD_OBJECT_MISSING, UPLOAD_SIZE_MISMATCH, UPLOAD_NOT_AN_IMAGE, UPLOAD_CONTENT_TYPE_MISMATCH, UPLOAD_DIMENSIONS_OUT_OF_RANGE); the asset stays uploading and may be PUT and completed again. null once ready or when nothing was refused */
+      refusalReason: string | null;
       sha256: string | null;
       sizeBytes: number;
-      /** @enum {string} */
-      status: 'uploading' | 'ready' | 'deleted';
+      /**
+       * @description uploading until a completion verified the bytes, then ready; deleting while its owner's delete is under way (DELETE it again to finish a delete that was cut short)
+       * @enum {string}
+       */
+      status: 'uploading' | 'ready' | 'deleted' | 'deleting';
       width: number | null;
     };
     BadRequestError: {
@@ -655,14 +686,14 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 40900 | 40902 | 40903 | 40905;
+        code: 40900 | 40902 | 40903 | 40905 | 40906;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
          * @enum {string}
          */
-        name: 'CONFLICT' | 'VERSION_CONFLICT' | 'JOB_ALREADY_FINISHED' | 'IDEMPOTENCY_PAYLOAD_MISMATCH';
+        name: 'CONFLICT' | 'VERSION_CONFLICT' | 'JOB_ALREADY_FINISHED' | 'IDEMPOTENCY_PAYLOAD_MISMATCH' | 'ASSET_IN_USE';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
       };
@@ -3715,6 +3746,116 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  listAssets: {
+    parameters: {
+      query?: {
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+        limit?: number;
+        /** @description only assets of this purpose */
+        purpose?: 'post_image' | 'user_avatar' | 'pet_avatar' | 'ai_input' | 'ai_output';
+      };
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "asset": {
+           *             "id": "019a3c1e-7f00-7000-8000-00000000d002",
+           *             "purpose": "ai_output",
+           *             "contentType": "image/png",
+           *             "sizeBytes": 482113,
+           *             "sha256": "9b74c9897bac770ffc029102a200c5de0f3c1e1f6c3a2b1d8e4f5a6b7c8d9e0f",
+           *             "width": 1024,
+           *             "height": 768,
+           *             "status": "ready",
+           *             "refusalReason": null,
+           *             "refusalMessage": null,
+           *             "createdAt": "2026-12-01T09:00:08.000Z",
+           *             "readyAt": "2026-12-01T09:00:09.000Z"
+           *           },
+           *           "url": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",
+           *           "urlExpiresAt": "2026-12-01T09:05:05.000Z"
+           *         },
+           *         {
+           *           "asset": {
+           *             "id": "019a3c1e-7f00-7000-8000-00000000d001",
+           *             "purpose": "ai_input",
+           *             "contentType": "image/jpeg",
+           *             "sizeBytes": 482113,
+           *             "sha256": "9b74c9897bac770ffc029102a200c5de0f3c1e1f6c3a2b1d8e4f5a6b7c8d9e0f",
+           *             "width": 1024,
+           *             "height": 768,
+           *             "status": "ready",
+           *             "refusalReason": null,
+           *             "refusalMessage": null,
+           *             "createdAt": "2026-12-01T09:00:00.000Z",
+           *             "readyAt": "2026-12-01T09:00:02.000Z"
+           *           },
+           *           "url": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d001?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",
+           *           "urlExpiresAt": "2026-12-01T09:05:00.000Z"
+           *         },
+           *         {
+           *           "asset": {
+           *             "id": "019a3c1e-7f00-7000-8000-00000000d000",
+           *             "purpose": "ai_input",
+           *             "contentType": "image/jpeg",
+           *             "sizeBytes": 482113,
+           *             "sha256": null,
+           *             "width": null,
+           *             "height": null,
+           *             "status": "uploading",
+           *             "refusalReason": "UPLOAD_NOT_AN_IMAGE",
+           *             "refusalMessage": "the bytes are not a PNG, JPEG or WebP image",
+           *             "createdAt": "2026-12-01T09:00:00.000Z",
+           *             "readyAt": null
+           *           },
+           *           "url": null,
+           *           "urlExpiresAt": null
+           *         }
+           *       ],
+           *       "nextCursor": "eyJjIjoiMTc2NDU3OTYwMDAwMDAwMCIsImkiOiIwMTlhM2MxZS03ZjAwLTcwMDAtODAwMC0wMDAwMDAwMGQwMDAifQ"
+           *     }
+           */
+          'application/json': {
+            items: {
+              asset: components['schemas']['Asset'];
+              /** @description short-lived download URL when the asset is ready; use it at once, never store it */
+              url: string | null;
+              /** Format: date-time */
+              urlExpiresAt: string | null;
+            }[];
+            /** @description pass as cursor for the next page; null on the last page */
+            nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   getAsset: {
     parameters: {
       query?: never;
@@ -3747,6 +3888,8 @@ export interface operations {
            *         "width": 1024,
            *         "height": 768,
            *         "status": "ready",
+           *         "refusalReason": null,
+           *         "refusalMessage": null,
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "readyAt": "2026-12-01T09:00:02.000Z"
            *       },
@@ -3760,6 +3903,39 @@ export interface operations {
             urlExpiresAt: string | null;
           };
         };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteAsset: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        assetId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
@@ -3819,6 +3995,8 @@ export interface operations {
            *         "width": null,
            *         "height": null,
            *         "status": "uploading",
+           *         "refusalReason": null,
+           *         "refusalMessage": null,
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "readyAt": null
            *       },
@@ -3891,6 +4069,8 @@ export interface operations {
            *         "width": 1024,
            *         "height": 768,
            *         "status": "ready",
+           *         "refusalReason": null,
+           *         "refusalMessage": null,
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "readyAt": "2026-12-01T09:00:02.000Z"
            *       }

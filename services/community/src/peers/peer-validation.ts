@@ -3,6 +3,8 @@ import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, peerFailur
 import type { PromiseClient } from '@atelier/grpc';
 import { requireOutputAttached } from '../domain/generation-rules.js';
 
+const GONE: ReadonlySet<mediaV1.AssetStatus> = new Set([mediaV1.AssetStatus.DELETED, mediaV1.AssetStatus.DELETING]);
+
 /**
  * The services whose ids a post references (SPEC §1): no foreign key crosses schemas, so media
  * and generation jobs are checked where they live, when a post is written.
@@ -46,7 +48,8 @@ export async function checkPostMedia(peers: Peers, authorUserId: string, assetId
     ),
   );
   for (const asset of assets) {
-    if (!asset || asset.ownerUserId !== authorUserId || asset.status === mediaV1.AssetStatus.DELETED) {
+    // Deleted, or being deleted by its owner (media's DeleteOwnAsset): gone for a new post.
+    if (!asset || asset.ownerUserId !== authorUserId || GONE.has(asset.status)) {
       throw new NotFoundError('media', { field });
     }
     if (asset.status !== mediaV1.AssetStatus.READY) {

@@ -25,6 +25,7 @@ const EXAMPLE_MESSAGES: Readonly<Record<ApiErrorName, string>> = {
   VERSION_CONFLICT: 'the post changed since version 3; read it again and retry with the new version',
   JOB_ALREADY_FINISHED: 'the job already succeeded; it can no longer be cancelled',
   IDEMPOTENCY_PAYLOAD_MISMATCH: 'Idempotency-Key was already used with a different request',
+  ASSET_IN_USE: 'a published post shows this image; delete the post first, then delete the image',
   UNPROCESSABLE: 'the uploaded bytes are not a PNG, JPEG or WebP image',
   MEDIA_NOT_READY: 'the input asset is not ready; complete its upload first',
   GENERATION_RULE_VIOLATION: 'the model is disabled; pick another one from the catalog',

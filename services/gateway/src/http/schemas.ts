@@ -91,7 +91,18 @@ export const sharedSchemas = [
       sha256: nullableString,
       width: nullableInteger,
       height: nullableInteger,
-      status: { type: 'string', enum: assetStatuses.words },
+      status: {
+        type: 'string',
+        enum: assetStatuses.words,
+        description:
+          "uploading until a completion verified the bytes, then ready; deleting while its owner's delete is under way (DELETE it again to finish a delete that was cut short)",
+      },
+      refusalReason: {
+        ...nullableString,
+        description:
+          'why the last completion refused the bytes (UPLOAD_OBJECT_MISSING, UPLOAD_SIZE_MISMATCH, UPLOAD_NOT_AN_IMAGE, UPLOAD_CONTENT_TYPE_MISMATCH, UPLOAD_DIMENSIONS_OUT_OF_RANGE); the asset stays uploading and may be PUT and completed again. null once ready or when nothing was refused',
+      },
+      refusalMessage: { ...nullableString, description: 'the refusal in words, for people' },
       createdAt: dateTime,
       readyAt: nullableDateTime,
     }),

@@ -21,6 +21,7 @@ export const API_ERROR_MESSAGES: Readonly<Record<ApiErrorName, Localized>> = {
     'zh-CN': '该账号正在删除或已删除，无法再创建任何内容。',
   },
   NOT_FOUND: { en: 'Not found: {detail}', 'zh-CN': '未找到：{detail}' },
+  ASSET_IN_USE: { en: 'The image is still in use: {detail}', 'zh-CN': '该图片仍在使用中：{detail}' },
   MEDIA_NOT_FOUND: { en: 'The image was not found.', 'zh-CN': '未找到该图片。' },
   POST_NOT_FOUND: { en: 'The post was not found.', 'zh-CN': '未找到该帖子。' },
   JOB_NOT_FOUND: { en: 'The generation was not found.', 'zh-CN': '未找到该生成任务。' },

@@ -47,8 +47,15 @@ const uploadingAsset = {
   width: null,
   height: null,
   status: 'uploading',
+  refusalReason: null,
+  refusalMessage: null,
   createdAt: at(0),
   readyAt: null,
+};
+const refusedAsset = {
+  ...uploadingAsset,
+  refusalReason: 'UPLOAD_NOT_AN_IMAGE',
+  refusalMessage: 'the bytes are not a PNG, JPEG or WebP image',
 };
 const readyAsset = {
   ...uploadingAsset,
@@ -168,6 +175,22 @@ export const API_EXAMPLES: OperationExamples = {
   },
   completeUpload: { responses: { 200: { asset: readyAsset } } },
   getAsset: { responses: { 200: { asset: readyAsset, url: downloadUrl(ids.input), urlExpiresAt: at(300) } } },
+  listAssets: {
+    responses: {
+      200: {
+        items: [
+          {
+            asset: { ...readyAsset, id: ids.output, purpose: 'ai_output', contentType: 'image/png', createdAt: at(8), readyAt: at(9) },
+            url: downloadUrl(ids.output),
+            urlExpiresAt: at(305),
+          },
+          { asset: readyAsset, url: downloadUrl(ids.input), urlExpiresAt: at(300) },
+          { asset: { ...refusedAsset, id: '019a3c1e-7f00-7000-8000-00000000d000' }, url: null, urlExpiresAt: null },
+        ],
+        nextCursor: 'eyJjIjoiMTc2NDU3OTYwMDAwMDAwMCIsImkiOiIwMTlhM2MxZS03ZjAwLTcwMDAtODAwMC0wMDAwMDAwMGQwMDAifQ',
+      },
+    },
+  },
   createJob: { responses: { 200: { job: queuedJob }, 201: { job: queuedJob } } },
   listJobs: { responses: { 200: { items: [succeededJob], nextCursor: 'eyJjIjoiMjAyNi0xMi0wMVQwOTowMDowMy4wMDBaIn0' } } },
   getJob: { responses: { 200: { job: succeededJob } } },

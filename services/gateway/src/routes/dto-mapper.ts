@@ -69,6 +69,8 @@ export function toAssetDto(asset: mediaV1.Asset) {
     width: orNull(asset.width),
     height: orNull(asset.height),
     status: assetStatuses.toApi(asset.status),
+    refusalReason: orNull(asset.refusalReason),
+    refusalMessage: orNull(asset.refusalMessage),
     createdAt: iso(asset.createdAt),
     readyAt: iso(asset.readyAt),
   };

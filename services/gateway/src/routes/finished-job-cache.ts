@@ -45,8 +45,10 @@ export class FinishedJobCache {
   constructor(
     media: PromiseClient<mediaV1.MediaServiceClient>,
     private readonly lookups?: Counter<'result'>,
+    /** Shared with the media routes (the gallery's URLs, deletes); one of its own when absent. */
+    links?: OutputLinks,
   ) {
-    this.links = new OutputLinks(media);
+    this.links = links ?? new OutputLinks(media);
   }
 
   /** The view of a job jobs answered to `callerUserId`; a terminal one is remembered. */

@@ -35,6 +35,21 @@ export class OutputLinks {
 
   constructor(private readonly media: PromiseClient<mediaV1.MediaServiceClient>) {}
 
+  /**
+   * Takes a URL media minted for the caller's asset elsewhere (a gallery page, ListAssets), so a
+   * later look-up of the same asset (its job's view) reuses it under the same deadline rule
+   * instead of asking media again. Returns the link as the API hands it out.
+   */
+  remember(assetId: string, callerUserId: string, link: OutputLink): OutputLink {
+    this.links.set(`${callerUserId}/${assetId}`, link, reuseDeadline(link.expiresAt, Date.now()));
+    return link;
+  }
+
+  /** Drops the caller's URL of an asset they deleted: a job view stops offering it at once on this replica. */
+  forget(assetId: string, callerUserId: string): void {
+    this.links.delete(`${callerUserId}/${assetId}`);
+  }
+
   /** The URL now, if there is one; a cached one only while it is within its reuse deadline. */
   async get(assetId: string, callerUserId: string): Promise<OutputLink | undefined> {
     const key = `${callerUserId}/${assetId}`;

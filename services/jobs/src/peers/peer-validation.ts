@@ -5,6 +5,8 @@ import type { CatalogReads } from './catalog-cache.js';
 import type { JobCommand, JobDefinition } from '../definitions/index.js';
 import type { InputAssetLookups } from './input-asset-lookups.js';
 
+const GONE: ReadonlySet<mediaV1.AssetStatus> = new Set([mediaV1.AssetStatus.DELETED, mediaV1.AssetStatus.DELETING]);
+
 /** The peer services CreateJob validates against (SPEC §4.3): ids are checked where they live. */
 export interface Peers {
   /** Catalog through jobs' cache (catalog-cache.ts): a miss asks catalog and fails as catalog does. */
@@ -84,8 +86,9 @@ export async function resolveAgainstPeers(
     }
   }
   if (asset) {
-    // Someone else's (or a deleted) asset does not exist for this user.
-    if (asset.ownerUserId !== userId || asset.status === mediaV1.AssetStatus.DELETED) throw new NotFoundError('input asset');
+    // Someone else's, a deleted asset, or one its owner is deleting (media's DeleteOwnAsset marks
+    // it before asking jobs whether a job uses it) does not exist for this user.
+    if (asset.ownerUserId !== userId || GONE.has(asset.status)) throw new NotFoundError('input asset');
     if (asset.status !== mediaV1.AssetStatus.READY)
       throw new FailedPreconditionError('MEDIA_NOT_READY', 'the input image has not finished uploading');
     if (asset.purpose !== mediaV1.AssetPurpose.AI_INPUT) {

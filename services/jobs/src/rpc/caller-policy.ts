@@ -14,11 +14,11 @@ export const jobsCallerPolicy: CallerPolicy<typeof jobsV1.JobsServiceService> = 
 
 /**
  * The execution API (claims, leases, outcomes): workers; media asks whether a job really ended
- * before it deletes the job's outputs.
+ * before it deletes the job's outputs, and whether an active job uses an asset its owner deletes.
  */
 export const executionCallerPolicy: CallerPolicy<typeof jobsExecutionV1.JobExecutionServiceService> = {
   worker: 'all',
-  media: ['getJobStatus'],
+  media: ['getJobStatus', 'countActiveJobsUsingAsset'],
 };
 
 /** The operator API: the gateway (for admins) and the operator CLI. */

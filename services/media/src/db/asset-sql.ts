@@ -37,7 +37,7 @@ export interface NewAsset {
   idempotencyKey: string | null;
 }
 
-interface AssetRow {
+export interface AssetRow {
   id: string;
   owner_user_id: string;
   purpose: string;
@@ -55,7 +55,7 @@ interface AssetRow {
   deleted_at: Date | null;
 }
 
-function toAsset(row: AssetRow | undefined): Asset | null {
+export function toAsset(row: AssetRow | undefined): Asset | null {
   if (!row) return null;
   return {
     id: row.id,

@@ -22,6 +22,11 @@ export function statusMessage(stored: string): mediaV1.AssetStatus {
   return STATUSES.fromWord(stored) ?? mediaV1.AssetStatus.UNSPECIFIED;
 }
 
+/** The stored word of a purpose, or undefined for UNSPECIFIED and values the contract does not know. */
+export function storedPurposeOf(purpose: mediaV1.AssetPurpose): StoredPurpose | undefined {
+  return PURPOSES.wordOf(purpose);
+}
+
 /** A purpose a user may upload for; ai_output is written by the server only. */
 export function requireUserPurpose(purpose: mediaV1.AssetPurpose): StoredPurpose {
   const stored = PURPOSES.wordOf(purpose);

@@ -16,5 +16,17 @@ export function toAssetMessage(asset: Asset): mediaV1.Asset {
     createdAt: asset.createdAt,
     readyAt: asset.readyAt ?? undefined,
     deletedAt: asset.deletedAt ?? undefined,
+    ...refusalOf(asset),
   };
+}
+
+/**
+ * Why the last completion was refused: the upload_error column holds `REASON: message`
+ * (complete-upload.ts writes it so); a ready asset has none (updateAssetReady clears it).
+ */
+function refusalOf(asset: Asset): { refusalReason?: string; refusalMessage?: string } {
+  if (!asset.uploadError) return {};
+  const separator = asset.uploadError.indexOf(': ');
+  if (separator < 0) return { refusalReason: 'UPLOAD_REFUSED', refusalMessage: asset.uploadError };
+  return { refusalReason: asset.uploadError.slice(0, separator), refusalMessage: asset.uploadError.slice(separator + 2) };
 }

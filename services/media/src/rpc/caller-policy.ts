@@ -3,11 +3,11 @@ import type { CallerPolicy } from '@atelier/grpc';
 
 /**
  * Who may call what (callers are the service identities of their certificates). Users reach
- * uploads and their own assets through the gateway; reading any user's asset (`…Internal`,
+ * uploads, their own assets, their gallery and their deletes through the gateway; reading any user's asset (`…Internal`,
  * `ReadAsset`) and writing server assets is for the services that run and check jobs.
  */
 export const mediaCallerPolicy: CallerPolicy<typeof mediaV1.MediaServiceService> = {
-  gateway: ['createUpload', 'completeUpload', 'getAsset', 'getAccountDeletion'],
+  gateway: ['createUpload', 'completeUpload', 'getAsset', 'listAssets', 'deleteOwnAsset', 'getAccountDeletion'],
   worker: ['getAssetInternal', 'readAsset', 'putServerAsset', 'deleteAsset'],
   jobs: ['getAssetInternal', 'getAssetsInternal'],
   community: ['getAssetInternal'],

@@ -38,9 +38,12 @@ async function verifyAndPublish({ pool, store, logger }: MediaContext, asset: As
     const sha256 = await store.sha256(verifiedKey);
     const ready = await updateAssetReady(pool, asset.id, facts, sha256, verifiedKey);
     if (!ready) {
-      // Another replica completed it first, with its own copy: serve its row, drop ours.
+      // Another replica completed it first, with its own copy: serve its row, drop ours. Or its
+      // owner deleted it meanwhile (DeleteOwnAsset): then it is gone for this call too.
       await store.delete(verifiedKey).catch(() => {});
-      return (await selectAsset(pool, asset.id))!;
+      const current = await selectAsset(pool, asset.id);
+      if (!current || current.status === 'deleted') throw new NotFoundError('asset');
+      return current;
     }
     await store.delete(asset.storageKey).catch((error: unknown) => {
       // Harmless: the asset is served from its verified key; the stray object is never read.

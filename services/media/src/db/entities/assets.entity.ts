@@ -3,7 +3,8 @@ import { defineEntity, p } from '@atelier/orm';
 
 /**
  * media.assets. The CHECKs tie each status to its timestamps and facts: a ready asset has its
- * hash and dimensions, a deleted one its deletion time. Ranges are written as the two comparisons
+ * hash and dimensions, a deleted one its deletion time; a `deleting` one (an owner's delete under
+ * way) none. Ranges are written as the two comparisons
  * Postgres stores a BETWEEN as.
  */
 export const AssetEntity = defineEntity({
@@ -42,6 +43,12 @@ export const AssetEntity = defineEntity({
       name: 'assets_owner_created_idx',
       expression: 'CREATE INDEX assets_owner_created_idx ON media.assets USING btree (owner_user_id, created_at DESC, id DESC)',
     },
+    // The owner's gallery of one purpose, newest first (ListAssets; 0003-owner-gallery-and-deleting).
+    {
+      name: 'assets_owner_purpose_created_idx',
+      expression:
+        "CREATE INDEX assets_owner_purpose_created_idx ON media.assets USING btree (owner_user_id, purpose, created_at DESC, id DESC) WHERE ((status)::text <> 'deleted'::text)",
+    },
     // A failed or cancelled job's output, found by the job id alone (its idempotency key).
     { name: 'assets_ai_output_job_idx', properties: ['idempotencyKey'], where: `purpose = 'ai_output' AND status <> 'deleted'` },
   ],
@@ -56,12 +63,13 @@ export const AssetEntity = defineEntity({
     { name: 'assets_sha256_length', expression: 'octet_length(sha256) = 32' },
     { name: 'assets_width_range', expression: `width >= ${MIN_IMAGE_SIDE_PX} AND width <= ${MAX_IMAGE_SIDE_PX}` },
     { name: 'assets_height_range', expression: `height >= ${MIN_IMAGE_SIDE_PX} AND height <= ${MAX_IMAGE_SIDE_PX}` },
-    { name: 'assets_status_known', expression: `status IN ('uploading', 'ready', 'deleted')` },
+    { name: 'assets_status_known', expression: `status IN ('uploading', 'ready', 'deleting', 'deleted')` },
     {
       name: 'assets_status_timestamps',
       expression: `(status = 'uploading' AND ready_at IS NULL AND deleted_at IS NULL)
         OR (status = 'ready' AND ready_at IS NOT NULL AND deleted_at IS NULL
           AND sha256 IS NOT NULL AND width IS NOT NULL AND height IS NOT NULL)
+        OR (status = 'deleting' AND deleted_at IS NULL)
         OR (status = 'deleted' AND deleted_at IS NOT NULL)`,
     },
     { name: 'assets_ready_after_created', expression: 'ready_at IS NULL OR ready_at >= created_at' },

@@ -10,5 +10,9 @@ export const MEDIA_SCHEMA = 'media';
 export const mediaMigrations: readonly NamedMigration[] = [
   { name: '0001-media-baseline', load: async () => (await import('./0001-media-baseline.js')).MediaBaseline },
   { name: '0002-ai-output-by-job', load: async () => (await import('./0002-ai-output-by-job.js')).AiOutputByJob },
+  {
+    name: '0003-owner-gallery-and-deleting',
+    load: async () => (await import('./0003-owner-gallery-and-deleting.js')).OwnerGalleryAndDeleting,
+  },
   { name: '0004-account-deletions', load: async () => (await import('./0004-account-deletions.js')).AccountDeletions },
 ];

@@ -256,6 +256,16 @@ export interface GetAccountDeletionResponse {
   part: AccountDeletionPart | undefined;
 }
 
+export interface CountPublishedPostsUsingAssetRequest {
+  assetId: string;
+  /** The asset's owner: a post only shows its author's own media (CreatePost checks it). */
+  authorUserId: string;
+}
+
+export interface CountPublishedPostsUsingAssetResponse {
+  count: number;
+}
+
 function createBasePostMedia(): PostMedia {
   return { assetId: "", ordinal: 0 };
 }
@@ -2414,6 +2424,166 @@ export const GetAccountDeletionResponse: MessageFns<GetAccountDeletionResponse> 
   },
 };
 
+function createBaseCountPublishedPostsUsingAssetRequest(): CountPublishedPostsUsingAssetRequest {
+  return { assetId: "", authorUserId: "" };
+}
+
+export const CountPublishedPostsUsingAssetRequest: MessageFns<CountPublishedPostsUsingAssetRequest> = {
+  encode(message: CountPublishedPostsUsingAssetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.assetId !== "") {
+      writer.uint32(10).string(message.assetId);
+    }
+    if (message.authorUserId !== "") {
+      writer.uint32(18).string(message.authorUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountPublishedPostsUsingAssetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountPublishedPostsUsingAssetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.assetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.authorUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CountPublishedPostsUsingAssetRequest {
+    return {
+      assetId: isSet(object.assetId)
+        ? globalThis.String(object.assetId)
+        : isSet(object.asset_id)
+        ? globalThis.String(object.asset_id)
+        : "",
+      authorUserId: isSet(object.authorUserId)
+        ? globalThis.String(object.authorUserId)
+        : isSet(object.author_user_id)
+        ? globalThis.String(object.author_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CountPublishedPostsUsingAssetRequest): unknown {
+    const obj: any = {};
+    if (message.assetId !== "") {
+      obj.assetId = message.assetId;
+    }
+    if (message.authorUserId !== "") {
+      obj.authorUserId = message.authorUserId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CountPublishedPostsUsingAssetRequest>): CountPublishedPostsUsingAssetRequest {
+    return CountPublishedPostsUsingAssetRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CountPublishedPostsUsingAssetRequest>): CountPublishedPostsUsingAssetRequest {
+    const message = createBaseCountPublishedPostsUsingAssetRequest();
+    message.assetId = object.assetId ?? "";
+    message.authorUserId = object.authorUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseCountPublishedPostsUsingAssetResponse(): CountPublishedPostsUsingAssetResponse {
+  return { count: 0 };
+}
+
+export const CountPublishedPostsUsingAssetResponse: MessageFns<CountPublishedPostsUsingAssetResponse> = {
+  encode(message: CountPublishedPostsUsingAssetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.count !== 0) {
+      writer.uint32(8).int32(message.count);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountPublishedPostsUsingAssetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountPublishedPostsUsingAssetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.count = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CountPublishedPostsUsingAssetResponse {
+    return { count: isSet(object.count) ? globalThis.Number(object.count) : 0 };
+  },
+
+  toJSON(message: CountPublishedPostsUsingAssetResponse): unknown {
+    const obj: any = {};
+    if (message.count !== 0) {
+      obj.count = Math.round(message.count);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CountPublishedPostsUsingAssetResponse>): CountPublishedPostsUsingAssetResponse {
+    return CountPublishedPostsUsingAssetResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CountPublishedPostsUsingAssetResponse>): CountPublishedPostsUsingAssetResponse {
+    const message = createBaseCountPublishedPostsUsingAssetResponse();
+    message.count = object.count ?? 0;
+    return message;
+  },
+};
+
 /** CommunityService owns schema `community`. Every call names the acting user. */
 export type CommunityServiceService = typeof CommunityServiceService;
 export const CommunityServiceService = {
@@ -2516,6 +2686,20 @@ export const CommunityServiceService = {
       Buffer.from(GetAccountDeletionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetAccountDeletionResponse => GetAccountDeletionResponse.decode(value),
   },
+  /** For the media service's owner delete: how many published posts show the asset. */
+  countPublishedPostsUsingAsset: {
+    path: "/atelier.community.v1.CommunityService/CountPublishedPostsUsingAsset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CountPublishedPostsUsingAssetRequest): Buffer =>
+      Buffer.from(CountPublishedPostsUsingAssetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CountPublishedPostsUsingAssetRequest =>
+      CountPublishedPostsUsingAssetRequest.decode(value),
+    responseSerialize: (value: CountPublishedPostsUsingAssetResponse): Buffer =>
+      Buffer.from(CountPublishedPostsUsingAssetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CountPublishedPostsUsingAssetResponse =>
+      CountPublishedPostsUsingAssetResponse.decode(value),
+  },
 } as const;
 
 export interface CommunityServiceServer extends UntypedServiceImplementation {
@@ -2550,6 +2734,11 @@ export interface CommunityServiceServer extends UntypedServiceImplementation {
   listMyPosts: handleUnaryCall<ListMyPostsRequest, ListMyPostsResponse>;
   /** This service's part of deleting a user's account (their posts; from then on it refuses new posts of the user). */
   getAccountDeletion: handleUnaryCall<GetAccountDeletionRequest, GetAccountDeletionResponse>;
+  /** For the media service's owner delete: how many published posts show the asset. */
+  countPublishedPostsUsingAsset: handleUnaryCall<
+    CountPublishedPostsUsingAssetRequest,
+    CountPublishedPostsUsingAssetResponse
+  >;
 }
 
 export interface CommunityServiceClient extends Client {
@@ -2695,6 +2884,22 @@ export interface CommunityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  /** For the media service's owner delete: how many published posts show the asset. */
+  countPublishedPostsUsingAsset(
+    request: CountPublishedPostsUsingAssetRequest,
+    callback: (error: ServiceError | null, response: CountPublishedPostsUsingAssetResponse) => void,
+  ): ClientUnaryCall;
+  countPublishedPostsUsingAsset(
+    request: CountPublishedPostsUsingAssetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CountPublishedPostsUsingAssetResponse) => void,
+  ): ClientUnaryCall;
+  countPublishedPostsUsingAsset(
+    request: CountPublishedPostsUsingAssetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CountPublishedPostsUsingAssetResponse) => void,
   ): ClientUnaryCall;
 }
 

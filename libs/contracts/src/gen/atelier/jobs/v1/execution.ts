@@ -483,6 +483,21 @@ export interface GetJobStatusResponse {
   status: JobStatus;
 }
 
+export interface CountActiveJobsUsingAssetRequest {
+  assetId: string;
+  /**
+   * The asset's owner: a job only ever uses its own user's assets (CreateJob checks it), so
+   * only that user's active jobs are looked at.
+   */
+  userId: string;
+  /** The job that writes the asset (an ai_output's idempotency key), when there is one. */
+  producingJobId?: string | undefined;
+}
+
+export interface CountActiveJobsUsingAssetResponse {
+  count: number;
+}
+
 function createBaseClaimedJob(): ClaimedJob {
   return {
     job: undefined,
@@ -3083,6 +3098,186 @@ export const GetJobStatusResponse: MessageFns<GetJobStatusResponse> = {
   },
 };
 
+function createBaseCountActiveJobsUsingAssetRequest(): CountActiveJobsUsingAssetRequest {
+  return { assetId: "", userId: "", producingJobId: undefined };
+}
+
+export const CountActiveJobsUsingAssetRequest: MessageFns<CountActiveJobsUsingAssetRequest> = {
+  encode(message: CountActiveJobsUsingAssetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.assetId !== "") {
+      writer.uint32(10).string(message.assetId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.producingJobId !== undefined) {
+      writer.uint32(26).string(message.producingJobId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountActiveJobsUsingAssetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountActiveJobsUsingAssetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.assetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.producingJobId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CountActiveJobsUsingAssetRequest {
+    return {
+      assetId: isSet(object.assetId)
+        ? globalThis.String(object.assetId)
+        : isSet(object.asset_id)
+        ? globalThis.String(object.asset_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      producingJobId: isSet(object.producingJobId)
+        ? globalThis.String(object.producingJobId)
+        : isSet(object.producing_job_id)
+        ? globalThis.String(object.producing_job_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CountActiveJobsUsingAssetRequest): unknown {
+    const obj: any = {};
+    if (message.assetId !== "") {
+      obj.assetId = message.assetId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.producingJobId !== undefined) {
+      obj.producingJobId = message.producingJobId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CountActiveJobsUsingAssetRequest>): CountActiveJobsUsingAssetRequest {
+    return CountActiveJobsUsingAssetRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CountActiveJobsUsingAssetRequest>): CountActiveJobsUsingAssetRequest {
+    const message = createBaseCountActiveJobsUsingAssetRequest();
+    message.assetId = object.assetId ?? "";
+    message.userId = object.userId ?? "";
+    message.producingJobId = object.producingJobId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCountActiveJobsUsingAssetResponse(): CountActiveJobsUsingAssetResponse {
+  return { count: 0 };
+}
+
+export const CountActiveJobsUsingAssetResponse: MessageFns<CountActiveJobsUsingAssetResponse> = {
+  encode(message: CountActiveJobsUsingAssetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.count !== 0) {
+      writer.uint32(8).int32(message.count);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountActiveJobsUsingAssetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountActiveJobsUsingAssetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.count = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CountActiveJobsUsingAssetResponse {
+    return { count: isSet(object.count) ? globalThis.Number(object.count) : 0 };
+  },
+
+  toJSON(message: CountActiveJobsUsingAssetResponse): unknown {
+    const obj: any = {};
+    if (message.count !== 0) {
+      obj.count = Math.round(message.count);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<CountActiveJobsUsingAssetResponse>): CountActiveJobsUsingAssetResponse {
+    return CountActiveJobsUsingAssetResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<CountActiveJobsUsingAssetResponse>): CountActiveJobsUsingAssetResponse {
+    const message = createBaseCountActiveJobsUsingAssetResponse();
+    message.count = object.count ?? 0;
+    return message;
+  },
+};
+
 export type JobExecutionServiceService = typeof JobExecutionServiceService;
 export const JobExecutionServiceService = {
   /**
@@ -3238,6 +3433,23 @@ export const JobExecutionServiceService = {
       Buffer.from(GetJobStatusResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetJobStatusResponse => GetJobStatusResponse.decode(value),
   },
+  /**
+   * For the media service's owner delete: how many queued or running jobs use the asset — as
+   * their input, or (producing_job_id, an ai_output's job) as the job still writing it.
+   */
+  countActiveJobsUsingAsset: {
+    path: "/atelier.jobs.v1.JobExecutionService/CountActiveJobsUsingAsset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CountActiveJobsUsingAssetRequest): Buffer =>
+      Buffer.from(CountActiveJobsUsingAssetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CountActiveJobsUsingAssetRequest =>
+      CountActiveJobsUsingAssetRequest.decode(value),
+    responseSerialize: (value: CountActiveJobsUsingAssetResponse): Buffer =>
+      Buffer.from(CountActiveJobsUsingAssetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CountActiveJobsUsingAssetResponse =>
+      CountActiveJobsUsingAssetResponse.decode(value),
+  },
 } as const;
 
 export interface JobExecutionServiceServer extends UntypedServiceImplementation {
@@ -3300,6 +3512,11 @@ export interface JobExecutionServiceServer extends UntypedServiceImplementation 
    * unknown job is NOT_FOUND.
    */
   getJobStatus: handleUnaryCall<GetJobStatusRequest, GetJobStatusResponse>;
+  /**
+   * For the media service's owner delete: how many queued or running jobs use the asset — as
+   * their input, or (producing_job_id, an ai_output's job) as the job still writing it.
+   */
+  countActiveJobsUsingAsset: handleUnaryCall<CountActiveJobsUsingAssetRequest, CountActiveJobsUsingAssetResponse>;
 }
 
 export interface JobExecutionServiceClient extends Client {
@@ -3515,6 +3732,25 @@ export interface JobExecutionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetJobStatusResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * For the media service's owner delete: how many queued or running jobs use the asset — as
+   * their input, or (producing_job_id, an ai_output's job) as the job still writing it.
+   */
+  countActiveJobsUsingAsset(
+    request: CountActiveJobsUsingAssetRequest,
+    callback: (error: ServiceError | null, response: CountActiveJobsUsingAssetResponse) => void,
+  ): ClientUnaryCall;
+  countActiveJobsUsingAsset(
+    request: CountActiveJobsUsingAssetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CountActiveJobsUsingAssetResponse) => void,
+  ): ClientUnaryCall;
+  countActiveJobsUsingAsset(
+    request: CountActiveJobsUsingAssetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CountActiveJobsUsingAssetResponse) => void,
   ): ClientUnaryCall;
 }
 

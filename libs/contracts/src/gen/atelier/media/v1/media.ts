@@ -92,6 +92,8 @@ export enum AssetStatus {
   UPLOADING = 1,
   READY = 2,
   DELETED = 3,
+  /** DELETING - Its owner's delete is under way (DeleteOwnAsset): no new job or post may use it. */
+  DELETING = 4,
   UNRECOGNIZED = -1,
 }
 
@@ -109,6 +111,9 @@ export function assetStatusFromJSON(object: any): AssetStatus {
     case 3:
     case "ASSET_STATUS_DELETED":
       return AssetStatus.DELETED;
+    case 4:
+    case "ASSET_STATUS_DELETING":
+      return AssetStatus.DELETING;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -126,6 +131,8 @@ export function assetStatusToJSON(object: AssetStatus): string {
       return "ASSET_STATUS_READY";
     case AssetStatus.DELETED:
       return "ASSET_STATUS_DELETED";
+    case AssetStatus.DELETING:
+      return "ASSET_STATUS_DELETING";
     case AssetStatus.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -145,7 +152,15 @@ export interface Asset {
   status: AssetStatus;
   createdAt: Date | undefined;
   readyAt?: Date | undefined;
-  deletedAt?: Date | undefined;
+  deletedAt?:
+    | Date
+    | undefined;
+  /**
+   * Why the last CompleteUpload refused the bytes (an UPLOAD_* reason, e.g. UPLOAD_NOT_AN_IMAGE)
+   * and its message; absent once ready, or when no completion was refused.
+   */
+  refusalReason?: string | undefined;
+  refusalMessage?: string | undefined;
 }
 
 export interface CreateUploadRequest {
@@ -266,6 +281,39 @@ export interface GetAccountDeletionResponse {
   part: AccountDeletionPart | undefined;
 }
 
+export interface ListAssetsRequest {
+  ownerUserId: string;
+  /** Only assets of this purpose; UNSPECIFIED: every purpose. */
+  purpose: AssetPurpose;
+  /** 1–100; 0 means 20. */
+  pageSize: number;
+  /** next_cursor of the previous page; empty for the first. */
+  cursor: string;
+}
+
+export interface ListedAsset {
+  asset:
+    | Asset
+    | undefined;
+  /** Present when the asset is ready. */
+  downloadUrl?: string | undefined;
+  downloadExpiresAt?: Date | undefined;
+}
+
+export interface ListAssetsResponse {
+  items: ListedAsset[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
+export interface DeleteOwnAssetRequest {
+  assetId: string;
+  ownerUserId: string;
+}
+
+export interface DeleteOwnAssetResponse {
+}
+
 function createBaseAsset(): Asset {
   return {
     id: "",
@@ -280,6 +328,8 @@ function createBaseAsset(): Asset {
     createdAt: undefined,
     readyAt: undefined,
     deletedAt: undefined,
+    refusalReason: undefined,
+    refusalMessage: undefined,
   };
 }
 
@@ -320,6 +370,12 @@ export const Asset: MessageFns<Asset> = {
     }
     if (message.deletedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.deletedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.refusalReason !== undefined) {
+      writer.uint32(106).string(message.refusalReason);
+    }
+    if (message.refusalMessage !== undefined) {
+      writer.uint32(114).string(message.refusalMessage);
     }
     return writer;
   },
@@ -433,6 +489,22 @@ export const Asset: MessageFns<Asset> = {
             message.deletedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.refusalReason = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.refusalMessage = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -483,6 +555,16 @@ export const Asset: MessageFns<Asset> = {
         : isSet(object.deleted_at)
         ? fromJsonTimestamp(object.deleted_at)
         : undefined,
+      refusalReason: isSet(object.refusalReason)
+        ? globalThis.String(object.refusalReason)
+        : isSet(object.refusal_reason)
+        ? globalThis.String(object.refusal_reason)
+        : undefined,
+      refusalMessage: isSet(object.refusalMessage)
+        ? globalThis.String(object.refusalMessage)
+        : isSet(object.refusal_message)
+        ? globalThis.String(object.refusal_message)
+        : undefined,
     };
   },
 
@@ -524,6 +606,12 @@ export const Asset: MessageFns<Asset> = {
     if (message.deletedAt !== undefined) {
       obj.deletedAt = message.deletedAt.toISOString();
     }
+    if (message.refusalReason !== undefined) {
+      obj.refusalReason = message.refusalReason;
+    }
+    if (message.refusalMessage !== undefined) {
+      obj.refusalMessage = message.refusalMessage;
+    }
     return obj;
   },
 
@@ -544,6 +632,8 @@ export const Asset: MessageFns<Asset> = {
     message.createdAt = object.createdAt ?? undefined;
     message.readyAt = object.readyAt ?? undefined;
     message.deletedAt = object.deletedAt ?? undefined;
+    message.refusalReason = object.refusalReason ?? undefined;
+    message.refusalMessage = object.refusalMessage ?? undefined;
     return message;
   },
 };
@@ -2445,6 +2535,474 @@ export const GetAccountDeletionResponse: MessageFns<GetAccountDeletionResponse> 
   },
 };
 
+function createBaseListAssetsRequest(): ListAssetsRequest {
+  return { ownerUserId: "", purpose: 0, pageSize: 0, cursor: "" };
+}
+
+export const ListAssetsRequest: MessageFns<ListAssetsRequest> = {
+  encode(message: ListAssetsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerUserId !== "") {
+      writer.uint32(10).string(message.ownerUserId);
+    }
+    if (message.purpose !== 0) {
+      writer.uint32(16).int32(message.purpose);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(24).int32(message.pageSize);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(34).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAssetsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAssetsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.purpose = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAssetsRequest {
+    return {
+      ownerUserId: isSet(object.ownerUserId)
+        ? globalThis.String(object.ownerUserId)
+        : isSet(object.owner_user_id)
+        ? globalThis.String(object.owner_user_id)
+        : "",
+      purpose: isSet(object.purpose) ? assetPurposeFromJSON(object.purpose) : 0,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ListAssetsRequest): unknown {
+    const obj: any = {};
+    if (message.ownerUserId !== "") {
+      obj.ownerUserId = message.ownerUserId;
+    }
+    if (message.purpose !== 0) {
+      obj.purpose = assetPurposeToJSON(message.purpose);
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAssetsRequest>): ListAssetsRequest {
+    return ListAssetsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAssetsRequest>): ListAssetsRequest {
+    const message = createBaseListAssetsRequest();
+    message.ownerUserId = object.ownerUserId ?? "";
+    message.purpose = object.purpose ?? 0;
+    message.pageSize = object.pageSize ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseListedAsset(): ListedAsset {
+  return { asset: undefined, downloadUrl: undefined, downloadExpiresAt: undefined };
+}
+
+export const ListedAsset: MessageFns<ListedAsset> = {
+  encode(message: ListedAsset, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.asset !== undefined) {
+      Asset.encode(message.asset, writer.uint32(10).fork()).join();
+    }
+    if (message.downloadUrl !== undefined) {
+      writer.uint32(18).string(message.downloadUrl);
+    }
+    if (message.downloadExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.downloadExpiresAt), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListedAsset {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListedAsset();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.asset = Asset.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.downloadUrl = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.downloadExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListedAsset {
+    return {
+      asset: isSet(object.asset) ? Asset.fromJSON(object.asset) : undefined,
+      downloadUrl: isSet(object.downloadUrl)
+        ? globalThis.String(object.downloadUrl)
+        : isSet(object.download_url)
+        ? globalThis.String(object.download_url)
+        : undefined,
+      downloadExpiresAt: isSet(object.downloadExpiresAt)
+        ? fromJsonTimestamp(object.downloadExpiresAt)
+        : isSet(object.download_expires_at)
+        ? fromJsonTimestamp(object.download_expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListedAsset): unknown {
+    const obj: any = {};
+    if (message.asset !== undefined) {
+      obj.asset = Asset.toJSON(message.asset);
+    }
+    if (message.downloadUrl !== undefined) {
+      obj.downloadUrl = message.downloadUrl;
+    }
+    if (message.downloadExpiresAt !== undefined) {
+      obj.downloadExpiresAt = message.downloadExpiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListedAsset>): ListedAsset {
+    return ListedAsset.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListedAsset>): ListedAsset {
+    const message = createBaseListedAsset();
+    message.asset = (object.asset !== undefined && object.asset !== null) ? Asset.fromPartial(object.asset) : undefined;
+    message.downloadUrl = object.downloadUrl ?? undefined;
+    message.downloadExpiresAt = object.downloadExpiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListAssetsResponse(): ListAssetsResponse {
+  return { items: [], nextCursor: "" };
+}
+
+export const ListAssetsResponse: MessageFns<ListAssetsResponse> = {
+  encode(message: ListAssetsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      ListedAsset.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAssetsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAssetsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(ListedAsset.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAssetsResponse {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => ListedAsset.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAssetsResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => ListedAsset.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAssetsResponse>): ListAssetsResponse {
+    return ListAssetsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAssetsResponse>): ListAssetsResponse {
+    const message = createBaseListAssetsResponse();
+    message.items = object.items?.map((e) => ListedAsset.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteOwnAssetRequest(): DeleteOwnAssetRequest {
+  return { assetId: "", ownerUserId: "" };
+}
+
+export const DeleteOwnAssetRequest: MessageFns<DeleteOwnAssetRequest> = {
+  encode(message: DeleteOwnAssetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.assetId !== "") {
+      writer.uint32(10).string(message.assetId);
+    }
+    if (message.ownerUserId !== "") {
+      writer.uint32(18).string(message.ownerUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOwnAssetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOwnAssetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.assetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ownerUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteOwnAssetRequest {
+    return {
+      assetId: isSet(object.assetId)
+        ? globalThis.String(object.assetId)
+        : isSet(object.asset_id)
+        ? globalThis.String(object.asset_id)
+        : "",
+      ownerUserId: isSet(object.ownerUserId)
+        ? globalThis.String(object.ownerUserId)
+        : isSet(object.owner_user_id)
+        ? globalThis.String(object.owner_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteOwnAssetRequest): unknown {
+    const obj: any = {};
+    if (message.assetId !== "") {
+      obj.assetId = message.assetId;
+    }
+    if (message.ownerUserId !== "") {
+      obj.ownerUserId = message.ownerUserId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteOwnAssetRequest>): DeleteOwnAssetRequest {
+    return DeleteOwnAssetRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteOwnAssetRequest>): DeleteOwnAssetRequest {
+    const message = createBaseDeleteOwnAssetRequest();
+    message.assetId = object.assetId ?? "";
+    message.ownerUserId = object.ownerUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteOwnAssetResponse(): DeleteOwnAssetResponse {
+  return {};
+}
+
+export const DeleteOwnAssetResponse: MessageFns<DeleteOwnAssetResponse> = {
+  encode(_: DeleteOwnAssetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteOwnAssetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteOwnAssetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteOwnAssetResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteOwnAssetResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteOwnAssetResponse>): DeleteOwnAssetResponse {
+    return DeleteOwnAssetResponse.fromPartial(base ?? {});
+  },
+  fromPartial(_: DeepPartial<DeleteOwnAssetResponse>): DeleteOwnAssetResponse {
+    const message = createBaseDeleteOwnAssetResponse();
+    return message;
+  },
+};
+
 /** MediaService owns schema `media` and the bucket. */
 export type MediaServiceService = typeof MediaServiceService;
 export const MediaServiceService = {
@@ -2568,6 +3126,38 @@ export const MediaServiceService = {
       Buffer.from(GetAccountDeletionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetAccountDeletionResponse => GetAccountDeletionResponse.decode(value),
   },
+  /**
+   * The owner's assets, newest first (created_at, id), optionally of one purpose; keyset pages
+   * of at most 100. Deleted assets are not listed; an asset being deleted is (status DELETING),
+   * so a delete cut short can be asked again. Ready assets carry a short-lived download URL.
+   * INVALID_ARGUMENT names a bad page_size, purpose or cursor.
+   */
+  listAssets: {
+    path: "/atelier.media.v1.MediaService/ListAssets" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAssetsRequest): Buffer => Buffer.from(ListAssetsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAssetsRequest => ListAssetsRequest.decode(value),
+    responseSerialize: (value: ListAssetsResponse): Buffer => Buffer.from(ListAssetsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAssetsResponse => ListAssetsResponse.decode(value),
+  },
+  /**
+   * The owner's delete (the app's DELETE): the asset's object and its row are removed for good.
+   * Refused with FAILED_PRECONDITION, reason ASSET_IN_USE, while a queued or running job uses it
+   * (jobs is asked) or a published post shows it (community is asked); the asset then stays as
+   * it was. Someone else's asset, or one already removed, is NOT_FOUND.
+   */
+  deleteOwnAsset: {
+    path: "/atelier.media.v1.MediaService/DeleteOwnAsset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteOwnAssetRequest): Buffer =>
+      Buffer.from(DeleteOwnAssetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteOwnAssetRequest => DeleteOwnAssetRequest.decode(value),
+    responseSerialize: (value: DeleteOwnAssetResponse): Buffer =>
+      Buffer.from(DeleteOwnAssetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteOwnAssetResponse => DeleteOwnAssetResponse.decode(value),
+  },
 } as const;
 
 export interface MediaServiceServer extends UntypedServiceImplementation {
@@ -2608,6 +3198,20 @@ export interface MediaServiceServer extends UntypedServiceImplementation {
   deleteAsset: handleUnaryCall<DeleteAssetRequest, DeleteAssetResponse>;
   /** This service's part of deleting a user's account (its assets: objects and rows; from then on it refuses new uploads and outputs of the user). */
   getAccountDeletion: handleUnaryCall<GetAccountDeletionRequest, GetAccountDeletionResponse>;
+  /**
+   * The owner's assets, newest first (created_at, id), optionally of one purpose; keyset pages
+   * of at most 100. Deleted assets are not listed; an asset being deleted is (status DELETING),
+   * so a delete cut short can be asked again. Ready assets carry a short-lived download URL.
+   * INVALID_ARGUMENT names a bad page_size, purpose or cursor.
+   */
+  listAssets: handleUnaryCall<ListAssetsRequest, ListAssetsResponse>;
+  /**
+   * The owner's delete (the app's DELETE): the asset's object and its row are removed for good.
+   * Refused with FAILED_PRECONDITION, reason ASSET_IN_USE, while a queued or running job uses it
+   * (jobs is asked) or a published post shows it (community is asked); the asset then stays as
+   * it was. Someone else's asset, or one already removed, is NOT_FOUND.
+   */
+  deleteOwnAsset: handleUnaryCall<DeleteOwnAssetRequest, DeleteOwnAssetResponse>;
 }
 
 export interface MediaServiceClient extends Client {
@@ -2765,6 +3369,48 @@ export interface MediaServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The owner's assets, newest first (created_at, id), optionally of one purpose; keyset pages
+   * of at most 100. Deleted assets are not listed; an asset being deleted is (status DELETING),
+   * so a delete cut short can be asked again. Ready assets carry a short-lived download URL.
+   * INVALID_ARGUMENT names a bad page_size, purpose or cursor.
+   */
+  listAssets(
+    request: ListAssetsRequest,
+    callback: (error: ServiceError | null, response: ListAssetsResponse) => void,
+  ): ClientUnaryCall;
+  listAssets(
+    request: ListAssetsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAssetsResponse) => void,
+  ): ClientUnaryCall;
+  listAssets(
+    request: ListAssetsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAssetsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The owner's delete (the app's DELETE): the asset's object and its row are removed for good.
+   * Refused with FAILED_PRECONDITION, reason ASSET_IN_USE, while a queued or running job uses it
+   * (jobs is asked) or a published post shows it (community is asked); the asset then stays as
+   * it was. Someone else's asset, or one already removed, is NOT_FOUND.
+   */
+  deleteOwnAsset(
+    request: DeleteOwnAssetRequest,
+    callback: (error: ServiceError | null, response: DeleteOwnAssetResponse) => void,
+  ): ClientUnaryCall;
+  deleteOwnAsset(
+    request: DeleteOwnAssetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteOwnAssetResponse) => void,
+  ): ClientUnaryCall;
+  deleteOwnAsset(
+    request: DeleteOwnAssetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteOwnAssetResponse) => void,
   ): ClientUnaryCall;
 }
 
