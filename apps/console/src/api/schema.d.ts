@@ -1257,7 +1257,12 @@ export interface paths {
              *             "providerCode": "sim",
              *             "providerModel": "sim-stylize",
              *             "modelVersion": "1",
-             *             "styleCode": "renaissance"
+             *             "styleCode": "renaissance",
+             *             "effectiveParameters": {
+             *               "strength": 0.7,
+             *               "seed": 42
+             *             },
+             *             "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
              *           },
              *           "error": {
              *             "code": "PROVIDER_UNAVAILABLE",
@@ -1549,7 +1554,12 @@ export interface paths {
              *             "providerCode": "sim",
              *             "providerModel": "sim-stylize",
              *             "modelVersion": "1",
-             *             "styleCode": "renaissance"
+             *             "styleCode": "renaissance",
+             *             "effectiveParameters": {
+             *               "strength": 0.7,
+             *               "seed": 42
+             *             },
+             *             "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
              *           },
              *           "error": null,
              *           "startDeadlineAt": null,
@@ -4796,6 +4806,12 @@ export interface components {
       queuePosition: number | null;
       retryOfJobId: string | null;
       snapshot: {
+        /** @description what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded */
+        effectiveParameters: {
+          [key: string]: unknown;
+        } | null;
+        /** @description the prompt sent to the vendor: the job's prompt, then the style's promptPreset, joined by ", " */
+        effectivePrompt: string | null;
         modelVersion: string;
         providerCode: string;
         providerModel: string;

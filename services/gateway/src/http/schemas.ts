@@ -116,6 +116,16 @@ export const sharedSchemas = [
           providerModel: { type: 'string' },
           modelVersion: { type: 'string' },
           styleCode: nullableString,
+          effectiveParameters: {
+            type: ['object', 'null'],
+            additionalProperties: true,
+            description:
+              "what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded",
+          },
+          effectivePrompt: {
+            ...nullableString,
+            description: 'the prompt sent to the vendor: the job\'s prompt, then the style\'s promptPreset, joined by ", "',
+          },
         }),
       ),
       error: nullable(object({ code: { type: 'string' }, message: { type: 'string' } })),

@@ -97,6 +97,8 @@ export function toJobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Dat
           providerModel: job.snapshot.providerModel,
           modelVersion: job.snapshot.modelVersion,
           styleCode: orNull(job.snapshot.styleCode),
+          effectiveParameters: job.snapshot.effectiveParameters ?? null,
+          effectivePrompt: orNull(job.snapshot.effectivePrompt),
         }
       : null,
     error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
