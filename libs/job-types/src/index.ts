@@ -11,3 +11,4 @@ export {
   type JobTypeName,
 } from './job-types.js';
 export { START_DEADLINE_EXCEEDED, START_WITHIN_SECONDS } from './start-deadline.js';
+export { PROVIDER_CODES, isKnownProviderCode, type ProviderCode } from './providers.js';

@@ -96,11 +96,19 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
   try {
     // Media asks jobs whether a job ended (output cleanup) and jobs asks media: jobs' port first.
     const jobsPort = await freePort();
+    // Catalog asks media about style previews and media starts beside it: media's port first too.
+    const mediaPort = await freePort();
     // Settled, not all: when one fails to start, the other (already running) must be stopped too.
     const started = await Promise.allSettled([
       startGrpcServiceProcess(
         'catalog',
-        { ...options.env, DATABASE_URL: database.url, NATS_URL: natsUrl, NATS_STREAM_PREFIX: natsPrefix },
+        {
+          ...options.env,
+          DATABASE_URL: database.url,
+          NATS_URL: natsUrl,
+          NATS_STREAM_PREFIX: natsPrefix,
+          MEDIA_ADDR: `127.0.0.1:${mediaPort}`,
+        },
         options.nodeArgs?.catalog,
       ),
       startGrpcServiceProcess(
@@ -111,6 +119,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           NATS_URL: natsUrl,
           NATS_STREAM_PREFIX: natsPrefix,
           JOBS_ADDR: `127.0.0.1:${jobsPort}`,
+          GRPC_PORT: String(mediaPort),
           S3_ENDPOINT: `http://${s3Address.address}:${s3Address.port}`,
           // s3rver's fixed development credentials: public, not secrets.
           S3_ACCESS_KEY_ID: 'S3RVER',
@@ -167,6 +176,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         ...options.env,
         JOBS_ADDR: jobs.address,
         MEDIA_ADDR: media.address,
+        CATALOG_ADDR: catalog.address,
         NATS_URL: natsUrl,
         NATS_STREAM_PREFIX: natsPrefix,
         PROVIDER_URL: providerUrl ?? 'http://127.0.0.1:1',

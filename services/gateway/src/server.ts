@@ -25,6 +25,7 @@ import { registerMediaRoutes } from './routes/media-routes.js';
 import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
 import { registerQuotaRoute } from './routes/quota-route.js';
+import { registerStylePreviewRoute } from './routes/style-preview-route.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
@@ -143,6 +144,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   registerOpsRoutes(app, context, metrics);
   registerDocsRoutes(app);
   registerConsoleRoutes(app, context.consoleDir);
+  registerStylePreviewRoute(app, context);
   const finishedJobs = new FinishedJobCache(context.peers.media, metrics.jobViewCache);
   const authenticated = context.rateLimiter
     ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)

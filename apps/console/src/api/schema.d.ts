@@ -53,7 +53,8 @@ export interface paths {
              *           "title": "Renaissance",
              *           "subtitle": "Oil on canvas",
              *           "mediaKind": "image",
-             *           "previewAssetId": null,
+             *           "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
+             *           "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
              *           "sortOrder": 10,
              *           "promptPreset": "in the style of a renaissance oil painting",
              *           "enabled": false,
@@ -189,12 +190,15 @@ export interface paths {
             displayName: string;
             /** @description absent: true for a new entry, unchanged for an existing one */
             enabled?: boolean;
-            /** @example image.stylize */
+            /**
+             * @description a job type the platform ships (image.stylize, image.upscale, system.canary), else 400 naming job_type
+             * @example image.stylize
+             */
             jobType: string;
             /** @enum {string} */
             mediaKind: 'image' | 'video';
             modelVersion: string;
-            /** @description the provider adapter, e.g. sim */
+            /** @description the provider adapter; one the platform has (sim), else 400 naming provider_code */
             providerCode: string;
             providerModel: string;
             /** @default 0 */
@@ -649,7 +653,10 @@ export interface paths {
             enabled?: boolean;
             /** @enum {string} */
             mediaKind: 'image' | 'video';
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description a ready media asset (upload it first), else 400 naming preview_asset_id; it becomes public (previewUrl) while the style is enabled
+             */
             previewAssetId?: string | null;
             /** @default  */
             promptPreset?: string;
@@ -676,7 +683,8 @@ export interface paths {
              *         "title": "Renaissance",
              *         "subtitle": "Oil on canvas",
              *         "mediaKind": "image",
-             *         "previewAssetId": null,
+             *         "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
+             *         "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
              *         "sortOrder": 10,
              *         "promptPreset": "in the style of a renaissance oil painting",
              *         "enabled": false,
@@ -829,7 +837,8 @@ export interface paths {
              *         "title": "Renaissance",
              *         "subtitle": "Oil on canvas",
              *         "mediaKind": "image",
-             *         "previewAssetId": null,
+             *         "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
+             *         "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
              *         "sortOrder": 10,
              *         "promptPreset": "in the style of a renaissance oil painting",
              *         "enabled": false,
@@ -967,7 +976,8 @@ export interface paths {
              *         "title": "Renaissance",
              *         "subtitle": "Oil on canvas",
              *         "mediaKind": "image",
-             *         "previewAssetId": null,
+             *         "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
+             *         "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
              *         "sortOrder": 10,
              *         "promptPreset": "in the style of a renaissance oil painting",
              *         "enabled": true,
@@ -4689,6 +4699,129 @@ export interface paths {
     };
     trace?: never;
   };
+  '/public/styles/{styleId}/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A style's preview image (public: no token needed); the catalog's previewUrl
+     * @description Redirects (302) to a short-lived download URL of the image; the redirect itself may be cached for as long as Cache-Control says. 404 for a style that does not exist, is disabled or has no preview.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          styleId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the image is at Location (a presigned URL: load it, never store it) */
+        302: {
+          headers: {
+            /** @description public, max-age=<seconds the redirect stays good> */
+            'cache-control'?: string;
+            location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Default Response */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        500: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4753,6 +4886,8 @@ export interface components {
       /** @enum {string} */
       mediaKind: 'image' | 'video';
       previewAssetId: string | null;
+      /** @description the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null without a preview */
+      previewUrl: string | null;
       promptPreset: string;
       sortOrder: number;
       subtitle: string;
@@ -4979,6 +5114,8 @@ export interface components {
       /** @enum {string} */
       mediaKind: 'image' | 'video';
       previewAssetId: string | null;
+      /** @description the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null without a preview */
+      previewUrl: string | null;
       sortOrder: number;
       subtitle: string;
       title: string;

@@ -70,6 +70,11 @@ export const sharedSchemas = [
       subtitle: { type: 'string' },
       mediaKind: { type: 'string', enum: ['image', 'video'] },
       previewAssetId: nullableString,
+      previewUrl: {
+        ...nullableString,
+        description:
+          "the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null without a preview",
+      },
       sortOrder: { type: 'integer' },
     }),
   },
@@ -249,6 +254,11 @@ export const sharedSchemas = [
       subtitle: { type: 'string' },
       mediaKind: { type: 'string', enum: ['image', 'video'] },
       previewAssetId: nullableString,
+      previewUrl: {
+        ...nullableString,
+        description:
+          "the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null without a preview",
+      },
       sortOrder: { type: 'integer' },
       promptPreset: { type: 'string' },
       enabled: { type: 'boolean' },

@@ -1,4 +1,5 @@
 import { commonV1, communityV1, enumWords, jobsAdminV1, jobsExecutionV1, jobsV1, mediaV1, type catalogV1 } from '@atelier/contracts';
+import { stylePreviewPath } from './style-preview-path.js';
 
 /** Contract messages as the mobile API's JSON (camelCase, lower-case enum words, null for absent). */
 
@@ -50,6 +51,8 @@ export function toStyleDto(style: catalogV1.Style) {
     subtitle: style.subtitle,
     mediaKind: mediaKinds.toApi(style.mediaKind),
     previewAssetId: orNull(style.previewAssetId),
+    // Public and stable (routes/style-preview-route.ts): it redirects to a short-lived URL.
+    previewUrl: style.previewAssetId ? stylePreviewPath(style.id) : null,
     sortOrder: style.sortOrder,
   };
 }
