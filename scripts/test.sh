@@ -63,7 +63,7 @@ step "lint (eslint, module boundaries)" npx eslint --max-warnings=0 .
 step "format (prettier)" npx prettier --check --log-level warn .
 step "buf lint" npx buf lint protos
 step "contracts (generated code, breaking changes)" bash scripts/check-contracts.sh
-step "console (typecheck, typed client up to date)" bash -c 'npx tsc -p apps/console/tsconfig.json && npx tsx scripts/gen-console-api.ts --check'
+step "console typecheck; openapi.json and the typed client up to date" bash -c 'npx tsc -p apps/console/tsconfig.json && npx tsx scripts/gen-openapi.ts --check'
 step "tests (nx run-many -t test)" project_tests
 
 echo

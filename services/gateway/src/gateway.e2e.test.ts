@@ -526,6 +526,9 @@ describe('gateway e2e - the operator API', () => {
     expect(image.status).toBe(200);
     const bytes = Buffer.from(await image.arrayBuffer());
     expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+    const asJson = await fetch(`${base}${previewUrl}`, { headers: { accept: 'application/json' } });
+    expect(asJson.status).toBe(200);
+    expect(await asJson.json()).toMatchObject({ url: expect.stringMatching(/^http/), expiresAt: expect.any(String) });
 
     // Nothing else is served: a disabled style's preview, a style without one, an unknown id.
     const hidden = await call<{ style: { id: string } }>('PUT', `/admin-api/catalog/styles/e2e-hidden-${process.pid}`, {

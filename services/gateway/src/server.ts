@@ -26,6 +26,8 @@ import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
 import { registerQuotaRoute } from './routes/quota-route.js';
 import { registerStylePreviewRoute } from './routes/style-preview-route.js';
+import { applyOpenApiConventions } from './http/openapi-conventions.js';
+import { API_EXAMPLES } from './routes/api-examples.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
@@ -93,6 +95,8 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
       security: [{ bearer: [] }],
     },
     refResolver: { buildLocalReference: (json) => String(json.$id) },
+    transformObject: (document) =>
+      applyOpenApiConventions('openapiObject' in document ? document.openapiObject : document.swaggerObject, API_EXAMPLES),
   });
 
   app.addHook('onRequest', async (request, reply) => {

@@ -91,6 +91,7 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
     '/admin-api/catalog',
     {
       schema: {
+        operationId: 'adminGetCatalog',
         tags: ['operators'],
         summary: 'Every model and style, disabled ones included, by kind then display order',
         querystring: { type: 'object', additionalProperties: false, properties: { mediaKind } },
@@ -113,6 +114,7 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
     '/admin-api/catalog/models/:code',
     {
       schema: {
+        operationId: 'adminPutModel',
         tags: ['operators'],
         summary: 'Create (201) or replace (200) the model with this code and media kind',
         params: object({ code }),
@@ -143,6 +145,7 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
     '/admin-api/catalog/styles/:code',
     {
       schema: {
+        operationId: 'adminPutStyle',
         tags: ['operators'],
         summary: 'Create (201) or replace (200) the style with this code and media kind',
         params: object({ code }),
@@ -175,6 +178,7 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
       `/admin-api/catalog/models/:id/${action}`,
       {
         schema: {
+          operationId: value ? 'adminEnableModel' : 'adminDisableModel',
           tags: ['operators'],
           summary: value
             ? 'Show a model to users again (idempotent)'
@@ -194,6 +198,7 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
       `/admin-api/catalog/styles/:id/${action}`,
       {
         schema: {
+          operationId: value ? 'adminEnableStyle' : 'adminDisableStyle',
           tags: ['operators'],
           summary: value
             ? 'Show a style to users again (idempotent)'

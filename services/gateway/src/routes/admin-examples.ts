@@ -97,7 +97,62 @@ const style = {
   updatedAt: at(5),
 };
 
+const deadEvent = {
+  id: '4711',
+  aggregateId: jobId,
+  eventType: 'job.failed',
+  subject: 'atelier.jobs.job.failed',
+  dedupeKey: `${jobId}:6`,
+  status: 'dead',
+  attemptCount: 10,
+  lastError: 'nats: timeout',
+  createdAt: at(9),
+  availableAt: at(59),
+  publishedAt: null,
+};
+
 export const ADMIN_EXAMPLES = {
+  jobs: { items: [adminJob], nextCursor: 'eyJjIjoiMjAyNi0xMi0wMVQwOTowMDowMC4wMDBaIn0' },
+  retriedJob: {
+    ...adminJob,
+    job: {
+      ...job,
+      id: '019a3c1e-7f00-7000-8000-00000000a002',
+      status: 'queued',
+      progress: 0,
+      queuePosition: 0,
+      attempts: { count: 0, max: 2 },
+      error: null,
+      retryOfJobId: jobId,
+      createdAt: at(40),
+      updatedAt: at(40),
+      startedAt: null,
+      completedAt: null,
+      timings: null,
+      version: 1,
+    },
+    internalErrorMessage: null,
+    providerRequestId: null,
+  },
+  deadEvents: { items: [deadEvent], nextCursor: null },
+  replayedEvent: { ...deadEvent, status: 'pending', attemptCount: 0, lastError: null, availableAt: at(60) },
+  putModel: {
+    mediaKind: 'image',
+    displayName: 'Stylize',
+    providerCode: 'sim',
+    providerModel: 'sim-stylize',
+    modelVersion: '1',
+    jobType: 'image.stylize',
+    sortOrder: 10,
+    defaultParameters: { strength: 0.6 },
+  },
+  putStyle: {
+    mediaKind: 'image',
+    title: 'Renaissance',
+    subtitle: 'Oil on canvas',
+    promptPreset: 'in the style of a renaissance oil painting',
+    sortOrder: 10,
+  },
   jobDetails: {
     job: adminJob,
     events: [

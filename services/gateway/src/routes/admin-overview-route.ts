@@ -118,6 +118,7 @@ export function registerAdminOverviewRoute(app: FastifyInstance, { peers }: Gate
     '/admin-api/overview',
     {
       schema: {
+        operationId: 'adminGetOverview',
         tags: ['operators'],
         summary: 'Throughput, queue wait and run time percentiles, queue depth, outbox backlog and live workers over the last 1–24 h',
         querystring: {

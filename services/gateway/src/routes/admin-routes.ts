@@ -36,6 +36,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     '/admin-api/jobs',
     {
       schema: {
+        operationId: 'adminListJobs',
         tags: ['operators'],
         summary: "Every user's jobs, filtered, with internal error messages",
         querystring: pageQuery({
@@ -69,6 +70,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     '/admin-api/jobs/:jobId/retry',
     {
       schema: {
+        operationId: 'adminRetryJob',
         tags: ['operators'],
         summary: 'Retry a failed or cancelled job as a new job linked to it',
         params: object({ jobId: uuid }),
@@ -86,6 +88,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     '/admin-api/jobs/:jobId',
     {
       schema: {
+        operationId: 'adminGetJob',
         tags: ['operators'],
         summary: 'One job with its whole story: every transition, each attempt with its timings, internal errors',
         params: object({ jobId: uuid }),
@@ -108,6 +111,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     '/admin-api/jobs/:jobId/cancel',
     {
       schema: {
+        operationId: 'adminCancelJob',
         tags: ['operators'],
         summary: "Cancel any user's queued or running job, as its owner's cancel would (409 once it ended)",
         params: object({ jobId: uuid }),
@@ -124,6 +128,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     '/admin-api/outbox/dead',
     {
       schema: {
+        operationId: 'adminListDeadOutboxEvents',
         tags: ['operators'],
         summary: 'Outbox events that used up their publish attempts',
         querystring: pageQuery(),
@@ -140,6 +145,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     '/admin-api/outbox/:id/replay',
     {
       schema: {
+        operationId: 'adminReplayOutboxEvent',
         tags: ['operators'],
         summary: 'Put a dead outbox event back to pending with a fresh attempt budget',
         params: object({ id: { type: 'string', pattern: '^[1-9][0-9]{0,18}$' } }),
@@ -158,6 +164,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     '/admin-api/outbox/replays',
     {
       schema: {
+        operationId: 'adminListOutboxReplays',
         tags: ['operators'],
         summary: 'The replay audit: who asked to replay which event, when, and what it found; newest first',
         querystring: pageQuery(),

@@ -8,6 +8,7 @@ export function registerCatalogRoutes(app: FastifyInstance, { peers }: GatewayCo
     '/api/v1/creation/catalog',
     {
       schema: {
+        operationId: 'getCatalog',
         tags: ['creation'],
         summary: 'The models and styles a user can pick, in display order',
         querystring: {

@@ -38,11 +38,17 @@ export function registerJobEventsRoute(app: FastifyInstance, context: GatewayCon
     '/api/v1/creation/jobs/:jobId/events',
     {
       schema: {
+        operationId: 'streamJobEvents',
         tags: ['creation'],
         summary: 'Server-Sent Events of the job until it is terminal (resumable with Last-Event-ID)',
         params: idParam('jobId'),
         headers: lastEventIdHeaders,
-        response: responses({ 200: { type: 'string', description: 'text/event-stream of `job` events carrying Job JSON' } }),
+        response: responses({
+          200: {
+            description: '`job` events carrying Job JSON, until the job is terminal',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+        }),
       },
     },
     async (request, reply) => {

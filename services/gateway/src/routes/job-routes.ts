@@ -28,6 +28,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs',
     {
       schema: {
+        operationId: 'createJob',
         tags: ['creation'],
         summary: 'Submit a generation job (201 new, 200 replay of the same Idempotency-Key)',
         headers: idempotencyHeaders,
@@ -104,6 +105,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs',
     {
       schema: {
+        operationId: 'listJobs',
         tags: ['creation'],
         summary: "The caller's jobs, newest first",
         querystring: pageQuery({ status: { type: 'string', enum: jobStatuses.words } }),
@@ -129,6 +131,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs/:jobId',
     {
       schema: {
+        operationId: 'getJob',
         tags: ['creation'],
         summary: 'A job: status, progress, queue position, attempts, error, timings and output URL',
         params: idParam('jobId'),
@@ -148,6 +151,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs/:jobId/cancel',
     {
       schema: {
+        operationId: 'cancelJob',
         tags: ['creation'],
         summary: 'Cancel a queued or running job (a finished one is 409)',
         params: idParam('jobId'),
@@ -165,6 +169,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs/:jobId/draft',
     {
       schema: {
+        operationId: 'createDraftFromJob',
         tags: ['creation', 'community'],
         summary:
           "One tap: an ai_creation draft post with the job's output (201 new; 200 the existing draft, or the post it was published as; after that post was deleted, a new draft, 201)",

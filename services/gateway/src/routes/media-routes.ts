@@ -10,6 +10,7 @@ export function registerMediaRoutes(app: FastifyInstance, { peers }: GatewayCont
     '/api/v1/media/uploads',
     {
       schema: {
+        operationId: 'createUpload',
         tags: ['media'],
         summary: 'Start a two-step upload: PUT the bytes to the returned URL, then complete it',
         body: object({
@@ -49,6 +50,7 @@ export function registerMediaRoutes(app: FastifyInstance, { peers }: GatewayCont
     '/api/v1/media/uploads/:assetId/complete',
     {
       schema: {
+        operationId: 'completeUpload',
         tags: ['media'],
         summary: `Verify the uploaded bytes (size, real image type, ${IMAGE_SIDE_RANGE}) and make the asset ready`,
         params: idParam('assetId'),
@@ -65,6 +67,7 @@ export function registerMediaRoutes(app: FastifyInstance, { peers }: GatewayCont
     '/api/v1/media/assets/:assetId',
     {
       schema: {
+        operationId: 'getAsset',
         tags: ['media'],
         summary: 'An asset of the caller with a short-lived download URL (use it at once; never store it)',
         params: idParam('assetId'),

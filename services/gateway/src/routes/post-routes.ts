@@ -32,6 +32,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     '/api/v1/posts',
     {
       schema: {
+        operationId: 'createPost',
         tags: ['community'],
         summary: 'Create a post (201 new, 200 replay of the same Idempotency-Key)',
         headers: idempotencyHeaders,
@@ -74,6 +75,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     '/api/v1/posts/:postId',
     {
       schema: {
+        operationId: 'updatePost',
         tags: ['community'],
         summary: 'Change a post; expectedVersion must be the current version (409 otherwise). status published publishes a draft',
         params: idParam('postId'),
@@ -116,6 +118,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     '/api/v1/posts/:postId',
     {
       schema: {
+        operationId: 'deletePost',
         tags: ['community'],
         summary: 'Delete a post of the caller (soft; idempotent)',
         params: idParam('postId'),
@@ -132,6 +135,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     '/api/v1/posts/:postId',
     {
       schema: {
+        operationId: 'getPost',
         tags: ['community'],
         summary: 'A published post, or a draft of the caller',
         params: idParam('postId'),
@@ -148,6 +152,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     '/api/v1/feed',
     {
       schema: {
+        operationId: 'listFeed',
         tags: ['community'],
         summary: 'Published posts, newest first',
         querystring: pageQuery(),
@@ -164,6 +169,7 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
     '/api/v1/me/posts',
     {
       schema: {
+        operationId: 'listMyPosts',
         tags: ['community'],
         summary: "The caller's own posts, drafts included, newest first",
         querystring: pageQuery({ status: { type: 'string', enum: ['draft', 'published'] } }),

@@ -50,6 +50,7 @@ export function registerQuotaRoute(app: FastifyInstance, { peers }: GatewayConte
     '/api/v1/me/quota',
     {
       schema: {
+        operationId: 'getQuota',
         tags: ['creation'],
         summary: "The caller's generation quota: used and left today, in flight, and what counts",
         response: responses({ 200: quotaSchema }),

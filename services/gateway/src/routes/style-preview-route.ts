@@ -3,7 +3,7 @@ import type { catalogV1 } from '@atelier/contracts';
 import { ExpiringCache } from '@atelier/caching';
 import type { PromiseClient } from '@atelier/grpc';
 import type { GatewayContext } from '../gateway-context.js';
-import { idParam, responses } from '../http/schemas.js';
+import { idParam, object, responses } from '../http/schemas.js';
 import { reuseDeadline } from './output-links.js';
 
 const PREVIEW_LINK_CACHE_SIZE = 1_000;
@@ -41,11 +41,16 @@ export function registerStylePreviewRoute(app: FastifyInstance, { peers }: Gatew
     {
       schema: {
         tags: ['creation'],
+        operationId: 'getStylePreview',
         summary: "A style's preview image (public: no token needed); the catalog's previewUrl",
         description:
-          'Redirects (302) to a short-lived download URL of the image; the redirect itself may be cached for as long as Cache-Control says. 404 for a style that does not exist, is disabled or has no preview.',
+          'Redirects (302) to a short-lived download URL of the image; the redirect itself may be cached for as long as Cache-Control says. With `Accept: application/json`, answers that URL as JSON instead (200). 404 for a style that does not exist, is disabled or has no preview.',
         params: idParam('styleId'),
         response: responses({
+          200: {
+            description: 'with Accept: application/json: the short-lived URL itself (load it, never store it)',
+            ...object({ url: { type: 'string', format: 'uri' }, expiresAt: { type: ['string', 'null'], format: 'date-time' } }),
+          },
           302: {
             description: 'the image is at Location (a presigned URL: load it, never store it)',
             headers: {
@@ -60,7 +65,11 @@ export function registerStylePreviewRoute(app: FastifyInstance, { peers }: Gatew
     async (request, reply) => {
       const { link, reuseUntil } = await previews.get(request.params.styleId);
       const maxAge = Math.max(0, Math.floor((reuseUntil - Date.now()) / 1000));
-      return reply.code(302).header('location', link.downloadUrl).header('cache-control', `public, max-age=${maxAge}`).send();
+      reply.header('cache-control', `public, max-age=${maxAge}`);
+      if (request.headers.accept?.includes('application/json')) {
+        return { url: link.downloadUrl, expiresAt: link.downloadExpiresAt?.toISOString() ?? null };
+      }
+      return reply.code(302).header('location', link.downloadUrl).send();
     },
   );
 }

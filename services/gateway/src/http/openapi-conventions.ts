@@ -1,0 +1,183 @@
+import { ApiError, type ApiErrorName } from './error-codes.js';
+
+/**
+ * What every operation of the OpenAPI document shares, applied once to the document @fastify/swagger
+ * builds (its transformObject hook) rather than repeated in 32 route schemas: the servers, one
+ * response per error status whose body names that status's codes as enums (a generated
+ * Swift/Kotlin client gets a typed error), named examples per code, and `Retry-After` on every
+ * 429 and 503. Routes keep declaring `responses({...})`; this only rewrites what is documented.
+ */
+
+/** A message of each error as a client sees it: the examples of the document. */
+const EXAMPLE_MESSAGES: Readonly<Record<ApiErrorName, string>> = {
+  BAD_REQUEST: 'body/prompt must NOT have more than 10000 characters',
+  UNAUTHENTICATED: 'a bearer token is required',
+  TOKEN_EXPIRED: 'the token has expired; sign in again',
+  TOKEN_WITHOUT_EXPIRY: 'the token has no expiry (exp); tokens must expire',
+  FORBIDDEN: 'this route needs the admin role',
+  NOT_FOUND: 'no route GET /api/v1/nothing',
+  MEDIA_NOT_FOUND: 'asset 019a3c1e-7f00-7000-8000-00000000d001 not found',
+  POST_NOT_FOUND: 'post 019a3c1e-7f00-7000-8000-00000000e001 not found',
+  JOB_NOT_FOUND: 'job 019a3c1e-7f00-7000-8000-00000000a001 not found',
+  OUTBOX_EVENT_NOT_FOUND: 'outbox event 42 not found',
+  CONFLICT: 'the request conflicts with the current state',
+  VERSION_CONFLICT: 'the post changed since version 3; read it again and retry with the new version',
+  JOB_ALREADY_FINISHED: 'the job already succeeded; it can no longer be cancelled',
+  IDEMPOTENCY_PAYLOAD_MISMATCH: 'Idempotency-Key was already used with a different request',
+  UNPROCESSABLE: 'the uploaded bytes are not a PNG, JPEG or WebP image',
+  MEDIA_NOT_READY: 'the input asset is not ready; complete its upload first',
+  GENERATION_RULE_VIOLATION: 'the model is disabled; pick another one from the catalog',
+  GENERATION_QUOTA_EXCEEDED: 'the daily limit of 20 generations is used up; it resets at 00:00 UTC',
+  TOO_MANY_STREAMS: 'at most 5 job event streams at a time; close one or try again in 10 s',
+  UPLOAD_QUOTA_EXCEEDED: 'daily limit of 50 uploads reached; it resets at 00:00 UTC',
+  STORAGE_QUOTA_EXCEEDED:
+    'this upload of 5242880 bytes would take your stored bytes past the limit of 1073741824 (1070000000 in use); delete images to make room',
+  POST_QUOTA_EXCEEDED: 'daily limit of 200 posts reached; it resets at 00:00 UTC',
+  RATE_LIMITED: 'too many requests; slow down',
+  INTERNAL: 'internal error',
+  UNAVAILABLE: 'a service is unavailable right now; try again in 2 s',
+};
+
+const STATUS_TITLES: Readonly<Record<number, string>> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  422: 'UnprocessableContent',
+  429: 'TooManyRequests',
+  500: 'InternalServerError',
+  503: 'ServiceUnavailable',
+};
+
+const STATUS_DESCRIPTIONS: Readonly<Record<number, string>> = {
+  400: 'The request is malformed or out of bounds; the message names the field. Nothing changed.',
+  401: 'No valid bearer token.',
+  403: 'The token is valid but lacks the role or ownership this needs.',
+  404: 'No such resource for this caller (another user’s resources are not found either).',
+  409: 'The request conflicts with the current state (a version, a finished job, a reused Idempotency-Key).',
+  422: 'Well-formed but against a rule (asset not ready, model disabled, upload refused).',
+  429: 'A limit is reached; Retry-After says when the call may succeed.',
+  500: 'An unexpected failure; it is logged with the requestId.',
+  503: 'A dependency is down or slow; retry after Retry-After seconds (the same Idempotency-Key is safe).',
+};
+
+const SUCCESS_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted',
+  '204': 'No Content',
+};
+
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+
+const EXAMPLE_REQUEST_ID = '019a3c1e-7f00-7000-8000-0000000000ff';
+
+export function errorNamesOfStatus(status: number): ApiErrorName[] {
+  return (Object.keys(ApiError) as ApiErrorName[]).filter((name) => ApiError[name].status === status);
+}
+
+function errorComponents(): { schemas: Record<string, object>; responses: Record<string, object>; headers: Record<string, object> } {
+  const schemas: Record<string, object> = {};
+  const responses: Record<string, object> = {};
+  for (const [statusText, title] of Object.entries(STATUS_TITLES)) {
+    const status = Number(statusText);
+    const names = errorNamesOfStatus(status);
+    schemas[`${title}Error`] = {
+      type: 'object',
+      additionalProperties: false,
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['code', 'name', 'message', 'requestId'],
+          properties: {
+            code: {
+              type: 'integer',
+              enum: names.map((name) => ApiError[name].code),
+              description: 'HTTP status × 100 + a sequence; a contract, never renumbered',
+            },
+            name: { type: 'string', enum: names, description: 'the code’s name; switch on this or on code' },
+            message: { type: 'string', description: 'what went wrong and what to do, for a person; not for parsing' },
+            requestId: { type: 'string', description: 'quote it when reporting a problem (also the x-request-id header)' },
+          },
+        },
+      },
+    };
+    responses[title] = {
+      description: STATUS_DESCRIPTIONS[status],
+      ...(RETRY_AFTER_STATUSES.has(status) ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+      content: {
+        'application/json': {
+          schema: { $ref: `#/components/schemas/${title}Error` },
+          examples: Object.fromEntries(
+            names.map((name) => [
+              name,
+              {
+                summary: `${ApiError[name].code} ${name}`,
+                value: { error: { code: ApiError[name].code, name, message: EXAMPLE_MESSAGES[name], requestId: EXAMPLE_REQUEST_ID } },
+              },
+            ]),
+          ),
+        },
+      },
+    };
+  }
+  const headers = {
+    RetryAfter: {
+      description: 'Seconds after which the same call may succeed',
+      schema: { type: 'integer', minimum: 1, examples: [2] },
+    },
+  };
+  return { schemas, responses, headers };
+}
+
+type Content = Record<string, { example?: unknown; examples?: unknown }>;
+type Operation = {
+  operationId?: string;
+  requestBody?: { content?: Content };
+  responses?: Record<string, { description?: string; content?: Content } & Record<string, unknown>>;
+};
+/** Example request and answers (by status) of an operation, keyed by its operationId. */
+export type OperationExamples = Readonly<Record<string, { request?: unknown; responses: Readonly<Record<string, unknown>> }>>;
+
+/** Sets `example` of the first media type of `content` unless the route gave one. */
+function exampleInto(content: Content | undefined, example: unknown): void {
+  const first = content && Object.values(content)[0];
+  if (first && first.example === undefined && first.examples === undefined && example !== undefined) first.example = example;
+}
+type Document = {
+  servers?: object[];
+  components?: { schemas?: Record<string, object>; responses?: Record<string, object>; headers?: Record<string, object> };
+  paths?: Record<string, Record<string, Operation>>;
+};
+
+/** The document with the conventions above applied (it is changed in place and returned). */
+export function applyOpenApiConventions<T extends object>(document: T, examples: OperationExamples = {}): T {
+  const doc = document as Document;
+  // Relative: the gateway serving /openapi.json is the server (npm start: http://localhost:8080).
+  doc.servers = [{ url: '/', description: 'the gateway that serves this document' }];
+  const errors = errorComponents();
+  doc.components ??= {};
+  const schemas = { ...doc.components.schemas };
+  // The generic Error shape stays registered for the routes' serialisers; the document names each status's own.
+  delete schemas['Error'];
+  doc.components.schemas = { ...schemas, ...errors.schemas };
+  doc.components.responses = { ...doc.components.responses, ...errors.responses };
+  doc.components.headers = { ...doc.components.headers, ...errors.headers };
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const own = operation.operationId === undefined ? undefined : examples[operation.operationId];
+      exampleInto(operation.requestBody?.content, own?.request);
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        exampleInto(response.content, own?.responses[status]);
+        const title = STATUS_TITLES[Number(status)];
+        if (title) operation.responses![status] = { $ref: `#/components/responses/${title}` };
+        else if (response.description === 'Default Response' && SUCCESS_DESCRIPTIONS[status])
+          response.description = SUCCESS_DESCRIPTIONS[status];
+      }
+    }
+  }
+  return document;
+}

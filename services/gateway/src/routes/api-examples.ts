@@ -1,0 +1,216 @@
+import type { OperationExamples } from '../http/openapi-conventions.js';
+import { ADMIN_EXAMPLES } from './admin-examples.js';
+
+/**
+ * Example requests and answers of the API (the operator routes' from admin-examples.ts), by operationId, for the OpenAPI document: what a
+ * generated client's reader and /docs show. openapi-document.test.ts checks each against its
+ * operation's schema, so an example cannot drift from what the route answers or accepts.
+ */
+const at = (seconds: number) => new Date(Date.UTC(2026, 11, 1, 9, 0, seconds)).toISOString();
+const ids = {
+  job: '019a3c1e-7f00-7000-8000-00000000a001',
+  model: '019a3c1e-7f00-7000-8000-00000000b001',
+  style: '019a3c1e-7f00-7000-8000-00000000c001',
+  input: '019a3c1e-7f00-7000-8000-00000000d001',
+  output: '019a3c1e-7f00-7000-8000-00000000d002',
+  post: '019a3c1e-7f00-7000-8000-00000000e001',
+};
+const downloadUrl = (assetId: string) =>
+  `https://media.atelier.internal/atelier-media/${assetId}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…`;
+
+const model = {
+  id: ids.model,
+  code: 'sim-stylize',
+  displayName: 'Stylize',
+  modelVersion: '1',
+  mediaKind: 'image',
+  jobType: 'image.stylize',
+  sortOrder: 10,
+  defaultParameters: { strength: 0.6 },
+};
+const style = {
+  id: ids.style,
+  code: 'renaissance',
+  title: 'Renaissance',
+  subtitle: 'Oil on canvas',
+  mediaKind: 'image',
+  previewAssetId: '019a3c1e-7f00-7000-8000-00000000d0c1',
+  previewUrl: `/public/styles/${ids.style}/preview`,
+  sortOrder: 10,
+};
+
+const uploadingAsset = {
+  id: ids.input,
+  purpose: 'ai_input',
+  contentType: 'image/jpeg',
+  sizeBytes: 482113,
+  sha256: null,
+  width: null,
+  height: null,
+  status: 'uploading',
+  createdAt: at(0),
+  readyAt: null,
+};
+const readyAsset = {
+  ...uploadingAsset,
+  sha256: '9b74c9897bac770ffc029102a200c5de0f3c1e1f6c3a2b1d8e4f5a6b7c8d9e0f',
+  width: 1024,
+  height: 768,
+  status: 'ready',
+  readyAt: at(2),
+};
+
+const queuedJob = {
+  id: ids.job,
+  jobType: 'image.stylize',
+  status: 'queued',
+  progress: 0,
+  queue: 'interactive',
+  queuePosition: 3,
+  attempts: { count: 0, max: 3 },
+  modelId: ids.model,
+  styleId: ids.style,
+  petId: null,
+  inputAssetId: ids.input,
+  outputAssetId: null,
+  outputUrl: null,
+  outputUrlExpiresAt: null,
+  prompt: 'my cat as a renaissance painting',
+  negativePrompt: '',
+  width: null,
+  height: null,
+  parameters: { strength: 0.7 },
+  snapshot: {
+    providerCode: 'sim',
+    providerModel: 'sim-stylize',
+    modelVersion: '1',
+    styleCode: 'renaissance',
+    effectiveParameters: { strength: 0.7, seed: 42 },
+    effectivePrompt: 'my cat as a renaissance painting, in the style of a renaissance oil painting',
+  },
+  error: null,
+  startDeadlineAt: at(33),
+  retryOfJobId: null,
+  createdAt: at(3),
+  updatedAt: at(3),
+  startedAt: null,
+  completedAt: null,
+  timings: null,
+  version: 1,
+};
+const succeededJob = {
+  ...queuedJob,
+  status: 'succeeded',
+  progress: 100,
+  queuePosition: null,
+  attempts: { count: 1, max: 3 },
+  outputAssetId: ids.output,
+  outputUrl: downloadUrl(ids.output),
+  outputUrlExpiresAt: at(305),
+  startedAt: at(4),
+  completedAt: at(9),
+  updatedAt: at(9),
+  timings: {
+    queuedMs: 1000,
+    runningMs: 5000,
+    totalMs: 6000,
+    attempts: [{ attempt: 1, startedAt: at(4), endedAt: at(9), durationMs: 5000, outcome: 'succeeded', errorCode: null }],
+  },
+  version: 4,
+};
+const cancelledJob = {
+  ...queuedJob,
+  status: 'cancelled',
+  queuePosition: null,
+  completedAt: at(5),
+  updatedAt: at(5),
+  version: 2,
+};
+
+const draft = {
+  id: ids.post,
+  authorHandle: 'calm-otter-4821',
+  isMine: true,
+  petId: null,
+  category: 'ai_creation',
+  title: 'My cat, renaissance style',
+  content: '',
+  status: 'draft',
+  generationJobId: ids.job,
+  media: [{ assetId: ids.output, ordinal: 0 }],
+  version: 1,
+  createdAt: at(10),
+  updatedAt: at(10),
+  publishedAt: null,
+};
+const published = { ...draft, status: 'published', content: 'Painted by Atelier', version: 2, updatedAt: at(20), publishedAt: at(20) };
+const deleted = { ...published, status: 'deleted', version: 3, updatedAt: at(30) };
+
+export const API_EXAMPLES: OperationExamples = {
+  getCatalog: { responses: { 200: { models: [model], styles: [style] } } },
+  getStylePreview: {
+    responses: {
+      200: {
+        url: 'https://media.example.com/atelier/previews/019a3c1e-7f00-7000-8000-00000000d0c1?X-Amz-Expires=300&X-Amz-Signature=5f0c2e',
+        expiresAt: at(5),
+      },
+    },
+  },
+  createUpload: {
+    request: { purpose: 'ai_input', contentType: 'image/jpeg', sizeBytes: 482113 },
+    responses: {
+      201: {
+        asset: uploadingAsset,
+        upload: {
+          url: `https://media.atelier.internal/atelier-media/${ids.input}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=7a0e…`,
+          method: 'PUT',
+          headers: { 'content-type': 'image/jpeg', 'content-length': '482113' },
+          expiresAt: at(600),
+        },
+      },
+    },
+  },
+  completeUpload: { responses: { 200: { asset: readyAsset } } },
+  getAsset: { responses: { 200: { asset: readyAsset, url: downloadUrl(ids.input), urlExpiresAt: at(300) } } },
+  createJob: { responses: { 200: { job: queuedJob }, 201: { job: queuedJob } } },
+  listJobs: { responses: { 200: { items: [succeededJob], nextCursor: 'eyJjIjoiMjAyNi0xMi0wMVQwOTowMDowMy4wMDBaIn0' } } },
+  getJob: { responses: { 200: { job: succeededJob } } },
+  cancelJob: { responses: { 200: { job: cancelledJob } } },
+  createDraftFromJob: {
+    request: { title: 'My cat, renaissance style' },
+    responses: { 200: { post: draft }, 201: { post: draft } },
+  },
+  streamJobEvents: {
+    responses: { 200: `id: 4\nevent: job\ndata: ${JSON.stringify(succeededJob)}\n\n` },
+  },
+  createPost: {
+    request: {
+      category: 'ai_creation',
+      title: 'My cat, renaissance style',
+      status: 'published',
+      mediaAssetIds: [ids.output],
+      generationJobId: ids.job,
+    },
+    responses: { 200: { post: published }, 201: { post: published } },
+  },
+  updatePost: {
+    request: { expectedVersion: 1, status: 'published', content: 'Painted by Atelier' },
+    responses: { 200: { post: published } },
+  },
+  deletePost: { responses: { 200: { post: deleted } } },
+  getPost: { responses: { 200: { post: published } } },
+  listFeed: { responses: { 200: { items: [{ ...published, isMine: false, authorHandle: 'brave-heron-1177' }], nextCursor: null } } },
+  listMyPosts: { responses: { 200: { items: [published], nextCursor: null } } },
+  adminListJobs: { responses: { 200: ADMIN_EXAMPLES.jobs } },
+  adminRetryJob: { responses: { 201: { job: ADMIN_EXAMPLES.retriedJob } } },
+  adminListDeadOutboxEvents: { responses: { 200: ADMIN_EXAMPLES.deadEvents } },
+  adminReplayOutboxEvent: { responses: { 200: { event: ADMIN_EXAMPLES.replayedEvent } } },
+  adminPutModel: {
+    request: ADMIN_EXAMPLES.putModel,
+    responses: { 201: { model: { ...ADMIN_EXAMPLES.model, enabled: true }, created: true } },
+  },
+  adminPutStyle: {
+    request: ADMIN_EXAMPLES.putStyle,
+    responses: { 201: { style: { ...ADMIN_EXAMPLES.style, enabled: true }, created: true } },
+  },
+};
