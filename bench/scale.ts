@@ -312,6 +312,8 @@ async function explainAll(target: Target, inputs: Map<string, string>): Promise<
     retryOfJobId: null,
     traceContext: null,
     startWithinSeconds: null,
+    effectiveParameters: { strength: 0.8 },
+    effectivePrompt: 'explained, a gentle watercolor painting',
   };
   const quota = { jobTypes: ['image.stylize', 'image.upscale'], dailyLimit: 1_000_000, maxInFlight: 10_000 };
   const { explainDb: client, subjects } = target;

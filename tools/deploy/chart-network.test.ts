@@ -40,8 +40,8 @@ describe('chart - network policies', () => {
   it('wires the caller matrix the services configure', () => {
     // A change here is a change of who may call whom: review the NetworkPolicies with it.
     expect(Object.fromEntries(callers)).toEqual({
-      catalog: ['gateway', 'jobs'],
-      media: ['community', 'gateway', 'jobs', 'worker'],
+      catalog: ['gateway', 'jobs', 'worker'],
+      media: ['catalog', 'community', 'gateway', 'jobs', 'worker'],
       jobs: ['community', 'gateway', 'media', 'worker'],
       community: ['gateway', 'media'],
       'provider-sim': ['worker'],

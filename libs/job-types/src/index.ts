@@ -12,3 +12,4 @@ export {
 } from './job-types.js';
 export { START_DEADLINE_EXCEEDED, START_WITHIN_SECONDS } from './start-deadline.js';
 export { JOB_ERROR_REASONS, jobErrorReasonOf, type JobErrorReason } from './job-error-reasons.js';
+export { PROVIDER_CODES, isKnownProviderCode, type ProviderCode } from './providers.js';

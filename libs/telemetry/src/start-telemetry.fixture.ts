@@ -38,6 +38,7 @@ const server = await startGrpcServer({
         upsertStyle: notUsed,
         setModelEnabled: notUsed,
         setStyleEnabled: notUsed,
+        getStylePreview: notUsed,
       },
       silent,
       { gateway: ['getCatalog'] },

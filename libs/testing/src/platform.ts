@@ -98,11 +98,19 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     // asset its owner deletes is in use, while both ask media: their ports first.
     const jobsPort = await freePort();
     const communityPort = await freePort();
+    // Catalog asks media about style previews and media starts beside it: media's port first too.
+    const mediaPort = await freePort();
     // Settled, not all: when one fails to start, the other (already running) must be stopped too.
     const started = await Promise.allSettled([
       startGrpcServiceProcess(
         'catalog',
-        { ...options.env, DATABASE_URL: database.url, NATS_URL: natsUrl, NATS_STREAM_PREFIX: natsPrefix },
+        {
+          ...options.env,
+          DATABASE_URL: database.url,
+          NATS_URL: natsUrl,
+          NATS_STREAM_PREFIX: natsPrefix,
+          MEDIA_ADDR: `127.0.0.1:${mediaPort}`,
+        },
         options.nodeArgs?.catalog,
       ),
       startGrpcServiceProcess(
@@ -114,6 +122,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           NATS_STREAM_PREFIX: natsPrefix,
           JOBS_ADDR: `127.0.0.1:${jobsPort}`,
           COMMUNITY_ADDR: `127.0.0.1:${communityPort}`,
+          GRPC_PORT: String(mediaPort),
           S3_ENDPOINT: `http://${s3Address.address}:${s3Address.port}`,
           // s3rver's fixed development credentials: public, not secrets.
           S3_ACCESS_KEY_ID: 'S3RVER',
@@ -178,6 +187,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         ...options.env,
         JOBS_ADDR: jobs.address,
         MEDIA_ADDR: media.address,
+        CATALOG_ADDR: catalog.address,
         NATS_URL: natsUrl,
         NATS_STREAM_PREFIX: natsPrefix,
         PROVIDER_URL: providerUrl ?? 'http://127.0.0.1:1',

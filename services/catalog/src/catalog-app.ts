@@ -1,11 +1,13 @@
 import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
-import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
+import { mediaV1 } from '@atelier/contracts';
+import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startServiceMetrics } from '@atelier/metrics';
 import { NATS_HEALTH_SERVICE, checkNatsCredentials } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
 import { openChangeNotices } from './peers/change-notices.js';
+import { previewAssetsOf } from './peers/preview-assets.js';
 import { catalogConfigSpec, shutdownPolicy, type CatalogConfig } from './config.js';
 import { CATALOG_SCHEMA, catalogMigrations } from './db/migrations/index.js';
 import { startCatalogServer } from './server.js';
@@ -34,8 +36,10 @@ export async function startCatalogApp(
   const notices = openChangeNotices(config, logger, (up) =>
     serverRef.current?.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
   );
+  // Media is needed only to write a style with a preview and to link one; catalog serves without it.
+  const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 });
   const server = await startCatalogServer(
-    { pool, announceChange: notices.announce },
+    { pool, announceChange: notices.announce, previews: previewAssetsOf(media) },
     { ...servingOptionsOf(config, security), logger, callObserver: options.callObserver },
   );
   serverRef.current = server;
@@ -45,6 +49,7 @@ export async function startCatalogApp(
     async stop(graceMs) {
       await server.shutdown(graceMs);
       await notices.close();
+      media.close();
       await pool.end();
     },
   };

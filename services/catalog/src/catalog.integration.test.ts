@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogV1, commonV1 } from '@atelier/contracts';
-import { ErrorCode } from '@atelier/errors';
+import { ErrorCode, InvalidArgumentError } from '@atelier/errors';
 import type { GrpcServerHandle, PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
 import { catalogChangesSubject, connectNats, parseCatalogChange, type CatalogChange, type NatsConnection } from '@atelier/nats';
@@ -20,11 +20,26 @@ import {
 } from '@atelier/testing';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { openChangeNotices, type ChangeNotices } from './peers/change-notices.js';
+import type { PreviewAssets } from './peers/preview-assets.js';
 import { createCatalogOrm, migrateCatalog } from './db/catalog-orm.js';
 import { CATALOG_SERVICE_NAME, startCatalogServer } from './server.js';
 
 const { MediaKind } = commonV1;
 const logger = createLogger({ service: 'catalog-test', level: 'error' });
+
+/**
+ * Media as the catalog sees it, with one ready preview image (the real media and its refusals are
+ * exercised end to end in services/gateway/src/gateway.e2e.test.ts).
+ */
+const READY_PREVIEW = '019a0000-0000-7000-8000-00000000f001';
+const previews: PreviewAssets = {
+  async requireReady(assetId) {
+    if (assetId !== READY_PREVIEW) throw new InvalidArgumentError('preview_asset_id', `no media asset ${assetId}`);
+  },
+  async link(assetId) {
+    return assetId === READY_PREVIEW ? { url: `http://s3.test/${assetId}`, expiresAt: undefined, contentType: 'image/png' } : undefined;
+  },
+};
 
 let database: TestDatabase;
 let pool: SqlPool;
@@ -51,7 +66,7 @@ beforeAll(async () => {
   notices = openChangeNotices({ NATS_URL: testNatsUrl(), NATS_STREAM_PREFIX: natsPrefix }, logger);
   await notices.link.ready();
   server = await startCatalogServer(
-    { pool, announceChange: notices.announce },
+    { pool, announceChange: notices.announce, previews },
     { host: '127.0.0.1', port: 0, healthPort: 0, reflection: true, security: await testSecurity('catalog'), logger },
   );
   address = `127.0.0.1:${server.port}`;
@@ -198,7 +213,7 @@ describe('catalog - operator upsert and enable/disable', () => {
   });
 
   it('keeps the same code apart per media kind', async () => {
-    const video = await client.upsertModel({ ...baseModel, mediaKind: MediaKind.VIDEO, jobType: 'video.stylize' });
+    const video = await client.upsertModel({ ...baseModel, mediaKind: MediaKind.VIDEO });
     expect(video.created).toBe(true);
     const { models } = await client.getCatalog({ mediaKind: MediaKind.VIDEO });
     expect(models.map((m) => m.code)).toEqual(['ops-model']);
@@ -351,6 +366,52 @@ describe('catalog - localized names', () => {
   });
 });
 
+describe('catalog - entries the platform can use', () => {
+  const baseStyle = { mediaKind: MediaKind.IMAGE, title: 'Preview', subtitle: '', promptPreset: 'as a preview', sortOrder: 5 };
+
+  it('refuses a model of an unknown job type or provider code with INVALID_ARGUMENT naming the field', async () => {
+    const model = {
+      code: 'unknown-things',
+      mediaKind: MediaKind.IMAGE,
+      displayName: 'Unknown',
+      providerCode: 'sim',
+      providerModel: 'm',
+      modelVersion: '1',
+      jobType: 'image.stylize',
+      sortOrder: 1,
+      defaultParameters: {},
+    };
+    expect(await refusal(client.upsertModel({ ...model, jobType: 'video.stylize' }))).toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      field: 'job_type',
+    });
+    expect(await refusal(client.upsertModel({ ...model, providerCode: 'acme' }))).toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      field: 'provider_code',
+    });
+    const { models } = await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED });
+    expect(models.some((m) => m.code === 'unknown-things')).toBe(false);
+  });
+
+  it('refuses a style whose preview is no ready media asset, and links the preview of an enabled one only', async () => {
+    expect(
+      await refusal(client.upsertStyle({ ...baseStyle, code: 'no-preview', previewAssetId: '019a0000-0000-7000-8000-00000000f0ff' })),
+    ).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'preview_asset_id' });
+
+    const { style } = await client.upsertStyle({ ...baseStyle, code: 'with-preview', previewAssetId: READY_PREVIEW });
+    expect(style!.previewAssetId).toBe(READY_PREVIEW);
+    expect(await client.getStylePreview({ styleId: style!.id })).toMatchObject({
+      downloadUrl: `http://s3.test/${READY_PREVIEW}`,
+      contentType: 'image/png',
+    });
+
+    await client.setStyleEnabled({ styleId: style!.id, enabled: false });
+    expect(await refusal(client.getStylePreview({ styleId: style!.id }))).toMatchObject({ code: ErrorCode.NOT_FOUND });
+    const plain = (await client.getCatalog({ mediaKind: MediaKind.IMAGE })).styles.find((s) => !s.previewAssetId)!;
+    expect(await refusal(client.getStylePreview({ styleId: plain.id }))).toMatchObject({ code: ErrorCode.NOT_FOUND });
+  });
+});
+
 describe('catalog - change notices', () => {
   it('announces each committed upsert and enable/disable on the subject of its prefix, with the kind and id', async () => {
     heard.length = 0;
@@ -400,7 +461,7 @@ describe('catalog - change notices', () => {
   it('serves reads and writes while NATS cannot be reached', async () => {
     const away = openChangeNotices({ NATS_URL: `nats://127.0.0.1:${await freePort()}`, NATS_STREAM_PREFIX: natsPrefix }, logger);
     const offline = await startCatalogServer(
-      { pool, announceChange: away.announce },
+      { pool, announceChange: away.announce, previews },
       { host: '127.0.0.1', port: 0, healthPort: 0, security: await testSecurity('catalog'), logger },
     );
     const offlineClient = await testClient(catalogV1.CatalogServiceClient, `127.0.0.1:${offline.port}`, 'gateway');

@@ -1,4 +1,4 @@
-import { bool, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
+import { bool, hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { natsConfigSpec } from '@atelier/nats';
@@ -24,6 +24,8 @@ export const catalogConfigSpec = {
    * catalog cache then falls back on its TTL.
    */
   ...natsConfigSpec,
+  /** Media, for style previews: a style's preview_asset_id is checked there at write and linked for GetStylePreview. */
+  MEDIA_ADDR: hostPort('127.0.0.1:50052'),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   /** How long in-flight calls may take to finish on SIGTERM. */
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),

@@ -6,6 +6,7 @@ import { catalogCallerPolicy } from './rpc/caller-policy.js';
 import { getCatalog } from './rpc/get-catalog.js';
 import { getModel } from './rpc/get-model.js';
 import { getStyle } from './rpc/get-style.js';
+import { getStylePreview } from './rpc/get-style-preview.js';
 import { listCatalogEntries } from './rpc/list-catalog-entries.js';
 import { setModelEnabled, setStyleEnabled } from './rpc/set-enabled.js';
 import { upsertModel } from './rpc/upsert-model.js';
@@ -24,6 +25,7 @@ export function startCatalogServer(context: CatalogContext, options: GrpcServing
     upsertStyle: upsertStyle(context),
     setModelEnabled: setModelEnabled(context),
     setStyleEnabled: setStyleEnabled(context),
+    getStylePreview: getStylePreview(context),
   };
   return startGrpcServer({
     ...options,

@@ -463,6 +463,84 @@ describe('gateway e2e - the operator API', () => {
     expectError(bad, 400, 40000);
     expect(bad.body.error.message).toContain('displayName');
   });
+
+  it("checks a catalog write against the platform and media, and serves an enabled style's preview to anyone", async () => {
+    const model = {
+      mediaKind: 'image',
+      displayName: 'E2E',
+      providerCode: 'sim',
+      providerModel: 'm',
+      modelVersion: '1',
+      jobType: 'image.stylize',
+    };
+    const unknownType = await call<ErrorBody>('PUT', '/admin-api/catalog/models/e2e-unknown', {
+      token: admin,
+      body: { ...model, jobType: 'video.stylize' },
+    });
+    expectError(unknownType, 400, 40000);
+    expect(unknownType.body.error.message).toContain('job_type: "video.stylize" is not a job type this platform has');
+    const unknownProvider = await call<ErrorBody>('PUT', '/admin-api/catalog/models/e2e-unknown', {
+      token: admin,
+      body: { ...model, providerCode: 'acme' },
+    });
+    expectError(unknownProvider, 400, 40000);
+    expect(unknownProvider.body.error.message).toContain('provider_code');
+
+    const style = { mediaKind: 'image', title: 'E2E preview', promptPreset: 'as a preview', sortOrder: 999_999 };
+    const missing = await call<ErrorBody>('PUT', `/admin-api/catalog/styles/e2e-preview-${process.pid}`, {
+      token: admin,
+      body: { ...style, previewAssetId: '019a0000-0000-7000-8000-00000000f0ff' },
+    });
+    expectError(missing, 400, 40000);
+    expect(missing.body.error.message).toContain('preview_asset_id');
+    const unfinished = await uploadPhoto(admin, false);
+    expectError(
+      await call('PUT', `/admin-api/catalog/styles/e2e-preview-${process.pid}`, {
+        token: admin,
+        body: { ...style, previewAssetId: unfinished },
+      }),
+      400,
+      40000,
+    );
+
+    // The admin's own upload becomes the public preview of an enabled style.
+    const previewAssetId = await uploadPhoto(admin);
+    const created = await call<{ style: { id: string } }>('PUT', `/admin-api/catalog/styles/e2e-preview-${process.pid}`, {
+      token: admin,
+      body: { ...style, previewAssetId },
+    });
+    expect(created.status).toBe(201);
+    const styleId = created.body.style.id;
+    const listed = (
+      await call<{ styles: { id: string; previewUrl: string | null }[] }>('GET', '/api/v1/creation/catalog?mediaKind=image', { token: bob })
+    ).body;
+    const previewUrl = listed.styles.find((s) => s.id === styleId)!.previewUrl!;
+    expect(previewUrl).toBe(`/public/styles/${styleId}/preview`);
+    expect(listed.styles.filter((s) => s.id !== styleId).every((s) => s.previewUrl === null)).toBe(true);
+
+    // No token: an image loader sends none.
+    const redirect = await fetch(`${base}${previewUrl}`, { redirect: 'manual' });
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    const image = await fetch(redirect.headers.get('location')!);
+    expect(image.status).toBe(200);
+    const bytes = Buffer.from(await image.arrayBuffer());
+    expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+    const asJson = await fetch(`${base}${previewUrl}`, { headers: { accept: 'application/json' } });
+    expect(asJson.status).toBe(200);
+    expect(await asJson.json()).toMatchObject({ url: expect.stringMatching(/^http/), expiresAt: expect.any(String) });
+
+    // Nothing else is served: a disabled style's preview, a style without one, an unknown id.
+    const hidden = await call<{ style: { id: string } }>('PUT', `/admin-api/catalog/styles/e2e-hidden-${process.pid}`, {
+      token: admin,
+      body: { ...style, previewAssetId, enabled: false },
+    });
+    expect((await fetch(`${base}/public/styles/${hidden.body.style.id}/preview`, { redirect: 'manual' })).status).toBe(404);
+    const plain = listed.styles.find((s) => s.previewUrl === null)!;
+    expect((await fetch(`${base}/public/styles/${plain.id}/preview`, { redirect: 'manual' })).status).toBe(404);
+    expect((await fetch(`${base}/public/styles/019a0000-0000-7000-8000-0000000000ee/preview`, { redirect: 'manual' })).status).toBe(404);
+    expect((await fetch(`${base}/public/styles/not-an-id/preview`, { redirect: 'manual' })).status).toBe(400);
+  });
 });
 
 describe('gateway e2e - answers in the language asked for (Accept-Language)', () => {

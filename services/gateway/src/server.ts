@@ -31,6 +31,7 @@ import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
 import { registerQuotaRoute } from './routes/quota-route.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
+import { registerStylePreviewRoute } from './routes/style-preview-route.js';
 import { applyOpenApiConventions } from './http/openapi-conventions.js';
 import { API_EXAMPLES } from './routes/api-examples.js';
 
@@ -162,6 +163,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   registerOpsRoutes(app, context, metrics);
   registerDocsRoutes(app);
   registerConsoleRoutes(app, context.consoleDir);
+  registerStylePreviewRoute(app, context);
   const outputLinks = new OutputLinks(context.peers.media);
   const finishedJobs = new FinishedJobCache(context.peers.media, metrics.jobViewCache, outputLinks);
   const authenticated = context.rateLimiter

@@ -640,6 +640,8 @@ describe('operators - list, inspect and retry jobs', () => {
       inputAssetId: image.inputAssetId,
       snapshot: image.snapshot,
     });
+    // The snapshot holds what the original asked the vendor (the seeded model's defaults, the style's preset): the retry asks the same.
+    expect(image.snapshot).toMatchObject({ effectiveParameters: { strength: expect.any(Number) }, effectivePrompt: expect.any(String) });
     expect(retried.job!.id).not.toBe(image.id);
     const details = await h.admin.getJobDetails({ jobId: retried.job!.id });
     expect(details.events.map((e) => e.actor)).toEqual(['operator:ops-alice']);

@@ -11,6 +11,8 @@ export const workerConfigSpec = {
   HTTP_PORT: port(9464),
   JOBS_ADDR: hostPort('127.0.0.1:50053'),
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),
+  /** Catalog, read for the check that this worker can run every enabled model (/readyz). */
+  CATALOG_ADDR: hostPort('127.0.0.1:50051'),
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
   /** The AI vendor (provider-sim locally) serving provider code `sim`. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import { jobsEventsV1, jobsExecutionV1, mediaV1 } from '@atelier/contracts';
+import { catalogV1, jobsEventsV1, jobsExecutionV1, mediaV1 } from '@atelier/contracts';
 import { createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
@@ -28,7 +28,9 @@ import { AttemptClock } from './domain/attempt-clock.js';
 import { createExecutionBatches } from './peers/execution-batches.js';
 import { JobRunner } from './domain/job-runner.js';
 import { outputHostsFrom } from './peers/provider/output-limits.js';
-import { HttpProviderClient, type ProviderClient } from './peers/provider/provider-client.js';
+import { CatalogCoverageCheck } from './peers/catalog-coverage-check.js';
+import { providersByCode } from './peers/provider/providers-by-code.js';
+import { HttpProviderClient } from './peers/provider/provider-client.js';
 import { ProviderCancelConsumer } from './background/provider-cancel-consumer.js';
 import { QueueConsumer } from './background/queue-consumer.js';
 import { WorkerMetrics } from './worker-metrics.js';
@@ -71,6 +73,17 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   // A worker has nothing to do without NATS: it waits for the broker (forever, also at start-up),
   // alive (/healthz) but not ready (/readyz) meanwhile.
   let consuming = false;
+  const security = loadGrpcSecurity(config);
+  const providers = providersByCode({
+    sim: new HttpProviderClient({
+      baseUrl: config.PROVIDER_URL,
+      apiKey: config.PROVIDER_API_KEY,
+      output: { hosts: outputHostsFrom(config.PROVIDER_OUTPUT_HOSTS, config.PROVIDER_URL), maxBytes: config.PROVIDER_OUTPUT_MAX_BYTES },
+    }),
+  });
+  const catalog = createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 5_000 });
+  // Ready also means able to run every enabled model (checked once NATS is up, below).
+  const coverage = new CatalogCoverageCheck({ catalog, providerCodes: new Set(providers.keys()), logger });
   const link = openNatsLink({
     servers: config.NATS_URL,
     name: `worker ${workerId}`,
@@ -78,7 +91,12 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     logger,
     onConnected: declareOn,
   });
-  const metricsServer = await startWorkerServer(metrics.registry, config.HTTP_PORT, () => consuming && link.up());
+  const metricsServer = await startWorkerServer(
+    metrics.registry,
+    config.HTTP_PORT,
+    () => consuming && link.up() && coverage.covers(),
+    () => ({ catalog: coverage.status() }),
+  );
   const nats = await link.ready();
   // When JetStream says one consumer or the stream is gone, all of this worker's consumers are
   // declared again and the other pulls reopened too: a deleted stream takes every consumer with
@@ -89,21 +107,12 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     for (const pull of pulls) if (pull !== origin()) pull.restartPull();
   };
 
-  const security = loadGrpcSecurity(config);
   const execution = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, config.JOBS_ADDR, security, {
     defaultDeadlineMs: 10_000,
   });
   const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 10_000 });
-  const providers = new Map<string, ProviderClient>([
-    [
-      'sim',
-      new HttpProviderClient({
-        baseUrl: config.PROVIDER_URL,
-        apiKey: config.PROVIDER_API_KEY,
-        output: { hosts: outputHostsFrom(config.PROVIDER_OUTPUT_HOSTS, config.PROVIDER_URL), maxBytes: config.PROVIDER_OUTPUT_MAX_BYTES },
-      }),
-    ],
-  ]);
+  // Not awaited: a worker processes jobs while catalog is away; /readyz reports what it found.
+  void coverage.start(nats, config.NATS_STREAM_PREFIX);
   const crashPoint = crashPointsFor(config.WORKER_CRASH_POINT);
   const executors = executorsByJobType({
     image: imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger }),
@@ -178,6 +187,8 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       await Promise.all(consumers.map((consumer) => consumer.drain(config.WORKER_DRAIN_TIMEOUT_MS)));
       await providerCancels.stop();
       cancellations.unsubscribe();
+      coverage.stop();
+      catalog.close();
       clock.stop();
       execution.close();
       media.close();

@@ -557,6 +557,26 @@ export interface paths {
     patch: operations['updatePost'];
     trace?: never;
   };
+  '/public/styles/{styleId}/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A style's preview image (public: no token needed); the catalog's previewUrl
+     * @description Redirects (302) to a short-lived download URL of the image; the redirect itself may be cached for as long as Cache-Control says. With `Accept: application/json`, answers that URL as JSON instead (200). 404 for a style that does not exist, is disabled or has no preview.
+     */
+    get: operations['getStylePreview'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -655,6 +675,8 @@ export interface components {
       /** @enum {string} */
       mediaKind: 'image' | 'video';
       previewAssetId: string | null;
+      /** @description the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null without a preview */
+      previewUrl: string | null;
       promptPreset: string;
       sortOrder: number;
       subtitle: string;
@@ -771,6 +793,12 @@ export interface components {
       queuePosition: number | null;
       retryOfJobId: string | null;
       snapshot: {
+        /** @description what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded */
+        effectiveParameters: {
+          [key: string]: unknown;
+        } | null;
+        /** @description the prompt sent to the vendor: the job's prompt, then the style's promptPreset, joined by ", " */
+        effectivePrompt: string | null;
         modelVersion: string;
         providerCode: string;
         providerModel: string;
@@ -975,6 +1003,8 @@ export interface components {
       /** @enum {string} */
       mediaKind: 'image' | 'video';
       previewAssetId: string | null;
+      /** @description the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null without a preview */
+      previewUrl: string | null;
       sortOrder: number;
       /** @description in the language of the answer, like title */
       subtitle: string;
@@ -1203,7 +1233,8 @@ export interface operations {
            *           "title": "Renaissance",
            *           "subtitle": "Oil on canvas",
            *           "mediaKind": "image",
-           *           "previewAssetId": null,
+           *           "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
+           *           "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
            *           "sortOrder": 10,
            *           "promptPreset": "in the style of a renaissance oil painting",
            *           "enabled": false,
@@ -1282,12 +1313,15 @@ export interface operations {
           };
           /** @description absent: true for a new entry, unchanged for an existing one */
           enabled?: boolean;
-          /** @example image.stylize */
+          /**
+           * @description a job type the platform ships (image.stylize, image.upscale, system.canary), else 400 naming job_type
+           * @example image.stylize
+           */
           jobType: string;
           /** @enum {string} */
           mediaKind: 'image' | 'video';
           modelVersion: string;
-          /** @description the provider adapter, e.g. sim */
+          /** @description the provider adapter; one the platform has (sim), else 400 naming provider_code */
           providerCode: string;
           providerModel: string;
           /** @default 0 */
@@ -1534,7 +1568,10 @@ export interface operations {
           enabled?: boolean;
           /** @enum {string} */
           mediaKind: 'image' | 'video';
-          /** Format: uuid */
+          /**
+           * Format: uuid
+           * @description a ready media asset (upload it first), else 400 naming preview_asset_id; it becomes public (previewUrl) while the style is enabled
+           */
           previewAssetId?: string | null;
           /** @default  */
           promptPreset?: string;
@@ -1580,7 +1617,8 @@ export interface operations {
            *         "title": "Renaissance",
            *         "subtitle": "Oil on canvas",
            *         "mediaKind": "image",
-           *         "previewAssetId": null,
+           *         "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
+           *         "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
            *         "sortOrder": 10,
            *         "promptPreset": "in the style of a renaissance oil painting",
            *         "enabled": false,
@@ -1617,7 +1655,8 @@ export interface operations {
            *         "title": "Renaissance",
            *         "subtitle": "Oil on canvas",
            *         "mediaKind": "image",
-           *         "previewAssetId": null,
+           *         "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
+           *         "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
            *         "sortOrder": 10,
            *         "promptPreset": "in the style of a renaissance oil painting",
            *         "enabled": true,
@@ -1679,7 +1718,8 @@ export interface operations {
            *         "title": "Renaissance",
            *         "subtitle": "Oil on canvas",
            *         "mediaKind": "image",
-           *         "previewAssetId": null,
+           *         "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
+           *         "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
            *         "sortOrder": 10,
            *         "promptPreset": "in the style of a renaissance oil painting",
            *         "enabled": false,
@@ -1739,7 +1779,8 @@ export interface operations {
            *         "title": "Renaissance",
            *         "subtitle": "Oil on canvas",
            *         "mediaKind": "image",
-           *         "previewAssetId": null,
+           *         "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
+           *         "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
            *         "sortOrder": 10,
            *         "promptPreset": "in the style of a renaissance oil painting",
            *         "enabled": true,
@@ -1832,7 +1873,12 @@ export interface operations {
            *               "providerCode": "sim",
            *               "providerModel": "sim-stylize",
            *               "modelVersion": "1",
-           *               "styleCode": "renaissance"
+           *               "styleCode": "renaissance",
+           *               "effectiveParameters": {
+           *                 "strength": 0.7,
+           *                 "seed": 42
+           *               },
+           *               "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
            *             },
            *             "error": {
            *               "code": "PROVIDER_UNAVAILABLE",
@@ -1950,7 +1996,12 @@ export interface operations {
            *             "providerCode": "sim",
            *             "providerModel": "sim-stylize",
            *             "modelVersion": "1",
-           *             "styleCode": "renaissance"
+           *             "styleCode": "renaissance",
+           *             "effectiveParameters": {
+           *               "strength": 0.7,
+           *               "seed": 42
+           *             },
+           *             "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
            *           },
            *           "error": {
            *             "code": "PROVIDER_UNAVAILABLE",
@@ -2156,7 +2207,12 @@ export interface operations {
            *             "providerCode": "sim",
            *             "providerModel": "sim-stylize",
            *             "modelVersion": "1",
-           *             "styleCode": "renaissance"
+           *             "styleCode": "renaissance",
+           *             "effectiveParameters": {
+           *               "strength": 0.7,
+           *               "seed": 42
+           *             },
+           *             "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
            *           },
            *           "error": null,
            *           "startDeadlineAt": null,
@@ -2246,7 +2302,12 @@ export interface operations {
            *             "providerCode": "sim",
            *             "providerModel": "sim-stylize",
            *             "modelVersion": "1",
-           *             "styleCode": "renaissance"
+           *             "styleCode": "renaissance",
+           *             "effectiveParameters": {
+           *               "strength": 0.7,
+           *               "seed": 42
+           *             },
+           *             "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
            *           },
            *           "error": null,
            *           "startDeadlineAt": null,
@@ -2714,7 +2775,8 @@ export interface operations {
            *           "title": "Renaissance",
            *           "subtitle": "Oil on canvas",
            *           "mediaKind": "image",
-           *           "previewAssetId": null,
+           *           "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
+           *           "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
            *           "sortOrder": 10
            *         }
            *       ]
@@ -2793,7 +2855,12 @@ export interface operations {
            *             "providerCode": "sim",
            *             "providerModel": "sim-stylize",
            *             "modelVersion": "1",
-           *             "styleCode": "renaissance"
+           *             "styleCode": "renaissance",
+           *             "effectiveParameters": {
+           *               "strength": 0.7,
+           *               "seed": 42
+           *             },
+           *             "effectivePrompt": "my cat as a renaissance painting, in the style of a renaissance oil painting"
            *           },
            *           "error": null,
            *           "startDeadlineAt": "2026-12-01T09:00:33.000Z",
@@ -2932,7 +2999,12 @@ export interface operations {
            *           "providerCode": "sim",
            *           "providerModel": "sim-stylize",
            *           "modelVersion": "1",
-           *           "styleCode": "renaissance"
+           *           "styleCode": "renaissance",
+           *           "effectiveParameters": {
+           *             "strength": 0.7,
+           *             "seed": 42
+           *           },
+           *           "effectivePrompt": "my cat as a renaissance painting, in the style of a renaissance oil painting"
            *         },
            *         "error": null,
            *         "startDeadlineAt": "2026-12-01T09:00:33.000Z",
@@ -2989,7 +3061,12 @@ export interface operations {
            *           "providerCode": "sim",
            *           "providerModel": "sim-stylize",
            *           "modelVersion": "1",
-           *           "styleCode": "renaissance"
+           *           "styleCode": "renaissance",
+           *           "effectiveParameters": {
+           *             "strength": 0.7,
+           *             "seed": 42
+           *           },
+           *           "effectivePrompt": "my cat as a renaissance painting, in the style of a renaissance oil painting"
            *         },
            *         "error": null,
            *         "startDeadlineAt": "2026-12-01T09:00:33.000Z",
@@ -3071,7 +3148,12 @@ export interface operations {
            *           "providerCode": "sim",
            *           "providerModel": "sim-stylize",
            *           "modelVersion": "1",
-           *           "styleCode": "renaissance"
+           *           "styleCode": "renaissance",
+           *           "effectiveParameters": {
+           *             "strength": 0.7,
+           *             "seed": 42
+           *           },
+           *           "effectivePrompt": "my cat as a renaissance painting, in the style of a renaissance oil painting"
            *         },
            *         "error": null,
            *         "startDeadlineAt": "2026-12-01T09:00:33.000Z",
@@ -3167,7 +3249,12 @@ export interface operations {
            *           "providerCode": "sim",
            *           "providerModel": "sim-stylize",
            *           "modelVersion": "1",
-           *           "styleCode": "renaissance"
+           *           "styleCode": "renaissance",
+           *           "effectiveParameters": {
+           *             "strength": 0.7,
+           *             "seed": 42
+           *           },
+           *           "effectivePrompt": "my cat as a renaissance painting, in the style of a renaissance oil painting"
            *         },
            *         "error": null,
            *         "startDeadlineAt": "2026-12-01T09:00:33.000Z",
@@ -3334,7 +3421,7 @@ export interface operations {
           /**
            * @example id: 4
            *     event: job
-           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":null,"inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-stylize","modelVersion":"1","styleCode":"renaissance"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
+           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":null,"inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-stylize","modelVersion":"1","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
            */
           'text/event-stream': string;
         };
@@ -4417,6 +4504,63 @@ export interface operations {
             post: components['schemas']['Post'];
           };
         };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  getStylePreview: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        styleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description with Accept: application/json: the short-lived URL itself (load it, never store it) */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "url": "https://media.example.com/atelier/previews/019a3c1e-7f00-7000-8000-00000000d0c1?X-Amz-Expires=300&X-Amz-Signature=5f0c2e",
+           *       "expiresAt": "2026-12-01T09:00:05.000Z"
+           *     }
+           */
+          'application/json': {
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: uri */
+            url: string;
+          };
+        };
+      };
+      /** @description the image is at Location (a presigned URL: load it, never store it) */
+      302: {
+        headers: {
+          /** @description public, max-age=<seconds the redirect stays good> */
+          'cache-control'?: string;
+          'Content-Language': components['headers']['ContentLanguage'];
+          location?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];

@@ -44,13 +44,24 @@ describe('catalog rules - model entries', () => {
     ['display_name', { displayName: '   ' }],
     ['display_name', { displayName: 'x'.repeat(121) }],
     ['provider_code', { providerCode: 'Sim!' }],
+    ['provider_code', { providerCode: 'acme' }],
     ['provider_model', { providerModel: '' }],
     ['model_version', { modelVersion: '' }],
     ['job_type', { jobType: 'Image Stylize' }],
+    ['job_type', { jobType: 'video.stylize' }],
     ['sort_order', { sortOrder: 2_000_000 }],
     ['default_parameters', { defaultParameters: { blob: 'x'.repeat(20_000) } }],
   ])('names %s when it is invalid', (field, overrides) => {
     expect(fieldOf(() => validateModelInput(model(overrides as Partial<catalogV1.UpsertModelRequest>)))).toBe(field);
+  });
+
+  it('says which job types and provider codes exist when one is unknown', () => {
+    expect(() => validateModelInput(model({ jobType: 'video.stylize' }))).toThrow(
+      /"video.stylize" is not a job type this platform has \(known: image.stylize, image.upscale, system.canary\)/,
+    );
+    expect(() => validateModelInput(model({ providerCode: 'acme' }))).toThrow(
+      /"acme" is not a provider code this platform has \(known: sim\)/,
+    );
   });
 });
 

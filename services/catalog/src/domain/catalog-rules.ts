@@ -1,4 +1,4 @@
-import { JOB_TYPE_PATTERN } from '@atelier/job-types';
+import { JOB_TYPE_PATTERN, JOB_TYPES, PROVIDER_CODES, findJobType, isKnownProviderCode } from '@atelier/job-types';
 import type { catalogV1 } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
 import { requireText, requireUuid } from '@atelier/validation';
@@ -58,6 +58,16 @@ function requireSortOrder(value: number): number {
   return value;
 }
 
+/**
+ * A model must name a job type this build ships and a provider it has a client for: an entry the
+ * platform cannot run would be offered to users and fail every job made with it.
+ */
+function requireKnown(value: string, field: string, known: boolean, what: string, list: readonly string[]): string {
+  if (!known)
+    throw new InvalidArgumentError(field, `"${value.slice(0, 80)}" is not a ${what} this platform has (known: ${list.join(', ')})`);
+  return value;
+}
+
 export function validateModelInput(request: catalogV1.UpsertModelRequest): ModelInput {
   const defaultParameters = request.defaultParameters ?? {};
   if (Buffer.byteLength(JSON.stringify(defaultParameters)) > MAX_DEFAULT_PARAMETERS_BYTES) {
@@ -67,10 +77,22 @@ export function validateModelInput(request: catalogV1.UpsertModelRequest): Model
     code: requireCode(request.code, 'code', CODE_PATTERN, '2–64 lower-case letters, digits, "-" or "_", starting with a letter'),
     mediaKind: requireMediaKind(request.mediaKind),
     displayName: requireText(request.displayName, 'display_name', 120),
-    providerCode: requireCode(request.providerCode, 'provider_code', PROVIDER_CODE_PATTERN, 'a lower-case identifier'),
+    providerCode: requireKnown(
+      requireCode(request.providerCode, 'provider_code', PROVIDER_CODE_PATTERN, 'a lower-case identifier'),
+      'provider_code',
+      isKnownProviderCode(request.providerCode),
+      'provider code',
+      PROVIDER_CODES,
+    ),
     providerModel: requireText(request.providerModel, 'provider_model', 128),
     modelVersion: requireText(request.modelVersion, 'model_version', 64),
-    jobType: requireCode(request.jobType, 'job_type', JOB_TYPE_PATTERN, 'a job type such as image.stylize'),
+    jobType: requireKnown(
+      requireCode(request.jobType, 'job_type', JOB_TYPE_PATTERN, 'a job type such as image.stylize'),
+      'job_type',
+      findJobType(request.jobType) !== undefined,
+      'job type',
+      JOB_TYPES.map((type) => type.jobType),
+    ),
     enabled: request.enabled,
     sortOrder: requireSortOrder(request.sortOrder),
     defaultParameters,

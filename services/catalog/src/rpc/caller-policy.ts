@@ -4,11 +4,14 @@ import type { CallerPolicy } from '@atelier/grpc';
 /**
  * Who may call what (callers are the service identities of their certificates). The gateway
  * serves the catalog to users and edits it for admins (it checks the admin role itself); jobs
- * reads a model and a style when it validates a new job; the operator CLI (`atelier-ops catalog`)
+ * reads a model and a style when it validates a new job; the worker reads the enabled models to
+ * check it can run each of them; the operator CLI (`atelier-ops catalog`)
  * lists every entry and shows or hides one, and edits nothing else.
  */
 export const catalogCallerPolicy: CallerPolicy<typeof catalogV1.CatalogServiceService> = {
   gateway: 'all',
   jobs: ['getModel', 'getStyle'],
+  // The start-up check that it can run every enabled model (services/worker/src/catalog-coverage.ts).
+  worker: ['getCatalog'],
   ops: ['listCatalogEntries', 'setModelEnabled', 'setStyleEnabled'],
 };

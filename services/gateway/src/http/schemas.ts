@@ -78,6 +78,11 @@ export const sharedSchemas = [
       subtitle: { type: 'string', description: 'in the language of the answer, like title' },
       mediaKind: { type: 'string', enum: ['image', 'video'] },
       previewAssetId: nullableString,
+      previewUrl: {
+        ...nullableString,
+        description:
+          "the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null without a preview",
+      },
       sortOrder: { type: 'integer' },
     }),
   },
@@ -135,6 +140,16 @@ export const sharedSchemas = [
           providerModel: { type: 'string' },
           modelVersion: { type: 'string' },
           styleCode: nullableString,
+          effectiveParameters: {
+            type: ['object', 'null'],
+            additionalProperties: true,
+            description:
+              "what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded",
+          },
+          effectivePrompt: {
+            ...nullableString,
+            description: 'the prompt sent to the vendor: the job\'s prompt, then the style\'s promptPreset, joined by ", "',
+          },
         }),
       ),
       error: nullable(object({ code: { type: 'string' }, message: { type: 'string' } })),
@@ -259,6 +274,11 @@ export const sharedSchemas = [
       subtitle: { type: 'string' },
       mediaKind: { type: 'string', enum: ['image', 'video'] },
       previewAssetId: nullableString,
+      previewUrl: {
+        ...nullableString,
+        description:
+          "the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null without a preview",
+      },
       sortOrder: { type: 'integer' },
       promptPreset: { type: 'string' },
       enabled: { type: 'boolean' },

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { commonV1 } from '@atelier/contracts';
-import { JOB_TYPE_PATTERN_SOURCE } from '@atelier/job-types';
+import { JOB_TYPE_PATTERN_SOURCE, JOB_TYPES, PROVIDER_CODES } from '@atelier/job-types';
 import type { GatewayContext } from '../gateway-context.js';
 import { object, ref, responses, uuid } from '../http/schemas.js';
 import { ADMIN_EXAMPLES } from './admin-examples.js';
@@ -58,10 +58,19 @@ const modelBody = object(
   {
     mediaKind,
     displayName: { type: 'string', minLength: 1, maxLength: 120 },
-    providerCode: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,63}$', description: 'the provider adapter, e.g. sim' },
+    providerCode: {
+      type: 'string',
+      pattern: '^[a-z][a-z0-9_-]{0,63}$',
+      description: `the provider adapter; one the platform has (${PROVIDER_CODES.join(', ')}), else 400 naming provider_code`,
+    },
     providerModel: { type: 'string', minLength: 1, maxLength: 128 },
     modelVersion: { type: 'string', minLength: 1, maxLength: 64 },
-    jobType: { type: 'string', pattern: JOB_TYPE_PATTERN_SOURCE, examples: ['image.stylize'] },
+    jobType: {
+      type: 'string',
+      pattern: JOB_TYPE_PATTERN_SOURCE,
+      examples: ['image.stylize'],
+      description: `a job type the platform ships (${JOB_TYPES.map((type) => type.jobType).join(', ')}), else 400 naming job_type`,
+    },
     enabled,
     sortOrder,
     defaultParameters: { type: 'object', additionalProperties: true, description: "merged under a job's own parameters; at most 16 KiB" },
@@ -75,7 +84,12 @@ const styleBody = object(
     mediaKind,
     title: { type: 'string', minLength: 1, maxLength: 80 },
     subtitle: { type: 'string', maxLength: 200, default: '' },
-    previewAssetId: { type: ['string', 'null'], format: 'uuid' },
+    previewAssetId: {
+      type: ['string', 'null'],
+      format: 'uuid',
+      description:
+        'a ready media asset (upload it first), else 400 naming preview_asset_id; it becomes public (previewUrl) while the style is enabled',
+    },
     promptPreset: { type: 'string', maxLength: 2000, default: '' },
     enabled,
     sortOrder,

@@ -34,7 +34,8 @@ const style = {
   title: 'Renaissance',
   subtitle: 'Oil on canvas',
   mediaKind: 'image',
-  previewAssetId: null,
+  previewAssetId: '019a3c1e-7f00-7000-8000-00000000d0c1',
+  previewUrl: `/public/styles/${ids.style}/preview`,
   sortOrder: 10,
 };
 
@@ -86,7 +87,14 @@ const queuedJob = {
   width: null,
   height: null,
   parameters: { strength: 0.7 },
-  snapshot: { providerCode: 'sim', providerModel: 'sim-stylize', modelVersion: '1', styleCode: 'renaissance' },
+  snapshot: {
+    providerCode: 'sim',
+    providerModel: 'sim-stylize',
+    modelVersion: '1',
+    styleCode: 'renaissance',
+    effectiveParameters: { strength: 0.7, seed: 42 },
+    effectivePrompt: 'my cat as a renaissance painting, in the style of a renaissance oil painting',
+  },
   error: null,
   startDeadlineAt: at(33),
   retryOfJobId: null,
@@ -159,6 +167,14 @@ export const API_EXAMPLES: OperationExamples = {
     responses: { 200: { status: 'completed', requestedAt: at(40), completedAt: at(44), parts: deletionParts('completed') } },
   },
   getCatalog: { responses: { 200: { models: [model], styles: [style] } } },
+  getStylePreview: {
+    responses: {
+      200: {
+        url: 'https://media.example.com/atelier/previews/019a3c1e-7f00-7000-8000-00000000d0c1?X-Amz-Expires=300&X-Amz-Signature=5f0c2e',
+        expiresAt: at(5),
+      },
+    },
+  },
   createUpload: {
     request: { purpose: 'ai_input', contentType: 'image/jpeg', sizeBytes: 482113 },
     responses: {

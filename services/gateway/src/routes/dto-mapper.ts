@@ -1,5 +1,6 @@
 import { commonV1, communityV1, enumWords, jobsAdminV1, jobsExecutionV1, jobsV1, mediaV1, type catalogV1 } from '@atelier/contracts';
 import { DEFAULT_LOCALE, type Locale } from '../i18n/locales.js';
+import { stylePreviewPath } from './style-preview-path.js';
 
 /** Contract messages as the mobile API's JSON (camelCase, lower-case enum words, null for absent). */
 
@@ -55,6 +56,8 @@ export function toStyleDto(style: catalogV1.Style, locale: Locale = DEFAULT_LOCA
     subtitle: named(style.subtitle, style.subtitleI18n, locale),
     mediaKind: mediaKinds.toApi(style.mediaKind),
     previewAssetId: orNull(style.previewAssetId),
+    // Public and stable (routes/style-preview-route.ts): it redirects to a short-lived URL.
+    previewUrl: style.previewAssetId ? stylePreviewPath(style.id) : null,
     sortOrder: style.sortOrder,
   };
 }
@@ -104,6 +107,8 @@ export function toJobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Dat
           providerModel: job.snapshot.providerModel,
           modelVersion: job.snapshot.modelVersion,
           styleCode: orNull(job.snapshot.styleCode),
+          effectiveParameters: job.snapshot.effectiveParameters ?? null,
+          effectivePrompt: orNull(job.snapshot.effectivePrompt),
         }
       : null,
     error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,

@@ -48,6 +48,9 @@ export interface JobRow {
   trace_context: Record<string, string> | null;
   /** No worker may start the job after it (domain/start-deadline.ts); null: no deadline. */
   start_deadline_at: Date | null;
+  /** What the vendor is asked (domain/effective-parameters.ts); null for jobs created before migration 0012. */
+  effective_parameters: Record<string, unknown> | null;
+  effective_prompt: string | null;
   /**
    * Not a column: the outbox rows the transition that answered this row wrote claimed for this
    * replica's relay, which publishes them after the commit (transitions/transition-sql.ts, background/announce.ts).

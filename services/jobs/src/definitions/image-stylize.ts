@@ -4,6 +4,9 @@ import { requireNumberParameter, requireOnlyParameters } from './parameter-rules
 
 const described = describedJobType('image.stylize');
 
+/** What a user may set; the model's defaults may hold more (domain/effective-parameters.ts). */
+const USER_PARAMETERS: readonly string[] = ['strength', 'seed'];
+
 /** Restyles the user's photo with a catalog style. A user is waiting: interactive queue. */
 export const imageStylize: JobDefinition = {
   jobType: described.jobType,
@@ -20,9 +23,10 @@ export const imageStylize: JobDefinition = {
   style: 'required',
   usesInputAsset: true,
   producesOutput: true,
+  userParameters: USER_PARAMETERS,
   countsTowardQuota: true,
   validateInput(command) {
-    requireOnlyParameters(command.parameters, ['strength', 'seed']);
+    requireOnlyParameters(command.parameters, USER_PARAMETERS);
     requireNumberParameter(command.parameters, 'strength', 0, 1);
     requireNumberParameter(command.parameters, 'seed', 0, 2 ** 31 - 1);
   },

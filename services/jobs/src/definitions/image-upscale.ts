@@ -5,6 +5,9 @@ import { requireOneOfParameter, requireOnlyParameters } from './parameter-rules.
 
 const described = describedJobType('image.upscale');
 
+/** What a user may set; the model's defaults may hold more (domain/effective-parameters.ts). */
+const USER_PARAMETERS: readonly string[] = ['scale'];
+
 /** Enlarges an image. Nobody waits for it: background queue, more patient retries. */
 export const imageUpscale: JobDefinition = {
   jobType: described.jobType,
@@ -21,9 +24,10 @@ export const imageUpscale: JobDefinition = {
   style: 'none',
   usesInputAsset: true,
   producesOutput: true,
+  userParameters: USER_PARAMETERS,
   countsTowardQuota: true,
   validateInput(command) {
-    requireOnlyParameters(command.parameters, ['scale']);
+    requireOnlyParameters(command.parameters, USER_PARAMETERS);
     requireOneOfParameter(command.parameters, 'scale', [2, 4]);
     if (command.prompt) throw new InvalidArgumentError('prompt', 'an upscale takes no prompt');
   },

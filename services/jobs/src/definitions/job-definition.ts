@@ -55,6 +55,11 @@ export interface JobDefinition extends Pick<JobTypeDescription, 'operatorOnly'> 
   producesOutput: boolean;
   /** Counts toward the user's quotas (operator probes do not). */
   countsTowardQuota: boolean;
+  /**
+   * The parameter names a user may set (validateInput refuses any other). The model's
+   * default_parameters may hold more; those always apply (domain/effective-parameters.ts).
+   */
+  userParameters: readonly string[];
   /** Checks the type-specific parts of a command (parameters, prompt rules); throws InvalidArgumentError. */
   validateInput(command: JobCommand): void;
 }

@@ -5,6 +5,9 @@ import { requireOnlyParameters } from './parameter-rules.js';
 
 const described = describedJobType('system.canary');
 
+/** What a user may set; the model's defaults may hold more (domain/effective-parameters.ts). */
+const USER_PARAMETERS: readonly string[] = [];
+
 /**
  * The operators' probe of the whole pipeline (CreateJob → outbox → JetStream → worker →
  * succeeded) and the engine's benchmark: no model, no input, no provider, no output; the worker
@@ -25,9 +28,10 @@ export const systemCanary: JobDefinition = {
   style: 'none',
   usesInputAsset: false,
   producesOutput: false,
+  userParameters: USER_PARAMETERS,
   countsTowardQuota: false,
   validateInput(command) {
-    requireOnlyParameters(command.parameters, []);
+    requireOnlyParameters(command.parameters, USER_PARAMETERS);
     if (command.prompt || command.negativePrompt) throw new InvalidArgumentError('prompt', 'the canary takes no prompt');
     if (command.width !== null || command.height !== null) throw new InvalidArgumentError('width', 'the canary takes no dimensions');
   },

@@ -20,6 +20,9 @@ export interface ResolvedCommand {
   mediaKind: 'image' | 'video';
   snapshot: { providerCode: string; providerModel: string; modelVersion: string } | null;
   styleCode: string | null;
+  /** The model's default_parameters and the style's prompt preset, for the job's effective input. */
+  defaultParameters: Record<string, unknown> | undefined;
+  promptPreset: string | undefined;
 }
 
 /** A failed lookup: NOT_FOUND becomes the caller's own refusal, anything else a peer failure. */
@@ -99,5 +102,7 @@ export async function resolveAgainstPeers(
     mediaKind: model ? kindOf(model.mediaKind) : 'image',
     snapshot: model ? { providerCode: model.providerCode, providerModel: model.providerModel, modelVersion: model.modelVersion } : null,
     styleCode: style?.code ?? null,
+    defaultParameters: model?.defaultParameters,
+    promptPreset: style?.promptPreset,
   };
 }

@@ -10,6 +10,7 @@ import { requireIdempotencyKey, requireUserId } from '@atelier/validation';
 import type { JobDefinition } from '../definitions/index.js';
 import { selectJobByIdempotencyKey, selectJobEvents } from '../db/job-sql.js';
 import type { JobRow } from '../db/job-row.js';
+import { effectiveInput } from '../domain/effective-parameters.js';
 import { normaliseCommand } from '../domain/job-command.js';
 import { quotaRefusal } from '../domain/quota.js';
 import type { JobsContext } from '../jobs-context.js';
@@ -101,6 +102,13 @@ export function createJob(context: JobsContext): CreateJob {
       throw peersAnswer.error;
     }
     const resolved = peersAnswer.value;
+    const effective = effectiveInput({
+      defaults: resolved.defaultParameters,
+      userParameters: command.parameters,
+      userSettable: definition.userParameters,
+      userPrompt: command.prompt,
+      promptPreset: resolved.promptPreset,
+    });
     const job: NewJob = {
       id: uuidv7(),
       userId,
@@ -127,6 +135,8 @@ export function createJob(context: JobsContext): CreateJob {
       retryOfJobId: null,
       traceContext: currentTraceCarrier(),
       startWithinSeconds: command.startWithinSeconds ?? null,
+      effectiveParameters: effective.parameters,
+      effectivePrompt: effective.prompt,
     };
     const actor = `user:${userId}`;
 

@@ -72,6 +72,8 @@ export function toJobMessage(
           providerModel: row.provider_model_snapshot!,
           modelVersion: row.model_version_snapshot!,
           styleCode: opt(row.style_code_snapshot),
+          effectiveParameters: opt(row.effective_parameters),
+          effectivePrompt: opt(row.effective_prompt),
         }
       : undefined,
     status: statusMessage(row.status),

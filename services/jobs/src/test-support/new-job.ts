@@ -30,6 +30,8 @@ export function newCanaryJob(overrides: Partial<NewJob> = {}): NewJob {
     retryOfJobId: null,
     traceContext: null,
     startWithinSeconds: null,
+    effectiveParameters: {},
+    effectivePrompt: '',
     ...overrides,
   };
 }

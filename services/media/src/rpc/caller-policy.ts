@@ -11,4 +11,6 @@ export const mediaCallerPolicy: CallerPolicy<typeof mediaV1.MediaServiceService>
   worker: ['getAssetInternal', 'readAsset', 'putServerAsset', 'deleteAsset'],
   jobs: ['getAssetInternal', 'getAssetsInternal'],
   community: ['getAssetInternal'],
+  // A style's preview: checked at write, linked for the app (catalog's GetStylePreview).
+  catalog: ['getAssetInternal'],
 };

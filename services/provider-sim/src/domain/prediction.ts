@@ -1,3 +1,5 @@
+import type { PredictionInput } from './request-validation.js';
+
 /**
  * One prediction's state and the only code that changes it. Every transition refuses to leave
  * a terminal status, so a cancel racing the runner can never be overwritten by a late success
@@ -17,6 +19,8 @@ export interface PredictionError {
 
 export interface Prediction {
   readonly id: string;
+  /** What the submit asked for (the image URL left out), echoed as vendors do: tests read what Atelier sent. */
+  readonly input: Omit<PredictionInput, 'imageUrl'>;
   readonly model: string;
   readonly version: string | null;
   readonly idempotencyKey: string | null;
@@ -53,9 +57,12 @@ export function newPrediction(fields: {
   latencyMs: number;
   now: Date;
   flakyReads?: number;
+  input?: PredictionInput;
 }): Prediction {
+  const { imageUrl: _imageUrl, ...input } = fields.input ?? { imageUrl: '' };
   return {
     id: fields.id,
+    input,
     model: fields.model,
     version: fields.version,
     idempotencyKey: fields.idempotencyKey,

@@ -3,7 +3,8 @@ import { invalidRequest } from './api-error.js';
 
 const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
 const MAX_MODEL_LENGTH = 128;
-const MAX_TEXT_LENGTH = 10_000;
+// A 10000-character prompt with a style preset (≤ 2000) after ", ": what Atelier's jobs may send.
+const MAX_TEXT_LENGTH = 12_002;
 const MAX_URL_LENGTH = 4096;
 
 /** A validated `POST /v1/predictions` body (unknown fields dropped). */

@@ -12,6 +12,11 @@ describe('simulation directives - parsing the prompt', () => {
     });
   });
 
+  it('ends a directive at a comma, as when a style preset follows the prompt', () => {
+    expect(parseSimulationDirectives('#sim:hang, a bold pop-art poster')).toEqual({ always: 'hang' });
+    expect(parseSimulationDirectives('a cat #sim-latency=250, 16-bit pixel art')).toEqual({ latencyMs: 250 });
+  });
+
   it('finds nothing in an ordinary or missing prompt', () => {
     expect(parseSimulationDirectives('a sim city at dusk, #1 poster')).toEqual({});
     expect(parseSimulationDirectives(undefined)).toEqual({});

@@ -44,9 +44,11 @@ export interface SimulationDirectives {
 /** Highest `#sim-flaky=` accepted. */
 export const MAX_FLAKY_READS = 20;
 
-const KIND_DIRECTIVE = /#sim(-once)?:(\S*)/g;
-const LATENCY_DIRECTIVE = /#sim-latency=(\S*)/g;
-const FLAKY_DIRECTIVE = /#sim-flaky=(\S*)/g;
+// A directive's value ends at whitespace or a comma: Atelier appends a style's prompt preset
+// after ", " (jobs' effective prompt), so "#sim:fail, a bold pop-art poster" still says `fail`.
+const KIND_DIRECTIVE = /#sim(-once)?:([^\s,]*)/g;
+const LATENCY_DIRECTIVE = /#sim-latency=([^\s,]*)/g;
+const FLAKY_DIRECTIVE = /#sim-flaky=([^\s,]*)/g;
 
 function requireKind(raw: string, directive: string): SimulationKind {
   if ((SIMULATION_KINDS as readonly string[]).includes(raw)) return raw as SimulationKind;

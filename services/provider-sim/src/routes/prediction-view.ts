@@ -6,6 +6,8 @@ export interface PredictionJson {
   model: string;
   version: string | null;
   status: Prediction['status'];
+  /** The submitted input (snake_case, the image URL left out, only the fields given). */
+  input: Record<string, string | number>;
   progress: number;
   idempotency_key: string | null;
   created_at: string;
@@ -18,6 +20,26 @@ export interface PredictionJson {
   metrics: { predict_time_ms: number | null };
 }
 
+const INPUT_NAMES = {
+  style: 'style',
+  prompt: 'prompt',
+  negativePrompt: 'negative_prompt',
+  width: 'width',
+  height: 'height',
+  strength: 'strength',
+  scale: 'scale',
+  seed: 'seed',
+} as const satisfies Record<keyof Prediction['input'], string>;
+
+function inputJson(input: Prediction['input']): Record<string, string | number> {
+  const json: Record<string, string | number> = {};
+  for (const [field, name] of Object.entries(INPUT_NAMES)) {
+    const value = input[field as keyof Prediction['input']];
+    if (value !== undefined) json[name] = value;
+  }
+  return json;
+}
+
 /** `publicUrl` is the base put into output_url (PUBLIC_URL or the bound loopback address). */
 export function toPredictionJson(prediction: Prediction, publicUrl: string, now: Date): PredictionJson {
   const succeeded = prediction.status === 'succeeded';
@@ -27,6 +49,7 @@ export function toPredictionJson(prediction: Prediction, publicUrl: string, now:
     model: prediction.model,
     version: prediction.version,
     status: prediction.status,
+    input: inputJson(prediction.input),
     progress: progressOf(prediction, now),
     idempotency_key: prediction.idempotencyKey,
     created_at: prediction.createdAt.toISOString(),

@@ -60,6 +60,7 @@ export function submitPrediction(context: ProviderSimContext) {
       latencyMs: directives.latencyMs ?? context.latencyMs,
       now: context.now(),
       flakyReads: directives.flakyReads,
+      input: submit.input,
     });
     const evicted = context.store.add(prediction);
     context.meter.countSubmission(idempotencyKey);

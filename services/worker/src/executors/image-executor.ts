@@ -37,6 +37,10 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
       }
 
       const { logger } = options;
+      // What the jobs service fixed at create (catalog defaults, style preset, user values); a job
+      // created before it was recorded runs with the user's own prompt and parameters.
+      const prompt = snapshot.effectivePrompt ?? job.prompt;
+      const parameters = snapshot.effectiveParameters ?? job.parameters ?? {};
       let predictionId = claimed.providerRequestId;
       if (!predictionId) {
         const { downloadUrl } = await retryInAttempt(
@@ -58,11 +62,11 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
           input: {
             image_url: downloadUrl,
             ...(snapshot.styleCode ? { style: snapshot.styleCode } : {}),
-            ...(job.prompt ? { prompt: job.prompt } : {}),
+            ...(prompt ? { prompt } : {}),
             ...(job.negativePrompt ? { negative_prompt: job.negativePrompt } : {}),
             ...(job.width ? { width: job.width } : {}),
             ...(job.height ? { height: job.height } : {}),
-            ...(job.parameters ?? {}),
+            ...parameters,
           },
         };
         // Submitting again after a transient failure is safe: the same idempotency key gets the
@@ -83,7 +87,7 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
       }
 
       let prediction: Prediction;
-      const echoes = [job.prompt, job.negativePrompt].filter((text): text is string => Boolean(text));
+      const echoes = [prompt, job.prompt, job.negativePrompt].filter((text): text is string => Boolean(text));
       for (let polls = 0; ; polls += 1) {
         const id = predictionId;
         prediction = await retryInAttempt('poll the prediction', () => provider.get(id, signal, echoes), signal, logger);

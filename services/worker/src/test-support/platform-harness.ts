@@ -132,3 +132,10 @@ export function chargedFor(stats: ProviderStats, jobId: string): number {
     .filter(([key]) => key === jobId || key.startsWith(`${jobId}:`))
     .reduce((sum, [, entry]) => sum + entry.submissions, 0);
 }
+
+/** What provider-sim recorded a prediction was asked (its `input` echo; the image URL left out). */
+export async function providerInput(platform: Platform, predictionId: string): Promise<Record<string, unknown>> {
+  const response = await fetch(`${platform.providerUrl}/v1/predictions/${predictionId}`, { headers: { authorization: 'Bearer test' } });
+  if (!response.ok) throw new Error(`provider-sim answered ${response.status} for ${predictionId}`);
+  return ((await response.json()) as { input: Record<string, unknown> }).input;
+}

@@ -58,6 +58,10 @@ export const GenerationJobEntity = defineEntity({
     traceContext: p.json<Record<string, string>>().nullable(),
     // No worker may start the job after it (migration 0010, domain/start-deadline.ts).
     startDeadlineAt: p.datetime().nullable(),
+    // What the vendor is asked, fixed at create (migration 0012, domain/effective-parameters.ts).
+    effectiveParameters: p.json<Record<string, unknown>>().nullable(),
+    // A prompt (≤ 10000) + ", " + a style's preset (≤ 2000).
+    effectivePrompt: p.string().length(12002).nullable(),
   },
   uniques: [
     { name: 'generation_jobs_user_idempotency_key', properties: ['userId', 'idempotencyKey'] },

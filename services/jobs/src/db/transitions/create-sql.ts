@@ -32,6 +32,9 @@ export interface NewJob {
   traceContext: Record<string, string> | null;
   /** No worker may start the job later than this many seconds after its creation (domain/start-deadline.ts); null: no deadline. */
   startWithinSeconds: number | null;
+  /** What the vendor is asked (domain/effective-parameters.ts); null only for a copy of a job created before migration 0012. */
+  effectiveParameters: Record<string, unknown> | null;
+  effectivePrompt: string | null;
 }
 
 /**
@@ -63,15 +66,16 @@ function insertStatement(quota: boolean): string {
             SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[],
                                  $7::uuid[], $8::uuid[], $9::uuid[], $10::boolean[], $11::text[], $12::text[], $13::int[],
                                  $14::int[], $15::jsonb[], $16::text[], $17::text[], $18::text[], $19::text[], $20::smallint[],
-                                 $21::text[], $22::bytea[], $23::uuid[], $24::text[], $27::jsonb[], $29::int[]) WITH ORDINALITY
+                                 $21::text[], $22::bytea[], $23::uuid[], $24::text[], $27::jsonb[], $29::int[], $30::jsonb[], $31::text[]) WITH ORDINALITY
               AS t(id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id,
                    expects_output, prompt, negative_prompt, width, height, parameters, provider_code_snapshot,
                    provider_model_snapshot, model_version_snapshot, style_code_snapshot, max_attempts, idempotency_key,
-                   request_hash, retry_of_job_id, actor, trace_context, start_within_seconds, n)),
+                   request_hash, retry_of_job_id, actor, trace_context, start_within_seconds, effective_parameters,
+                   effective_prompt, n)),
           ${
             quota
               ? `usage AS (
-            SELECT i.n AS usage_n, ${quotaUsageColumnsSql('i.user_id', '$30::text[]')}
+            SELECT i.n AS usage_n, ${quotaUsageColumnsSql('i.user_id', '$32::text[]')}
               FROM incoming i),`
               : ''
           }
@@ -80,15 +84,16 @@ function insertStatement(quota: boolean): string {
               (id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id, expects_output,
                prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
                model_version_snapshot, style_code_snapshot, status, max_attempts, idempotency_key, request_hash,
-               retry_of_job_id, next_attempt_at, trace_context, start_deadline_at)
+               retry_of_job_id, next_attempt_at, trace_context, start_deadline_at, effective_parameters, effective_prompt)
             SELECT id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id, expects_output,
                    prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
                    model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
-                   retry_of_job_id, now(), trace_context, now() + start_within_seconds * interval '1 second'
+                   retry_of_job_id, now(), trace_context, now() + start_within_seconds * interval '1 second',
+                   effective_parameters, effective_prompt
               FROM incoming
              ${
                quota
-                 ? `WHERE (SELECT u.today < $31 AND u.in_flight < $32 FROM usage u WHERE u.usage_n = incoming.n)
+                 ? `WHERE (SELECT u.today < $33 AND u.in_flight < $34 FROM usage u WHERE u.usage_n = incoming.n)
                       AND NOT EXISTS (SELECT 1 FROM jobs.account_deletions d WHERE d.user_id = incoming.user_id)`
                  : ''
              }
@@ -148,6 +153,8 @@ function insertValues(jobs: readonly NewJob[], actors: readonly string[], subjec
     jobs.map((job) => (job.traceContext ? JSON.stringify(job.traceContext) : null)),
     subjects.claimFor ?? null,
     column('startWithinSeconds'),
+    jobs.map((job) => (job.effectiveParameters ? JSON.stringify(job.effectiveParameters) : null)),
+    column('effectivePrompt'),
   ];
 }
 

@@ -66,6 +66,9 @@ export function retryJob(context: JobsContext): RetryJob {
           traceContext: currentTraceCarrier(),
           // An operator's retry runs whenever a worker is free: the caller's start deadline was for the original.
           startWithinSeconds: null,
+          // The original's effective input, as its catalog snapshots: the retry asks the vendor what the original asked.
+          effectiveParameters: original.effective_parameters,
+          effectivePrompt: original.effective_prompt,
         },
       ],
       [`operator:${operatorId}`],

@@ -77,7 +77,10 @@ export interface Style {
   title: string;
   subtitle: string;
   mediaKind: MediaKind;
-  /** A media asset showing the style, when one exists. */
+  /**
+   * A media asset showing the style, when one exists: checked against media at write (it must be
+   * a ready asset); public while the style is enabled (GetStylePreview).
+   */
   previewAssetId?:
     | string
     | undefined;
@@ -197,6 +200,17 @@ export interface SetStyleEnabledRequest {
 
 export interface SetStyleEnabledResponse {
   style: Style | undefined;
+}
+
+export interface GetStylePreviewRequest {
+  styleId: string;
+}
+
+export interface GetStylePreviewResponse {
+  /** Short-lived: never stored by clients. */
+  downloadUrl: string;
+  downloadExpiresAt: Date | undefined;
+  contentType: string;
 }
 
 function createBaseModel(): Model {
@@ -3007,6 +3021,192 @@ export const SetStyleEnabledResponse: MessageFns<SetStyleEnabledResponse> = {
   },
 };
 
+function createBaseGetStylePreviewRequest(): GetStylePreviewRequest {
+  return { styleId: "" };
+}
+
+export const GetStylePreviewRequest: MessageFns<GetStylePreviewRequest> = {
+  encode(message: GetStylePreviewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.styleId !== "") {
+      writer.uint32(10).string(message.styleId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetStylePreviewRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetStylePreviewRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.styleId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetStylePreviewRequest {
+    return {
+      styleId: isSet(object.styleId)
+        ? globalThis.String(object.styleId)
+        : isSet(object.style_id)
+        ? globalThis.String(object.style_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetStylePreviewRequest): unknown {
+    const obj: any = {};
+    if (message.styleId !== "") {
+      obj.styleId = message.styleId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetStylePreviewRequest>): GetStylePreviewRequest {
+    return GetStylePreviewRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetStylePreviewRequest>): GetStylePreviewRequest {
+    const message = createBaseGetStylePreviewRequest();
+    message.styleId = object.styleId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetStylePreviewResponse(): GetStylePreviewResponse {
+  return { downloadUrl: "", downloadExpiresAt: undefined, contentType: "" };
+}
+
+export const GetStylePreviewResponse: MessageFns<GetStylePreviewResponse> = {
+  encode(message: GetStylePreviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.downloadUrl !== "") {
+      writer.uint32(10).string(message.downloadUrl);
+    }
+    if (message.downloadExpiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.downloadExpiresAt), writer.uint32(18).fork()).join();
+    }
+    if (message.contentType !== "") {
+      writer.uint32(26).string(message.contentType);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetStylePreviewResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetStylePreviewResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.downloadUrl = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.downloadExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetStylePreviewResponse {
+    return {
+      downloadUrl: isSet(object.downloadUrl)
+        ? globalThis.String(object.downloadUrl)
+        : isSet(object.download_url)
+        ? globalThis.String(object.download_url)
+        : "",
+      downloadExpiresAt: isSet(object.downloadExpiresAt)
+        ? fromJsonTimestamp(object.downloadExpiresAt)
+        : isSet(object.download_expires_at)
+        ? fromJsonTimestamp(object.download_expires_at)
+        : undefined,
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
+    };
+  },
+
+  toJSON(message: GetStylePreviewResponse): unknown {
+    const obj: any = {};
+    if (message.downloadUrl !== "") {
+      obj.downloadUrl = message.downloadUrl;
+    }
+    if (message.downloadExpiresAt !== undefined) {
+      obj.downloadExpiresAt = message.downloadExpiresAt.toISOString();
+    }
+    if (message.contentType !== "") {
+      obj.contentType = message.contentType;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetStylePreviewResponse>): GetStylePreviewResponse {
+    return GetStylePreviewResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetStylePreviewResponse>): GetStylePreviewResponse {
+    const message = createBaseGetStylePreviewResponse();
+    message.downloadUrl = object.downloadUrl ?? "";
+    message.downloadExpiresAt = object.downloadExpiresAt ?? undefined;
+    message.contentType = object.contentType ?? "";
+    return message;
+  },
+};
+
 /**
  * CatalogService owns schema `catalog`. Reads are for the app and for the jobs service; the
  * upsert and enable/disable RPCs are for operators.
@@ -3061,7 +3261,11 @@ export const CatalogServiceService = {
       Buffer.from(ListCatalogEntriesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListCatalogEntriesResponse => ListCatalogEntriesResponse.decode(value),
   },
-  /** Operators: create or replace the model identified by (code, media_kind). */
+  /**
+   * Operators: create or replace the model identified by (code, media_kind).
+   * INVALID_ARGUMENT (field job_type or provider_code) when the platform has no such job type or
+   * no client for the provider.
+   */
   upsertModel: {
     path: "/atelier.catalog.v1.CatalogService/UpsertModel" as const,
     requestStream: false as const,
@@ -3071,7 +3275,10 @@ export const CatalogServiceService = {
     responseSerialize: (value: UpsertModelResponse): Buffer => Buffer.from(UpsertModelResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpsertModelResponse => UpsertModelResponse.decode(value),
   },
-  /** Operators: create or replace the style identified by (code, media_kind). */
+  /**
+   * Operators: create or replace the style identified by (code, media_kind).
+   * INVALID_ARGUMENT (field preview_asset_id) when the id names no ready media asset.
+   */
   upsertStyle: {
     path: "/atelier.catalog.v1.CatalogService/UpsertStyle" as const,
     requestStream: false as const,
@@ -3105,6 +3312,22 @@ export const CatalogServiceService = {
       Buffer.from(SetStyleEnabledResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetStyleEnabledResponse => SetStyleEnabledResponse.decode(value),
   },
+  /**
+   * The preview image of an enabled style, as a short-lived download URL: public (any user may
+   * load it), because an enabled style shows it to everyone. NOT_FOUND when the style does not
+   * exist, is disabled or has no preview, or its asset is gone — the same answer for all four.
+   */
+  getStylePreview: {
+    path: "/atelier.catalog.v1.CatalogService/GetStylePreview" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetStylePreviewRequest): Buffer =>
+      Buffer.from(GetStylePreviewRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetStylePreviewRequest => GetStylePreviewRequest.decode(value),
+    responseSerialize: (value: GetStylePreviewResponse): Buffer =>
+      Buffer.from(GetStylePreviewResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetStylePreviewResponse => GetStylePreviewResponse.decode(value),
+  },
 } as const;
 
 export interface CatalogServiceServer extends UntypedServiceImplementation {
@@ -3122,14 +3345,27 @@ export interface CatalogServiceServer extends UntypedServiceImplementation {
   getStyle: handleUnaryCall<GetStyleRequest, GetStyleResponse>;
   /** Operators: every model and style, disabled ones included, optionally of one media kind. */
   listCatalogEntries: handleUnaryCall<ListCatalogEntriesRequest, ListCatalogEntriesResponse>;
-  /** Operators: create or replace the model identified by (code, media_kind). */
+  /**
+   * Operators: create or replace the model identified by (code, media_kind).
+   * INVALID_ARGUMENT (field job_type or provider_code) when the platform has no such job type or
+   * no client for the provider.
+   */
   upsertModel: handleUnaryCall<UpsertModelRequest, UpsertModelResponse>;
-  /** Operators: create or replace the style identified by (code, media_kind). */
+  /**
+   * Operators: create or replace the style identified by (code, media_kind).
+   * INVALID_ARGUMENT (field preview_asset_id) when the id names no ready media asset.
+   */
   upsertStyle: handleUnaryCall<UpsertStyleRequest, UpsertStyleResponse>;
   /** Operators: show or hide a model. Idempotent. */
   setModelEnabled: handleUnaryCall<SetModelEnabledRequest, SetModelEnabledResponse>;
   /** Operators: show or hide a style. Idempotent. */
   setStyleEnabled: handleUnaryCall<SetStyleEnabledRequest, SetStyleEnabledResponse>;
+  /**
+   * The preview image of an enabled style, as a short-lived download URL: public (any user may
+   * load it), because an enabled style shows it to everyone. NOT_FOUND when the style does not
+   * exist, is disabled or has no preview, or its asset is gone — the same answer for all four.
+   */
+  getStylePreview: handleUnaryCall<GetStylePreviewRequest, GetStylePreviewResponse>;
 }
 
 export interface CatalogServiceClient extends Client {
@@ -3203,7 +3439,11 @@ export interface CatalogServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListCatalogEntriesResponse) => void,
   ): ClientUnaryCall;
-  /** Operators: create or replace the model identified by (code, media_kind). */
+  /**
+   * Operators: create or replace the model identified by (code, media_kind).
+   * INVALID_ARGUMENT (field job_type or provider_code) when the platform has no such job type or
+   * no client for the provider.
+   */
   upsertModel(
     request: UpsertModelRequest,
     callback: (error: ServiceError | null, response: UpsertModelResponse) => void,
@@ -3219,7 +3459,10 @@ export interface CatalogServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpsertModelResponse) => void,
   ): ClientUnaryCall;
-  /** Operators: create or replace the style identified by (code, media_kind). */
+  /**
+   * Operators: create or replace the style identified by (code, media_kind).
+   * INVALID_ARGUMENT (field preview_asset_id) when the id names no ready media asset.
+   */
   upsertStyle(
     request: UpsertStyleRequest,
     callback: (error: ServiceError | null, response: UpsertStyleResponse) => void,
@@ -3266,6 +3509,26 @@ export interface CatalogServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetStyleEnabledResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The preview image of an enabled style, as a short-lived download URL: public (any user may
+   * load it), because an enabled style shows it to everyone. NOT_FOUND when the style does not
+   * exist, is disabled or has no preview, or its asset is gone — the same answer for all four.
+   */
+  getStylePreview(
+    request: GetStylePreviewRequest,
+    callback: (error: ServiceError | null, response: GetStylePreviewResponse) => void,
+  ): ClientUnaryCall;
+  getStylePreview(
+    request: GetStylePreviewRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetStylePreviewResponse) => void,
+  ): ClientUnaryCall;
+  getStylePreview(
+    request: GetStylePreviewRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetStylePreviewResponse) => void,
   ): ClientUnaryCall;
 }
 

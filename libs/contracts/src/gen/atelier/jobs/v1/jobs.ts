@@ -131,7 +131,22 @@ export interface CatalogSnapshot {
   providerCode: string;
   providerModel: string;
   modelVersion: string;
-  styleCode?: string | undefined;
+  styleCode?:
+    | string
+    | undefined;
+  /**
+   * What the vendor is asked, fixed at create (README "Effective parameters"): the model's
+   * default_parameters under the user's own parameters (user values win for the names the job
+   * type lets users set). Absent for jobs created before it was recorded: they ran with `parameters`.
+   */
+  effectiveParameters:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * The user's prompt, then the style's prompt_preset, joined by ", " (either alone when the other
+   * is empty). Absent for jobs created before it was recorded: they ran with `prompt`.
+   */
+  effectivePrompt?: string | undefined;
 }
 
 /** One attempt's timing, the way vendors report predict_time. */
@@ -374,7 +389,14 @@ export interface GetAccountDeletionResponse {
 }
 
 function createBaseCatalogSnapshot(): CatalogSnapshot {
-  return { providerCode: "", providerModel: "", modelVersion: "", styleCode: undefined };
+  return {
+    providerCode: "",
+    providerModel: "",
+    modelVersion: "",
+    styleCode: undefined,
+    effectiveParameters: undefined,
+    effectivePrompt: undefined,
+  };
 }
 
 export const CatalogSnapshot: MessageFns<CatalogSnapshot> = {
@@ -390,6 +412,12 @@ export const CatalogSnapshot: MessageFns<CatalogSnapshot> = {
     }
     if (message.styleCode !== undefined) {
       writer.uint32(34).string(message.styleCode);
+    }
+    if (message.effectiveParameters !== undefined) {
+      Struct.encode(Struct.wrap(message.effectiveParameters), writer.uint32(42).fork()).join();
+    }
+    if (message.effectivePrompt !== undefined) {
+      writer.uint32(50).string(message.effectivePrompt);
     }
     return writer;
   },
@@ -439,6 +467,22 @@ export const CatalogSnapshot: MessageFns<CatalogSnapshot> = {
             message.styleCode = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.effectiveParameters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.effectivePrompt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -473,6 +517,16 @@ export const CatalogSnapshot: MessageFns<CatalogSnapshot> = {
         : isSet(object.style_code)
         ? globalThis.String(object.style_code)
         : undefined,
+      effectiveParameters: isObject(object.effectiveParameters)
+        ? object.effectiveParameters
+        : isObject(object.effective_parameters)
+        ? object.effective_parameters
+        : undefined,
+      effectivePrompt: isSet(object.effectivePrompt)
+        ? globalThis.String(object.effectivePrompt)
+        : isSet(object.effective_prompt)
+        ? globalThis.String(object.effective_prompt)
+        : undefined,
     };
   },
 
@@ -490,6 +544,12 @@ export const CatalogSnapshot: MessageFns<CatalogSnapshot> = {
     if (message.styleCode !== undefined) {
       obj.styleCode = message.styleCode;
     }
+    if (message.effectiveParameters !== undefined) {
+      obj.effectiveParameters = message.effectiveParameters;
+    }
+    if (message.effectivePrompt !== undefined) {
+      obj.effectivePrompt = message.effectivePrompt;
+    }
     return obj;
   },
 
@@ -502,6 +562,8 @@ export const CatalogSnapshot: MessageFns<CatalogSnapshot> = {
     message.providerModel = object.providerModel ?? "";
     message.modelVersion = object.modelVersion ?? "";
     message.styleCode = object.styleCode ?? undefined;
+    message.effectiveParameters = object.effectiveParameters ?? undefined;
+    message.effectivePrompt = object.effectivePrompt ?? undefined;
     return message;
   },
 };
