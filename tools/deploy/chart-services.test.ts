@@ -191,6 +191,7 @@ describe('chart - peers and secrets', () => {
         'atelier-gateway NATS_PASSWORD=atelier-nats/GATEWAY_NATS_PASSWORD',
         'atelier-catalog-migrate DATABASE_URL=atelier-database/CATALOG_DATABASE_URL',
         'atelier-community DATABASE_URL=atelier-database/COMMUNITY_DATABASE_URL',
+        'atelier-community NATS_PASSWORD=atelier-nats/COMMUNITY_NATS_PASSWORD',
         'atelier-community-migrate DATABASE_URL=atelier-database/COMMUNITY_DATABASE_URL',
         'atelier-jobs DATABASE_URL=atelier-database/JOBS_DATABASE_URL',
         'atelier-jobs NATS_PASSWORD=atelier-nats/JOBS_NATS_PASSWORD',
@@ -223,9 +224,9 @@ describe('chart - peers and secrets', () => {
 });
 
 describe('chart - NATS credentials', () => {
-  const natsServices = ['catalog', 'jobs', 'media', 'worker', 'gateway'];
+  const natsServices = ['catalog', 'jobs', 'media', 'community', 'worker', 'gateway'];
 
-  it('gives catalog, jobs, media, the workers and the gateway the shared NATS user in their ConfigMap and its password from a Secret, and nobody else', () => {
+  it('gives catalog, jobs, media, community, the workers and the gateway the shared NATS user in their ConfigMap and its password from a Secret, and nobody else', () => {
     const manifests = chart.helm.render({ set: { 'nats.user': 'atelier', 'nats.password.existingSecret': 'atelier-nats' } });
     for (const service of natsServices) {
       expect(configOf(manifests, service).NATS_USER, service).toBe('atelier');
@@ -234,7 +235,7 @@ describe('chart - NATS credentials', () => {
         valueFrom: { secretKeyRef: { name: 'atelier-nats', key: 'NATS_PASSWORD' } },
       });
     }
-    for (const service of ['community']) {
+    for (const service of ['provider-sim']) {
       expect(configOf(manifests, service).NATS_USER, service).toBeUndefined();
       const env = (containerOf(get(manifests, 'Deployment', nameOf(service))).env ?? []) as Manifest[];
       expect(
@@ -267,7 +268,7 @@ describe('chart - NATS credentials', () => {
 });
 
 describe('chart - NATS cluster', () => {
-  const declaringStreams = ['jobs', 'media', 'worker', 'gateway'];
+  const declaringStreams = ['jobs', 'media', 'community', 'worker', 'gateway'];
 
   it('gives the services that declare streams one replica of each by default, and catalog (core NATS only) none', () => {
     const manifests = manifestsOf('default');
@@ -275,7 +276,6 @@ describe('chart - NATS cluster', () => {
       expect(configOf(manifests, service), service).toMatchObject({ NATS_URL: 'nats://nats:4222', NATS_STREAM_REPLICAS: '1' });
     }
     expect(configOf(manifests, 'catalog').NATS_STREAM_REPLICAS).toBeUndefined();
-    expect(configOf(manifests, 'community').NATS_STREAM_REPLICAS).toBeUndefined();
   });
 
   it('keeps three replicas of every stream in production, on the three servers of its NATS cluster', () => {

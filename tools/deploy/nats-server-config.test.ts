@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   catalogChangesSubject,
   connectNats,
+  ensureAccountDeletionConsumer,
+  ensureAccountEventsStream,
   ensureControlConsumer,
   ensureEventsConsumer,
   ensureJobStreams,
@@ -26,7 +28,7 @@ import {
 import { startNatsServer, type NatsServerProcess } from '@atelier/testing';
 import { repoRoot } from './helm.js';
 
-const SERVICES = ['catalog', 'jobs', 'media', 'worker', 'gateway', 'ops'] as const;
+const SERVICES = ['catalog', 'jobs', 'media', 'community', 'worker', 'gateway', 'ops'] as const;
 type Service = (typeof SERVICES)[number];
 const password = (service: Service) => `test-only-${service}-password`;
 const topology = jobsTopology('ATELIER');
@@ -172,6 +174,35 @@ describe('nats server config - each service its own subjects', () => {
     // Only its own consumers: it cannot create one that would read the dispatches.
     await expect(ensureWorkerConsumer(jsm, topology, 'interactive', { ackWaitMs: 1_000, maxDeliver: 1 })).rejects.toThrow(/permission/i);
     await expect(publish(media, topology.eventSubject('failed'))).rejects.toThrow(/permission/i);
+  });
+
+  it('jobs publishes account deletions, and jobs, media and community each pull theirs; no one else publishes one', async () => {
+    const jobs = await as('jobs');
+    await ensureAccountEventsStream(await jetstreamManager(jobs), topology);
+    const consumers = [];
+    for (const service of ['jobs', 'media', 'community'] as const) {
+      const connection = service === 'jobs' ? jobs : await as(service);
+      const jsm = await jetstreamManager(connection);
+      await ensureAccountEventsStream(jsm, topology);
+      const name = await ensureAccountDeletionConsumer(jsm, topology, { service, ackWaitMs: 30_000 });
+      consumers.push(await jetstream(connection).consumers.get(topology.accountEventsStream, name));
+    }
+    await expect(publish(jobs, topology.accountDeletedSubject)).resolves.toMatchObject({ duplicate: false });
+    for (const consumer of consumers) {
+      let acked = 0;
+      for await (const message of await consumer.fetch({ max_messages: 1, expires: 3_000 })) {
+        await message.ackAck();
+        acked += 1;
+      }
+      expect(acked).toBe(1);
+    }
+    for (const service of ['media', 'community', 'worker'] as const) {
+      await expect(publish(await as(service), topology.accountDeletedSubject), service).rejects.toThrow(/permission/i);
+    }
+    // Community reads account events only: not the dispatches, not the lifecycle events.
+    await expect(
+      ensureWorkerConsumer(await jetstreamManager(await as('community')), topology, 'interactive', { ackWaitMs: 1_000, maxDeliver: 1 }),
+    ).rejects.toThrow(/permission/i);
   });
 
   it('the gateway keeps its rate-limit counters and may publish nothing of the jobs', async () => {

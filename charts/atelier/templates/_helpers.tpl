@@ -156,7 +156,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
 {{- end }}
 
 {{/*
-The NATS variables of a component that talks to NATS (catalog, jobs, media, worker, gateway): the
+The NATS variables of a component that talks to NATS (catalog, jobs, media, community, worker, gateway): the
 servers (nats.url, a list joined with commas), the stream prefix, the streams' replicas for those
 that declare streams (all but catalog, which only publishes core NATS notices) and the user — its
 own (nats.users.<component>.user) when set, else the shared nats.user. Passwords and tokens come
