@@ -148,6 +148,24 @@ describe('DELETE /api/v1/me', () => {
     expect(post.status).toBe(201);
     const davesPhoto = await uploadPhoto(dave);
 
+    // The export holds all of it, bounded, with download URLs that work.
+    type Export = {
+      userId: string;
+      jobs: { id: string }[];
+      assets: { asset: { id: string }; url: string | null }[];
+      posts: { id: string }[];
+      truncated: boolean;
+    };
+    const exported = await call<Export>('GET', '/api/v1/me/export', carol);
+    expect(exported.status, JSON.stringify(exported.body)).toBe(200);
+    expect(exported.body).toMatchObject({ userId: CAROL, truncated: false });
+    expect(exported.body.jobs.map((job) => job.id).sort()).toEqual([finished, running].sort());
+    expect(exported.body.posts.map((p) => p.id)).toEqual([post.body.post.id]);
+    expect(exported.body.assets.map((a) => a.asset.id)).toContain(photo.id);
+    expect(exported.body.assets.map((a) => a.asset.id)).not.toContain(davesPhoto.id);
+    const exportedPhoto = exported.body.assets.find((a) => a.asset.id === photo.id)!;
+    expect((await fetch(exportedPhoto.url!)).status).toBe(200);
+
     const requested = await call<Deletion>('DELETE', '/api/v1/me', carol);
     expect(requested.status, JSON.stringify(requested.body)).toBe(202);
     expect(requested.body.status).toBe('in_progress');

@@ -412,6 +412,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/me/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Everything the platform holds of the caller, as JSON: jobs, images (with download URLs) and posts */
+    get: operations['exportAccount'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/me/posts': {
     parameters: {
       query?: never;
@@ -3663,6 +3680,185 @@ export interface operations {
              * @enum {string}
              */
             status: 'not_requested' | 'in_progress' | 'completed';
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  exportAccount: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "exportedAt": "2026-12-01T09:00:39.000Z",
+           *       "userId": "alice@example.com",
+           *       "jobs": [
+           *         {
+           *           "id": "019a3c1e-7f00-7000-8000-00000000a001",
+           *           "jobType": "image.stylize",
+           *           "status": "succeeded",
+           *           "progress": 100,
+           *           "queue": "interactive",
+           *           "queuePosition": null,
+           *           "attempts": {
+           *             "count": 1,
+           *             "max": 3
+           *           },
+           *           "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
+           *           "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
+           *           "petId": null,
+           *           "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
+           *           "outputAssetId": "019a3c1e-7f00-7000-8000-00000000d002",
+           *           "outputUrl": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",
+           *           "outputUrlExpiresAt": "2026-12-01T09:05:05.000Z",
+           *           "prompt": "my cat as a renaissance painting",
+           *           "negativePrompt": "",
+           *           "width": null,
+           *           "height": null,
+           *           "parameters": {
+           *             "strength": 0.7
+           *           },
+           *           "snapshot": {
+           *             "providerCode": "sim",
+           *             "providerModel": "sim-stylize",
+           *             "modelVersion": "1",
+           *             "styleCode": "renaissance",
+           *             "effectiveParameters": {
+           *               "strength": 0.7,
+           *               "seed": 42
+           *             },
+           *             "effectivePrompt": "my cat as a renaissance painting, in the style of a renaissance oil painting"
+           *           },
+           *           "error": null,
+           *           "startDeadlineAt": "2026-12-01T09:00:33.000Z",
+           *           "retryOfJobId": null,
+           *           "createdAt": "2026-12-01T09:00:03.000Z",
+           *           "updatedAt": "2026-12-01T09:00:09.000Z",
+           *           "startedAt": "2026-12-01T09:00:04.000Z",
+           *           "completedAt": "2026-12-01T09:00:09.000Z",
+           *           "timings": {
+           *             "queuedMs": 1000,
+           *             "runningMs": 5000,
+           *             "totalMs": 6000,
+           *             "attempts": [
+           *               {
+           *                 "attempt": 1,
+           *                 "startedAt": "2026-12-01T09:00:04.000Z",
+           *                 "endedAt": "2026-12-01T09:00:09.000Z",
+           *                 "durationMs": 5000,
+           *                 "outcome": "succeeded",
+           *                 "errorCode": null
+           *               }
+           *             ]
+           *           },
+           *           "version": 4
+           *         }
+           *       ],
+           *       "assets": [
+           *         {
+           *           "asset": {
+           *             "id": "019a3c1e-7f00-7000-8000-00000000d001",
+           *             "purpose": "ai_input",
+           *             "contentType": "image/jpeg",
+           *             "sizeBytes": 482113,
+           *             "sha256": "9b74c9897bac770ffc029102a200c5de0f3c1e1f6c3a2b1d8e4f5a6b7c8d9e0f",
+           *             "width": 1024,
+           *             "height": 768,
+           *             "status": "ready",
+           *             "refusalReason": null,
+           *             "refusalMessage": null,
+           *             "createdAt": "2026-12-01T09:00:00.000Z",
+           *             "readyAt": "2026-12-01T09:00:02.000Z"
+           *           },
+           *           "url": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d001?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",
+           *           "urlExpiresAt": "2026-12-01T09:05:39.000Z"
+           *         },
+           *         {
+           *           "asset": {
+           *             "id": "019a3c1e-7f00-7000-8000-00000000d002",
+           *             "purpose": "ai_output",
+           *             "contentType": "image/png",
+           *             "sizeBytes": 482113,
+           *             "sha256": "9b74c9897bac770ffc029102a200c5de0f3c1e1f6c3a2b1d8e4f5a6b7c8d9e0f",
+           *             "width": 1024,
+           *             "height": 768,
+           *             "status": "ready",
+           *             "refusalReason": null,
+           *             "refusalMessage": null,
+           *             "createdAt": "2026-12-01T09:00:00.000Z",
+           *             "readyAt": "2026-12-01T09:00:02.000Z"
+           *           },
+           *           "url": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",
+           *           "urlExpiresAt": "2026-12-01T09:05:39.000Z"
+           *         }
+           *       ],
+           *       "posts": [
+           *         {
+           *           "id": "019a3c1e-7f00-7000-8000-00000000e001",
+           *           "authorHandle": "calm-otter-4821",
+           *           "isMine": true,
+           *           "petId": null,
+           *           "category": "ai_creation",
+           *           "title": "My cat, renaissance style",
+           *           "content": "Painted by Atelier",
+           *           "status": "published",
+           *           "generationJobId": "019a3c1e-7f00-7000-8000-00000000a001",
+           *           "media": [
+           *             {
+           *               "assetId": "019a3c1e-7f00-7000-8000-00000000d002",
+           *               "ordinal": 0
+           *             }
+           *           ],
+           *           "version": 2,
+           *           "createdAt": "2026-12-01T09:00:10.000Z",
+           *           "updatedAt": "2026-12-01T09:00:20.000Z",
+           *           "publishedAt": "2026-12-01T09:00:20.000Z"
+           *         }
+           *       ],
+           *       "truncated": false
+           *     }
+           */
+          'application/json': {
+            assets: {
+              asset: components['schemas']['Asset'];
+              /** @description short-lived download URL of a ready asset: fetch it at once */
+              url: string | null;
+              /** Format: date-time */
+              urlExpiresAt: string | null;
+            }[];
+            /** Format: date-time */
+            exportedAt: string;
+            jobs: components['schemas']['Job'][];
+            posts: components['schemas']['Post'][];
+            /** @description true when a kind has more than 1000 entries (the newest are exported) */
+            truncated: boolean;
+            /** @description the account, as the identity provider names it */
+            userId: string;
           };
         };
       };

@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { commonV1 } from '@atelier/contracts';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
-import { nullableString, object, responses } from '../http/schemas.js';
+import { jobsV1, mediaV1, communityV1 } from '@atelier/contracts';
+import { nullableString, object, ref, responses } from '../http/schemas.js';
+import { toAssetDto, toJobDto, toPostDto } from './dto-mapper.js';
 
 /** The services holding a user's data, each deleting its own part when it consumes the deletion event. */
 const PARTS = ['jobs', 'media', 'community'] as const;
@@ -32,6 +34,38 @@ const deletionSchema = {
     },
   }),
 };
+
+/** At most this many of each kind in one export: the answer stays bounded (truncated says when more exist). */
+export const EXPORT_MAX_ITEMS = 1_000;
+const EXPORT_PAGE = 100;
+
+const exportSchema = object({
+  exportedAt: { type: 'string', format: 'date-time' },
+  userId: { type: 'string', description: 'the account, as the identity provider names it' },
+  jobs: { type: 'array', items: ref('Job') },
+  assets: {
+    type: 'array',
+    items: object({
+      asset: ref('Asset'),
+      url: { ...nullableString, description: 'short-lived download URL of a ready asset: fetch it at once' },
+      urlExpiresAt: { ...nullableString, format: 'date-time' },
+    }),
+  },
+  posts: { type: 'array', items: ref('Post') },
+  truncated: { type: 'boolean', description: `true when a kind has more than ${EXPORT_MAX_ITEMS} entries (the newest are exported)` },
+});
+
+/** Every page of a listing, up to EXPORT_MAX_ITEMS; `more` when one was left. */
+async function collect<T>(page: (token: string) => Promise<{ items: T[]; next: string }>): Promise<{ items: T[]; more: boolean }> {
+  const items: T[] = [];
+  let token = '';
+  do {
+    const answer = await page(token);
+    items.push(...answer.items);
+    token = answer.next;
+  } while (token && items.length < EXPORT_MAX_ITEMS);
+  return { items: items.slice(0, EXPORT_MAX_ITEMS), more: items.length > EXPORT_MAX_ITEMS || token !== '' };
+}
 
 const at = (date: Date | undefined) => date?.toISOString() ?? null;
 const partOf = (service: (typeof PARTS)[number], part: commonV1.AccountDeletionPart | undefined) => ({
@@ -86,6 +120,58 @@ export function registerAccountRoutes(app: FastifyInstance, { peers }: GatewayCo
       await peers.jobs.requestAccountDeletion({ userId });
       reply.code(202);
       return deletionOf(userId);
+    },
+  );
+
+  app.get(
+    '/api/v1/me/export',
+    {
+      schema: {
+        operationId: 'exportAccount',
+        tags: ['account'],
+        summary: 'Everything the platform holds of the caller, as JSON: jobs, images (with download URLs) and posts',
+        response: responses({ 200: exportSchema }),
+      },
+    },
+    async (request, reply) => {
+      const { userId } = callerOf(request);
+      const [jobs, assets, posts] = await Promise.all([
+        collect(async (pageToken) => {
+          const page = await peers.jobs.listJobs({ userId, status: jobsV1.JobStatus.UNSPECIFIED, pageSize: EXPORT_PAGE, pageToken });
+          return { items: page.jobs, next: page.nextPageToken };
+        }),
+        collect(async (cursor) => {
+          const page = await peers.media.listAssets({
+            ownerUserId: userId,
+            purpose: mediaV1.AssetPurpose.UNSPECIFIED,
+            pageSize: EXPORT_PAGE,
+            cursor,
+          });
+          return { items: page.items, next: page.nextCursor };
+        }),
+        collect(async (pageToken) => {
+          const page = await peers.community.listMyPosts({
+            authorUserId: userId,
+            status: communityV1.PostStatus.UNSPECIFIED,
+            pageSize: EXPORT_PAGE,
+            pageToken,
+          });
+          return { items: page.posts, next: page.nextPageToken };
+        }),
+      ]);
+      void reply.header('content-disposition', 'attachment; filename="atelier-export.json"').header('cache-control', 'no-store');
+      return {
+        exportedAt: new Date().toISOString(),
+        userId,
+        jobs: jobs.items.map((job) => toJobDto(job)),
+        assets: assets.items.map(({ asset, downloadUrl, downloadExpiresAt }) => ({
+          asset: toAssetDto(asset!),
+          url: downloadUrl ?? null,
+          urlExpiresAt: downloadExpiresAt?.toISOString() ?? null,
+        })),
+        posts: posts.items.map((post) => toPostDto(post, userId)),
+        truncated: jobs.more || assets.more || posts.more,
+      };
     },
   );
 

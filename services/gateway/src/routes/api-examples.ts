@@ -160,6 +160,25 @@ const deletionParts = (status: 'in_progress' | 'completed') => [
 ];
 
 export const API_EXAMPLES: OperationExamples = {
+  exportAccount: {
+    responses: {
+      200: {
+        exportedAt: at(39),
+        userId: 'alice@example.com',
+        jobs: [succeededJob],
+        assets: [
+          { asset: readyAsset, url: downloadUrl(ids.input), urlExpiresAt: at(339) },
+          {
+            asset: { ...readyAsset, id: ids.output, purpose: 'ai_output', contentType: 'image/png' },
+            url: downloadUrl(ids.output),
+            urlExpiresAt: at(339),
+          },
+        ],
+        posts: [published],
+        truncated: false,
+      },
+    },
+  },
   deleteAccount: {
     responses: { 202: { status: 'in_progress', requestedAt: at(40), completedAt: null, parts: deletionParts('in_progress') } },
   },
