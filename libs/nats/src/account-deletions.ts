@@ -93,7 +93,7 @@ export class AccountDeletionConsumer {
       return;
     }
     // A long deletion keeps its claim on the event: a working replica is not taken for a dead one.
-    const keepAlive = setInterval(() => message.working(), 10_000);
+    const keepAlive = setInterval(() => message.working(), Math.max(300, Math.floor((this.options.ackWaitMs ?? 60_000) / 3)));
     try {
       await this.options.deleteUserData(event);
       message.ack();

@@ -27,7 +27,7 @@ export type CommunityAppConfig = Pick<
   | 'JOBS_ADDR'
 > &
   Partial<
-    Pick<CommunityConfig, 'NATS_URL' | 'NATS_STREAM_PREFIX' | 'NATS_STREAM_REPLICAS' | 'NATS_USER' | 'NATS_PASSWORD' | 'NATS_TOKEN'>
+    Pick<CommunityConfig, 'NATS_URL' | 'NATS_STREAM_PREFIX' | 'NATS_STREAM_REPLICAS' | 'NATS_USER' | 'NATS_PASSWORD' | 'NATS_TOKEN' | 'ACCOUNT_DELETION_ACK_WAIT_MS'>
   > &
   Partial<Pick<CommunityConfig, 'POSTS_DAILY_LIMIT'>>;
 
@@ -84,6 +84,7 @@ export async function startCommunityApp(
         topology: jobsTopology(config.NATS_STREAM_PREFIX ?? 'ATELIER'),
         streamReplicas: config.NATS_STREAM_REPLICAS ?? 1,
         deleteUserData: communityAccountDeletion(context),
+        ackWaitMs: config.ACCOUNT_DELETION_ACK_WAIT_MS,
         logger,
       })
     : undefined;

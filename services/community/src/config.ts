@@ -1,7 +1,7 @@
 import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
-import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { DEFAULT_POST_LIMITS } from './domain/post-limits.js';
 
 /** Environment variables of the community service (README, "Configuration"). */
@@ -30,6 +30,7 @@ export const communityConfigSpec = {
    */
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
+  ...accountDeletionConfigSpec,
   NATS_URL: optional(str()),
 } as const;
 

@@ -1,7 +1,7 @@
 import { bool, hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
-import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 
 /** Environment variables of the jobs service (README, "Configuration"). */
 export const jobsConfigSpec = {
@@ -17,6 +17,7 @@ export const jobsConfigSpec = {
   DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
+  ...accountDeletionConfigSpec,
   CATALOG_ADDR: hostPort('127.0.0.1:50051'),
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),
   /**

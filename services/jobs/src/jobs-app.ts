@@ -225,6 +225,7 @@ export async function startJobsApp(
     topology,
     streamReplicas: config.NATS_STREAM_REPLICAS,
     deleteUserData: jobsAccountDeletion(context),
+    ackWaitMs: config.ACCOUNT_DELETION_ACK_WAIT_MS,
     logger,
   });
   void nats

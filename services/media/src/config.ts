@@ -1,7 +1,7 @@
 import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigCheck, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
-import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { DEFAULT_UPLOAD_LIMITS } from './domain/upload-limits.js';
 
 /** Environment variables of the media service (README, "Configuration"). */
@@ -47,6 +47,7 @@ export const mediaConfigSpec = {
    */
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
+  ...accountDeletionConfigSpec,
   NATS_URL: optional(str()),
   /**
    * The jobs service: the cleanup deletes outputs only once jobs confirms the job failed or was

@@ -105,6 +105,7 @@ export async function startMediaApp(
         topology: jobsTopology(config.NATS_STREAM_PREFIX),
         streamReplicas: config.NATS_STREAM_REPLICAS,
         deleteUserData: mediaAccountDeletion(context),
+        ackWaitMs: config.ACCOUNT_DELETION_ACK_WAIT_MS,
         logger,
       })
     : undefined;

@@ -91,6 +91,7 @@ export async function startJobsHarness(
       NATS_USER: undefined,
       NATS_PASSWORD: undefined,
       NATS_TOKEN: undefined,
+      ACCOUNT_DELETION_ACK_WAIT_MS: 60_000,
       CATALOG_ADDR: catalogProcess?.address ?? '127.0.0.1:1',
       MEDIA_ADDR: mediaProcess?.address ?? '127.0.0.1:1',
       CATALOG_CACHE_TTL_MS: 30_000,
