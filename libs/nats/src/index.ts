@@ -18,7 +18,13 @@ export {
 export { connectNats } from './connect.js';
 export { openNatsLink, NATS_HEALTH_SERVICE, type NatsLink, type NatsLinkOptions } from './nats-link.js';
 export { startDurablePull, type DurablePull, type DurablePullOptions } from './durable-pull.js';
-export { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec, checkNatsCredentials, type NatsCredentials } from './nats-config.js';
+export {
+  accountDeletionConfigSpec,
+  natsConfigSpec,
+  natsStreamsConfigSpec,
+  checkNatsCredentials,
+  type NatsCredentials,
+} from './nats-config.js';
 export { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type PubAck } from '@nats-io/jetstream';
 export { headers, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';
 export {

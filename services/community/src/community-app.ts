@@ -27,7 +27,16 @@ export type CommunityAppConfig = Pick<
   | 'JOBS_ADDR'
 > &
   Partial<
-    Pick<CommunityConfig, 'NATS_URL' | 'NATS_STREAM_PREFIX' | 'NATS_STREAM_REPLICAS' | 'NATS_USER' | 'NATS_PASSWORD' | 'NATS_TOKEN' | 'ACCOUNT_DELETION_ACK_WAIT_MS'>
+    Pick<
+      CommunityConfig,
+      | 'NATS_URL'
+      | 'NATS_STREAM_PREFIX'
+      | 'NATS_STREAM_REPLICAS'
+      | 'NATS_USER'
+      | 'NATS_PASSWORD'
+      | 'NATS_TOKEN'
+      | 'ACCOUNT_DELETION_ACK_WAIT_MS'
+    >
   > &
   Partial<Pick<CommunityConfig, 'POSTS_DAILY_LIMIT'>>;
 
