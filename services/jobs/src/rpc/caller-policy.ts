@@ -14,11 +14,13 @@ export const jobsCallerPolicy: CallerPolicy<typeof jobsV1.JobsServiceService> = 
 
 /**
  * The execution API (claims, leases, outcomes): workers; media asks whether a job really ended
- * before it deletes the job's outputs.
+ * before it deletes the job's outputs; webhooks asks the same, and whose job it is, before it
+ * calls a user's endpoints back.
  */
 export const executionCallerPolicy: CallerPolicy<typeof jobsExecutionV1.JobExecutionServiceService> = {
   worker: 'all',
   media: ['getJobStatus'],
+  webhooks: ['getJobStatus'],
 };
 
 /** The operator API: the gateway (for admins) and the operator CLI. */
