@@ -25,6 +25,7 @@ import { registerMediaRoutes } from './routes/media-routes.js';
 import { registerOpsRoutes } from './routes/ops-routes.js';
 import { registerPostRoutes } from './routes/post-routes.js';
 import { registerQuotaRoute } from './routes/quota-route.js';
+import { registerWebhookRoutes } from './routes/webhook-routes.js';
 import { applyOpenApiConventions } from './http/openapi-conventions.js';
 import { API_EXAMPLES } from './routes/api-examples.js';
 
@@ -159,6 +160,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     registerJobEventsRoute(api, context, finishedJobs);
     registerQuotaRoute(api, context);
     registerPostRoutes(api, context);
+    registerWebhookRoutes(api, context);
   });
   await app.register(async (admin) => {
     admin.addHook('onRequest', authenticated);
