@@ -44,9 +44,9 @@ export async function insertDeliveriesForEvent(db: Queryable, event: LifecycleEv
   const result = await db.query({
     name: 'webhooks.insert_deliveries',
     text: `INSERT INTO webhooks.deliveries (id, endpoint_id, event_id, event_type, body, next_attempt_at)
-           SELECT gen_random_uuid(), e.id, $1, $2, $4, now()
+           SELECT gen_random_uuid(), e.id, $1::varchar, $2::varchar, $4::text, now()
              FROM webhooks.endpoints e
-            WHERE e.user_id = $3 AND (cardinality(e.event_types) = 0 OR $2 = ANY(e.event_types))
+            WHERE e.user_id = $3::varchar AND (cardinality(e.event_types) = 0 OR $2::text = ANY(e.event_types))
            ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
     values: [event.eventId, event.eventType, event.userId, event.body],
   });
@@ -121,7 +121,7 @@ export async function recordAttempt(db: Queryable, outcome: AttemptOutcome): Pro
   await db.query({
     name: 'webhooks.settle_delivery',
     text: `UPDATE webhooks.deliveries
-              SET status = CASE WHEN $3 THEN 'delivered' WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
+              SET status = CASE WHEN $3::boolean THEN 'delivered' WHEN $4::bigint IS NULL THEN 'failed' ELSE 'pending' END,
                   delivered_at = CASE WHEN $3 THEN now() END,
                   next_attempt_at = CASE WHEN $3 OR $4::bigint IS NULL THEN NULL
                                          ELSE now() + make_interval(secs => $4::double precision / 1000) END

@@ -30,8 +30,8 @@ export async function insertEndpointWithinLimit(db: Queryable, endpoint: NewEndp
   const result = await db.query<EndpointRow>({
     name: 'webhooks.insert_endpoint',
     text: `INSERT INTO webhooks.endpoints (id, user_id, url, event_types, description, secret)
-           SELECT $1, $2, $3, $4::text[], $5, $6
-            WHERE (SELECT count(*) FROM webhooks.endpoints WHERE user_id = $2) < $7
+           SELECT $1::uuid, $2::varchar, $3::varchar, $4::text[], $5::varchar, $6::varchar
+            WHERE (SELECT count(*) FROM webhooks.endpoints WHERE user_id = $2::varchar) < $7::int
            RETURNING *`,
     values: [endpoint.id, endpoint.userId, endpoint.url, endpoint.eventTypes, endpoint.description, endpoint.secret, limit],
   });
