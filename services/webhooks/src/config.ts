@@ -1,4 +1,4 @@
-import { bool, hostPort, int, oneOf, port, url, type ConfigOf, type VarSpec } from '@atelier/config';
+import { bool, hostPort, int, oneOf, port, url, type ConfigCheck, type ConfigOf, type VarSpec } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
@@ -50,6 +50,20 @@ export const webhooksConfigSpec = {
 } as const;
 
 export type WebhooksConfig = ConfigOf<typeof webhooksConfigSpec>;
+
+/**
+ * A lease shorter than an attempt can last would let another sender claim a delivery whose POST
+ * is still in flight: the receiver would get it twice for nothing.
+ */
+export const checkLeaseOutlastsAttempt: ConfigCheck<typeof webhooksConfigSpec> = (config) =>
+  config.WEBHOOK_LEASE_MS < 2 * (config.WEBHOOK_TIMEOUT_MS + 1_000)
+    ? [
+        {
+          variable: 'WEBHOOK_LEASE_MS',
+          problem: `must be at least twice WEBHOOK_TIMEOUT_MS + 1 s (${2 * (config.WEBHOOK_TIMEOUT_MS + 1_000)} ms)`,
+        },
+      ]
+    : [];
 
 /**
  * On SIGTERM in-flight calls and attempts may finish within SHUTDOWN_GRACE_MS; the process forces

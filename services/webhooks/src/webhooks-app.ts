@@ -6,7 +6,7 @@ import type { Logger } from '@atelier/logging';
 import { startServiceMetrics } from '@atelier/metrics';
 import { NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
-import { webhooksConfigSpec, shutdownPolicy, type WebhooksConfig } from './config.js';
+import { checkLeaseOutlastsAttempt, webhooksConfigSpec, shutdownPolicy, type WebhooksConfig } from './config.js';
 import { WEBHOOKS_SCHEMA, webhooksMigrations } from './db/migrations/index.js';
 import { startDeliverySender } from './delivery/delivery-sender.js';
 import { LifecycleFanout } from './fanout/lifecycle-fanout.js';
@@ -102,7 +102,7 @@ export function runWebhooks(telemetry: Telemetry): Promise<void> {
     name: 'webhooks',
     telemetry,
     spec: webhooksConfigSpec,
-    checks: [checkNatsCredentials],
+    checks: [checkNatsCredentials, checkLeaseOutlastsAttempt],
     shutdown: shutdownPolicy,
     async start(config, logger) {
       await assertSchemaCurrent(config.DATABASE_URL, { service: 'webhooks', schema: WEBHOOKS_SCHEMA, migrations: webhooksMigrations });
