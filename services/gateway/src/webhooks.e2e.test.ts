@@ -36,6 +36,8 @@ class Receiver {
   private failuresLeft = 2;
   private server: Server | undefined;
   port = 0;
+  /** Set: the next signed request is held unanswered, and this is told it arrived. */
+  holdNext: (() => void) | undefined;
 
   async start(): Promise<void> {
     this.server = createServer((request, response) => {
@@ -46,6 +48,12 @@ class Receiver {
         const id = String(request.headers['webhook-id']);
         const timestamp = String(request.headers['webhook-timestamp']);
         const signatureValid = verify(this.secret, id, timestamp, body, String(request.headers['webhook-signature'] ?? ''));
+        if (signatureValid && this.holdNext) {
+          const arrived = this.holdNext;
+          this.holdNext = undefined;
+          arrived();
+          return; // never answered: the sender dies meanwhile
+        }
         const answered = !signatureValid ? 401 : this.failuresLeft > 0 ? 500 : 204;
         if (signatureValid && this.failuresLeft > 0) this.failuresLeft -= 1;
         this.received.push({ id, timestamp: Number(timestamp), signatureValid, body: JSON.parse(body) as Received['body'], answered });
@@ -64,6 +72,7 @@ class Receiver {
   }
 
   stop(): Promise<void> {
+    this.server?.closeAllConnections();
     return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 }
@@ -79,7 +88,13 @@ beforeAll(async () => {
   platform = await startTestPlatform({
     workers: 1,
     providerEnv: { PROVIDER_SIM_LATENCY_MS: '200' },
-    webhooks: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE_MS: '300,600,1200', WEBHOOK_ENDPOINTS_PER_USER: '3' },
+    webhooks: {
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE_MS: '300,600,1200',
+      WEBHOOK_ENDPOINTS_PER_USER: '3',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_LEASE_MS: '4000',
+    },
     gateway: tokens.gatewayEnv,
   });
   alice = new MobileApi(platform.gatewayUrl!, await tokens.sign(`alice-webhooks-${process.pid}`));
@@ -197,6 +212,30 @@ describe('webhooks - an integrator called back with the job lifecycle events', (
       },
       { what: 'the replay recorded as attempt 4' },
     );
+  });
+
+  it('delivers an event whose sender was killed mid-POST, once its lease ends, still once after dedupe', async () => {
+    const arrived = new Promise<void>((resolve) => (receiver.holdNext = resolve));
+    const created = await alice.createJob(await alice.stylizeBody(await alice.uploadPhoto()), `webhooks-crash-${process.pid}`);
+    const crashJob = created.body.job.id;
+    expect((await alice.waitTerminal(crashJob)).status).toBe('succeeded');
+    await arrived;
+    await platform.webhooks!.kill();
+    await platform.restart('webhooks');
+    await waitUntil(() => receiver.deduped().some((message) => message.body.data.jobId === crashJob), {
+      timeoutMs: 20_000,
+      what: "the crashed sender's delivery, sent again",
+    });
+    const forJob = receiver.received.filter((message) => message.body.data.jobId === crashJob);
+    // The held POST died with its sender (never answered, not counted here); the next one was accepted.
+    expect(forJob.map((message) => message.answered)).toEqual([204]);
+    expect(new Set(forJob.map((message) => message.id)).size).toBe(1);
+    expect(receiver.deduped().map((message) => message.body.data.jobId)).toEqual([jobId, crashJob]);
+    // The attempt that died with its sender left no row; the one after the lease is attempt 2.
+    const page = await alice.call<{ items: Delivery[] }>('GET', `/api/v1/webhooks/endpoints/${endpoint.id}/deliveries`);
+    const delivery = page.body.items.find((item) => item.id === forJob[0]!.id)!;
+    expect(delivery).toMatchObject({ status: 'delivered', attemptCount: 2 });
+    expect(delivery.attempts.map((attempt) => [attempt.attempt, attempt.statusCode])).toEqual([[2, 204]]);
   });
 
   it.each(['https://localhost/hook', 'https://10.0.0.7/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook'])(
