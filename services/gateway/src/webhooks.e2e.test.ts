@@ -185,6 +185,10 @@ describe('webhooks - an integrator called back with the job lifecycle events', (
       [3, 204],
     ]);
     expect(delivery!.attempts[0]!.error).toMatch(/answered 500/);
+    // The sender's series count them too.
+    const metrics = await (await fetch(`http://127.0.0.1:${platform.webhooks!.metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^atelier_webhook_attempts_total\{[^}]*outcome="retry"[^}]*\} 2$/m);
+    expect(metrics).toMatch(/^atelier_webhook_attempts_total\{[^}]*outcome="delivered"[^}]*\} 1$/m);
     // The filter: an endpoint for job.cancelled only got nothing.
     const none = await alice.call<{ items: Delivery[] }>('GET', `/api/v1/webhooks/endpoints/${cancelledOnly.id}/deliveries`);
     expect(none.body.items).toEqual([]);

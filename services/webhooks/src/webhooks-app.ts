@@ -3,11 +3,12 @@ import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { startServiceMetrics } from '@atelier/metrics';
+import { startServiceMetrics, type Registry } from '@atelier/metrics';
 import { NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
 import { checkLeaseOutlastsAttempt, webhooksConfigSpec, shutdownPolicy, type WebhooksConfig } from './config.js';
 import { WEBHOOKS_SCHEMA, webhooksMigrations } from './db/migrations/index.js';
+import { DeliveryMetrics } from './delivery/delivery-metrics.js';
 import { startDeliverySender } from './delivery/delivery-sender.js';
 import { LifecycleFanout } from './fanout/lifecycle-fanout.js';
 import { jobOwnerLookup } from './peers/job-owner-lookup.js';
@@ -29,7 +30,7 @@ export interface WebhooksApp {
 export async function startWebhooksApp(
   config: WebhooksAppConfig,
   logger: Logger,
-  options: { host?: string; callObserver?: CallObserver } = {},
+  options: { host?: string; callObserver?: CallObserver; registry?: Registry } = {},
 ): Promise<WebhooksApp> {
   const security = loadGrpcSecurity(config);
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, applicationName: 'webhooks' });
@@ -42,6 +43,7 @@ export async function startWebhooksApp(
     leaseMs: config.WEBHOOK_LEASE_MS,
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
     batchSize: config.WEBHOOK_CONCURRENCY,
+    metrics: options.registry ? new DeliveryMetrics(options.registry) : undefined,
   });
   const context: WebhooksContext = {
     pool,
@@ -107,7 +109,7 @@ export function runWebhooks(telemetry: Telemetry): Promise<void> {
     async start(config, logger) {
       await assertSchemaCurrent(config.DATABASE_URL, { service: 'webhooks', schema: WEBHOOKS_SCHEMA, migrations: webhooksMigrations });
       const metrics = await startServiceMetrics('webhooks', { port: config.METRICS_PORT });
-      const app = await startWebhooksApp(config, logger, { callObserver: metrics.grpcCalls });
+      const app = await startWebhooksApp(config, logger, { callObserver: metrics.grpcCalls, registry: metrics.registry });
       logger.info(
         { port: app.server.port, metricsPort: metrics.port, jobsAddr: config.JOBS_ADDR, allowedHosts: [...config.WEBHOOK_ALLOWED_HOSTS] },
         'webhooks serving gRPC',

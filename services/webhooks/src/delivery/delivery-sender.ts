@@ -2,6 +2,7 @@ import { inTransaction, type SqlPool } from '@atelier/db';
 import { isAppError } from '@atelier/errors';
 import type { Logger } from '@atelier/logging';
 import { claimDueDeliveries, recordAttempt, type ClaimedDelivery } from '../db/delivery-sql.js';
+import type { DeliveryMetrics } from './delivery-metrics.js';
 import { retryDelayMs } from '../domain/retry-schedule.js';
 import { checkTarget, type ResolveAll } from '../ssrf/target-check.js';
 import { sendWebhook } from './send-webhook.js';
@@ -22,6 +23,7 @@ export interface DeliverySenderOptions {
   batchSize: number;
   /** DNS for the target check (tests). */
   resolve?: ResolveAll;
+  metrics?: DeliveryMetrics;
 }
 
 export interface DeliverySender {
@@ -88,6 +90,7 @@ export function startDeliverySender(options: DeliverySenderOptions): DeliverySen
         retryInMs,
       }),
     );
+    options.metrics?.observe(delivered ? 'delivered' : retryInMs === undefined ? 'failed' : 'retry', durationMs);
     if (!delivered) {
       logger.info(
         { deliveryId: delivery.id, endpointId: delivery.endpoint_id, attempt: delivery.attempt_count, statusCode, error, retryInMs },
