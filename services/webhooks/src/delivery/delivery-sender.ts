@@ -19,7 +19,7 @@ export interface DeliverySenderOptions {
   leaseMs: number;
   /** How often due deliveries are looked for when nothing wakes the sender. */
   pollIntervalMs: number;
-  /** Deliveries claimed, and sent concurrently, at once. */
+  /** Attempts in flight at once (WEBHOOK_CONCURRENCY). */
   batchSize: number;
   /** DNS for the target check (tests). */
   resolve?: ResolveAll;
@@ -34,8 +34,8 @@ export interface DeliverySender {
 }
 
 /**
- * Sends due deliveries: claim a batch (claimDueDeliveries: SKIP LOCKED, a lease), POST each
- * concurrently to its re-checked target, record every attempt and settle its delivery. An attempt
+ * Sends due deliveries: claim what free slots allow (claimDueDeliveries: SKIP LOCKED, a lease),
+ * POST each to its re-checked target, record every attempt and settle its delivery. An attempt
  * that is never recorded (a crash) costs one lease of delay, and a receiver may then see the same
  * webhook-id twice — at least once, deduped by the receiver, as Standard Webhooks intends.
  */
@@ -61,6 +61,12 @@ export function startDeliverySender(options: DeliverySenderOptions): DeliverySen
       }
       wakeUp = done;
     });
+
+  /** Ends the current sleep, or the next one before it starts. */
+  function nudge(): void {
+    woken = true;
+    wakeUp?.();
+  }
 
   async function attempt(delivery: ClaimedDelivery): Promise<void> {
     const startedAt = new Date();
@@ -99,30 +105,39 @@ export function startDeliverySender(options: DeliverySenderOptions): DeliverySen
     }
   }
 
+  // Up to batchSize attempts in flight; a free slot is filled at once, so one slow receiver holds
+  // only its own slot (at most WEBHOOK_TIMEOUT_MS), never the deliveries of the others.
+  const inFlight = new Set<Promise<void>>();
   const loop = (async () => {
     while (!stopping) {
+      const free = options.batchSize - inFlight.size;
       let claimed: ClaimedDelivery[] = [];
-      try {
-        claimed = await claimDueDeliveries(pool, options.batchSize, options.leaseMs);
-        await Promise.all(
-          claimed.map((delivery) =>
-            attempt(delivery).catch((error: unknown) =>
+      if (free > 0) {
+        try {
+          claimed = await claimDueDeliveries(pool, free, options.leaseMs);
+        } catch (error) {
+          logger.warn({ err: error }, 'claiming due webhook deliveries failed; trying again');
+        }
+        for (const delivery of claimed) {
+          const running: Promise<void> = attempt(delivery)
+            .catch((error: unknown) =>
               logger.warn({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed; it is due again after its lease'),
-            ),
-          ),
-        );
-      } catch (error) {
-        logger.warn({ err: error }, 'claiming due webhook deliveries failed; trying again');
+            )
+            .finally(() => {
+              inFlight.delete(running);
+              nudge();
+            });
+          inFlight.add(running);
+        }
       }
-      if (claimed.length < options.batchSize) await sleep();
+      // Nothing more due now, or every slot busy: wait for a wake-up, a finished attempt or the poll.
+      if (claimed.length < free || free === 0) await sleep();
     }
+    await Promise.all(inFlight);
   })();
 
   return {
-    wake() {
-      woken = true;
-      wakeUp?.();
-    },
+    wake: nudge,
     async stop() {
       stopping = true;
       wakeUp?.();
