@@ -19,7 +19,7 @@ const isHook = (manifest: Manifest) => manifest.metadata.annotations?.['helm.sh/
 
 describe('chart - migration hook Jobs', () => {
   it('has one Job per service that owns a schema, and no other', () => {
-    expect(withMigrations.sort()).toEqual(['catalog', 'community', 'jobs', 'media']);
+    expect(withMigrations.sort()).toEqual(['catalog', 'community', 'jobs', 'media', 'webhooks']);
     const jobs = ofKind(rendered.default ?? [], 'Job').map((job) => job.metadata.name);
     expect(jobs.sort()).toEqual(withMigrations.map((service) => nameOf(`${service}-migrate`)).sort());
   });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { get, nameOf, ofKind, useRenderedChart, type Manifest } from './helm.js';
 
 const chart = useRenderedChart();
-const GRPC_COMPONENTS = ['catalog', 'media', 'jobs', 'community', 'gateway', 'worker'];
+const GRPC_COMPONENTS = ['catalog', 'media', 'jobs', 'community', 'webhooks', 'gateway', 'worker'];
 const containerOf = (manifests: Manifest[], component: string) =>
   get(manifests, 'Deployment', nameOf(component)).spec.template.spec.containers[0];
 const tlsSecretOf = (manifests: Manifest[], component: string) =>

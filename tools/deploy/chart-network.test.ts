@@ -42,8 +42,9 @@ describe('chart - network policies', () => {
     expect(Object.fromEntries(callers)).toEqual({
       catalog: ['gateway', 'jobs', 'worker'],
       media: ['catalog', 'community', 'gateway', 'jobs', 'worker'],
-      jobs: ['community', 'gateway', 'media', 'worker'],
+      jobs: ['community', 'gateway', 'media', 'webhooks', 'worker'],
       community: ['gateway', 'media'],
+      webhooks: ['gateway'],
       'provider-sim': ['worker'],
     });
   });

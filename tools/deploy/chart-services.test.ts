@@ -201,6 +201,9 @@ describe('chart - peers and secrets', () => {
         'atelier-media S3_ACCESS_KEY_ID=atelier-s3/S3_ACCESS_KEY_ID',
         'atelier-media S3_SECRET_ACCESS_KEY=atelier-s3/S3_SECRET_ACCESS_KEY',
         'atelier-media-migrate DATABASE_URL=atelier-database/MEDIA_DATABASE_URL',
+        'atelier-webhooks DATABASE_URL=atelier-database/WEBHOOKS_DATABASE_URL',
+        'atelier-webhooks NATS_PASSWORD=atelier-nats/WEBHOOKS_NATS_PASSWORD',
+        'atelier-webhooks-migrate DATABASE_URL=atelier-database/WEBHOOKS_DATABASE_URL',
         'atelier-worker NATS_PASSWORD=atelier-nats/WORKER_NATS_PASSWORD',
         'atelier-worker PROVIDER_API_KEY=atelier-provider/PROVIDER_API_KEY',
       ].sort(),
@@ -224,9 +227,9 @@ describe('chart - peers and secrets', () => {
 });
 
 describe('chart - NATS credentials', () => {
-  const natsServices = ['catalog', 'jobs', 'media', 'community', 'worker', 'gateway'];
+  const natsServices = ['catalog', 'jobs', 'media', 'community', 'worker', 'webhooks', 'gateway'];
 
-  it('gives catalog, jobs, media, community, the workers and the gateway the shared NATS user in their ConfigMap and its password from a Secret, and nobody else', () => {
+  it('gives catalog, jobs, media, community, the workers, webhooks and the gateway the shared NATS user in their ConfigMap and its password from a Secret, and nobody else', () => {
     const manifests = chart.helm.render({ set: { 'nats.user': 'atelier', 'nats.password.existingSecret': 'atelier-nats' } });
     for (const service of natsServices) {
       expect(configOf(manifests, service).NATS_USER, service).toBe('atelier');

@@ -20,6 +20,7 @@ const ADDRESS_VARIABLES: Record<string, string> = {
   MEDIA_ADDR: 'media',
   JOBS_ADDR: 'jobs',
   COMMUNITY_ADDR: 'community',
+  WEBHOOKS_ADDR: 'webhooks',
   // The AI vendor; provider-sim inside the release.
   PROVIDER_URL: 'provider-sim',
 };

@@ -28,7 +28,7 @@ import {
 import { startNatsServer, type NatsServerProcess } from '@atelier/testing';
 import { repoRoot } from './helm.js';
 
-const SERVICES = ['catalog', 'jobs', 'media', 'community', 'worker', 'gateway', 'ops'] as const;
+const SERVICES = ['catalog', 'jobs', 'media', 'community', 'worker', 'webhooks', 'gateway', 'ops'] as const;
 type Service = (typeof SERVICES)[number];
 const password = (service: Service) => `test-only-${service}-password`;
 const topology = jobsTopology('ATELIER');
@@ -203,6 +203,29 @@ describe('nats server config - each service its own subjects', () => {
     await expect(
       ensureWorkerConsumer(await jetstreamManager(await as('community')), topology, 'interactive', { ackWaitMs: 1_000, maxDeliver: 1 }),
     ).rejects.toThrow(/permission/i);
+  });
+
+  it('webhooks declares its fan-out consumer of every lifecycle event and pulls it, and may not publish one', async () => {
+    const webhooks = await as('webhooks');
+    const jsm = await jetstreamManager(webhooks);
+    await ensureJobStreams(jsm, topology);
+    await ensureEventsConsumer(jsm, topology, {
+      name: 'webhooks-fanout',
+      filterSubject: topology.allEventsSubject,
+      ackWaitMs: 30_000,
+      maxDeliver: -1,
+    });
+    await publish(await as('jobs'), topology.eventSubject('succeeded'));
+    const consumer = await jetstream(webhooks).consumers.get(topology.eventsStream, 'webhooks-fanout');
+    const messages = await consumer.fetch({ max_messages: 1, expires: 3_000 });
+    let acked = 0;
+    for await (const message of messages) {
+      await message.ackAck();
+      acked += 1;
+    }
+    expect(acked).toBe(1);
+    await expect(ensureWorkerConsumer(jsm, topology, 'interactive', { ackWaitMs: 1_000, maxDeliver: 1 })).rejects.toThrow(/permission/i);
+    await expect(publish(webhooks, topology.eventSubject('succeeded'))).rejects.toThrow(/permission/i);
   });
 
   it('the gateway keeps its rate-limit counters and may publish nothing of the jobs', async () => {

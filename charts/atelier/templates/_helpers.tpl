@@ -83,7 +83,7 @@ The listen port of each component (GRPC_PORT / HTTP_PORT): the platform descript
 that probes, Services and NetworkPolicies agree; tools/deploy tests check them against both.
 */}}
 {{- define "atelier.port" -}}
-{{- $ports := dict "gateway" 8080 "catalog" 50051 "media" 50052 "jobs" 50053 "community" 50054 "worker" 9464 "provider-sim" 8090 }}
+{{- $ports := dict "gateway" 8080 "catalog" 50051 "media" 50052 "jobs" 50053 "community" 50054 "webhooks" 50055 "worker" 9464 "provider-sim" 8090 }}
 {{- required (printf "no port known for component %q" .) (get $ports .) }}
 {{- end }}
 
@@ -94,7 +94,7 @@ GRACEFUL_SHUTDOWN of libs/lifecycle, 5 s, for the services). terminationGracePer
 derived from it; tools/deploy/chart-services.test.ts holds the two equal.
 */}}
 {{- define "atelier.shutdownMarginMs" -}}
-{{- $margins := dict "gateway" 5000 "catalog" 5000 "media" 5000 "jobs" 5000 "community" 5000 "worker" 10000 "provider-sim" 0 }}
+{{- $margins := dict "gateway" 5000 "catalog" 5000 "media" 5000 "jobs" 5000 "community" 5000 "webhooks" 5000 "worker" 10000 "provider-sim" 0 }}
 {{- if not (hasKey $margins .) }}{{ fail (printf "no shutdown margin known for component %q" .) }}{{ end }}
 {{- get $margins . }}
 {{- end }}
@@ -109,7 +109,7 @@ TLS nor client certificates, and the main port requires both. The services' defa
 
 {{/* The components that speak gRPC over mutual TLS, each with a certificate of its own. */}}
 {{- define "atelier.mtlsComponents" -}}
-{{- list "catalog" "media" "jobs" "community" "gateway" "worker" | toJson }}
+{{- list "catalog" "media" "jobs" "community" "webhooks" "gateway" "worker" | toJson }}
 {{- end }}
 
 {{/* The Secret (ca.crt, tls.crt, tls.key) holding a component's certificate. Call with root, component. */}}

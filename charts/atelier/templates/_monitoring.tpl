@@ -9,7 +9,7 @@ port of their own (METRICS_PORT, Service port "metrics"), the HTTP components on
 (Service port "http"), as the pods' prometheus.io annotations say. provider-sim only while it runs.
 */}}
 {{- define "atelier.monitoring.scrapePorts" -}}
-{{- $ports := dict "catalog" "metrics" "media" "metrics" "jobs" "metrics" "community" "metrics" "gateway" "http" "worker" "http" }}
+{{- $ports := dict "catalog" "metrics" "media" "metrics" "jobs" "metrics" "community" "metrics" "webhooks" "metrics" "gateway" "http" "worker" "http" }}
 {{- if .Values.providerSim.enabled }}
 {{- $_ := set $ports "provider-sim" "http" }}
 {{- end }}

@@ -16,10 +16,10 @@ Which component reads which secret, in one place: a YAML list of
 {{- define "atelier.secretItems" -}}
 {{- $values := .root.Values }}
 {{- $items := list }}
-{{- if has .component (list "catalog" "media" "jobs" "community") }}
+{{- if has .component (list "catalog" "media" "jobs" "community" "webhooks") }}
 {{- $items = append $items (dict "env" "DATABASE_URL" "path" (printf "database.%s" .component) "ref" (get $values.database .component) "required" true) }}
 {{- end }}
-{{- if has .component (list "catalog" "jobs" "media" "community" "worker" "gateway") }}
+{{- if has .component (list "catalog" "jobs" "media" "community" "worker" "webhooks" "gateway") }}
 {{- /* A user of the component's own (nats.users.<component>) or the shared login; strictSecrets needs one. */}}
 {{- $own := get ($values.nats.users | default dict) .component | default dict }}
 {{- if $own.user }}

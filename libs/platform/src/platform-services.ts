@@ -70,6 +70,17 @@ export const PLATFORM_SERVICES: readonly PlatformService[] = [
     schema: 'community',
     mtls: true,
   },
+  // Integrators' callbacks: reads the lifecycle events, asks jobs whose job each is.
+  {
+    name: 'webhooks',
+    protocol: 'grpc',
+    port: 50055,
+    healthPort: 50155,
+    metricsPort: 9464,
+    localMetricsPort: 9475,
+    schema: 'webhooks',
+    mtls: true,
+  },
   // The simulated AI vendor: plain HTTP, as the real vendor's API is.
   { name: 'provider-sim', protocol: 'http', port: 8090, readinessPath: '/healthz', livenessPath: '/healthz', mtls: false },
   { name: 'worker', protocol: 'http', port: 9464, readinessPath: '/readyz', livenessPath: '/healthz', mtls: true },

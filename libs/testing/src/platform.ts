@@ -13,6 +13,8 @@ export interface PlatformOptions {
   community?: boolean;
   /** Start provider-sim. */
   provider?: boolean;
+  /** Start webhooks with these extra variables (e.g. WEBHOOK_ALLOWED_HOSTS, WEBHOOK_RETRY_SCHEDULE_MS); the gateway is told its address. */
+  webhooks?: Record<string, string>;
   /** Worker processes to start now (more with startWorker). */
   workers?: number;
   /** Start the gateway with these extra variables: JWT_PUBLIC_KEY (or JWKS_URL), JWT_ISSUER and JWT_AUDIENCE at least. */
@@ -30,7 +32,7 @@ export interface PlatformOptions {
 
 /**
  * Atelier's services as real processes on loopback — catalog, media (on an S3-protocol server
- * this process runs, as production points media at S3 or MinIO), jobs, and on request community, provider-sim, workers and the gateway — on a database
+ * this process runs, as production points media at S3 or MinIO), jobs, and on request community, webhooks, provider-sim, workers and the gateway — on a database
  * and a NATS stream prefix of their own, removed by stop().
  */
 export interface TestPlatform {
@@ -40,6 +42,7 @@ export interface TestPlatform {
   media: ServiceProcess;
   jobs: ServiceProcess;
   community?: ServiceProcess;
+  webhooks?: ServiceProcess;
   provider?: ServiceProcess;
   gateway?: ServiceProcess;
   workers: ServiceProcess[];
@@ -58,7 +61,7 @@ export interface TestPlatform {
    * Starts a service again after it exited (was killed or stopped): same port, same
    * environment. The platform's field for it points at the new process afterwards.
    */
-  restart(service: 'catalog' | 'media' | 'jobs' | 'community' | 'provider' | 'gateway'): Promise<ServiceProcess>;
+  restart(service: 'catalog' | 'media' | 'jobs' | 'community' | 'webhooks' | 'provider' | 'gateway'): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -173,6 +176,22 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           )
         : undefined;
     if (community) processes.push(community);
+    const webhooks = options.webhooks
+      ? await startGrpcServiceProcess(
+          'webhooks',
+          {
+            ...options.env,
+            DATABASE_URL: database.url,
+            NATS_URL: natsUrl,
+            NATS_STREAM_PREFIX: natsPrefix,
+            JOBS_ADDR: jobs.address,
+            WEBHOOK_POLL_INTERVAL_MS: '200',
+            ...options.webhooks,
+          },
+          options.nodeArgs?.webhooks,
+        )
+      : undefined;
+    if (webhooks) processes.push(webhooks);
 
     let provider: ServiceProcess | undefined;
     if (options.provider || (options.workers ?? 0) > 0) {
@@ -213,6 +232,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
           MEDIA_ADDR: media.address,
           JOBS_ADDR: jobs.address,
           COMMUNITY_ADDR: community!.address,
+          ...(webhooks ? { WEBHOOKS_ADDR: webhooks.address } : {}),
           // The rate limit's shared counters: a bucket of this run's own prefix.
           NATS_URL: natsUrl,
           NATS_STREAM_PREFIX: natsPrefix,
@@ -233,6 +253,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       media,
       jobs,
       community,
+      webhooks,
       provider,
       gateway,
       workers,

@@ -11,6 +11,8 @@ export const gatewayConfigSpec = {
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),
   JOBS_ADDR: hostPort('127.0.0.1:50053'),
   COMMUNITY_ADDR: hostPort('127.0.0.1:50054'),
+  /** Webhooks (the /api/v1/webhooks routes); not a readiness peer: the app's journey does not need it. */
+  WEBHOOKS_ADDR: hostPort('127.0.0.1:50055'),
   /** PEM (SPKI) public key of the token issuer; or JWKS_URL. One of them is required. */
   JWT_PUBLIC_KEY: optional(str({ secret: true })),
   JWKS_URL: optional(url({ protocols: ['http:', 'https:'] })),

@@ -32,6 +32,7 @@ import { registerPostRoutes } from './routes/post-routes.js';
 import { registerQuotaRoute } from './routes/quota-route.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerStylePreviewRoute } from './routes/style-preview-route.js';
+import { registerWebhookRoutes } from './routes/webhook-routes.js';
 import { applyOpenApiConventions } from './http/openapi-conventions.js';
 import { API_EXAMPLES } from './routes/api-examples.js';
 
@@ -179,6 +180,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     registerQuotaRoute(api, context);
     registerAccountRoutes(api, context);
     registerPostRoutes(api, context);
+    registerWebhookRoutes(api, context);
   });
   await app.register(async (admin) => {
     admin.addHook('onRequest', authenticated);

@@ -337,7 +337,7 @@ describe('execution - CompleteJob', () => {
 describe('execution - GetJobStatus (media confirms a job ended before deleting its outputs)', () => {
   it('answers the status as it moves, NOT_FOUND for an unknown job and INVALID_ARGUMENT for a malformed id', async () => {
     const job = await newCanary();
-    expect((await h.execution.getJobStatus({ jobId: job.id })).status).toBe(jobsV1.JobStatus.QUEUED);
+    expect(await h.execution.getJobStatus({ jobId: job.id })).toEqual({ status: jobsV1.JobStatus.QUEUED, userId: job.userId });
     await h.execution.claimJob({ jobId: job.id, workerId: 'w-status' });
     expect((await h.execution.getJobStatus({ jobId: job.id })).status).toBe(jobsV1.JobStatus.RUNNING);
     await h.jobs.cancelJob({ jobId: job.id, userId: job.userId });

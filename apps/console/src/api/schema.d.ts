@@ -574,6 +574,78 @@ export interface paths {
     patch: operations['updatePost'];
     trace?: never;
   };
+  '/api/v1/webhooks/deliveries/{deliveryId}/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a delivery again, now, with the same webhook-id and a fresh retry schedule */
+    post: operations['replayWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's webhook endpoints, newest first (never their secrets) */
+    get: operations['listWebhookEndpoints'];
+    put?: never;
+    /**
+     * Register a webhook endpoint; its signing secret is in this answer only
+     * @description The URL must be https and resolve to public addresses only (422 WEBHOOK_URL_NOT_ALLOWED otherwise, unless the operator allowlisted the host). At most 10 endpoints per user (409 WEBHOOK_ENDPOINT_LIMIT).
+     */
+    post: operations['createWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/endpoints/{endpointId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a webhook endpoint of the caller, with its deliveries: nothing more is sent to it */
+    delete: operations['deleteWebhookEndpoint'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/webhooks/endpoints/{endpointId}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An endpoint's deliveries, newest first, each with every attempt */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/public/styles/{styleId}/preview': {
     parameters: {
       query?: never;
@@ -725,14 +797,20 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 40900 | 40902 | 40903 | 40905 | 40906;
+        code: 40900 | 40902 | 40903 | 40905 | 40906 | 40920;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
          * @enum {string}
          */
-        name: 'CONFLICT' | 'VERSION_CONFLICT' | 'JOB_ALREADY_FINISHED' | 'IDEMPOTENCY_PAYLOAD_MISMATCH' | 'ASSET_IN_USE';
+        name:
+          | 'CONFLICT'
+          | 'VERSION_CONFLICT'
+          | 'JOB_ALREADY_FINISHED'
+          | 'IDEMPOTENCY_PAYLOAD_MISMATCH'
+          | 'ASSET_IN_USE'
+          | 'WEBHOOK_ENDPOINT_LIMIT';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
       };
@@ -926,14 +1004,21 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 40400 | 40405 | 40406 | 40407 | 40408;
+        code: 40400 | 40405 | 40406 | 40407 | 40408 | 40420 | 40421;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
          * @enum {string}
          */
-        name: 'NOT_FOUND' | 'MEDIA_NOT_FOUND' | 'POST_NOT_FOUND' | 'JOB_NOT_FOUND' | 'OUTBOX_EVENT_NOT_FOUND';
+        name:
+          | 'NOT_FOUND'
+          | 'MEDIA_NOT_FOUND'
+          | 'POST_NOT_FOUND'
+          | 'JOB_NOT_FOUND'
+          | 'OUTBOX_EVENT_NOT_FOUND'
+          | 'WEBHOOK_ENDPOINT_NOT_FOUND'
+          | 'WEBHOOK_DELIVERY_NOT_FOUND';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
       };
@@ -1076,14 +1161,14 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 42200 | 42203 | 42206;
+        code: 42200 | 42203 | 42206 | 42220 | 42221;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
          * @enum {string}
          */
-        name: 'UNPROCESSABLE' | 'MEDIA_NOT_READY' | 'GENERATION_RULE_VIOLATION';
+        name: 'UNPROCESSABLE' | 'MEDIA_NOT_READY' | 'GENERATION_RULE_VIOLATION' | 'WEBHOOK_URL_NOT_ALLOWED' | 'WEBHOOK_URL_UNRESOLVABLE';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
       };
@@ -4698,6 +4783,400 @@ export interface operations {
            */
           'application/json': {
             post: components['schemas']['Post'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  replayWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "delivery": {
+           *         "id": "019a3c1e-7f00-7000-8000-00000000f101",
+           *         "endpointId": "019a3c1e-7f00-7000-8000-00000000f001",
+           *         "eventId": "event:019a3c1e-7f00-7000-8000-00000000a001:succeeded:v4",
+           *         "eventType": "job.succeeded",
+           *         "status": "pending",
+           *         "attemptCount": 2,
+           *         "nextAttemptAt": "2026-12-01T09:00:40.000Z",
+           *         "createdAt": "2026-12-01T09:00:03.000Z",
+           *         "deliveredAt": null,
+           *         "attempts": [
+           *           {
+           *             "attempt": 1,
+           *             "startedAt": "2026-12-01T09:00:03.000Z",
+           *             "durationMs": 212,
+           *             "statusCode": 503,
+           *             "error": "the endpoint answered 503"
+           *           },
+           *           {
+           *             "attempt": 2,
+           *             "startedAt": "2026-12-01T09:00:08.000Z",
+           *             "durationMs": 95,
+           *             "statusCode": 200,
+           *             "error": null
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            delivery: {
+              attemptCount: number;
+              attempts: {
+                /** @description numbers every attempt of the delivery, replays included */
+                attempt: number;
+                durationMs: number;
+                error: string | null;
+                /** Format: date-time */
+                startedAt: string;
+                /** @description the endpoint's HTTP status; 0: no answer (see error) */
+                statusCode: number;
+              }[];
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              deliveredAt: string | null;
+              /** Format: uuid */
+              endpointId: string;
+              eventId: string;
+              /** @enum {string} */
+              eventType: 'job.succeeded' | 'job.failed' | 'job.cancelled';
+              /**
+               * Format: uuid
+               * @description the webhook-id header: the same for every attempt and replay; dedupe by it
+               */
+              id: string;
+              /**
+               * Format: date-time
+               * @description while pending: when the next attempt is due
+               */
+              nextAttemptAt: string | null;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'failed';
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listWebhookEndpoints: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "019a3c1e-7f00-7000-8000-00000000f001",
+           *           "url": "https://hooks.partner.example/atelier",
+           *           "eventTypes": [
+           *             "job.succeeded",
+           *             "job.failed"
+           *           ],
+           *           "description": "partner backend",
+           *           "createdAt": "2026-12-01T09:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            items: {
+              /** Format: date-time */
+              createdAt: string;
+              description: string;
+              /** @description empty: every event type */
+              eventTypes: ('job.succeeded' | 'job.failed' | 'job.cancelled')[];
+              /** Format: uuid */
+              id: string;
+              url: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://hooks.partner.example/atelier",
+         *       "eventTypes": [
+         *         "job.succeeded",
+         *         "job.failed"
+         *       ],
+         *       "description": "partner backend"
+         *     }
+         */
+        'application/json': {
+          description?: string;
+          /** @description the event types to receive; absent or empty: all */
+          eventTypes?: ('job.succeeded' | 'job.failed' | 'job.cancelled')[];
+          /** @description https://…, where the events are POSTed */
+          url: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "endpoint": {
+           *         "id": "019a3c1e-7f00-7000-8000-00000000f001",
+           *         "url": "https://hooks.partner.example/atelier",
+           *         "eventTypes": [
+           *           "job.succeeded",
+           *           "job.failed"
+           *         ],
+           *         "description": "partner backend",
+           *         "createdAt": "2026-12-01T09:00:00.000Z"
+           *       },
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo="
+           *     }
+           */
+          'application/json': {
+            endpoint: {
+              /** Format: date-time */
+              createdAt: string;
+              description: string;
+              /** @description empty: every event type */
+              eventTypes: ('job.succeeded' | 'job.failed' | 'job.cancelled')[];
+              /** Format: uuid */
+              id: string;
+              url: string;
+            };
+            /** @description whsec_<base64 key>: verify webhook-signature with it; shown only now */
+            secret: string;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deleted": true
+           *     }
+           */
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+        limit?: number;
+      };
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "019a3c1e-7f00-7000-8000-00000000f101",
+           *           "endpointId": "019a3c1e-7f00-7000-8000-00000000f001",
+           *           "eventId": "event:019a3c1e-7f00-7000-8000-00000000a001:succeeded:v4",
+           *           "eventType": "job.succeeded",
+           *           "status": "delivered",
+           *           "attemptCount": 2,
+           *           "nextAttemptAt": null,
+           *           "createdAt": "2026-12-01T09:00:03.000Z",
+           *           "deliveredAt": "2026-12-01T09:00:09.000Z",
+           *           "attempts": [
+           *             {
+           *               "attempt": 1,
+           *               "startedAt": "2026-12-01T09:00:03.000Z",
+           *               "durationMs": 212,
+           *               "statusCode": 503,
+           *               "error": "the endpoint answered 503"
+           *             },
+           *             {
+           *               "attempt": 2,
+           *               "startedAt": "2026-12-01T09:00:08.000Z",
+           *               "durationMs": 95,
+           *               "statusCode": 200,
+           *               "error": null
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': {
+            items: {
+              attemptCount: number;
+              attempts: {
+                /** @description numbers every attempt of the delivery, replays included */
+                attempt: number;
+                durationMs: number;
+                error: string | null;
+                /** Format: date-time */
+                startedAt: string;
+                /** @description the endpoint's HTTP status; 0: no answer (see error) */
+                statusCode: number;
+              }[];
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              deliveredAt: string | null;
+              /** Format: uuid */
+              endpointId: string;
+              eventId: string;
+              /** @enum {string} */
+              eventType: 'job.succeeded' | 'job.failed' | 'job.cancelled';
+              /**
+               * Format: uuid
+               * @description the webhook-id header: the same for every attempt and replay; dedupe by it
+               */
+              id: string;
+              /**
+               * Format: date-time
+               * @description while pending: when the next attempt is due
+               */
+              nextAttemptAt: string | null;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'failed';
+            }[];
+            nextCursor: string | null;
           };
         };
       };

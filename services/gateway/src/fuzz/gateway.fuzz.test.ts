@@ -41,7 +41,7 @@ function forgedTokens(subject: string): string[] {
 beforeAll(async () => {
   const key = await testTokenKey();
   const strangers = await testTokenKey();
-  platform = await startTestPlatform({ gateway: key.gatewayEnv, workers: 1 });
+  platform = await startTestPlatform({ gateway: key.gatewayEnv, workers: 1, webhooks: {} });
   const user = `fuzz-${process.pid}`;
   const api = new MobileApi(platform.gatewayUrl!, await key.sign(user));
   const admin = await key.sign('fuzz-ops', { roles: ['admin'] });

@@ -16,14 +16,19 @@ export const ApiError = {
   POST_NOT_FOUND: { status: 404, code: 40406 },
   JOB_NOT_FOUND: { status: 404, code: 40407 },
   OUTBOX_EVENT_NOT_FOUND: { status: 404, code: 40408 },
+  WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, code: 40420 },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, code: 40421 },
   CONFLICT: { status: 409, code: 40900 },
   VERSION_CONFLICT: { status: 409, code: 40902 },
   JOB_ALREADY_FINISHED: { status: 409, code: 40903 },
   IDEMPOTENCY_PAYLOAD_MISMATCH: { status: 409, code: 40905 },
   ASSET_IN_USE: { status: 409, code: 40906 },
+  WEBHOOK_ENDPOINT_LIMIT: { status: 409, code: 40920 },
   UNPROCESSABLE: { status: 422, code: 42200 },
   MEDIA_NOT_READY: { status: 422, code: 42203 },
   GENERATION_RULE_VIOLATION: { status: 422, code: 42206 },
+  WEBHOOK_URL_NOT_ALLOWED: { status: 422, code: 42220 },
+  WEBHOOK_URL_UNRESOLVABLE: { status: 422, code: 42221 },
   GENERATION_QUOTA_EXCEEDED: { status: 429, code: 42900 },
   TOO_MANY_STREAMS: { status: 429, code: 42901 },
   UPLOAD_QUOTA_EXCEEDED: { status: 429, code: 42910 },
@@ -54,6 +59,12 @@ const BY_REASON: Readonly<Record<string, ApiErrorName>> = {
   POST_QUOTA_EXCEEDED: 'POST_QUOTA_EXCEEDED',
   RATE_LIMITED: 'RATE_LIMITED',
   ACCOUNT_DELETED: 'ACCOUNT_DELETED',
+  WEBHOOK_ENDPOINT_NOT_FOUND: 'WEBHOOK_ENDPOINT_NOT_FOUND',
+  WEBHOOK_DELIVERY_NOT_FOUND: 'WEBHOOK_DELIVERY_NOT_FOUND',
+  // A count of endpoints, not a rate: no Retry-After helps, deleting one does.
+  WEBHOOK_ENDPOINT_LIMIT: 'WEBHOOK_ENDPOINT_LIMIT',
+  WEBHOOK_URL_NOT_ALLOWED: 'WEBHOOK_URL_NOT_ALLOWED',
+  WEBHOOK_URL_UNRESOLVABLE: 'WEBHOOK_URL_UNRESOLVABLE',
 };
 
 /** Everything else, by canonical code. FAILED_PRECONDITION is a broken generation rule. */

@@ -158,6 +158,28 @@ const deletionParts = (status: 'in_progress' | 'completed') => [
   { service: 'media', status, completedAt: status === 'completed' ? at(44) : null, removed: status === 'completed' ? 25 : 9 },
   { service: 'community', status: 'completed', completedAt: at(41), removed: 3 },
 ];
+const webhookEndpoint = {
+  id: '019a3c1e-7f00-7000-8000-00000000f001',
+  url: 'https://hooks.partner.example/atelier',
+  eventTypes: ['job.succeeded', 'job.failed'],
+  description: 'partner backend',
+  createdAt: at(0),
+};
+const webhookDelivery = {
+  id: '019a3c1e-7f00-7000-8000-00000000f101',
+  endpointId: webhookEndpoint.id,
+  eventId: `event:${ids.job}:succeeded:v4`,
+  eventType: 'job.succeeded',
+  status: 'delivered',
+  attemptCount: 2,
+  nextAttemptAt: null,
+  createdAt: at(3),
+  deliveredAt: at(9),
+  attempts: [
+    { attempt: 1, startedAt: at(3), durationMs: 212, statusCode: 503, error: 'the endpoint answered 503' },
+    { attempt: 2, startedAt: at(8), durationMs: 95, statusCode: 200, error: null },
+  ],
+};
 
 export const API_EXAMPLES: OperationExamples = {
   exportAccount: {
@@ -255,6 +277,16 @@ export const API_EXAMPLES: OperationExamples = {
   getPost: { responses: { 200: { post: published } } },
   listFeed: { responses: { 200: { items: [{ ...published, isMine: false, authorHandle: 'brave-heron-1177' }], nextCursor: null } } },
   listMyPosts: { responses: { 200: { items: [published], nextCursor: null } } },
+  createWebhookEndpoint: {
+    request: { url: 'https://hooks.partner.example/atelier', eventTypes: ['job.succeeded', 'job.failed'], description: 'partner backend' },
+    responses: { 201: { endpoint: webhookEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=' } },
+  },
+  listWebhookEndpoints: { responses: { 200: { items: [webhookEndpoint] } } },
+  deleteWebhookEndpoint: { responses: { 200: { deleted: true } } },
+  listWebhookDeliveries: { responses: { 200: { items: [webhookDelivery], nextCursor: null } } },
+  replayWebhookDelivery: {
+    responses: { 202: { delivery: { ...webhookDelivery, status: 'pending', nextAttemptAt: at(40), deliveredAt: null } } },
+  },
   adminListJobs: { responses: { 200: ADMIN_EXAMPLES.jobs } },
   adminRetryJob: { responses: { 201: { job: ADMIN_EXAMPLES.retriedJob } } },
   adminListDeadOutboxEvents: { responses: { 200: ADMIN_EXAMPLES.deadEvents } },

@@ -14,11 +14,13 @@ export const jobsCallerPolicy: CallerPolicy<typeof jobsV1.JobsServiceService> = 
 
 /**
  * The execution API (claims, leases, outcomes): workers; media asks whether a job really ended
- * before it deletes the job's outputs, and whether an active job uses an asset its owner deletes.
+ * before it deletes the job's outputs, and whether an active job uses an asset its owner deletes;
+ * webhooks asks whether a job ended, and whose job it is, before it calls a user's endpoints back.
  */
 export const executionCallerPolicy: CallerPolicy<typeof jobsExecutionV1.JobExecutionServiceService> = {
   worker: 'all',
   media: ['getJobStatus', 'countActiveJobsUsingAsset'],
+  webhooks: ['getJobStatus'],
 };
 
 /** The operator API: the gateway (for admins) and the operator CLI. */

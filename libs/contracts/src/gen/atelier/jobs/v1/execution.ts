@@ -481,6 +481,8 @@ export interface GetJobStatusRequest {
 
 export interface GetJobStatusResponse {
   status: JobStatus;
+  /** The job's owner: the webhooks service routes a lifecycle event to its user's endpoints. */
+  userId: string;
 }
 
 export interface CountActiveJobsUsingAssetRequest {
@@ -3032,13 +3034,16 @@ export const GetJobStatusRequest: MessageFns<GetJobStatusRequest> = {
 };
 
 function createBaseGetJobStatusResponse(): GetJobStatusResponse {
-  return { status: 0 };
+  return { status: 0, userId: "" };
 }
 
 export const GetJobStatusResponse: MessageFns<GetJobStatusResponse> = {
   encode(message: GetJobStatusResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.status !== 0) {
       writer.uint32(8).int32(message.status);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
     }
     return writer;
   },
@@ -3064,6 +3069,14 @@ export const GetJobStatusResponse: MessageFns<GetJobStatusResponse> = {
             message.status = reader.int32() as any;
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3077,13 +3090,23 @@ export const GetJobStatusResponse: MessageFns<GetJobStatusResponse> = {
   },
 
   fromJSON(object: any): GetJobStatusResponse {
-    return { status: isSet(object.status) ? jobStatusFromJSON(object.status) : 0 };
+    return {
+      status: isSet(object.status) ? jobStatusFromJSON(object.status) : 0,
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
   },
 
   toJSON(message: GetJobStatusResponse): unknown {
     const obj: any = {};
     if (message.status !== 0) {
       obj.status = jobStatusToJSON(message.status);
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
     }
     return obj;
   },
@@ -3094,6 +3117,7 @@ export const GetJobStatusResponse: MessageFns<GetJobStatusResponse> = {
   fromPartial(object: DeepPartial<GetJobStatusResponse>): GetJobStatusResponse {
     const message = createBaseGetJobStatusResponse();
     message.status = object.status ?? 0;
+    message.userId = object.userId ?? "";
     return message;
   },
 };
@@ -3419,9 +3443,10 @@ export const JobExecutionServiceService = {
     responseDeserialize: (value: Buffer): HeartbeatsResponse => HeartbeatsResponse.decode(value),
   },
   /**
-   * A job's status and nothing else, for the media service: it deletes a job's stored outputs on
-   * a failed/cancelled lifecycle event only once jobs confirms the job really ended so. An
-   * unknown job is NOT_FOUND.
+   * A job's status and owner, for the media service (it deletes a job's stored outputs on a
+   * failed/cancelled lifecycle event only once jobs confirms the job really ended so) and the
+   * webhooks service (it confirms an event and finds whose endpoints it goes to). An unknown job
+   * is NOT_FOUND.
    */
   getJobStatus: {
     path: "/atelier.jobs.v1.JobExecutionService/GetJobStatus" as const,
@@ -3507,9 +3532,10 @@ export interface JobExecutionServiceServer extends UntypedServiceImplementation 
    */
   heartbeats: handleUnaryCall<HeartbeatsRequest, HeartbeatsResponse>;
   /**
-   * A job's status and nothing else, for the media service: it deletes a job's stored outputs on
-   * a failed/cancelled lifecycle event only once jobs confirms the job really ended so. An
-   * unknown job is NOT_FOUND.
+   * A job's status and owner, for the media service (it deletes a job's stored outputs on a
+   * failed/cancelled lifecycle event only once jobs confirms the job really ended so) and the
+   * webhooks service (it confirms an event and finds whose endpoints it goes to). An unknown job
+   * is NOT_FOUND.
    */
   getJobStatus: handleUnaryCall<GetJobStatusRequest, GetJobStatusResponse>;
   /**
@@ -3714,9 +3740,10 @@ export interface JobExecutionServiceClient extends Client {
     callback: (error: ServiceError | null, response: HeartbeatsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * A job's status and nothing else, for the media service: it deletes a job's stored outputs on
-   * a failed/cancelled lifecycle event only once jobs confirms the job really ended so. An
-   * unknown job is NOT_FOUND.
+   * A job's status and owner, for the media service (it deletes a job's stored outputs on a
+   * failed/cancelled lifecycle event only once jobs confirms the job really ended so) and the
+   * webhooks service (it confirms an event and finds whose endpoints it goes to). An unknown job
+   * is NOT_FOUND.
    */
   getJobStatus(
     request: GetJobStatusRequest,

@@ -1,0 +1,91 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqlPool, inTransaction, uuidv7, type SqlPool } from '@atelier/db';
+import { createLogger } from '@atelier/logging';
+import { createTestDatabase, waitUntil, type TestDatabase } from '@atelier/testing';
+import { insertDeliveriesForEvent } from '../db/delivery-sql.js';
+import { insertEndpointWithinLimit } from '../db/endpoint-sql.js';
+import { createWebhooksOrm, migrateWebhooks } from '../db/webhooks-orm.js';
+import { newEndpointSecret } from '../domain/signature.js';
+import { parseAllowedHosts } from '../ssrf/target-check.js';
+import { startDeliverySender } from './delivery-sender.js';
+
+let database: TestDatabase;
+let pool: SqlPool;
+let server: Server;
+let port: number;
+const fastArrivals: number[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const orm = await createWebhooksOrm(database.url);
+  await migrateWebhooks(orm, database.url);
+  await orm.close();
+  pool = createSqlPool({ databaseUrl: database.url, applicationName: 'webhooks-sender-test' });
+  server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      if (request.url === '/slow') return; // answers never: the sender's timeout ends it
+      fastArrivals.push(Date.now());
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await pool?.end();
+  await database?.drop();
+});
+
+const endpoint = (userId: string, path: string) =>
+  inTransaction(pool, (client) =>
+    insertEndpointWithinLimit(
+      client,
+      { id: uuidv7(), userId, url: `http://127.0.0.1:${port}${path}`, eventTypes: [], description: '', secret: newEndpointSecret() },
+      10,
+    ),
+  );
+
+describe('delivery sender - slots, not batches', () => {
+  it('keeps delivering to a fast receiver while a slow one holds its slot', async () => {
+    await endpoint('slow-user', '/slow');
+    await endpoint('fast-user', '/fast');
+    await insertDeliveriesForEvent(pool, { eventId: 'event:slow', eventType: 'job.succeeded', userId: 'slow-user', body: '{}' });
+    const sender = startDeliverySender({
+      pool,
+      logger: createLogger({ service: 'webhooks-test', level: 'silent' }),
+      allowedHosts: parseAllowedHosts('127.0.0.1'),
+      retryScheduleMs: [60_000],
+      timeoutMs: 3_000,
+      leaseMs: 60_000,
+      pollIntervalMs: 50,
+      batchSize: 2,
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = Date.now();
+      for (let i = 0; i < 5; i += 1) {
+        await insertDeliveriesForEvent(pool, { eventId: `event:fast-${i}`, eventType: 'job.succeeded', userId: 'fast-user', body: '{}' });
+        sender.wake();
+      }
+      await waitUntil(() => fastArrivals.length === 5, { timeoutMs: 2_500, what: 'five fast deliveries while the slow one hangs' });
+      expect(Math.max(...fastArrivals) - started).toBeLessThan(2_500);
+      const { rows } = await pool.query(`SELECT status, count(*)::int AS n FROM webhooks.deliveries GROUP BY status ORDER BY status`);
+      expect(rows).toEqual([
+        { status: 'delivered', n: 5 },
+        { status: 'pending', n: 1 },
+      ]);
+    } finally {
+      await sender.stop();
+    }
+    // Stopping waited for the slow attempt to end (its timeout) and recorded it.
+    const attempts = await pool.query(`SELECT status_code, error FROM webhooks.delivery_attempts a
+      JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.event_id = 'event:slow'`);
+    expect(attempts.rows).toEqual([{ status_code: 0, error: expect.stringMatching(/no answer within 3000 ms/) }]);
+  });
+});
