@@ -8,7 +8,7 @@ import { startChaosPlatform, type ChaosPlatform } from './chaos-platform.js';
 let chaos: ChaosPlatform;
 beforeAll(async () => {
   // A killed replica's event comes back after 3 s instead of a minute.
-  chaos = await startChaosPlatform({ workers: 0, env: { ACCOUNT_DELETION_ACK_WAIT_MS: '3000' } });
+  chaos = await startChaosPlatform({ workers: 0, webhooks: {}, env: { ACCOUNT_DELETION_ACK_WAIT_MS: '3000' } });
 });
 afterAll(async () => {
   await chaos?.stop();

@@ -176,11 +176,11 @@ describe('nats server config - each service its own subjects', () => {
     await expect(publish(media, topology.eventSubject('failed'))).rejects.toThrow(/permission/i);
   });
 
-  it('jobs publishes account deletions, and jobs, media and community each pull theirs; no one else publishes one', async () => {
+  it('jobs publishes account deletions, and jobs, media, community and webhooks each pull theirs; no one else publishes one', async () => {
     const jobs = await as('jobs');
     await ensureAccountEventsStream(await jetstreamManager(jobs), topology);
     const consumers = [];
-    for (const service of ['jobs', 'media', 'community'] as const) {
+    for (const service of ['jobs', 'media', 'community', 'webhooks'] as const) {
       const connection = service === 'jobs' ? jobs : await as(service);
       const jsm = await jetstreamManager(connection);
       await ensureAccountEventsStream(jsm, topology);
@@ -196,7 +196,7 @@ describe('nats server config - each service its own subjects', () => {
       }
       expect(acked).toBe(1);
     }
-    for (const service of ['media', 'community', 'worker'] as const) {
+    for (const service of ['media', 'community', 'webhooks', 'worker'] as const) {
       await expect(publish(await as(service), topology.accountDeletedSubject), service).rejects.toThrow(/permission/i);
     }
     // Community reads account events only: not the dispatches, not the lifecycle events.

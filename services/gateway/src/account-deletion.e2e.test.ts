@@ -30,6 +30,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({
     workers: 1,
     providerEnv: { PROVIDER_SIM_LATENCY_MS: '300' },
+    webhooks: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
     gateway: { JWT_PUBLIC_KEY: await exportSPKI(publicKey), JWT_ISSUER: 'e2e', JWT_AUDIENCE: 'atelier-app' },
   });
   base = platform.gatewayUrl!;
@@ -147,6 +148,11 @@ describe('DELETE /api/v1/me', () => {
     );
     expect(post.status).toBe(201);
     const davesPhoto = await uploadPhoto(dave);
+    const endpoint = await call('POST', '/api/v1/webhooks/endpoints', carol, {
+      url: 'http://127.0.0.1:9/hook',
+      eventTypes: ['job.succeeded'],
+    });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
 
     // The export holds all of it, bounded, with download URLs that work.
     type Export = {
@@ -192,6 +198,7 @@ describe('DELETE /api/v1/me', () => {
       ['jobs', 'completed'],
       ['media', 'completed'],
       ['community', 'completed'],
+      ['webhooks', 'completed'],
     ]);
     expect(done.parts.find((part) => part.service === 'jobs')!.removed).toBe(2);
     expect(done.parts.find((part) => part.service === 'community')!.removed).toBe(1);
@@ -202,14 +209,15 @@ describe('DELETE /api/v1/me', () => {
     expect(((await prediction.json()) as { status: string }).status).toBe('canceled');
 
     // Nothing of carol is left in any schema or in the bucket; dave is untouched.
-    const left = await db.query<{ jobs: number; assets: number; posts: number; authors: number }>(
+    const left = await db.query<{ jobs: number; assets: number; posts: number; authors: number; endpoints: number }>(
       `SELECT (SELECT count(*)::int FROM jobs.generation_jobs WHERE user_id = $1) AS jobs,
               (SELECT count(*)::int FROM media.assets WHERE owner_user_id = $1) AS assets,
               (SELECT count(*)::int FROM community.posts WHERE author_user_id = $1) AS posts,
-              (SELECT count(*)::int FROM community.authors WHERE user_id = $1) AS authors`,
+              (SELECT count(*)::int FROM community.authors WHERE user_id = $1) AS authors,
+              (SELECT count(*)::int FROM webhooks.endpoints WHERE user_id = $1) AS endpoints`,
       [CAROL],
     );
-    expect(left.rows[0]).toEqual({ jobs: 0, assets: 0, posts: 0, authors: 0 });
+    expect(left.rows[0]).toEqual({ jobs: 0, assets: 0, posts: 0, authors: 0, endpoints: 0 });
     expect((await fetch(photo.url)).status).toBe(404);
     expect((await fetch(davesPhoto.url)).status).toBe(200);
     expect((await call('GET', `/api/v1/media/assets/${davesPhoto.id}`, dave)).status).toBe(200);
@@ -229,6 +237,11 @@ describe('DELETE /api/v1/me', () => {
       { 'idempotency-key': 'p2' },
     );
     expect([newPost.status, newPost.body.error.code]).toEqual([403, 40302]);
+    const newEndpoint = await call<{ error: { code: number } }>('POST', '/api/v1/webhooks/endpoints', carol, {
+      url: 'http://127.0.0.1:9/hook',
+      eventTypes: ['job.succeeded'],
+    });
+    expect([newEndpoint.status, newEndpoint.body.error.code]).toEqual([403, 40302]);
     const again = await call<Deletion>('DELETE', '/api/v1/me', carol);
     expect([again.status, again.body.status, again.body.requestedAt]).toEqual([202, 'completed', requested.body.requestedAt]);
     const published = await db.query(`SELECT count(*)::int AS n FROM jobs.outbox WHERE event_type = 'account.deleted'`);

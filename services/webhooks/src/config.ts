@@ -1,7 +1,7 @@
 import { bool, hostPort, int, oneOf, port, url, type ConfigCheck, type ConfigOf, type VarSpec } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
-import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { DEFAULT_ENDPOINTS_PER_USER } from './domain/endpoint-rules.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './domain/retry-schedule.js';
 import { parseAllowedHosts } from './ssrf/target-check.js';
@@ -31,6 +31,7 @@ export const webhooksConfigSpec = {
   /** The lifecycle events come from JetStream (durable consumer webhooks-fanout). */
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
+  ...accountDeletionConfigSpec,
   /** Jobs says whose job an event is about, and confirms it (GetJobStatus). */
   JOBS_ADDR: hostPort('127.0.0.1:50053'),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),

@@ -6,6 +6,7 @@ import { deleteEndpoint } from './rpc/delete-endpoint.js';
 import { listDeliveries } from './rpc/list-deliveries.js';
 import { listEndpoints } from './rpc/list-endpoints.js';
 import { replayDelivery } from './rpc/replay-delivery.js';
+import { getAccountDeletion } from './rpc/get-account-deletion.js';
 import type { WebhooksContext } from './webhooks-context.js';
 
 export const WEBHOOKS_SERVICE_NAME = 'atelier.webhooks.v1.WebhooksService';
@@ -18,6 +19,7 @@ export function startWebhooksServer(context: WebhooksContext, options: GrpcServi
     deleteEndpoint: deleteEndpoint(context),
     listDeliveries: listDeliveries(context),
     replayDelivery: replayDelivery(context),
+    getAccountDeletion: getAccountDeletion(context),
   };
   return startGrpcServer({
     ...options,

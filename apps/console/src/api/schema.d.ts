@@ -388,7 +388,7 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete the caller’s account and all its data: jobs (in-flight ones cancelled, at the AI vendor too), images, posts. Idempotent; 202 with the progress */
+    /** Delete the caller’s account and all its data: jobs (in-flight ones cancelled, at the AI vendor too), images, posts, webhook endpoints. Idempotent; 202 with the progress */
     delete: operations['deleteAccount'];
     options?: never;
     head?: never;
@@ -3649,6 +3649,12 @@ export interface operations {
            *           "status": "completed",
            *           "completedAt": "2026-12-01T09:00:41.000Z",
            *           "removed": 3
+           *         },
+           *         {
+           *           "service": "webhooks",
+           *           "status": "completed",
+           *           "completedAt": "2026-12-01T09:00:41.000Z",
+           *           "removed": 1
            *         }
            *       ]
            *     }
@@ -3665,7 +3671,7 @@ export interface operations {
               /** @description jobs, assets or posts deleted */
               removed: number;
               /** @enum {string} */
-              service: 'jobs' | 'media' | 'community';
+              service: 'jobs' | 'media' | 'community' | 'webhooks';
               /**
                * @description pending: the service has not seen the deletion yet (it is down, or the event is on its way)
                * @enum {string}
@@ -3735,6 +3741,12 @@ export interface operations {
            *           "status": "completed",
            *           "completedAt": "2026-12-01T09:00:41.000Z",
            *           "removed": 3
+           *         },
+           *         {
+           *           "service": "webhooks",
+           *           "status": "completed",
+           *           "completedAt": "2026-12-01T09:00:41.000Z",
+           *           "removed": 1
            *         }
            *       ]
            *     }
@@ -3751,7 +3763,7 @@ export interface operations {
               /** @description jobs, assets or posts deleted */
               removed: number;
               /** @enum {string} */
-              service: 'jobs' | 'media' | 'community';
+              service: 'jobs' | 'media' | 'community' | 'webhooks';
               /**
                * @description pending: the service has not seen the deletion yet (it is down, or the event is on its way)
                * @enum {string}

@@ -7,7 +7,7 @@ import { nullableString, object, ref, responses } from '../http/schemas.js';
 import { toAssetDto, toJobDto, toPostDto } from './dto-mapper.js';
 
 /** The services holding a user's data, each deleting its own part when it consumes the deletion event. */
-const PARTS = ['jobs', 'media', 'community'] as const;
+const PARTS = ['jobs', 'media', 'community', 'webhooks'] as const;
 const partStatuses = ['pending', 'in_progress', 'completed'] as const;
 
 const deletionSchema = {
@@ -85,11 +85,17 @@ export function registerAccountRoutes(app: FastifyInstance, { peers }: GatewayCo
   async function deletionOf(userId: string) {
     const jobs = await peers.jobs.getAccountDeletion({ userId });
     if (!jobs.deletionId) return { status: 'not_requested', requestedAt: null, completedAt: null, parts: [] };
-    const [media, community] = await Promise.all([
+    const [media, community, webhooks] = await Promise.all([
       peers.media.getAccountDeletion({ userId }),
       peers.community.getAccountDeletion({ userId }),
+      peers.webhooks.getAccountDeletion({ userId }),
     ]);
-    const parts = [partOf('jobs', jobs.jobs), partOf('media', media.part), partOf('community', community.part)];
+    const parts = [
+      partOf('jobs', jobs.jobs),
+      partOf('media', media.part),
+      partOf('community', community.part),
+      partOf('webhooks', webhooks.part),
+    ];
     const done = parts.every((part) => part.status === 'completed');
     return {
       status: done ? 'completed' : 'in_progress',
@@ -111,7 +117,7 @@ export function registerAccountRoutes(app: FastifyInstance, { peers }: GatewayCo
         operationId: 'deleteAccount',
         tags: ['account'],
         summary:
-          'Delete the caller’s account and all its data: jobs (in-flight ones cancelled, at the AI vendor too), images, posts. Idempotent; 202 with the progress',
+          'Delete the caller’s account and all its data: jobs (in-flight ones cancelled, at the AI vendor too), images, posts, webhook endpoints. Idempotent; 202 with the progress',
         response: responses({ 202: deletionSchema }),
       },
     },

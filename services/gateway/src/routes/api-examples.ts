@@ -157,6 +157,7 @@ const deletionParts = (status: 'in_progress' | 'completed') => [
   { service: 'jobs', status: 'completed', completedAt: at(41), removed: 12 },
   { service: 'media', status, completedAt: status === 'completed' ? at(44) : null, removed: status === 'completed' ? 25 : 9 },
   { service: 'community', status: 'completed', completedAt: at(41), removed: 3 },
+  { service: 'webhooks', status: 'completed', completedAt: at(41), removed: 1 },
 ];
 const webhookEndpoint = {
   id: '019a3c1e-7f00-7000-8000-00000000f001',

@@ -9,4 +9,5 @@ export const WEBHOOKS_SCHEMA = 'webhooks';
  */
 export const webhooksMigrations: readonly NamedMigration[] = [
   { name: '0001-webhooks-baseline', load: async () => (await import('./0001-webhooks-baseline.js')).WebhooksBaseline },
+  { name: '0002-account-deletions', load: async () => (await import('./0002-account-deletions.js')).AccountDeletions },
 ];

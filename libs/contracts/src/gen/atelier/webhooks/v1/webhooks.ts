@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { AccountDeletionPart } from "../../common/v1/common.js";
 
 export const protobufPackage = "atelier.webhooks.v1";
 
@@ -154,6 +155,14 @@ export interface ReplayDeliveryRequest {
 
 export interface ReplayDeliveryResponse {
   delivery: Delivery | undefined;
+}
+
+export interface GetAccountDeletionRequest {
+  userId: string;
+}
+
+export interface GetAccountDeletionResponse {
+  part: AccountDeletionPart | undefined;
 }
 
 function createBaseEndpoint(): Endpoint {
@@ -1583,6 +1592,148 @@ export const ReplayDeliveryResponse: MessageFns<ReplayDeliveryResponse> = {
   },
 };
 
+function createBaseGetAccountDeletionRequest(): GetAccountDeletionRequest {
+  return { userId: "" };
+}
+
+export const GetAccountDeletionRequest: MessageFns<GetAccountDeletionRequest> = {
+  encode(message: GetAccountDeletionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAccountDeletionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAccountDeletionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAccountDeletionRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetAccountDeletionRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetAccountDeletionRequest>): GetAccountDeletionRequest {
+    return GetAccountDeletionRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetAccountDeletionRequest>): GetAccountDeletionRequest {
+    const message = createBaseGetAccountDeletionRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetAccountDeletionResponse(): GetAccountDeletionResponse {
+  return { part: undefined };
+}
+
+export const GetAccountDeletionResponse: MessageFns<GetAccountDeletionResponse> = {
+  encode(message: GetAccountDeletionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.part !== undefined) {
+      AccountDeletionPart.encode(message.part, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAccountDeletionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAccountDeletionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.part = AccountDeletionPart.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAccountDeletionResponse {
+    return { part: isSet(object.part) ? AccountDeletionPart.fromJSON(object.part) : undefined };
+  },
+
+  toJSON(message: GetAccountDeletionResponse): unknown {
+    const obj: any = {};
+    if (message.part !== undefined) {
+      obj.part = AccountDeletionPart.toJSON(message.part);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<GetAccountDeletionResponse>): GetAccountDeletionResponse {
+    return GetAccountDeletionResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<GetAccountDeletionResponse>): GetAccountDeletionResponse {
+    const message = createBaseGetAccountDeletionResponse();
+    message.part = (object.part !== undefined && object.part !== null)
+      ? AccountDeletionPart.fromPartial(object.part)
+      : undefined;
+    return message;
+  },
+};
+
 /** WebhooksService owns schema `webhooks`. Every call names the acting user. */
 export type WebhooksServiceService = typeof WebhooksServiceService;
 export const WebhooksServiceService = {
@@ -1656,6 +1807,21 @@ export const WebhooksServiceService = {
       Buffer.from(ReplayDeliveryResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReplayDeliveryResponse => ReplayDeliveryResponse.decode(value),
   },
+  /**
+   * This service's part of deleting a user's account (their endpoints, with every delivery and
+   * attempt; from then on it refuses new endpoints of the user).
+   */
+  getAccountDeletion: {
+    path: "/atelier.webhooks.v1.WebhooksService/GetAccountDeletion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAccountDeletionRequest): Buffer =>
+      Buffer.from(GetAccountDeletionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAccountDeletionRequest => GetAccountDeletionRequest.decode(value),
+    responseSerialize: (value: GetAccountDeletionResponse): Buffer =>
+      Buffer.from(GetAccountDeletionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAccountDeletionResponse => GetAccountDeletionResponse.decode(value),
+  },
 } as const;
 
 export interface WebhooksServiceServer extends UntypedServiceImplementation {
@@ -1680,6 +1846,11 @@ export interface WebhooksServiceServer extends UntypedServiceImplementation {
    * caller's.
    */
   replayDelivery: handleUnaryCall<ReplayDeliveryRequest, ReplayDeliveryResponse>;
+  /**
+   * This service's part of deleting a user's account (their endpoints, with every delivery and
+   * attempt; from then on it refuses new endpoints of the user).
+   */
+  getAccountDeletion: handleUnaryCall<GetAccountDeletionRequest, GetAccountDeletionResponse>;
 }
 
 export interface WebhooksServiceClient extends Client {
@@ -1773,6 +1944,25 @@ export interface WebhooksServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReplayDeliveryResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * This service's part of deleting a user's account (their endpoints, with every delivery and
+   * attempt; from then on it refuses new endpoints of the user).
+   */
+  getAccountDeletion(
+    request: GetAccountDeletionRequest,
+    callback: (error: ServiceError | null, response: GetAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  getAccountDeletion(
+    request: GetAccountDeletionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAccountDeletionResponse) => void,
+  ): ClientUnaryCall;
+  getAccountDeletion(
+    request: GetAccountDeletionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAccountDeletionResponse) => void,
   ): ClientUnaryCall;
 }
 
