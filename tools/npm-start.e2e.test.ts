@@ -69,8 +69,14 @@ afterAll(() => {
 
 describe('npm start - Ctrl-C', () => {
   it('one SIGINT stops every service, the embedded Postgres and its own nats-server, exits 0 and frees every port', async (ctx) => {
-    const taken = [];
-    for (const port of fixedPorts) if (!(await bindable(port))) taken.push(port);
+    // Other tests running beside this one listen on ports the OS picks (port 0), which may be one of
+    // these for a while: wait for them to be given back before calling them taken.
+    let taken: number[] = [];
+    for (const deadline = Date.now() + 60_000; ; await new Promise((resolve) => setTimeout(resolve, 500))) {
+      taken = [];
+      for (const port of fixedPorts) if (!(await bindable(port))) taken.push(port);
+      if (taken.length === 0 || Date.now() > deadline) break;
+    }
     // A developer's own npm start holds them while `npm test` runs: skipped then, saying why. CI
     // runs nothing else on them, so there a taken port is a failure, never a skip.
     if (taken.length > 0) {
