@@ -1,6 +1,7 @@
 import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { startDurablePull, type DurablePull } from './durable-pull.js';
+import type { NatsLink } from './nats-link.js';
 import { ensureAccountDeletionConsumer, ensureAccountEventsStream } from './streams.js';
 import type { JobsTopology } from './topology.js';
 
@@ -73,6 +74,19 @@ export class AccountDeletionConsumer {
       logger,
       handle: (message) => this.handle(message),
     });
+  }
+
+  /**
+   * Starts once the link first connects: a service serves without the broker, and the durable
+   * consumer catches up on what was published meanwhile. A failure to start is logged.
+   */
+  follow(link: Pick<NatsLink, 'ready'>): void {
+    void link
+      .ready()
+      .then((connection) => this.start(connection))
+      .catch((error: unknown) =>
+        this.options.logger.error({ err: error, service: this.options.service }, 'the account deletion consumer could not start'),
+      );
   }
 
   async stop(): Promise<void> {

@@ -228,10 +228,7 @@ export async function startJobsApp(
     ackWaitMs: config.ACCOUNT_DELETION_ACK_WAIT_MS,
     logger,
   });
-  void nats
-    .ready()
-    .then((connection) => accountDeletions.start(connection))
-    .catch((error: unknown) => logger.error({ err: error }, 'the account deletion consumer could not start'));
+  accountDeletions.follow(nats);
   reaper.start();
   dispatchSweeper.start();
   deadlineSweeper.start();

@@ -110,10 +110,7 @@ export async function startMediaApp(
       })
     : undefined;
   if (nats && accountDeletions) {
-    void nats
-      .ready()
-      .then((connection) => accountDeletions.start(connection))
-      .catch((error: unknown) => logger.error({ err: error }, 'the account deletion consumer could not start'));
+    accountDeletions.follow(nats);
   } else logger.warn('no NATS_URL: accounts whose deletion is requested keep their media');
   if (nats && outputCleanup) {
     void nats
