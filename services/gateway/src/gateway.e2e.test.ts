@@ -391,7 +391,7 @@ describe('gateway e2e - the operator API', () => {
     expect(cancelled.body.job.job.status).toBe('cancelled');
     expect((await waitTerminal(id, dave)).status).toBe('cancelled');
     const again = await call<ErrorBody>('POST', `/admin-api/jobs/${id}/cancel`, { token: admin });
-    expectError(again, 409, 40903);
+    expectError(again, 422, 42206);
     expect(again.body.error.message).toContain('cancelled');
     const story = await call<AdminDetails>('GET', `/admin-api/jobs/${id}`, { token: admin });
     expect(story.body.events.at(-1)).toMatchObject({ to: 'cancelled', actor: 'operator:ops' });
@@ -747,14 +747,14 @@ describe('gateway e2e - every error code of SPEC §8 from a real request', () =>
     for (const id of ids) await call('POST', `/api/v1/creation/jobs/${id}/cancel`, { token: user });
   });
 
-  it('40903 cancelling a finished job', async () => {
+  it('42206 cancelling a finished job (the evaluation table; 40903 is retired)', async () => {
     const inputId = await uploadPhoto();
     const job = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
       body: await stylizeBody(inputId),
       headers: { 'idempotency-key': 'finish-then-cancel' },
     });
     await waitTerminal(job.body.job.id);
-    expectError(await call('POST', `/api/v1/creation/jobs/${job.body.job.id}/cancel`), 409, 40903);
+    expectError(await call('POST', `/api/v1/creation/jobs/${job.body.job.id}/cancel`), 422, 42206);
   });
 
   it('50000 internal (a broken table) and 50300 unavailable (a stopped service), without leaking details', async () => {

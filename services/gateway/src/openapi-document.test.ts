@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from './http/error-codes.js';
 import { errorNamesOfStatus } from './http/openapi-conventions.js';
+import { OPERATION_ERRORS } from './http/operation-errors.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 // What a client generator (Swift, Kotlin, openapi-typescript) needs from the document, checked on
@@ -14,7 +15,7 @@ type Response = { $ref?: string; content?: Record<string, MediaType>; headers?: 
 type Operation = {
   operationId?: string;
   parameters?: { in: string; name: string; required?: boolean; description?: string }[];
-  requestBody?: { content: Record<string, MediaType> };
+  requestBody?: { required?: boolean; content: Record<string, MediaType> };
   responses: Record<string, Response>;
 };
 type Document = {
@@ -22,6 +23,8 @@ type Document = {
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, object>; responses: Record<string, Response>; headers: Record<string, unknown> };
 };
+
+type ErrorSchema = { properties: { error: { properties: { name: { enum: string[] } } } } };
 
 let document: Document;
 let operations: { label: string; operation: Operation }[];
@@ -66,8 +69,9 @@ describe('the OpenAPI document', () => {
         const media = response.content?.['application/json'];
         expect(media?.schema, `${label} ${status} has the error body schema`).toBeDefined();
         const validate = ajv.compile(media!.schema!);
-        const names = errorNamesOfStatus(status);
-        expect(names.length, `${status} is a status of ApiError`).toBeGreaterThan(0);
+        const declared = OPERATION_ERRORS[operation.operationId!];
+        const names = declared ? declared.filter((name) => ApiError[name].status === status) : errorNamesOfStatus(status);
+        expect(names.length, `${label}: ${status} is a status of ApiError${declared ? ' it declares' : ''}`).toBeGreaterThan(0);
         const examples = examplesOf(media!) as { error: { code: number; name: string } }[];
         expect(examples.map((example) => example.error.name).sort(), `${label} ${status}: one example per code`).toEqual([...names].sort());
         for (const example of examples) {
@@ -81,6 +85,25 @@ describe('the OpenAPI document', () => {
         if (status === 429 || status === 503) expect(response.headers?.['Retry-After'], `${label} ${status} has Retry-After`).toBeDefined();
       }
     }
+  });
+
+  it('lists, under an operation that declares its errors, exactly its statuses and codes', () => {
+    const declaring = operations.filter(({ operation }) => OPERATION_ERRORS[operation.operationId!]);
+    expect(declaring.map(({ operation }) => operation.operationId).sort()).toEqual(Object.keys(OPERATION_ERRORS).sort());
+    for (const { label, operation } of declaring) {
+      const documented = Object.entries(operation.responses)
+        .filter(([status]) => Number(status) >= 400)
+        .flatMap(
+          ([, response]) => (resolve(response).content!['application/json']!.schema as ErrorSchema).properties.error.properties.name.enum,
+        );
+      expect(documented.sort(), label).toEqual([...OPERATION_ERRORS[operation.operationId!]!].sort());
+    }
+  });
+
+  it('marks a request body required exactly where the route needs one', () => {
+    const optional = operations.filter(({ operation }) => operation.requestBody && !operation.requestBody.required);
+    // The one-tap draft takes an optional {title, content}; every other body is required.
+    expect(optional.map(({ operation }) => operation.operationId)).toEqual(['createDraftFromJob']);
   });
 
   it('has an example of every request body and every success answer, each valid against its schema', () => {
@@ -101,7 +124,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the Idempotency-Key header where a create is idempotent', () => {
-    for (const operationId of ['createJob', 'createPost']) {
+    for (const operationId of ['createGenerationJob', 'createPost']) {
       const { operation } = operations.find(({ operation }) => operation.operationId === operationId)!;
       const header = operation.parameters?.find(
         (parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key',

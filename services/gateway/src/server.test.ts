@@ -78,6 +78,11 @@ const peers = {
       return { job };
     },
   },
+  community: {
+    createDraftFromJob: async () => {
+      throw new NotFoundError('job');
+    },
+  },
 } as unknown as GatewayPeers;
 
 beforeAll(async () => {
@@ -421,6 +426,36 @@ describe('gateway http - schemas', () => {
       expect(response.body).toBe(lazy.body);
     } finally {
       await eager.close();
+    }
+  });
+});
+
+describe('gateway http - the document and the server agree on request bodies', () => {
+  type Operation = { operationId: string; requestBody?: { required?: boolean }; parameters?: { in: string; name: string }[] };
+  it('refuses a missing body with 400 naming it exactly where the document says a body is required, and takes none elsewhere', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const withBodies = Object.entries(document.paths).flatMap(([path, byMethod]) =>
+      Object.entries(byMethod)
+        .filter(([, operation]) => operation.requestBody)
+        .map(([method, operation]) => ({ path, method, operation })),
+    );
+    expect(withBodies.length).toBeGreaterThanOrEqual(8);
+    for (const { path, method, operation } of withBodies) {
+      // Path parameters valid for their routes: ids are UUIDs, catalog codes are words.
+      const url = path.replace(/\{code\}/g, 'watercolor').replace(/\{[^}]+\}/g, '019a0000-0000-7000-8000-0000000000aa');
+      const headers: Record<string, string> = { ...auth(path.startsWith('/admin-api/') ? adminToken : userToken) };
+      if (operation.parameters?.some((p) => p.in === 'header' && p.name === 'idempotency-key')) headers['idempotency-key'] = 'no-body';
+      const answer = await app.inject({ method: method.toUpperCase() as 'POST', url, headers });
+      const label = `${method.toUpperCase()} ${path} (${operation.operationId})`;
+      if (operation.requestBody!.required) {
+        expect(answer.statusCode, `${label} documents a required body`).toBe(400);
+        expect(answer.json().error.message, label).toMatch(/body/);
+      } else {
+        expect(answer.statusCode, `${label} documents an optional body: ${answer.body}`).not.toBe(400);
+        expect(answer.statusCode, label).toBeLessThan(500);
+      }
     }
   });
 });

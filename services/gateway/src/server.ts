@@ -99,6 +99,18 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
           'The mobile API of Atelier. Errors are {"error":{"code","name","message","requestId"}}; code = HTTP status × 100 + a sequence, never renumbered. ' +
           'Messages (errors, job errors) and catalog names follow Accept-Language (en, zh-CN); code and name never do.',
       },
+      tags: [
+        {
+          name: 'creation',
+          description:
+            'AI creation: the model and style catalog, generation jobs submitted, read, followed and cancelled (asynchronous, queued), the one-tap draft',
+        },
+        { name: 'media', description: 'Images: presigned uploads, assets and their download URLs, the gallery' },
+        { name: 'community', description: 'Posts and the feed' },
+        { name: 'account', description: "The caller's account: quota, export, deletion" },
+        { name: 'webhooks', description: "Integrators' callbacks: endpoints, deliveries, replays" },
+        { name: 'operators', description: 'The operators’ API (/admin-api, role admin)' },
+      ],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },

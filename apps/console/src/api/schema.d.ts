@@ -266,7 +266,7 @@ export interface paths {
      * The models and styles a user can pick, in display order
      * @description Names (model displayName, style title and subtitle) are in the language negotiated from Accept-Language (Content-Language says which), English where an entry has no translation.
      */
-    get: operations['getCatalog'];
+    get: operations['getCreationCatalog'];
     put?: never;
     post?: never;
     delete?: never;
@@ -283,10 +283,10 @@ export interface paths {
       cookie?: never;
     };
     /** The caller's jobs, newest first */
-    get: operations['listJobs'];
+    get: operations['listGenerationJobs'];
     put?: never;
     /** Submit a generation job (201 new, 200 replay of the same Idempotency-Key) */
-    post: operations['createJob'];
+    post: operations['createGenerationJob'];
     delete?: never;
     options?: never;
     head?: never;
@@ -300,8 +300,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A job: status, progress, queue position, attempts, error, timings and output URL */
-    get: operations['getJob'];
+    /**
+     * A job: status, progress, queue position, attempts, error, timings and output URL
+     * @description Poll this about every 1.5 s while the job is queued or running (or follow GET /api/v1/creation/jobs/{jobId}/events, which pushes every change), and stop once its status is succeeded, failed or cancelled. `outputUrl` is a presigned GET URL that expires (`outputUrlExpiresAt`): show or download the image with it, never store it — read the job again for a fresh one, or keep `outputAssetId`.
+     */
+    get: operations['getGenerationJob'];
     put?: never;
     post?: never;
     delete?: never;
@@ -319,8 +322,11 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Cancel a queued or running job (a finished one is 409) */
-    post: operations['cancelJob'];
+    /**
+     * Cancel a queued or running job (a finished one is 422 42206)
+     * @description A queued job is cancelled at once; a running one is stopped at the worker and at the AI vendor within a second. The answer is the job as it is then (cancelled). A job that already succeeded, failed or was cancelled is refused with 422 42206 GENERATION_RULE_VIOLATION.
+     */
+    post: operations['cancelGenerationJob'];
     delete?: never;
     options?: never;
     head?: never;
@@ -797,20 +803,14 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 40900 | 40902 | 40903 | 40905 | 40906 | 40920;
+        code: 40900 | 40902 | 40905 | 40906 | 40920;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
          * @enum {string}
          */
-        name:
-          | 'CONFLICT'
-          | 'VERSION_CONFLICT'
-          | 'JOB_ALREADY_FINISHED'
-          | 'IDEMPOTENCY_PAYLOAD_MISMATCH'
-          | 'ASSET_IN_USE'
-          | 'WEBHOOK_ENDPOINT_LIMIT';
+        name: 'CONFLICT' | 'VERSION_CONFLICT' | 'IDEMPOTENCY_PAYLOAD_MISMATCH' | 'ASSET_IN_USE' | 'WEBHOOK_ENDPOINT_LIMIT';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
       };
@@ -872,9 +872,12 @@ export interface components {
       modelId: string | null;
       negativePrompt: string;
       outputAssetId: string | null;
-      /** @description short-lived download URL of the output, when succeeded; do not store it */
+      /** @description presigned GET URL of the output once succeeded, null before; it expires at outputUrlExpiresAt — use it at once, never store it (read the job again for a fresh one) */
       outputUrl: string | null;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description when outputUrl stops working
+       */
       outputUrlExpiresAt: string | null;
       parameters: {
         [key: string]: unknown;
@@ -1185,7 +1188,7 @@ export interface components {
         'application/json': components['schemas']['BadRequestError'];
       };
     };
-    /** @description The request conflicts with the current state (a version, a finished job, a reused Idempotency-Key). */
+    /** @description The request conflicts with the current state (a version, a reused Idempotency-Key, an image in use). */
     Conflict: {
       headers: {
         'Content-Language': components['headers']['ContentLanguage'];
@@ -1257,7 +1260,7 @@ export interface components {
         'application/json': components['schemas']['UnauthorizedError'];
       };
     };
-    /** @description Well-formed but against a rule (asset not ready, model disabled, upload refused). */
+    /** @description Well-formed but against a rule (asset not ready, model disabled, a finished job cancelled, upload refused). */
     UnprocessableContent: {
       headers: {
         'Content-Language': components['headers']['ContentLanguage'];
@@ -2832,7 +2835,7 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
-  getCatalog: {
+  getCreationCatalog: {
     parameters: {
       query?: {
         /** @description only image for now */
@@ -2890,18 +2893,146 @@ export interface operations {
           };
         };
       };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      409: components['responses']['Conflict'];
-      422: components['responses']['UnprocessableContent'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalServerError'];
-      503: components['responses']['ServiceUnavailable'];
+      /** @description The request is malformed or out of bounds; the message names the field. Nothing changed. */
+      400: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40000;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'BAD_REQUEST';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description No valid bearer token. */
+      401: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40101 | 40102 | 40103;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'UNAUTHENTICATED' | 'TOKEN_EXPIRED' | 'TOKEN_WITHOUT_EXPIRY';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description A limit is reached; Retry-After says when the call may succeed. */
+      429: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 42920;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'RATE_LIMITED';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description An unexpected failure; it is logged with the requestId. */
+      500: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 50000;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'INTERNAL';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description A dependency is down or slow; retry after Retry-After seconds (the same Idempotency-Key is safe). */
+      503: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 50300;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'UNAVAILABLE';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
     };
   };
-  listJobs: {
+  listGenerationJobs: {
     parameters: {
       query?: {
         /** @description nextCursor of the previous page */
@@ -2998,18 +3129,146 @@ export interface operations {
           };
         };
       };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      409: components['responses']['Conflict'];
-      422: components['responses']['UnprocessableContent'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalServerError'];
-      503: components['responses']['ServiceUnavailable'];
+      /** @description The request is malformed or out of bounds; the message names the field. Nothing changed. */
+      400: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40000;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'BAD_REQUEST';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description No valid bearer token. */
+      401: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40101 | 40102 | 40103;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'UNAUTHENTICATED' | 'TOKEN_EXPIRED' | 'TOKEN_WITHOUT_EXPIRY';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description A limit is reached; Retry-After says when the call may succeed. */
+      429: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 42920;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'RATE_LIMITED';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description An unexpected failure; it is logged with the requestId. */
+      500: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 50000;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'INTERNAL';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description A dependency is down or slow; retry after Retry-After seconds (the same Idempotency-Key is safe). */
+      503: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 50300;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'UNAVAILABLE';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
     };
   };
-  createJob: {
+  createGenerationJob: {
     parameters: {
       query?: never;
       header: {
@@ -3187,18 +3446,254 @@ export interface operations {
           };
         };
       };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      409: components['responses']['Conflict'];
-      422: components['responses']['UnprocessableContent'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalServerError'];
-      503: components['responses']['ServiceUnavailable'];
+      /** @description The request is malformed or out of bounds; the message names the field. Nothing changed. */
+      400: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40000;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'BAD_REQUEST';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description No valid bearer token. */
+      401: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40101 | 40102 | 40103;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'UNAUTHENTICATED' | 'TOKEN_EXPIRED' | 'TOKEN_WITHOUT_EXPIRY';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description The token is valid but lacks the role or ownership this needs. */
+      403: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40301 | 40302;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'FORBIDDEN' | 'ACCOUNT_DELETED';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description No such resource for this caller (another user’s resources are not found either). */
+      404: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40405;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'MEDIA_NOT_FOUND';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description The request conflicts with the current state (a version, a reused Idempotency-Key, an image in use). */
+      409: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40905;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'IDEMPOTENCY_PAYLOAD_MISMATCH';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description Well-formed but against a rule (asset not ready, model disabled, a finished job cancelled, upload refused). */
+      422: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 42203 | 42206;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'MEDIA_NOT_READY' | 'GENERATION_RULE_VIOLATION';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description A limit is reached; Retry-After says when the call may succeed. */
+      429: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 42920 | 42900;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'RATE_LIMITED' | 'GENERATION_QUOTA_EXCEEDED';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description An unexpected failure; it is logged with the requestId. */
+      500: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 50000;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'INTERNAL';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description A dependency is down or slow; retry after Retry-After seconds (the same Idempotency-Key is safe). */
+      503: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 50300;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'UNAVAILABLE';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
     };
   };
-  getJob: {
+  getGenerationJob: {
     parameters: {
       query?: never;
       header?: {
@@ -3288,18 +3783,173 @@ export interface operations {
           };
         };
       };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      409: components['responses']['Conflict'];
-      422: components['responses']['UnprocessableContent'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalServerError'];
-      503: components['responses']['ServiceUnavailable'];
+      /** @description The request is malformed or out of bounds; the message names the field. Nothing changed. */
+      400: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40000;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'BAD_REQUEST';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description No valid bearer token. */
+      401: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40101 | 40102 | 40103;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'UNAUTHENTICATED' | 'TOKEN_EXPIRED' | 'TOKEN_WITHOUT_EXPIRY';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description No such resource for this caller (another user’s resources are not found either). */
+      404: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40407;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'JOB_NOT_FOUND';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description A limit is reached; Retry-After says when the call may succeed. */
+      429: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 42920;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'RATE_LIMITED';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description An unexpected failure; it is logged with the requestId. */
+      500: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 50000;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'INTERNAL';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description A dependency is down or slow; retry after Retry-After seconds (the same Idempotency-Key is safe). */
+      503: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 50300;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'UNAVAILABLE';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
     };
   };
-  cancelJob: {
+  cancelGenerationJob: {
     parameters: {
       query?: never;
       header?: {
@@ -3375,15 +4025,197 @@ export interface operations {
           };
         };
       };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      409: components['responses']['Conflict'];
-      422: components['responses']['UnprocessableContent'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalServerError'];
-      503: components['responses']['ServiceUnavailable'];
+      /** @description The request is malformed or out of bounds; the message names the field. Nothing changed. */
+      400: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40000;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'BAD_REQUEST';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description No valid bearer token. */
+      401: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40101 | 40102 | 40103;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'UNAUTHENTICATED' | 'TOKEN_EXPIRED' | 'TOKEN_WITHOUT_EXPIRY';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description No such resource for this caller (another user’s resources are not found either). */
+      404: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 40407;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'JOB_NOT_FOUND';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description Well-formed but against a rule (asset not ready, model disabled, a finished job cancelled, upload refused). */
+      422: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 42206;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'GENERATION_RULE_VIOLATION';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description A limit is reached; Retry-After says when the call may succeed. */
+      429: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 42920;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'RATE_LIMITED';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description An unexpected failure; it is logged with the requestId. */
+      500: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 50000;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'INTERNAL';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
+      /** @description A dependency is down or slow; retry after Retry-After seconds (the same Idempotency-Key is safe). */
+      503: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /**
+               * @description HTTP status × 100 + a sequence; a contract, never renumbered
+               * @enum {integer}
+               */
+              code: 50300;
+              /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
+              message: string;
+              /**
+               * @description the code’s name; switch on this or on code
+               * @enum {string}
+               */
+              name: 'UNAVAILABLE';
+              /** @description quote it when reporting a problem (also the x-request-id header) */
+              requestId: string;
+            };
+          };
+        };
+      };
     };
   };
   createDraftFromJob: {
@@ -3398,7 +4230,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         /**
          * @example {

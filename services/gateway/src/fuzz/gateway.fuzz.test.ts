@@ -5,12 +5,12 @@ import { MobileApi, startTestPlatform, type TestPlatform } from '@atelier/testin
 import { testTokenKey } from '../test-support/gateway-harness.js';
 import { malformedRequests, type FuzzFixtures, type FuzzRequest } from './malformed-requests.js';
 import { operationsOf, type Operation } from './openapi-operations.js';
-import { sendRaw } from './send-raw.js';
+import { sendRaw, type RawAnswer } from './send-raw.js';
 
 // Every route of the gateway's own OpenAPI document, driven with malformed input (types, bounds,
 // encodings, NUL, bad JSON, odd content types and headers, tampered cursors, bad Last-Event-ID,
-// bad tokens) against the real platform. Whatever a client sends, the answer is never ≥ 500 and
-// the gateway stays ready. Seeded: FUZZ_SEED=<seed> replays a run's requests; FUZZ_REQUESTS sets
+// bad tokens) against the real platform. Whatever a client sends, the answer is never ≥ 500, every
+// error answer is one the operation documents (status and code), and the gateway stays ready. Seeded: FUZZ_SEED=<seed> replays a run's requests; FUZZ_REQUESTS sets
 // how many (default 5,000).
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 5_000);
@@ -94,6 +94,30 @@ afterAll(async () => {
   await platform?.stop();
 });
 
+/** No route answers 404 40400 for a URL that matched none (a mangled path is not its operation's). */
+const NO_ROUTE_CODE = 40400;
+
+/**
+ * What is wrong with an error answer the operation's document does not list (its status, or its
+ * code under that status), or undefined: a client generated from the document must know every
+ * answer it can get.
+ */
+function undocumentedAnswer(operation: Operation, answer: RawAnswer): string | undefined {
+  if (answer.status < 400 || answer.status >= 500) return undefined;
+  let code: unknown;
+  try {
+    code = (JSON.parse(answer.body) as { error?: { code?: unknown } }).error?.code;
+  } catch {
+    return `${answer.status} with a body that is not the error JSON: ${answer.body}`;
+  }
+  if (code === NO_ROUTE_CODE) return undefined;
+  const documented = operation.errorCodes.get(answer.status);
+  if (!documented) return `${answer.status} ${String(code)}: ${operation.method} ${operation.path} does not document ${answer.status}`;
+  if (!documented.includes(code as number))
+    return `${answer.status} ${String(code)}: ${operation.method} ${operation.path} documents ${documented.join(', ')} under ${answer.status}`;
+  return undefined;
+}
+
 /** How a failing case is shown: everything needed to send it again by hand. */
 function describeRequest(request: FuzzRequest): string {
   const body = request.body?.toString('utf8') ?? '';
@@ -118,6 +142,7 @@ describe('gateway fuzz', () => {
     const statuses = new Map<number, number>();
     const perOperation = new Map<string, number>();
     const arbitrary = malformedRequests(operations, fixtures);
+    const operationOf = new Map(operations.map((operation) => [`${operation.method} ${operation.path}`, operation]));
     let sent = 0;
     // Generated a batch at a time (a batch from seed + its index), so a run holds few huge bodies at once.
     for (let batch = 0; sent < REQUESTS; batch += 1) {
@@ -132,6 +157,8 @@ describe('gateway fuzz', () => {
               const answer = await sendRaw(base, agent, request, TIMEOUT_MS);
               statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
               if (answer.status >= 500) failures.push(`${answer.status} ${answer.body}\n${describeRequest(request)}`);
+              const undocumented = undocumentedAnswer(operationOf.get(request.operation)!, answer);
+              if (undocumented) failures.push(`${undocumented}\n${describeRequest(request)}`);
             } catch (error) {
               const message = (error as Error).message;
               transportErrors.set(message, (transportErrors.get(message) ?? 0) + 1);

@@ -6,6 +6,8 @@ export interface Operation {
   parameters: { name: string; in: 'path' | 'query' | 'header'; required: boolean; schema: JsonSchema }[];
   /** The JSON body's schema, when the operation takes one. */
   body?: JsonSchema;
+  /** The error codes the document lists under each error status of the operation. */
+  errorCodes: Map<number, number[]>;
 }
 
 export interface JsonSchema {
@@ -23,11 +25,29 @@ export interface JsonSchema {
   maxItems?: number;
 }
 
+type ErrorResponse = { $ref?: string; content?: Record<string, { schema?: JsonSchema & { $ref?: string } }> };
+
 interface OpenApiDocument {
   paths: Record<
     string,
-    Record<string, { parameters?: Operation['parameters']; requestBody?: { content?: Record<string, { schema: JsonSchema }> } }>
+    Record<
+      string,
+      {
+        parameters?: Operation['parameters'];
+        requestBody?: { content?: Record<string, { schema: JsonSchema }> };
+        responses?: Record<string, ErrorResponse>;
+      }
+    >
   >;
+  components?: { responses?: Record<string, ErrorResponse>; schemas?: Record<string, JsonSchema> };
+}
+
+/** The codes an error response of the document lists (its body's error.code enum), through its $refs. */
+function codesOf(document: OpenApiDocument, given: ErrorResponse): number[] {
+  const response = given.$ref ? document.components?.responses?.[given.$ref.split('/').at(-1)!] : given;
+  const schema = response?.content?.['application/json']?.schema;
+  const body = schema?.$ref ? document.components?.schemas?.[schema.$ref.split('/').at(-1)!] : schema;
+  return (body?.properties?.error?.properties?.code?.enum ?? []) as number[];
 }
 
 const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete']);
@@ -43,6 +63,11 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         path,
         parameters: operation.parameters ?? [],
         body: operation.requestBody?.content?.['application/json']?.schema,
+        errorCodes: new Map(
+          Object.entries(operation.responses ?? {})
+            .filter(([status]) => Number(status) >= 400)
+            .map(([status, response]) => [Number(status), codesOf(document, response)]),
+        ),
       });
     }
   }

@@ -9,7 +9,7 @@ import {
   AbortedError,
   InvalidArgumentError,
 } from '@atelier/errors';
-import { ApiError, apiErrorFor } from './error-codes.js';
+import { ApiError, RETIRED_CODES, apiErrorFor } from './error-codes.js';
 import { toHttpError } from './http-error.js';
 
 describe('gateway errors - one table from service answers to API codes', () => {
@@ -25,7 +25,7 @@ describe('gateway errors - one table from service answers to API codes', () => {
     [ErrorCode.FAILED_PRECONDITION, 'GENERATION_JOB_NOT_SUCCEEDED', 42206],
     [ErrorCode.FAILED_PRECONDITION, 'MODEL_DISABLED', 42206],
     [ErrorCode.FAILED_PRECONDITION, 'UPLOAD_NOT_AN_IMAGE', 42200],
-    [ErrorCode.FAILED_PRECONDITION, 'JOB_ALREADY_FINISHED', 40903],
+    [ErrorCode.FAILED_PRECONDITION, 'JOB_ALREADY_FINISHED', 42206],
     [ErrorCode.FAILED_PRECONDITION, 'ASSET_IN_USE', 40906],
     [ErrorCode.RESOURCE_EXHAUSTED, 'GENERATION_QUOTA_EXCEEDED', 42900],
     [ErrorCode.RESOURCE_EXHAUSTED, 'UPLOAD_QUOTA_EXCEEDED', 42910],
@@ -42,6 +42,8 @@ describe('gateway errors - one table from service answers to API codes', () => {
   it('keeps codes unique: a code names one meaning', () => {
     const codes = Object.values(ApiError).map((e) => e.code);
     expect(new Set(codes).size).toBe(codes.length);
+    for (const retired of Object.keys(RETIRED_CODES).map(Number))
+      expect(codes, `${retired} is retired: never reused`).not.toContain(retired);
     for (const { status, code } of Object.values(ApiError)) expect(Math.floor(code / 100)).toBe(status);
   });
 

@@ -20,7 +20,6 @@ export const ApiError = {
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, code: 40421 },
   CONFLICT: { status: 409, code: 40900 },
   VERSION_CONFLICT: { status: 409, code: 40902 },
-  JOB_ALREADY_FINISHED: { status: 409, code: 40903 },
   IDEMPOTENCY_PAYLOAD_MISMATCH: { status: 409, code: 40905 },
   ASSET_IN_USE: { status: 409, code: 40906 },
   WEBHOOK_ENDPOINT_LIMIT: { status: 409, code: 40920 },
@@ -40,6 +39,13 @@ export const ApiError = {
 } as const;
 export type ApiErrorName = keyof typeof ApiError;
 
+/**
+ * Codes once answered and no longer: never given to another meaning. 40903: a cancel of a finished
+ * job answered 409 until the app's contract (the evaluation's API table) was followed to the
+ * letter; it answers 422 42206 GENERATION_RULE_VIOLATION since.
+ */
+export const RETIRED_CODES: Readonly<Record<number, string>> = { 40903: 'JOB_ALREADY_FINISHED' };
+
 /** Reasons (atelier-error-reason) that have a code of their own. */
 const BY_REASON: Readonly<Record<string, ApiErrorName>> = {
   ASSET_NOT_FOUND: 'MEDIA_NOT_FOUND',
@@ -50,7 +56,8 @@ const BY_REASON: Readonly<Record<string, ApiErrorName>> = {
   OUTBOX_EVENT_NOT_FOUND: 'OUTBOX_EVENT_NOT_FOUND',
   IDEMPOTENCY_PAYLOAD_MISMATCH: 'IDEMPOTENCY_PAYLOAD_MISMATCH',
   VERSION_CONFLICT: 'VERSION_CONFLICT',
-  JOB_ALREADY_FINISHED: 'JOB_ALREADY_FINISHED',
+  // A cancel of a job that already ended breaks a generation rule (the evaluation's table: 422 42206).
+  JOB_ALREADY_FINISHED: 'GENERATION_RULE_VIOLATION',
   MEDIA_NOT_READY: 'MEDIA_NOT_READY',
   ASSET_IN_USE: 'ASSET_IN_USE',
   GENERATION_QUOTA_EXCEEDED: 'GENERATION_QUOTA_EXCEEDED',
@@ -66,6 +73,9 @@ const BY_REASON: Readonly<Record<string, ApiErrorName>> = {
   WEBHOOK_URL_NOT_ALLOWED: 'WEBHOOK_URL_NOT_ALLOWED',
   WEBHOOK_URL_UNRESOLVABLE: 'WEBHOOK_URL_UNRESOLVABLE',
 };
+
+/** The service reasons the table above gives a code of their own (REASON_MESSAGES may key on them). */
+export const REASONS_WITH_A_CODE: readonly string[] = Object.keys(BY_REASON);
 
 /** Everything else, by canonical code. FAILED_PRECONDITION is a broken generation rule. */
 const BY_CODE: Readonly<Record<ErrorCode, ApiErrorName>> = {

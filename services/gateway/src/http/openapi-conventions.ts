@@ -1,11 +1,14 @@
 import { ApiError, type ApiErrorName } from './error-codes.js';
+import { OPERATION_ERRORS } from './operation-errors.js';
 
 /**
  * What every operation of the OpenAPI document shares, applied once to the document @fastify/swagger
  * builds (its transformObject hook) rather than repeated in 32 route schemas: the servers, one
  * response per error status whose body names that status's codes as enums (a generated
- * Swift/Kotlin client gets a typed error), named examples per code, and `Retry-After` on every
- * 429 and 503. Routes keep declaring `responses({...})`; this only rewrites what is documented.
+ * Swift/Kotlin client gets a typed error) — or, for an operation that declares its errors
+ * (operation-errors.ts), only the statuses and codes it answers — named examples per code,
+ * `Retry-After` on every 429 and 503, and a request body marked optional where the route takes
+ * none. Routes keep declaring `responses({...})`; this only rewrites what is documented.
  */
 
 /** A message of each error as a client sees it: the examples of the document. */
@@ -25,7 +28,6 @@ const EXAMPLE_MESSAGES: Readonly<Record<ApiErrorName, string>> = {
   WEBHOOK_DELIVERY_NOT_FOUND: 'webhook delivery not found',
   CONFLICT: 'the request conflicts with the current state',
   VERSION_CONFLICT: 'the post changed since version 3; read it again and retry with the new version',
-  JOB_ALREADY_FINISHED: 'the job already succeeded; it can no longer be cancelled',
   IDEMPOTENCY_PAYLOAD_MISMATCH: 'Idempotency-Key was already used with a different request',
   ASSET_IN_USE: 'a published post shows this image; delete the post first, then delete the image',
   WEBHOOK_ENDPOINT_LIMIT: 'a user may register at most 10 webhook endpoints; delete one first',
@@ -63,8 +65,8 @@ const STATUS_DESCRIPTIONS: Readonly<Record<number, string>> = {
   401: 'No valid bearer token.',
   403: 'The token is valid but lacks the role or ownership this needs.',
   404: 'No such resource for this caller (another user’s resources are not found either).',
-  409: 'The request conflicts with the current state (a version, a finished job, a reused Idempotency-Key).',
-  422: 'Well-formed but against a rule (asset not ready, model disabled, upload refused).',
+  409: 'The request conflicts with the current state (a version, a reused Idempotency-Key, an image in use).',
+  422: 'Well-formed but against a rule (asset not ready, model disabled, a finished job cancelled, upload refused).',
   429: 'A limit is reached; Retry-After says when the call may succeed.',
   500: 'An unexpected failure; it is logged with the requestId.',
   503: 'A dependency is down or slow; retry after Retry-After seconds (the same Idempotency-Key is safe).',
@@ -85,56 +87,66 @@ export function errorNamesOfStatus(status: number): ApiErrorName[] {
   return (Object.keys(ApiError) as ApiErrorName[]).filter((name) => ApiError[name].status === status);
 }
 
+/** The error body of a status, its codes limited to `names`. */
+function errorBodySchema(names: readonly ApiErrorName[]): object {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['code', 'name', 'message', 'requestId'],
+        properties: {
+          code: {
+            type: 'integer',
+            enum: names.map((name) => ApiError[name].code),
+            description: 'HTTP status × 100 + a sequence; a contract, never renumbered',
+          },
+          name: { type: 'string', enum: [...names], description: 'the code’s name; switch on this or on code' },
+          message: {
+            type: 'string',
+            description:
+              'what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing',
+          },
+          requestId: { type: 'string', description: 'quote it when reporting a problem (also the x-request-id header)' },
+        },
+      },
+    },
+  };
+}
+
+/** The answer of an error status whose body is `schema` (a $ref or the schema), with an example per code of `names`. */
+function errorResponse(status: number, names: readonly ApiErrorName[], schema: object): object {
+  return {
+    description: STATUS_DESCRIPTIONS[status],
+    ...(RETRY_AFTER_STATUSES.has(status) ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+    content: {
+      'application/json': {
+        schema,
+        examples: Object.fromEntries(
+          names.map((name) => [
+            name,
+            {
+              summary: `${ApiError[name].code} ${name}`,
+              value: { error: { code: ApiError[name].code, name, message: EXAMPLE_MESSAGES[name], requestId: EXAMPLE_REQUEST_ID } },
+            },
+          ]),
+        ),
+      },
+    },
+  };
+}
+
 function errorComponents(): { schemas: Record<string, object>; responses: Record<string, object>; headers: Record<string, object> } {
   const schemas: Record<string, object> = {};
   const responses: Record<string, object> = {};
   for (const [statusText, title] of Object.entries(STATUS_TITLES)) {
     const status = Number(statusText);
     const names = errorNamesOfStatus(status);
-    schemas[`${title}Error`] = {
-      type: 'object',
-      additionalProperties: false,
-      required: ['error'],
-      properties: {
-        error: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['code', 'name', 'message', 'requestId'],
-          properties: {
-            code: {
-              type: 'integer',
-              enum: names.map((name) => ApiError[name].code),
-              description: 'HTTP status × 100 + a sequence; a contract, never renumbered',
-            },
-            name: { type: 'string', enum: names, description: 'the code’s name; switch on this or on code' },
-            message: {
-              type: 'string',
-              description:
-                'what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing',
-            },
-            requestId: { type: 'string', description: 'quote it when reporting a problem (also the x-request-id header)' },
-          },
-        },
-      },
-    };
-    responses[title] = {
-      description: STATUS_DESCRIPTIONS[status],
-      ...(RETRY_AFTER_STATUSES.has(status) ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
-      content: {
-        'application/json': {
-          schema: { $ref: `#/components/schemas/${title}Error` },
-          examples: Object.fromEntries(
-            names.map((name) => [
-              name,
-              {
-                summary: `${ApiError[name].code} ${name}`,
-                value: { error: { code: ApiError[name].code, name, message: EXAMPLE_MESSAGES[name], requestId: EXAMPLE_REQUEST_ID } },
-              },
-            ]),
-          ),
-        },
-      },
-    };
+    schemas[`${title}Error`] = errorBodySchema(names);
+    responses[title] = errorResponse(status, names, { $ref: `#/components/schemas/${title}Error` });
   }
   const headers = {
     RetryAfter: {
@@ -145,14 +157,34 @@ function errorComponents(): { schemas: Record<string, object>; responses: Record
   return { schemas, responses, headers };
 }
 
-type Content = Record<string, { example?: unknown; examples?: unknown }>;
+/**
+ * The error answers of an operation that declares its errors (OPERATION_ERRORS): one per status
+ * it answers, listing only its codes; the statuses it never answers are left out.
+ */
+function declaredErrorResponses(names: readonly ApiErrorName[]): Record<string, object> {
+  const statuses = [...new Set(names.map((name) => ApiError[name].status))].sort((a, b) => a - b);
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const own = names.filter((name) => ApiError[name].status === status);
+      return [String(status), errorResponse(status, own, errorBodySchema(own))];
+    }),
+  );
+}
+
+type Content = Record<string, { example?: unknown; examples?: unknown; schema?: { type?: string | string[] } }>;
 type Operation = {
   operationId?: string;
-  requestBody?: { content?: Content };
+  requestBody?: { required?: boolean; content?: Content };
   responses?: Record<string, { description?: string; content?: Content } & Record<string, unknown>>;
 };
 /** Example request and answers (by status) of an operation, keyed by its operationId. */
 export type OperationExamples = Readonly<Record<string, { request?: unknown; responses: Readonly<Record<string, unknown>> }>>;
+
+/** The body schema admits null: the route's handler is called without a body (server.ts parses an empty body as none). */
+function acceptsNoBody(content: Content | undefined): boolean {
+  const type = content && Object.values(content)[0]?.schema?.type;
+  return Array.isArray(type) && type.includes('null');
+}
 
 /** Sets `example` of the first media type of `content` unless the route gave one. */
 function exampleInto(content: Content | undefined, example: unknown): void {
@@ -182,13 +214,18 @@ export function applyOpenApiConventions<T extends object>(document: T, examples:
     for (const operation of Object.values(operations)) {
       const own = operation.operationId === undefined ? undefined : examples[operation.operationId];
       exampleInto(operation.requestBody?.content, own?.request);
+      // @fastify/swagger marks every body required; a route whose body schema admits null takes none at all.
+      if (operation.requestBody && acceptsNoBody(operation.requestBody.content)) operation.requestBody.required = false;
+      const declared = operation.operationId === undefined ? undefined : OPERATION_ERRORS[operation.operationId];
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         exampleInto(response.content, own?.responses[status]);
         const title = STATUS_TITLES[Number(status)];
-        if (title) operation.responses![status] = { $ref: `#/components/responses/${title}` };
+        if (title && declared) delete operation.responses![status];
+        else if (title) operation.responses![status] = { $ref: `#/components/responses/${title}` };
         else if (response.description === 'Default Response' && SUCCESS_DESCRIPTIONS[status])
           response.description = SUCCESS_DESCRIPTIONS[status];
       }
+      if (declared) Object.assign((operation.responses ??= {}), declaredErrorResponses(declared));
     }
   }
   return document;

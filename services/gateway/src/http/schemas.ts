@@ -127,8 +127,12 @@ export const sharedSchemas = [
       petId: nullableString,
       inputAssetId: nullableString,
       outputAssetId: nullableString,
-      outputUrl: { ...nullableString, description: 'short-lived download URL of the output, when succeeded; do not store it' },
-      outputUrlExpiresAt: nullableDateTime,
+      outputUrl: {
+        ...nullableString,
+        description:
+          'presigned GET URL of the output once succeeded, null before; it expires at outputUrlExpiresAt — use it at once, never store it (read the job again for a fresh one)',
+      },
+      outputUrlExpiresAt: { ...nullableDateTime, description: 'when outputUrl stops working' },
       prompt: { type: 'string' },
       negativePrompt: { type: 'string' },
       width: nullableInteger,

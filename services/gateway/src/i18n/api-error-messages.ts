@@ -39,7 +39,6 @@ export const API_ERROR_MESSAGES: Readonly<Record<ApiErrorName, Localized>> = {
     en: 'Someone changed this in the meantime; reload it and try again.',
     'zh-CN': '内容已被他人修改，请刷新后重试。',
   },
-  JOB_ALREADY_FINISHED: { en: 'The generation has already finished.', 'zh-CN': '该生成任务已经结束。' },
   IDEMPOTENCY_PAYLOAD_MISMATCH: {
     en: 'This Idempotency-Key was already used with a different request; use a new key.',
     'zh-CN': '该 Idempotency-Key 已用于另一个不同的请求，请使用新的键。',
@@ -67,6 +66,10 @@ export const API_ERROR_MESSAGES: Readonly<Record<ApiErrorName, Localized>> = {
  * error's message above is.
  */
 export const REASON_MESSAGES: Readonly<Record<string, Localized>> = {
+  JOB_ALREADY_FINISHED: {
+    en: 'The generation has already finished; it can no longer be cancelled.',
+    'zh-CN': '该生成任务已经结束，无法再取消。',
+  },
   'GENERATION_QUOTA_EXCEEDED:daily': {
     en: 'daily limit of {limit} generations reached; it resets at 00:00 UTC',
     'zh-CN': '今日 {limit} 次生成额度已用完，将于 UTC 时间 00:00 重置',

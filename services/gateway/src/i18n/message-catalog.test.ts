@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JOB_ERROR_REASONS } from '@atelier/job-types';
-import { ApiError } from '../http/error-codes.js';
+import { ApiError, REASONS_WITH_A_CODE } from '../http/error-codes.js';
 import { API_ERROR_MESSAGES, REASON_MESSAGES } from './api-error-messages.js';
 import { catalogProblems } from './catalog-check.js';
 import { JOB_ERROR_MESSAGES } from './job-error-messages.js';
@@ -21,7 +21,8 @@ describe('message catalog - completeness', () => {
 
   it('has both languages, with the same placeholders, for every reason-specific message of a known API reason', () => {
     expect(catalogProblems([], REASON_MESSAGES)).toEqual([]);
-    for (const key of Object.keys(REASON_MESSAGES)) expect(apiReasons).toContain(key.split(':')[0]);
+    const knownReasons = [...apiReasons, ...REASONS_WITH_A_CODE];
+    for (const key of Object.keys(REASON_MESSAGES)) expect(knownReasons).toContain(key.split(':')[0]);
   });
 });
 

@@ -267,14 +267,14 @@ describe('admin routes - job detail and cancel', () => {
     ]);
   });
 
-  it('cancels as the signed-in admin; 409 naming the status once ended, 404 for an unknown job, 400 naming a bad id', async () => {
+  it('cancels as the signed-in admin; 422 naming the status once ended, 404 for an unknown job, 400 naming a bad id', async () => {
     const cancelled = await call('POST', `/admin-api/jobs/${jobId}/cancel`);
     expect(cancelled.statusCode).toBe(200);
     expect(cancelled.json().job.job.status).toBe('cancelled');
     expect(asked.cancelJob!.at(-1)).toEqual({ jobId, operatorId: 'ops-carol' });
     const ended = await call('POST', `/admin-api/jobs/${endedId}/cancel`);
-    expect(ended.statusCode).toBe(409);
-    expect(ended.json().error).toMatchObject({ code: 40903, name: 'JOB_ALREADY_FINISHED', message: 'the job has already succeeded' });
+    expect(ended.statusCode).toBe(422);
+    expect(ended.json().error).toMatchObject({ code: 42206, name: 'GENERATION_RULE_VIOLATION', message: 'the job has already succeeded' });
     expect((await call('POST', `/admin-api/jobs/${unknownId}/cancel`)).json().error).toMatchObject({ code: 40407 });
     expect((await call('GET', `/admin-api/jobs/${unknownId}`)).statusCode).toBe(404);
     for (const url of ['/admin-api/jobs/nope', '/admin-api/jobs/nope/cancel']) {

@@ -208,7 +208,7 @@ export const API_EXAMPLES: OperationExamples = {
   getAccountDeletion: {
     responses: { 200: { status: 'completed', requestedAt: at(40), completedAt: at(44), parts: deletionParts('completed') } },
   },
-  getCatalog: { responses: { 200: { models: [model], styles: [style] } } },
+  getCreationCatalog: { responses: { 200: { models: [model], styles: [style] } } },
   getStylePreview: {
     responses: {
       200: {
@@ -249,10 +249,10 @@ export const API_EXAMPLES: OperationExamples = {
       },
     },
   },
-  createJob: { responses: { 200: { job: queuedJob }, 201: { job: queuedJob } } },
-  listJobs: { responses: { 200: { items: [succeededJob], nextCursor: 'eyJjIjoiMjAyNi0xMi0wMVQwOTowMDowMy4wMDBaIn0' } } },
-  getJob: { responses: { 200: { job: succeededJob } } },
-  cancelJob: { responses: { 200: { job: cancelledJob } } },
+  createGenerationJob: { responses: { 200: { job: queuedJob }, 201: { job: queuedJob } } },
+  listGenerationJobs: { responses: { 200: { items: [succeededJob], nextCursor: 'eyJjIjoiMjAyNi0xMi0wMVQwOTowMDowMy4wMDBaIn0' } } },
+  getGenerationJob: { responses: { 200: { job: succeededJob } } },
+  cancelGenerationJob: { responses: { 200: { job: cancelledJob } } },
   createDraftFromJob: {
     request: { title: 'My cat, renaissance style' },
     responses: { 200: { post: draft }, 201: { post: draft } },

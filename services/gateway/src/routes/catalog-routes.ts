@@ -9,7 +9,7 @@ export function registerCatalogRoutes(app: FastifyInstance, { peers }: GatewayCo
     '/api/v1/creation/catalog',
     {
       schema: {
-        operationId: 'getCatalog',
+        operationId: 'getCreationCatalog',
         tags: ['creation'],
         summary: 'The models and styles a user can pick, in display order',
         description:

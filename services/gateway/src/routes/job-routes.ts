@@ -30,7 +30,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs',
     {
       schema: {
-        operationId: 'createJob',
+        operationId: 'createGenerationJob',
         tags: ['creation'],
         summary: 'Submit a generation job (201 new, 200 replay of the same Idempotency-Key)',
         headers: idempotencyHeaders,
@@ -107,7 +107,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs',
     {
       schema: {
-        operationId: 'listJobs',
+        operationId: 'listGenerationJobs',
         tags: ['creation'],
         summary: "The caller's jobs, newest first",
         querystring: pageQuery({ status: { type: 'string', enum: jobStatuses.words } }),
@@ -135,9 +135,14 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs/:jobId',
     {
       schema: {
-        operationId: 'getJob',
+        operationId: 'getGenerationJob',
         tags: ['creation'],
         summary: 'A job: status, progress, queue position, attempts, error, timings and output URL',
+        description:
+          'Poll this about every 1.5 s while the job is queued or running (or follow GET /api/v1/creation/jobs/{jobId}/events, ' +
+          'which pushes every change), and stop once its status is succeeded, failed or cancelled. `outputUrl` is a presigned ' +
+          'GET URL that expires (`outputUrlExpiresAt`): show or download the image with it, never store it — read the job ' +
+          'again for a fresh one, or keep `outputAssetId`.',
         params: idParam('jobId'),
         response: responses({ 200: object({ job: ref('Job') }) }),
       },
@@ -155,9 +160,13 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     '/api/v1/creation/jobs/:jobId/cancel',
     {
       schema: {
-        operationId: 'cancelJob',
+        operationId: 'cancelGenerationJob',
         tags: ['creation'],
-        summary: 'Cancel a queued or running job (a finished one is 409)',
+        summary: 'Cancel a queued or running job (a finished one is 422 42206)',
+        description:
+          'A queued job is cancelled at once; a running one is stopped at the worker and at the AI vendor within a second. ' +
+          'The answer is the job as it is then (cancelled). A job that already succeeded, failed or was cancelled is refused ' +
+          'with 422 42206 GENERATION_RULE_VIOLATION.',
         params: idParam('jobId'),
         response: responses({ 200: object({ job: ref('Job') }) }),
       },
