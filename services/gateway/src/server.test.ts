@@ -430,6 +430,26 @@ describe('gateway http - schemas', () => {
   });
 });
 
+describe('gateway http - refusals of what no route could read', () => {
+  it('answers a path that is not valid percent-encoded UTF-8 with 400/40000 in the API error shape', async () => {
+    const answer = await app.inject({ method: 'GET', url: '/api/v1/creation/jobs/%FF%FE', headers: auth() });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().error).toMatchObject({ code: 40000, name: 'BAD_REQUEST', message: expect.stringMatching(/percent-encoded/) });
+  });
+
+  it('quotes an unknown field of a megabyte by its first 100 characters', async () => {
+    const answer = await app.inject({
+      method: 'POST',
+      url: '/api/v1/creation/jobs',
+      headers: { ...auth(), 'idempotency-key': 'long-field' },
+      payload: { ...jobBody, ['y'.repeat(500_000)]: 1 },
+    });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body.length).toBeLessThan(500);
+    expect(answer.json().error.message).toMatch(/unknown field "y{100}…"/);
+  });
+});
+
 describe('gateway http - the document and the server agree on request bodies', () => {
   type Operation = { operationId: string; requestBody?: { required?: boolean }; parameters?: { in: string; name: string }[] };
   it('refuses a missing body with 400 naming it exactly where the document says a body is required, and takes none elsewhere', async () => {

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { isAppError } from '@atelier/errors';
 import swagger from '@fastify/swagger';
 import { authenticate, requireAdmin } from './auth/authenticate.js';
@@ -7,7 +14,7 @@ import type { GatewayContext } from './gateway-context.js';
 import { ApiError } from './http/error-codes.js';
 import { HttpMetrics } from './http/http-metrics.js';
 import { HttpError, toHttpError } from './http/http-error.js';
-import { findInputProblem } from './http/input-rules.js';
+import { clipped, findInputProblem } from './http/input-rules.js';
 import { localizedErrorMessage } from './i18n/localize-messages.js';
 import { localeOf, negotiateLanguage } from './i18n/request-locale.js';
 import { withLanguageHeaders } from './i18n/openapi-languages.js';
@@ -42,10 +49,21 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 function validationMessage(error: FastifyError): string {
   const first = error.validation?.[0];
   if (!first) return error.message;
-  const where = `${error.validationContext ?? 'request'}${first.instancePath.replaceAll('/', '.')}`;
-  if (first.keyword === 'additionalProperties') return `${where} has an unknown field "${String(first.params.additionalProperty)}"`;
+  const where = clipped(`${error.validationContext ?? 'request'}${first.instancePath.replaceAll('/', '.')}`);
+  if (first.keyword === 'additionalProperties')
+    return `${where} has an unknown field "${clipped(String(first.params.additionalProperty))}"`;
   if (first.keyword === 'required') return `${where}.${String(first.params.missingProperty)} is required`;
   return `${where} ${first.message ?? 'is invalid'}`;
+}
+
+/** An error answer in the API's one shape. Only the message is localized: code and name are the contract the app switches on. */
+function sendError(request: FastifyRequest, reply: FastifyReply, http: HttpError): void {
+  const { status, code } = ApiError[http.apiError];
+  const message = localizedErrorMessage({ apiError: http.apiError, ...http.source, message: http.message }, localeOf(request));
+  void reply
+    .code(status)
+    .headers(http.headers)
+    .send({ error: { code, name: http.apiError, message, requestId: String(request.id) } });
 }
 
 function classifyError(error: FastifyError): { http: HttpError; unexpected: boolean } {
@@ -77,6 +95,15 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     bodyLimit: 1024 * 1024,
     // request.ip is the rate limit's client address: behind N proxies, the Nth address from the right of X-Forwarded-For.
     trustProxy: (_address: string, hop: number) => hop < (context.trustedProxyHops ?? 0),
+    // A path that cannot be decoded (bad percent-encoding) is refused before any route or hook:
+    // answered in the API's error shape, not Fastify's own.
+    frameworkErrors: (error, request, reply) => {
+      sendError(
+        request,
+        reply,
+        new HttpError('BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'the URL path is not valid percent-encoded UTF-8' : error.message),
+      );
+    },
   });
 
   // Many clients send `Content-Type: application/json` on every POST, even without a body (cancel,
@@ -151,13 +178,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { http, unexpected } = classifyError(error);
     if (unexpected) request.log.error({ err: error, url: request.url }, 'request failed unexpectedly');
-    const { status, code } = ApiError[http.apiError];
-    // Only the message is localized: code and name are the contract the app switches on.
-    const message = localizedErrorMessage({ apiError: http.apiError, ...http.source, message: http.message }, localeOf(request));
-    void reply
-      .code(status)
-      .headers(http.headers)
-      .send({ error: { code, name: http.apiError, message, requestId: String(request.id) } });
+    sendError(request, reply, http);
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({
@@ -165,7 +186,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
         code: ApiError.NOT_FOUND.code,
         name: 'NOT_FOUND',
         message: localizedErrorMessage(
-          { apiError: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` },
+          { apiError: 'NOT_FOUND', message: `no route ${request.method} ${clipped(request.url.split('?')[0]!)}` },
           localeOf(request),
         ),
         requestId: String(request.id),

@@ -15,6 +15,12 @@ describe('input rules', () => {
     expect(findInputProblem(body, 'body')).toContain(expected);
   });
 
+  it('quotes at most 100 characters of a field name the client made up, however long', () => {
+    const problem = findInputProblem({ ['x'.repeat(1_000_000)]: 'a\u0000' }, 'body')!;
+    expect(problem).toMatch(/^body\.x{95}…/);
+    expect(problem.length).toBeLessThan(200);
+  });
+
   it('accepts tab, line feed, carriage return, emoji and other scripts', () => {
     expect(findInputProblem({ content: 'line\n\tindented\r\n🐱 猫 ĉ', n: 1.5, list: [1, null, true] }, 'body')).toBeUndefined();
   });
