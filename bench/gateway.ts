@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import sharp from 'sharp';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import { freePort, startProcess, startTestPlatform, type ServiceProcess } from '@atelier/testing';
+import { MobileApi, addUpscaleModel, freePort, startProcess, startTestPlatform, type ServiceProcess } from '@atelier/testing';
 import { ms, printTable } from './bench-kit.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -38,14 +38,16 @@ async function load(url: string, headers: Record<string, string>, during?: () =>
 }
 
 const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-const token = await new SignJWT({ roles: [] })
-  .setProtectedHeader({ alg: 'EdDSA' })
-  .setSubject('bench-user')
-  .setIssuer('bench')
-  .setAudience('atelier-app')
-  .setIssuedAt()
-  .setExpirationTime('1h')
-  .sign(privateKey);
+const sign = (subject: string, roles: string[] = []) =>
+  new SignJWT({ roles })
+    .setProtectedHeader({ alg: 'EdDSA' })
+    .setSubject(subject)
+    .setIssuer('bench')
+    .setAudience('atelier-app')
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(privateKey);
+const token = await sign('bench-user');
 const profile = process.env.BENCH_PROFILE;
 const platform = await startTestPlatform({
   workers: 1,
@@ -113,7 +115,8 @@ try {
       headers: { ...auth, 'idempotency-key': 'bench-queued' },
       body: JSON.stringify({
         jobType: 'image.upscale',
-        modelId: catalog.models.find((m) => m.jobType === 'image.upscale')!.id,
+        // The catalog offers no upscale: the test kit's model, added as an operator would.
+        modelId: await addUpscaleModel(new MobileApi(base, token), await sign('bench-ops', ['admin'])),
         inputAssetId: upload.asset.id,
         parameters: { scale: 2 },
       }),

@@ -91,7 +91,7 @@ const catalog = (
   )
 ).body;
 const model = catalog.models.find((m) => m.jobType === 'image.stylize')!;
-const style = catalog.styles.find((s) => s.code === 'pop-art') ?? catalog.styles[0]!;
+const style = catalog.styles.find((s) => s.code === 'comic') ?? catalog.styles[0]!;
 show(`${catalog.models.length} models, ${catalog.styles.length} styles; using model ${model.code} and style "${style.title}"`);
 
 step(2, 'Upload a photo: create the upload, PUT the bytes to the presigned URL, complete it');
@@ -120,7 +120,7 @@ const jobRequest = {
   modelId: model.id,
   styleId: style.id,
   inputAssetId: completed.asset.id,
-  prompt: 'my pet as a pop-art poster',
+  prompt: 'my pet as a comic hero',
 };
 const first = await api<{ job: Job }>('POST', '/api/v1/creation/jobs', jobRequest, { 'idempotency-key': key });
 show(`${first.status} created job ${first.body.job.id} (${first.body.job.status})`);

@@ -20,6 +20,7 @@ export {
   type NatsClusterProcess,
 } from './nats-server-process.js';
 export { MobileApi, type ApiAnswer, type ApiJob } from './mobile-api.js';
+export { TEST_UPSCALE_MODEL, addUpscaleModel } from './upscale-model.js';
 export { testPki, testIdentityEnv, testSecurity, testClient } from './test-pki.js';
 // A PKI of a test's own making (a foreign CA, say), beside the shared one of testPki().
 export { ensureDevPki } from '@atelier/platform';

@@ -21,6 +21,9 @@ import {
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { openChangeNotices, type ChangeNotices } from './peers/change-notices.js';
 import type { PreviewAssets } from './peers/preview-assets.js';
+import { createOrm, migrate } from '@atelier/orm';
+import { catalogEntities } from './db/entities/index.js';
+import { CATALOG_SCHEMA, catalogMigrations } from './db/migrations/index.js';
 import { createCatalogOrm, migrateCatalog } from './db/catalog-orm.js';
 import { CATALOG_SERVICE_NAME, startCatalogServer } from './server.js';
 
@@ -82,16 +85,6 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const sortKey = (entry: { sortOrder: number; id: string }) => [entry.sortOrder, entry.id] as const;
-function isDisplayOrdered(entries: { sortOrder: number; id: string }[]): boolean {
-  return entries.every((entry, i) => {
-    if (i === 0) return true;
-    const [aOrder, aId] = sortKey(entries[i - 1]!);
-    const [bOrder, bId] = sortKey(entry);
-    return aOrder < bOrder || (aOrder === bOrder && aId < bId);
-  });
-}
-
 async function refusal(promise: Promise<unknown>) {
   const error = await promise.then(
     () => undefined,
@@ -102,22 +95,46 @@ async function refusal(promise: Promise<unknown>) {
 }
 
 describe('catalog - seeded catalog over gRPC', () => {
-  it('serves the seeded image models and styles, enabled only, in display order', async () => {
+  it("serves exactly the app's models and styles, with its codes, names and order, enabled and without previews", async () => {
     const { models, styles } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
-    expect(models.length).toBeGreaterThanOrEqual(2);
-    expect(styles.length).toBeGreaterThanOrEqual(4);
-    expect(models.map((m) => m.code)).toEqual(expect.arrayContaining(['atelier-stylizer', 'atelier-upscaler']));
-    expect(styles.map((s) => s.code)).toEqual(expect.arrayContaining(['watercolor', 'pixel-art', 'sketch', 'pop-art']));
-    expect(isDisplayOrdered(models)).toBe(true);
-    expect(isDisplayOrdered(styles)).toBe(true);
+    expect(models.map((m) => [m.code, m.displayName, m.displayNameI18n, m.sortOrder])).toEqual([
+      ['patbond-v1', 'Patbond-V1', { 'zh-CN': 'Patbond-V1' }, 10],
+      ['pet-art-pro', 'Pet-Art Pro', { 'zh-CN': 'Pet-Art Pro' }, 20],
+      ['cute-motion', 'Cute Motion', { 'zh-CN': 'Cute Motion' }, 30],
+    ]);
+    expect(styles.map((s) => [s.code, s.title, s.titleI18n, s.subtitle, s.subtitleI18n, s.sortOrder])).toEqual([
+      ['healing', 'Healing Anime', { 'zh-CN': '治愈动画' }, 'Healing', { 'zh-CN': 'Healing' }, 10],
+      ['3d', '3D Cartoon', { 'zh-CN': '3D 卡通' }, '3D Cartoon', { 'zh-CN': '3D Cartoon' }, 20],
+      ['comic', 'Comic', { 'zh-CN': '漫画风' }, 'Comic', { 'zh-CN': 'Comic' }, 30],
+      ['watercolor', 'Watercolor', { 'zh-CN': '水彩' }, 'Watercolor', { 'zh-CN': 'Watercolor' }, 40],
+    ]);
     for (const entry of [...models, ...styles]) {
       expect(entry.enabled).toBe(true);
       expect(entry.mediaKind).toBe(MediaKind.IMAGE);
     }
-    expect(models.find((m) => m.code === 'atelier-stylizer')).toMatchObject({
-      providerCode: 'sim',
-      jobType: 'image.stylize',
-      defaultParameters: { strength: 0.8 },
+    for (const style of styles) {
+      expect(style.previewAssetId).toBeUndefined();
+      expect(style.promptPreset).not.toBe('');
+    }
+    for (const model of models) {
+      expect(model).toMatchObject({ providerCode: 'sim', jobType: 'image.stylize', defaultParameters: { strength: expect.any(Number) } });
+    }
+    // Each model asks the vendor for a model of its own.
+    expect(new Set(models.map((m) => m.providerModel)).size).toBe(models.length);
+  });
+
+  it('keeps the entries 0002 seeded, disabled: the ids jobs hold still resolve', async () => {
+    const { models, styles } = await client.listCatalogEntries({ mediaKind: MediaKind.IMAGE });
+    const disabled = (entries: { code: string; enabled: boolean }[]) => entries.filter((e) => !e.enabled).map((e) => e.code);
+    expect(disabled(models)).toEqual(expect.arrayContaining(['atelier-stylizer', 'atelier-stylizer-fast', 'atelier-upscaler']));
+    expect(disabled(styles)).toEqual(expect.arrayContaining(['pixel-art', 'sketch', 'pop-art', 'vintage']));
+    const upscaler = (await client.getModel({ modelId: '019a0000-0000-7000-8000-000000000003' })).model!;
+    expect(upscaler).toMatchObject({ code: 'atelier-upscaler', jobType: 'image.upscale', enabled: false });
+    // 0002's watercolor is the app's watercolor now, under the same id.
+    expect((await client.getStyle({ styleId: '019a0000-0000-7000-8000-000000000101' })).style).toMatchObject({
+      code: 'watercolor',
+      subtitle: 'Watercolor',
+      enabled: true,
     });
   });
 
@@ -221,8 +238,8 @@ describe('catalog - operator upsert and enable/disable', () => {
 
   it('hides a disabled model and style from the catalog but not from lookups and operator lists', async () => {
     const { models, styles } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
-    const model = models.find((m) => m.code === 'atelier-stylizer-fast')!;
-    const style = styles.find((s) => s.code === 'vintage')!;
+    const model = models.find((m) => m.code === 'cute-motion')!;
+    const style = styles.find((s) => s.code === 'comic')!;
 
     expect((await client.setModelEnabled({ modelId: model.id, enabled: false })).model!.enabled).toBe(false);
     expect((await client.setStyleEnabled({ styleId: style.id, enabled: false })).style!.enabled).toBe(false);
@@ -238,12 +255,12 @@ describe('catalog - operator upsert and enable/disable', () => {
 
     // An upsert without `enabled` keeps the entry disabled; re-enabling brings it back.
     await client.upsertStyle({
-      code: 'vintage',
+      code: 'comic',
       mediaKind: MediaKind.IMAGE,
-      title: 'Vintage',
-      subtitle: '',
-      promptPreset: 'sepia',
-      sortOrder: 50,
+      title: 'Comic',
+      subtitle: 'Comic',
+      promptPreset: style.promptPreset,
+      sortOrder: 30,
     });
     expect((await client.getStyle({ styleId: style.id })).style!.enabled).toBe(false);
     await client.setStyleEnabled({ styleId: style.id, enabled: true });
@@ -323,12 +340,12 @@ describe('catalog - localized names', () => {
     sortOrder: 600,
   };
 
-  it('serves the Simplified Chinese names 0003 seeded for the seeded models and styles', async () => {
-    const { models, styles } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
+  it('keeps the Simplified Chinese names 0003 seeded on the entries it seeded', async () => {
+    const { models, styles } = await client.listCatalogEntries({ mediaKind: MediaKind.IMAGE });
     expect(models.find((m) => m.code === 'atelier-stylizer')!.displayNameI18n).toEqual({ 'zh-CN': 'Atelier 风格化' });
-    expect(styles.find((s) => s.code === 'watercolor')).toMatchObject({
-      titleI18n: { 'zh-CN': '水彩' },
-      subtitleI18n: { 'zh-CN': '柔和的水彩晕染' },
+    expect(styles.find((s) => s.code === 'sketch')).toMatchObject({
+      titleI18n: { 'zh-CN': '铅笔素描' },
+      subtitleI18n: { 'zh-CN': '纸上的石墨笔触' },
     });
   });
 
@@ -579,6 +596,7 @@ describe('catalog - migrations', () => {
         '0001-catalog-baseline',
         '0002-catalog-seed',
         '0003-catalog-localized-names',
+        '0004-catalog-app-seed',
       ]);
       const catalogAfterFirst = await schemaSnapshot(db, 'catalog');
       const rowsAfterFirst = await db.query('SELECT * FROM catalog.models ORDER BY id');
@@ -602,12 +620,85 @@ describe('catalog - migrations', () => {
     }
   });
 
+  it("brings a database of 0003, with an operator's edits, to the app's catalog, deleting nothing", async () => {
+    const fresh = await createTestDatabase();
+    const db = new pg.Client({ connectionString: fresh.url });
+    await db.connect();
+    const upTo0003 = await createOrm({
+      databaseUrl: fresh.url,
+      schema: CATALOG_SCHEMA,
+      entities: catalogEntities,
+      migrations: catalogMigrations.filter((m) => m.name !== '0004-catalog-app-seed'),
+      poolMax: 1,
+    });
+    const current = await createCatalogOrm(fresh.url, 1);
+    const rowsOf = async (table: string) =>
+      (await db.query<{ id: string; code: string; enabled: boolean }>(`SELECT id, code, enabled FROM catalog.${table} ORDER BY id`)).rows;
+    const enabledImageCodes = async (table: string) =>
+      (
+        await db.query<{ code: string }>(`SELECT code FROM catalog.${table} WHERE media_kind = 'image' AND enabled ORDER BY sort_order, id`)
+      ).rows.map((row) => row.code);
+    try {
+      expect(await migrate(upTo0003, fresh.url, CATALOG_SCHEMA)).toEqual([
+        '0001-catalog-baseline',
+        '0002-catalog-seed',
+        '0003-catalog-localized-names',
+      ]);
+      // What operators may have done meanwhile: a style of their own, watercolor restyled with a
+      // preview, a video model.
+      await db.query(
+        `INSERT INTO catalog.styles (id, code, title, media_kind, sort_order) VALUES ('019a0000-0000-7000-8000-00000000e001', 'noir', 'Noir', 'image', 5)`,
+      );
+      await db.query(
+        `UPDATE catalog.styles SET title = 'Aquarelle', preview_asset_id = '019a0000-0000-7000-8000-00000000f001', sort_order = 1 WHERE code = 'watercolor'`,
+      );
+      await db.query(
+        `INSERT INTO catalog.models (id, code, display_name, provider_code, provider_model, model_version, media_kind, job_type)
+         VALUES ('019a0000-0000-7000-8000-00000000e002', 'clip-maker', 'Clip Maker', 'sim', 'sim-clip', '1', 'video', 'image.stylize')`,
+      );
+      const [modelsBefore, stylesBefore] = [await rowsOf('models'), await rowsOf('styles')];
+
+      expect(await migrateCatalog(current, fresh.url)).toEqual(['0004-catalog-app-seed']);
+      expect(await enabledImageCodes('models')).toEqual(['patbond-v1', 'pet-art-pro', 'cute-motion']);
+      expect(await enabledImageCodes('styles')).toEqual(['healing', '3d', 'comic', 'watercolor']);
+      // Every entry that was there still is, under its id; the image ones not the app's are disabled.
+      const [modelsAfter, stylesAfter] = [await rowsOf('models'), await rowsOf('styles')];
+      expect(modelsAfter).toEqual(expect.arrayContaining(modelsBefore.map((row) => ({ ...row, enabled: row.code === 'clip-maker' }))));
+      expect(stylesAfter).toEqual(expect.arrayContaining(stylesBefore.map((row) => ({ ...row, enabled: row.code === 'watercolor' }))));
+      expect(modelsAfter).toHaveLength(modelsBefore.length + 3);
+      expect(stylesAfter).toHaveLength(stylesBefore.length + 3);
+      const { rows: watercolor } = await db.query(
+        `SELECT id, title, title_i18n, subtitle, preview_asset_id, sort_order FROM catalog.styles WHERE code = 'watercolor'`,
+      );
+      expect(watercolor).toEqual([
+        {
+          id: '019a0000-0000-7000-8000-000000000101',
+          title: 'Watercolor',
+          title_i18n: { 'zh-CN': '水彩' },
+          subtitle: 'Watercolor',
+          preview_asset_id: null,
+          sort_order: 40,
+        },
+      ]);
+    } finally {
+      await upTo0003.close();
+      await current.close();
+      await db.end();
+      await fresh.drop();
+    }
+  });
+
   it('runs concurrently from two processes without applying anything twice', async () => {
     const fresh = await createTestDatabase();
     const [ormA, ormB] = await Promise.all([createCatalogOrm(fresh.url, 2), createCatalogOrm(fresh.url, 2)]);
     try {
       const [a, b] = await Promise.all([migrateCatalog(ormA, fresh.url), migrateCatalog(ormB, fresh.url)]);
-      expect([...a, ...b].sort()).toEqual(['0001-catalog-baseline', '0002-catalog-seed', '0003-catalog-localized-names']);
+      expect([...a, ...b].sort()).toEqual([
+        '0001-catalog-baseline',
+        '0002-catalog-seed',
+        '0003-catalog-localized-names',
+        '0004-catalog-app-seed',
+      ]);
     } finally {
       await ormA.close();
       await ormB.close();

@@ -540,25 +540,55 @@ describe('gateway e2e - the operator API', () => {
     expect((await fetch(`${base}/public/styles/${plain.id}/preview`, { redirect: 'manual' })).status).toBe(404);
     expect((await fetch(`${base}/public/styles/019a0000-0000-7000-8000-0000000000ee/preview`, { redirect: 'manual' })).status).toBe(404);
     expect((await fetch(`${base}/public/styles/not-an-id/preview`, { redirect: 'manual' })).status).toBe(400);
+    // Hidden from the app again: the other tests read the catalog's styles.
+    expect((await call('POST', `/admin-api/catalog/styles/${styleId}/disable`, { token: admin })).status).toBe(200);
   });
 });
 
 describe('gateway e2e - answers in the language asked for (Accept-Language)', () => {
   const zh = { 'accept-language': 'zh-CN,zh;q=0.9,en;q=0.5' };
-  type Names = { models: { code: string; displayName: string }[]; styles: { code: string; title: string; subtitle: string }[] };
+  type Names = {
+    models: { code: string; displayName: string }[];
+    styles: { code: string; title: string; subtitle: string; previewUrl: string | null }[];
+  };
+  const names = ({ models, styles }: Names) => ({
+    models: models.map((m) => [m.code, m.displayName]),
+    styles: styles.map((s) => [s.code, s.title, s.subtitle, s.previewUrl]),
+  });
+  // The app's own copy (catalog migration 0004): brand names and English subtitles in both languages.
+  const models = [
+    ['patbond-v1', 'Patbond-V1'],
+    ['pet-art-pro', 'Pet-Art Pro'],
+    ['cute-motion', 'Cute Motion'],
+  ];
 
-  it("serves the catalog's seeded Chinese names to zh-CN and English without the header, saying which", async () => {
+  it("serves exactly the app's catalog, its Chinese titles to zh-CN and English ones to en or without the header, saying which", async () => {
     const chinese = await call<Names>('GET', '/api/v1/creation/catalog?mediaKind=image', { headers: zh });
     expect(chinese.headers.get('content-language')).toBe('zh-CN');
     expect(chinese.headers.get('vary')).toContain('Accept-Language');
-    expect(chinese.body.models.find((m) => m.code === 'atelier-stylizer')!.displayName).toBe('Atelier 风格化');
-    expect(chinese.body.styles.find((s) => s.code === 'watercolor')).toMatchObject({ title: '水彩', subtitle: '柔和的水彩晕染' });
-    const english = await call<Names>('GET', '/api/v1/creation/catalog?mediaKind=image');
-    expect(english.headers.get('content-language')).toBe('en');
-    expect(english.body.styles.find((s) => s.code === 'watercolor')).toMatchObject({
-      title: 'Watercolor',
-      subtitle: 'Soft washes of colour',
+    expect(names(chinese.body)).toEqual({
+      models,
+      styles: [
+        ['healing', '治愈动画', 'Healing', null],
+        ['3d', '3D 卡通', '3D Cartoon', null],
+        ['comic', '漫画风', 'Comic', null],
+        ['watercolor', '水彩', 'Watercolor', null],
+      ],
     });
+    const english = await call<Names>('GET', '/api/v1/creation/catalog?mediaKind=image', { headers: { 'accept-language': 'en' } });
+    expect(english.headers.get('content-language')).toBe('en');
+    expect(names(english.body)).toEqual({
+      models,
+      styles: [
+        ['healing', 'Healing Anime', 'Healing', null],
+        ['3d', '3D Cartoon', '3D Cartoon', null],
+        ['comic', 'Comic', 'Comic', null],
+        ['watercolor', 'Watercolor', 'Watercolor', null],
+      ],
+    });
+    const unasked = await call<Names>('GET', '/api/v1/creation/catalog?mediaKind=image');
+    expect(unasked.headers.get('content-language')).toBe('en');
+    expect(unasked.body).toEqual(english.body);
     const unreadable = await call<Names>('GET', '/api/v1/creation/catalog?mediaKind=image', { headers: { 'accept-language': ';;q=x,,' } });
     expect(unreadable.status).toBe(200);
     expect(unreadable.headers.get('content-language')).toBe('en');

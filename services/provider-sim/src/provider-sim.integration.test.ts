@@ -125,7 +125,7 @@ const key = () => randomUUID();
 
 describe('provider-sim - submit and poll', () => {
   it('creates a prediction that starts, rises in progress and succeeds with a real PNG output', async () => {
-    const created = await submit(base, { style: 'vintage', prompt: 'a cat #sim-latency=600' }, { key: key() });
+    const created = await submit(base, { style: 'healing', prompt: 'a cat #sim-latency=600' }, { key: key() });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ model: 'sim-stylize', version: null, status: 'starting', progress: 0, output_url: null });
     expect(created.body.id).toMatch(/^pred_[0-9a-f]+$/);
@@ -160,14 +160,14 @@ describe('provider-sim - submit and poll', () => {
 
   it('answers a repeated Idempotency-Key with the same prediction (200) and charges once', async () => {
     const idempotencyKey = key();
-    const first = await submit(base, { style: 'sketch' }, { key: idempotencyKey });
-    const replay = await submit(base, { style: 'sketch' }, { key: idempotencyKey });
+    const first = await submit(base, { style: 'comic' }, { key: idempotencyKey });
+    const replay = await submit(base, { style: 'comic' }, { key: idempotencyKey });
     expect([first.status, replay.status]).toEqual([201, 200]);
     expect(replay.body.id).toBe(first.body.id);
     expect((await stats(base)).body.by_key[idempotencyKey]).toEqual({ submissions: 1, requests: 2 });
 
     await finished(base, first.body.id);
-    const late = await submit(base, { style: 'pop-art' }, { key: idempotencyKey });
+    const late = await submit(base, { style: '3d' }, { key: idempotencyKey });
     expect(late).toMatchObject({ status: 200, body: { id: first.body.id, status: 'succeeded' } });
     expect((await stats(base)).body.by_key[idempotencyKey]).toEqual({ submissions: 1, requests: 3 });
   });
@@ -307,7 +307,7 @@ describe('provider-sim - simulated failures', () => {
   });
 
   it('#sim:flagged succeeds normally with safety.flagged true', async () => {
-    const created = await submit(base, { prompt: '#sim:flagged', style: 'pixel-art' });
+    const created = await submit(base, { prompt: '#sim:flagged', style: 'comic' });
     const done = await finished(base, created.body.id);
     expect(done).toMatchObject({ status: 'succeeded', safety: { flagged: true } });
     expect(probeImage((await output(done.output_url!)).bytes)?.contentType).toBe('image/png');

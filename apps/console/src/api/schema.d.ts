@@ -1102,13 +1102,14 @@ export interface components {
       };
     };
     Style: {
+      /** @description the style's stable key (e.g. healing, 3d, comic, watercolor), by which the app finds its built-in preview */
       code: string;
       /** Format: uuid */
       id: string;
       /** @enum {string} */
       mediaKind: 'image' | 'video';
       previewAssetId: string | null;
-      /** @description the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null without a preview */
+      /** @description the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null when the style has none — the app then shows its own built-in image for the style's code (the seeded styles have none: healing, 3d, comic, watercolor) */
       previewUrl: string | null;
       sortOrder: number;
       /** @description in the language of the answer, like title */
@@ -1380,7 +1381,7 @@ export interface operations {
         'Accept-Language'?: components['parameters']['AcceptLanguage'];
       };
       path: {
-        /** @description 2–64 lower-case letters, digits, - or _ */
+        /** @description 2–64 lower-case letters, digits, - or _, starting with a letter or a digit */
         code: string;
       };
       cookie?: never;
@@ -1652,7 +1653,7 @@ export interface operations {
         'Accept-Language'?: components['parameters']['AcceptLanguage'];
       };
       path: {
-        /** @description 2–64 lower-case letters, digits, - or _ */
+        /** @description 2–64 lower-case letters, digits, - or _, starting with a letter or a digit */
         code: string;
       };
       cookie?: never;
@@ -2862,18 +2863,28 @@ export interface operations {
            *       "models": [
            *         {
            *           "id": "019a3c1e-7f00-7000-8000-00000000b001",
-           *           "code": "sim-stylize",
-           *           "displayName": "Stylize",
-           *           "modelVersion": "1",
+           *           "code": "patbond-v1",
+           *           "displayName": "Patbond-V1",
+           *           "modelVersion": "1.0",
            *           "mediaKind": "image",
            *           "jobType": "image.stylize",
            *           "sortOrder": 10,
            *           "defaultParameters": {
-           *             "strength": 0.6
+           *             "strength": 0.8
            *           }
            *         }
            *       ],
            *       "styles": [
+           *         {
+           *           "id": "019a3c1e-7f00-7000-8000-00000000c002",
+           *           "code": "healing",
+           *           "title": "Healing Anime",
+           *           "subtitle": "Healing",
+           *           "mediaKind": "image",
+           *           "previewAssetId": null,
+           *           "previewUrl": null,
+           *           "sortOrder": 10
+           *         },
            *         {
            *           "id": "019a3c1e-7f00-7000-8000-00000000c001",
            *           "code": "renaissance",
@@ -2882,7 +2893,7 @@ export interface operations {
            *           "mediaKind": "image",
            *           "previewAssetId": "019a3c1e-7f00-7000-8000-00000000d0c1",
            *           "previewUrl": "/public/styles/019a3c1e-7f00-7000-8000-00000000c001/preview",
-           *           "sortOrder": 10
+           *           "sortOrder": 50
            *         }
            *       ]
            *     }
@@ -3086,8 +3097,8 @@ export interface operations {
            *           },
            *           "snapshot": {
            *             "providerCode": "sim",
-           *             "providerModel": "sim-stylize",
-           *             "modelVersion": "1",
+           *             "providerModel": "sim-patbond-v1",
+           *             "modelVersion": "1.0",
            *             "styleCode": "renaissance",
            *             "effectiveParameters": {
            *               "strength": 0.7,
@@ -3358,8 +3369,8 @@ export interface operations {
            *         },
            *         "snapshot": {
            *           "providerCode": "sim",
-           *           "providerModel": "sim-stylize",
-           *           "modelVersion": "1",
+           *           "providerModel": "sim-patbond-v1",
+           *           "modelVersion": "1.0",
            *           "styleCode": "renaissance",
            *           "effectiveParameters": {
            *             "strength": 0.7,
@@ -3420,8 +3431,8 @@ export interface operations {
            *         },
            *         "snapshot": {
            *           "providerCode": "sim",
-           *           "providerModel": "sim-stylize",
-           *           "modelVersion": "1",
+           *           "providerModel": "sim-patbond-v1",
+           *           "modelVersion": "1.0",
            *           "styleCode": "renaissance",
            *           "effectiveParameters": {
            *             "strength": 0.7,
@@ -3743,8 +3754,8 @@ export interface operations {
            *         },
            *         "snapshot": {
            *           "providerCode": "sim",
-           *           "providerModel": "sim-stylize",
-           *           "modelVersion": "1",
+           *           "providerModel": "sim-patbond-v1",
+           *           "modelVersion": "1.0",
            *           "styleCode": "renaissance",
            *           "effectiveParameters": {
            *             "strength": 0.7,
@@ -3999,8 +4010,8 @@ export interface operations {
            *         },
            *         "snapshot": {
            *           "providerCode": "sim",
-           *           "providerModel": "sim-stylize",
-           *           "modelVersion": "1",
+           *           "providerModel": "sim-patbond-v1",
+           *           "modelVersion": "1.0",
            *           "styleCode": "renaissance",
            *           "effectiveParameters": {
            *             "strength": 0.7,
@@ -4355,7 +4366,7 @@ export interface operations {
           /**
            * @example id: 4
            *     event: job
-           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":null,"inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-stylize","modelVersion":"1","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
+           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":null,"inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
            */
           'text/event-stream': string;
         };
@@ -4674,8 +4685,8 @@ export interface operations {
            *           },
            *           "snapshot": {
            *             "providerCode": "sim",
-           *             "providerModel": "sim-stylize",
-           *             "modelVersion": "1",
+           *             "providerModel": "sim-patbond-v1",
+           *             "modelVersion": "1.0",
            *             "styleCode": "renaissance",
            *             "effectiveParameters": {
            *               "strength": 0.7,

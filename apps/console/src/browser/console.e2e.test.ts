@@ -7,7 +7,7 @@ import pg from 'pg';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MobileApi, startTestPlatform, type TestPlatform } from '@atelier/testing';
+import { MobileApi, addUpscaleModel, startTestPlatform, type TestPlatform } from '@atelier/testing';
 
 // The console in a real browser (Debian's Chromium, driven by playwright-core) against the real
 // platform: every service as a process, the gateway serving this build at /console. Screenshots
@@ -209,7 +209,7 @@ describe('console in a browser', () => {
   });
 
   it("edits a model's default parameters, which the mobile catalog then offers, and restores them", async () => {
-    const code = 'atelier-upscaler';
+    const code = 'patbond-v1';
     const mobileDefaults = async () =>
       (
         await alice.call<{ models: { code: string; defaultParameters: Record<string, unknown> }[] }>(
@@ -223,7 +223,7 @@ describe('console in a browser', () => {
           token: admin,
         })
       ).body.models.find((m) => m.code === code)?.defaultParameters;
-    expect(await mobileDefaults()).toEqual({ scale: 2 });
+    expect(await mobileDefaults()).toEqual({ strength: 0.8 });
 
     const row = page.locator(`tr[data-model="${code}"]`);
     const edit = async (text: string) => {
@@ -237,23 +237,22 @@ describe('console in a browser', () => {
     await row.getByText('Default parameters must be a JSON object').waitFor();
     await row.getByRole('button', { name: 'Cancel' }).click();
 
-    await edit('{\n  "scale": 4\n}');
-    await row.locator('code', { hasText: '{"scale":4}' }).waitFor();
+    await edit('{\n  "strength": 0.5\n}');
+    await row.locator('code', { hasText: '{"strength":0.5}' }).waitFor();
     await page.reload();
-    await row.locator('code', { hasText: '{"scale":4}' }).waitFor();
+    await row.locator('code', { hasText: '{"strength":0.5}' }).waitFor();
     await shoot('catalog-edited');
-    expect(await adminDefaults()).toEqual({ scale: 4 });
-    await expect.poll(mobileDefaults, { timeout: 10_000 }).toEqual({ scale: 4 });
+    expect(await adminDefaults()).toEqual({ strength: 0.5 });
+    await expect.poll(mobileDefaults, { timeout: 10_000 }).toEqual({ strength: 0.5 });
 
-    await edit('{"scale": 2}');
-    await row.locator('code', { hasText: '{"scale":2}' }).waitFor();
-    await expect.poll(mobileDefaults, { timeout: 10_000 }).toEqual({ scale: 2 });
+    await edit('{"strength": 0.8}');
+    await row.locator('code', { hasText: '{"strength":0.8}' }).waitFor();
+    await expect.poll(mobileDefaults, { timeout: 10_000 }).toEqual({ strength: 0.8 });
   });
 
   it('filters jobs by type, user and creation time, a cursor page at a time', async () => {
     const bob = alice.as(await sign(`bob-${process.pid}`));
-    const catalog = await alice.call<{ models: { id: string; jobType: string }[] }>('GET', '/api/v1/creation/catalog?mediaKind=image');
-    const upscaler = catalog.body.models.find((m) => m.jobType === 'image.upscale')!.id;
+    const upscaler = await addUpscaleModel(alice, admin);
     const upscale = async (api: MobileApi, asset: string, key: string) => {
       const created = await api.createJob(
         { jobType: 'image.upscale', modelId: upscaler, inputAssetId: asset, parameters: { scale: 2 } },

@@ -40,6 +40,7 @@ describe('catalog rules - model entries', () => {
   it.each([
     ['code', { code: 'My Model' }],
     ['code', { code: 'x' }],
+    ['code', { code: '-3d' }],
     ['media_kind', { mediaKind: commonV1.MediaKind.UNSPECIFIED }],
     ['display_name', { displayName: '   ' }],
     ['display_name', { displayName: 'x'.repeat(121) }],
@@ -71,6 +72,12 @@ describe('catalog rules - style entries', () => {
 
   it('accepts a style without preview or subtitle', () => {
     expect(validateStyleInput(style())).toMatchObject({ code: 'noir', previewAssetId: null, subtitle: '', promptPreset: '' });
+  });
+
+  it("accepts a code that starts with a digit, as the app's 3d does, but not one that starts with - or _", () => {
+    expect(validateStyleInput(style({ code: '3d' })).code).toBe('3d');
+    expect(fieldOf(() => validateStyleInput(style({ code: '_3d' })))).toBe('code');
+    expect(() => validateStyleInput(style({ code: '-3d' }))).toThrow('starting with a letter or a digit, got "-3d"');
   });
 
   it.each([

@@ -9,7 +9,8 @@ import { requireTranslations, type Translations } from './localized-text.js';
  * The rules an operator's catalog entry must follow. They mirror the tables' CHECK constraints
  * so a bad entry is refused with the field named instead of a constraint violation.
  */
-const CODE_PATTERN = /^[a-z][a-z0-9_-]{1,63}$/;
+const CODE_PATTERN = /^[a-z0-9][a-z0-9_-]{1,63}$/;
+const CODE_SHAPE = '2–64 lower-case letters, digits, "-" or "_", starting with a letter or a digit';
 const PROVIDER_CODE_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
 const SORT_ORDER_LIMIT = 1_000_000;
 const MAX_DEFAULT_PARAMETERS_BYTES = 16 * 1024;
@@ -74,7 +75,7 @@ export function validateModelInput(request: catalogV1.UpsertModelRequest): Model
     throw new InvalidArgumentError('default_parameters', `must be at most ${MAX_DEFAULT_PARAMETERS_BYTES} bytes as JSON`);
   }
   return {
-    code: requireCode(request.code, 'code', CODE_PATTERN, '2–64 lower-case letters, digits, "-" or "_", starting with a letter'),
+    code: requireCode(request.code, 'code', CODE_PATTERN, CODE_SHAPE),
     mediaKind: requireMediaKind(request.mediaKind),
     displayName: requireText(request.displayName, 'display_name', 120),
     providerCode: requireKnown(
@@ -102,7 +103,7 @@ export function validateModelInput(request: catalogV1.UpsertModelRequest): Model
 
 export function validateStyleInput(request: catalogV1.UpsertStyleRequest): StyleInput {
   return {
-    code: requireCode(request.code, 'code', CODE_PATTERN, '2–64 lower-case letters, digits, "-" or "_", starting with a letter'),
+    code: requireCode(request.code, 'code', CODE_PATTERN, CODE_SHAPE),
     mediaKind: requireMediaKind(request.mediaKind),
     title: requireText(request.title, 'title', 80),
     subtitle: requireText(request.subtitle, 'subtitle', 200, { allowEmpty: true }),

@@ -174,7 +174,8 @@ describe('post update - plan', () => {
 
 describe('draft title - default from the job', () => {
   it('names the style, or falls back, within 120 characters', () => {
-    expect(defaultDraftTitle('pixel-art')).toBe('My pixel art creation');
+    expect(defaultDraftTitle('comic')).toBe('My comic creation');
+    expect(defaultDraftTitle('ink-wash__style')).toBe('My ink wash style creation');
     expect(defaultDraftTitle(undefined)).toBe('My AI creation');
     expect(defaultDraftTitle('x'.repeat(200)).length).toBeLessThanOrEqual(120);
   });

@@ -2,7 +2,7 @@ import { MAX_TITLE_LENGTH } from './post-rules.js';
 
 /**
  * The title a one-tap draft gets when the author gives none: named after the job's style
- * ("My pixel art creation"), or generic for jobs without one. Style codes are slugs, so dashes
+ * ("My comic creation"), or generic for jobs without one. Style codes are slugs, so dashes
  * and underscores read as spaces; the result always fits the title limit.
  */
 export function defaultDraftTitle(styleCode: string | undefined): string {

@@ -178,7 +178,7 @@ export async function putOutputImage(
 export async function queuedStylizeJob(h: CommunityHarness, userId: string, idempotencyKey: string): Promise<jobsV1.Job> {
   const { models, styles } = await h.catalog.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
   const stylizer = models.find((m) => m.jobType === 'image.stylize')!;
-  const style = styles.find((s) => s.code === 'pixel-art') ?? styles[0]!;
+  const style = styles[0]!;
   const inputAssetId = await uploadImage(h.media, userId, { purpose: mediaV1.AssetPurpose.AI_INPUT });
   const { job } = await h.jobs.createJob(
     jobsV1.CreateJobRequest.fromPartial({

@@ -73,7 +73,10 @@ export const sharedSchemas = [
     $id: 'Style',
     ...object({
       id: uuid,
-      code: { type: 'string' },
+      code: {
+        type: 'string',
+        description: "the style's stable key (e.g. healing, 3d, comic, watercolor), by which the app finds its built-in preview",
+      },
       title: { type: 'string', description: 'in the language of the answer (Content-Language); English where it has none' },
       subtitle: { type: 'string', description: 'in the language of the answer, like title' },
       mediaKind: { type: 'string', enum: ['image', 'video'] },
@@ -81,7 +84,7 @@ export const sharedSchemas = [
       previewUrl: {
         ...nullableString,
         description:
-          "the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null without a preview",
+          "the preview image, loadable by anyone without a token (a path on this API's origin that redirects to a short-lived URL); null when the style has none — the app then shows its own built-in image for the style's code (the seeded styles have none: healing, 3d, comic, watercolor)",
       },
       sortOrder: { type: 'integer' },
     }),

@@ -8,7 +8,11 @@ import { mediaKinds, toCatalogModelDto, toCatalogStyleDto } from './dto-mapper.j
 
 // The catalog's rules, mirrored so a bad field is refused here by its API name (the catalog
 // service checks them again: domain/catalog-rules.ts is the rule, these are its first line).
-const code = { type: 'string', pattern: '^[a-z][a-z0-9_-]{1,63}$', description: '2–64 lower-case letters, digits, - or _' };
+const code = {
+  type: 'string',
+  pattern: '^[a-z0-9][a-z0-9_-]{1,63}$',
+  description: '2–64 lower-case letters, digits, - or _, starting with a letter or a digit',
+};
 const mediaKind = { type: 'string', enum: mediaKinds.words };
 const sortOrder = { type: 'integer', minimum: -1_000_000, maximum: 1_000_000, default: 0 };
 const enabled = { type: 'boolean', description: 'absent: true for a new entry, unchanged for an existing one' };

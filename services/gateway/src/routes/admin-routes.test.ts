@@ -334,11 +334,15 @@ describe('admin routes - catalog', () => {
       sortOrder: 3,
       previewAssetId: undefined,
     });
+    // A code may start with a digit: the app's style 3d.
+    expect((await call('PUT', '/admin-api/catalog/styles/3d', { mediaKind: 'image', title: '3D Cartoon' })).statusCode).toBe(200);
+    expect(asked.upsertStyle!.at(-1)).toMatchObject({ code: '3d', title: '3D Cartoon' });
   });
 
   it('refuses bad input with 400 naming the field, before or at the catalog', async () => {
     const cases: [string, object, string][] = [
       ['/admin-api/catalog/models/Bad Code', modelBody, 'code'],
+      ['/admin-api/catalog/styles/-3d', { mediaKind: 'image', title: 'N' }, 'code'],
       ['/admin-api/catalog/models/sim-stylize', { ...modelBody, displayName: '' }, 'displayName'],
       ['/admin-api/catalog/models/sim-stylize', { ...modelBody, jobType: 'Image' }, 'jobType'],
       ['/admin-api/catalog/models/sim-stylize', { ...modelBody, sortOrder: 2_000_000 }, 'sortOrder'],

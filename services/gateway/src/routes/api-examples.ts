@@ -18,16 +18,29 @@ const ids = {
 const downloadUrl = (assetId: string) =>
   `https://media.atelier.internal/atelier-media/${assetId}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…`;
 
+// The seeded catalog's first model and style (catalog migration 0004): no preview, so the app
+// shows its built-in image for the code.
 const model = {
   id: ids.model,
-  code: 'sim-stylize',
-  displayName: 'Stylize',
-  modelVersion: '1',
+  code: 'patbond-v1',
+  displayName: 'Patbond-V1',
+  modelVersion: '1.0',
   mediaKind: 'image',
   jobType: 'image.stylize',
   sortOrder: 10,
-  defaultParameters: { strength: 0.6 },
+  defaultParameters: { strength: 0.8 },
 };
+const seededStyle = {
+  id: '019a3c1e-7f00-7000-8000-00000000c002',
+  code: 'healing',
+  title: 'Healing Anime',
+  subtitle: 'Healing',
+  mediaKind: 'image',
+  previewAssetId: null,
+  previewUrl: null,
+  sortOrder: 10,
+};
+// A style an operator added with a preview image of its own.
 const style = {
   id: ids.style,
   code: 'renaissance',
@@ -36,7 +49,7 @@ const style = {
   mediaKind: 'image',
   previewAssetId: '019a3c1e-7f00-7000-8000-00000000d0c1',
   previewUrl: `/public/styles/${ids.style}/preview`,
-  sortOrder: 10,
+  sortOrder: 50,
 };
 
 const uploadingAsset = {
@@ -89,8 +102,8 @@ const queuedJob = {
   parameters: { strength: 0.7 },
   snapshot: {
     providerCode: 'sim',
-    providerModel: 'sim-stylize',
-    modelVersion: '1',
+    providerModel: 'sim-patbond-v1',
+    modelVersion: '1.0',
     styleCode: 'renaissance',
     effectiveParameters: { strength: 0.7, seed: 42 },
     effectivePrompt: 'my cat as a renaissance painting, in the style of a renaissance oil painting',
@@ -208,7 +221,7 @@ export const API_EXAMPLES: OperationExamples = {
   getAccountDeletion: {
     responses: { 200: { status: 'completed', requestedAt: at(40), completedAt: at(44), parts: deletionParts('completed') } },
   },
-  getCreationCatalog: { responses: { 200: { models: [model], styles: [style] } } },
+  getCreationCatalog: { responses: { 200: { models: [model], styles: [seededStyle, style] } } },
   getStylePreview: {
     responses: {
       200: {

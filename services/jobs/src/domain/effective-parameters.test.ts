@@ -37,8 +37,8 @@ describe('effective parameters - merge rule', () => {
 
 describe('effective parameters - prompt and preset', () => {
   it('puts the user prompt first, then the preset, joined by ", "', () => {
-    expect(effectiveInput(sources({ userPrompt: 'a cat', promptPreset: 'a bold pop-art poster' })).prompt).toBe(
-      'a cat, a bold pop-art poster',
+    expect(effectiveInput(sources({ userPrompt: 'a cat', promptPreset: 'a comic book panel with bold ink outlines' })).prompt).toBe(
+      'a cat, a comic book panel with bold ink outlines',
     );
   });
 

@@ -9,7 +9,7 @@
  *      `userParameters`; CreateJob has already refused any other name). A default the job type does
  *      not let users set is the operator's and always applies.
  * The prompt is the user's prompt, then the style's `prompt_preset`, joined by ", "
- * ("a cat on a sofa, a bold pop-art poster"); when either is empty, the other alone.
+ * ("a cat on a sofa, a comic book panel with bold ink outlines"); when either is empty, the other alone.
  */
 export interface EffectiveInputSources {
   /** The model's default_parameters (absent for job types without a model). */

@@ -16,6 +16,7 @@ import {
   type TestDatabase,
   testClient,
   testIdentityEnv,
+  TEST_UPSCALE_MODEL,
 } from '@atelier/testing';
 import type { JobsConfig } from '../config.js';
 import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
@@ -207,12 +208,13 @@ export async function uploadInputImage(
   return upload.asset!.id;
 }
 
-/** The seeded image.stylize model and a style, from the real catalog. */
+/** The seeded image.stylize model and a style, from the real catalog, and the test kit's upscale model (the seed has none). */
 export async function catalogChoice(catalog: PromiseClient<catalogV1.CatalogServiceClient>) {
+  const { model: upscaler } = await catalog.upsertModel({ ...TEST_UPSCALE_MODEL, mediaKind: commonV1.MediaKind.IMAGE });
   const { models, styles } = await catalog.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
   return {
     stylizer: models.find((m) => m.jobType === 'image.stylize')!,
-    upscaler: models.find((m) => m.jobType === 'image.upscale')!,
+    upscaler: upscaler!,
     style: styles[0]!,
   };
 }

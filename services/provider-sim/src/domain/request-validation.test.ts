@@ -22,7 +22,7 @@ describe('request validation - submit body', () => {
       webhook: 'https://ignored.example.com',
       input: {
         image_url: 'http://127.0.0.1:9/in.png',
-        style: 'sketch',
+        style: 'comic',
         prompt: 'a dog',
         negative_prompt: 'blur',
         width: 64,
@@ -38,7 +38,7 @@ describe('request validation - submit body', () => {
       version: 'v7',
       input: {
         imageUrl: 'http://127.0.0.1:9/in.png',
-        style: 'sketch',
+        style: 'comic',
         prompt: 'a dog',
         negativePrompt: 'blur',
         width: 64,

@@ -13,7 +13,7 @@ describe('simulation directives - parsing the prompt', () => {
   });
 
   it('ends a directive at a comma, as when a style preset follows the prompt', () => {
-    expect(parseSimulationDirectives('#sim:hang, a bold pop-art poster')).toEqual({ always: 'hang' });
+    expect(parseSimulationDirectives('#sim:hang, a comic book panel with bold ink outlines')).toEqual({ always: 'hang' });
     expect(parseSimulationDirectives('a cat #sim-latency=250, 16-bit pixel art')).toEqual({ latencyMs: 250 });
   });
 

@@ -45,7 +45,7 @@ export interface SimulationDirectives {
 export const MAX_FLAKY_READS = 20;
 
 // A directive's value ends at whitespace or a comma: Atelier appends a style's prompt preset
-// after ", " (jobs' effective prompt), so "#sim:fail, a bold pop-art poster" still says `fail`.
+// after ", " (jobs' effective prompt), so "#sim:fail, a comic book panel with bold ink outlines" still says `fail`.
 const KIND_DIRECTIVE = /#sim(-once)?:([^\s,]*)/g;
 const LATENCY_DIRECTIVE = /#sim-latency=([^\s,]*)/g;
 const FLAKY_DIRECTIVE = /#sim-flaky=([^\s,]*)/g;

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { probeImage } from '@atelier/images';
 import { meanDifference, patternPng } from '../test-support/test-images.js';
@@ -23,9 +24,34 @@ describe('transforms - styles', () => {
     }
   });
 
+  it('draws comic as black ink outlines over a few flat colours', async () => {
+    const { data } = await sharp(await transformImage(await patternPng(), { model: 'm', style: 'comic' }))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const colours = new Set<string>();
+    let ink = 0;
+    for (let i = 0; i < data.length; i += 3) {
+      colours.add(`${data[i]},${data[i + 1]},${data[i + 2]}`);
+      if (data[i] === 0 && data[i + 1] === 0 && data[i + 2] === 0) ink += 1;
+    }
+    // 4 levels per channel at most; the pattern's checks and disc are outlined.
+    expect(colours.size).toBeLessThanOrEqual(4 ** 3);
+    expect(ink / (data.length / 3)).toBeGreaterThan(0.02);
+  });
+
+  it('paints healing in pastels: no dark pixel is left, the picture is lighter than its input', async () => {
+    const input = await patternPng();
+    const [before, after] = await Promise.all(
+      [input, await transformImage(input, { model: 'm', style: 'healing' })].map((png) => sharp(png).raw().toBuffer()),
+    );
+    expect(after!.reduce((least, value) => Math.min(least, value), 255)).toBeGreaterThanOrEqual(60);
+    const mean = (pixels: Buffer) => pixels.reduce((sum, value) => sum + value, 0) / pixels.length;
+    expect(mean(after!)).toBeGreaterThan(mean(before!) + 10);
+  });
+
   it('renders at the requested width/height, one side alone keeping the aspect ratio', async () => {
     const input = await patternPng();
-    expect(probeImage(await transformImage(input, { model: 'm', style: 'vintage', width: 64, height: 256 }))).toMatchObject({
+    expect(probeImage(await transformImage(input, { model: 'm', style: 'healing', width: 64, height: 256 }))).toMatchObject({
       width: 64,
       height: 256,
     });

@@ -3,8 +3,12 @@ import { MAX_IMAGE_SIDE_PX } from '@atelier/images';
 
 /** The model that enlarges instead of stylising. */
 export const UPSCALE_MODEL = 'sim-upscale';
-/** Styles with a transform of their own; any other style (or none) negates the image. */
-export const STYLES = ['watercolor', 'pixel-art', 'sketch', 'pop-art', 'vintage'] as const;
+/**
+ * Styles with a transform of their own; any other style (or none) negates the image. The first
+ * four are the catalog's (migration 0004); the others are those it seeded before, which jobs
+ * created then still name.
+ */
+export const STYLES = ['healing', '3d', 'comic', 'watercolor', 'pixel-art', 'sketch', 'pop-art', 'vintage'] as const;
 
 export interface TransformRequest {
   model: string;
@@ -21,7 +25,10 @@ interface RawImage {
   info: { width: number; height: number; channels: Channels };
 }
 
-type Step = (image: Sharp, size: { width: number; height: number }) => Sharp;
+type SharpStep = (image: Sharp, size: { width: number; height: number }) => Sharp;
+/** Work on the pixels themselves, for what sharp has no operation for (posterizing, ink lines). */
+type PixelStep = { pixels: (image: RawImage) => RawImage };
+type Step = SharpStep | PixelStep;
 
 /*
  * sharp runs the operations of one pipeline in its own fixed order, not in the order they are
@@ -39,7 +46,7 @@ function open(image: RawImage): Sharp {
 
 async function applySteps(image: RawImage, steps: readonly Step[]): Promise<RawImage> {
   let current = image;
-  for (const step of steps) current = await toRaw(step(open(current), current.info));
+  for (const step of steps) current = typeof step === 'function' ? await toRaw(step(open(current), current.info)) : step.pixels(current);
   return current;
 }
 
@@ -57,7 +64,80 @@ const SEPIA: Matrix3x3 = [
   [0.272, 0.534, 0.131],
 ];
 
+/** A blur's sigma that grows with the picture (1 / per of its shorter side), at least 1. */
+const smoothing = ({ width, height }: { width: number; height: number }, per: number) => Math.max(1, Math.min(width, height) / per);
+const EMBOSS = { width: 3, height: 3, kernel: [-2, -1, 0, -1, 1, 1, 0, 1, 2] };
+/** Colour levels per channel of the comic style's flat colours. */
+const COMIC_LEVELS = 4;
+/** Luminance gradient (Sobel, 0–1442) above which a pixel is drawn as an ink line. */
+const COMIC_EDGE_THRESHOLD = 60;
+
+/**
+ * Comic colouring: each channel cut to COMIC_LEVELS flat levels, and black ink where the luminance
+ * changes sharply (a Sobel gradient over the threshold), i.e. along the outlines of shapes.
+ */
+const comicInk: PixelStep = {
+  pixels({ data, info }) {
+    const { width, height, channels } = info;
+    const luminance = new Uint8Array(width * height);
+    for (let p = 0, i = 0; p < luminance.length; p += 1, i += channels) {
+      luminance[p] = channels >= 3 ? Math.round(0.299 * data[i]! + 0.587 * data[i + 1]! + 0.114 * data[i + 2]!) : data[i]!;
+    }
+    const levelStep = 255 / (COMIC_LEVELS - 1);
+    const level = Uint8Array.from({ length: 256 }, (_, value) => Math.round(Math.round(value / levelStep) * levelStep));
+    const out = Buffer.alloc(data.length);
+    for (let y = 0; y < height; y += 1) {
+      // Rows and columns past the border repeat the border.
+      const up = Math.max(0, y - 1) * width;
+      const row = y * width;
+      const down = Math.min(height - 1, y + 1) * width;
+      for (let x = 0; x < width; x += 1) {
+        const left = Math.max(0, x - 1);
+        const right = Math.min(width - 1, x + 1);
+        const gx =
+          luminance[up + right]! +
+          2 * luminance[row + right]! +
+          luminance[down + right]! -
+          luminance[up + left]! -
+          2 * luminance[row + left]! -
+          luminance[down + left]!;
+        const gy =
+          luminance[down + left]! +
+          2 * luminance[down + x]! +
+          luminance[down + right]! -
+          luminance[up + left]! -
+          2 * luminance[up + x]! -
+          luminance[up + right]!;
+        const ink = gx * gx + gy * gy > COMIC_EDGE_THRESHOLD ** 2;
+        const i = (row + x) * channels;
+        for (let c = 0; c < channels; c += 1) out[i + c] = ink ? 0 : level[data[i + c]!]!;
+      }
+    }
+    return { data: out, info };
+  },
+};
+
 const STYLE_STEPS: Readonly<Record<(typeof STYLES)[number], readonly Step[]>> = {
+  // Soft pastel anime: details smoothed away, colours lifted towards a warm white.
+  healing: [
+    (image, size) => image.blur(smoothing(size, 200)),
+    (image) => image.modulate({ saturation: 1.5, brightness: 1.05 }),
+    (image) => image.linear([0.72, 0.68, 0.68], [78, 70, 66]),
+  ],
+  // Cartoon shapes in relief: smooth, saturated colours, then an emboss that lights every edge
+  // from the top left and shades it on the bottom right.
+  '3d': [
+    (image, size) => image.blur(smoothing(size, 120)),
+    (image) => image.modulate({ saturation: 1.6, brightness: 1.1 }),
+    (image) => image.convolve(EMBOSS),
+  ],
+  // Comic panel: flat, saturated colours in a few levels, with black ink outlines.
+  comic: [
+    (image) => image.median(3),
+    (image, size) => image.blur(smoothing(size, 250)),
+    (image) => image.modulate({ saturation: 1.8 }),
+    comicInk,
+  ],
   // Soft, bleeding colours: a blur that grows with the picture, then richer saturation.
   watercolor: [
     (image, { width, height }) => image.blur(Math.max(2, Math.min(width, height) / 150)),

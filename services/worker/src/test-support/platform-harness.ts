@@ -93,7 +93,7 @@ export async function stylizeRequest(
     idempotencyKey: key,
     jobType: 'image.stylize',
     modelId: models.find((m) => m.jobType === 'image.stylize')!.id,
-    styleId: styles.find((s) => s.code === 'pop-art')?.id ?? styles[0]!.id,
+    styleId: styles[0]!.id,
     inputAssetId,
     prompt,
   });

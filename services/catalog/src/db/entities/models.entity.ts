@@ -24,7 +24,7 @@ export const ModelEntity = defineEntity({
   uniques: [{ name: 'models_code_media_kind_key', properties: ['code', 'mediaKind'] }],
   indexes: [{ name: 'models_enabled_listing_idx', properties: ['mediaKind', 'sortOrder', 'id'], where: 'enabled' }],
   checks: [
-    { name: 'models_code_format', expression: `code ~ '^[a-z][a-z0-9_-]{1,63}$'` },
+    { name: 'models_code_format', expression: `code ~ '^[a-z0-9][a-z0-9_-]{1,63}$'` },
     { name: 'models_display_name_present', expression: `btrim(display_name) <> ''` },
     { name: 'models_provider_code_format', expression: `provider_code ~ '^[a-z][a-z0-9_-]{0,63}$'` },
     { name: 'models_provider_model_present', expression: `btrim(provider_model) <> ''` },

@@ -22,7 +22,7 @@ export const StyleEntity = defineEntity({
   uniques: [{ name: 'styles_code_media_kind_key', properties: ['code', 'mediaKind'] }],
   indexes: [{ name: 'styles_enabled_listing_idx', properties: ['mediaKind', 'sortOrder', 'id'], where: 'enabled' }],
   checks: [
-    { name: 'styles_code_format', expression: `code ~ '^[a-z][a-z0-9_-]{1,63}$'` },
+    { name: 'styles_code_format', expression: `code ~ '^[a-z0-9][a-z0-9_-]{1,63}$'` },
     { name: 'styles_title_present', expression: `btrim(title) <> ''` },
     { name: 'styles_media_kind_known', expression: `media_kind IN ('image', 'video')` },
     { name: 'styles_title_i18n_object', expression: `jsonb_typeof(title_i18n) = 'object'` },

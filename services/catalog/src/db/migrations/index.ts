@@ -14,4 +14,5 @@ export const catalogMigrations: readonly NamedMigration[] = [
     name: '0003-catalog-localized-names',
     load: async () => (await import('./0003-catalog-localized-names.js')).CatalogLocalizedNames,
   },
+  { name: '0004-catalog-app-seed', load: async () => (await import('./0004-catalog-app-seed.js')).CatalogAppSeed },
 ];
