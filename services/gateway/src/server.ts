@@ -145,7 +145,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     void reply
       .code(status)
       .headers(http.headers)
-      .send({ error: { code, name: http.apiError, message, requestId: String(request.id) } });
+      .send({ error: { code, name: http.apiError, message, ...http.details, requestId: String(request.id) } });
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send({
