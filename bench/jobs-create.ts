@@ -49,6 +49,7 @@ const jobs = await startGrpcServiceProcess(
     CATALOG_ADDR: catalog.address,
     MEDIA_ADDR: media.address,
     QUOTA_DAILY_LIMIT: '1000000',
+    QUOTA_MONTHLY_LIMIT: '1000000',
     QUOTA_MAX_IN_FLIGHT: '10000',
   },
   profile('jobs'),

@@ -99,6 +99,7 @@ const jobsEnv = (target: Pick<Target, 'database' | 'prefix'>, extra: Record<stri
   CATALOG_ADDR: catalog.address,
   MEDIA_ADDR: media.address,
   QUOTA_DAILY_LIMIT: '1000000',
+  QUOTA_MONTHLY_LIMIT: '1000000',
   QUOTA_MAX_IN_FLIGHT: '10000',
   DISPATCH_STALE_AFTER_MS: String(STALE_AFTER_MS),
   OUTBOX_RETENTION_MS: String(2 * 24 * 3600_000),
@@ -315,7 +316,7 @@ async function explainAll(target: Target, inputs: Map<string, string>): Promise<
     effectiveParameters: { strength: 0.8 },
     effectivePrompt: 'explained, a gentle watercolor painting',
   };
-  const quota = { jobTypes: ['image.stylize', 'image.upscale'], dailyLimit: 1_000_000, maxInFlight: 10_000 };
+  const quota = { jobTypes: ['image.stylize', 'image.upscale'], dailyLimit: 1_000_000, monthlyLimit: 1_000_000, maxInFlight: 10_000 };
   const { explainDb: client, subjects } = target;
   const named = new Map<string, ExplainedStatement>();
   const keep = (name: string, plans: ExplainedStatement[], index = plans.length - 1) => named.set(name, plans[index]!);

@@ -311,6 +311,18 @@ describe('chart - jobs retention', () => {
   );
 });
 
+describe('chart - jobs quota', () => {
+  it.each(['default', 'production'])('%s values: a monthly allowance of at least the daily one', (set) => {
+    const jobs = configOf(manifestsOf(set), 'jobs');
+    // services/jobs/src/config.ts (checkQuotaLimits) refuses to start otherwise; 20 and 300 are its defaults.
+    expect(Number(jobs.QUOTA_MONTHLY_LIMIT ?? 300)).toBeGreaterThanOrEqual(Number(jobs.QUOTA_DAILY_LIMIT ?? 20));
+  });
+
+  it('production values: 50 generations a day, 750 a month', () => {
+    expect(configOf(manifestsOf('production'), 'jobs')).toMatchObject({ QUOTA_DAILY_LIMIT: '50', QUOTA_MONTHLY_LIMIT: '750' });
+  });
+});
+
 describe('chart - shutdown outlasts the drain', () => {
   it.each(Object.keys(VALUE_SETS).flatMap((set) => services.map((service) => [set, service] as const)))(
     '%s values, %s: SIGKILL comes 5 s after the forced exit of its shutdown policy, preStop pause included',

@@ -20,5 +20,5 @@ export {
   peerFailure,
   type AppErrorOptions,
 } from './app-error.js';
-export { secondsToNextUtcDay } from './retry-after.js';
+export { nextUtcDay, nextUtcMonth, secondsToNextUtcDay, secondsToNextUtcMonth } from './retry-after.js';
 export { AccountDeletedError } from './account-deleted.js';

@@ -152,6 +152,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         REAPER_INTERVAL_MS: '300',
         OUTBOX_POLL_INTERVAL_MS: '100',
         QUOTA_DAILY_LIMIT: '100000',
+        QUOTA_MONTHLY_LIMIT: '100000',
         QUOTA_MAX_IN_FLIGHT: '10000',
         DB_POOL_MAX: '10',
         ...options.jobsEnv,

@@ -172,6 +172,13 @@ describe('DELETE /api/v1/me', () => {
     const exportedPhoto = exported.body.assets.find((a) => a.asset.id === photo.id)!;
     expect((await fetch(exportedPhoto.url!)).status).toBe(200);
 
+    // A quota refusal carol met today, as jobs records it for the overview: hers too.
+    await db.query(
+      `INSERT INTO jobs.quota_hits (allowance, period_start, user_id)
+       VALUES ('daily', date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', $1)`,
+      [CAROL],
+    );
+
     const requested = await call<Deletion>('DELETE', '/api/v1/me', carol);
     expect(requested.status, JSON.stringify(requested.body)).toBe(202);
     expect(requested.body.status).toBe('in_progress');
@@ -209,15 +216,16 @@ describe('DELETE /api/v1/me', () => {
     expect(((await prediction.json()) as { status: string }).status).toBe('canceled');
 
     // Nothing of carol is left in any schema or in the bucket; dave is untouched.
-    const left = await db.query<{ jobs: number; assets: number; posts: number; authors: number; endpoints: number }>(
+    const left = await db.query<{ jobs: number; quotaHits: number; assets: number; posts: number; authors: number; endpoints: number }>(
       `SELECT (SELECT count(*)::int FROM jobs.generation_jobs WHERE user_id = $1) AS jobs,
+              (SELECT count(*)::int FROM jobs.quota_hits WHERE user_id = $1) AS "quotaHits",
               (SELECT count(*)::int FROM media.assets WHERE owner_user_id = $1) AS assets,
               (SELECT count(*)::int FROM community.posts WHERE author_user_id = $1) AS posts,
               (SELECT count(*)::int FROM community.authors WHERE user_id = $1) AS authors,
               (SELECT count(*)::int FROM webhooks.endpoints WHERE user_id = $1) AS endpoints`,
       [CAROL],
     );
-    expect(left.rows[0]).toEqual({ jobs: 0, assets: 0, posts: 0, authors: 0, endpoints: 0 });
+    expect(left.rows[0]).toEqual({ jobs: 0, quotaHits: 0, assets: 0, posts: 0, authors: 0, endpoints: 0 });
     expect((await fetch(photo.url)).status).toBe(404);
     expect((await fetch(davesPhoto.url)).status).toBe(200);
     expect((await call('GET', `/api/v1/media/assets/${davesPhoto.id}`, dave)).status).toBe(200);

@@ -63,7 +63,7 @@ function sendError(request: FastifyRequest, reply: FastifyReply, http: HttpError
   void reply
     .code(status)
     .headers(http.headers)
-    .send({ error: { code, name: http.apiError, message, requestId: String(request.id) } });
+    .send({ error: { code, name: http.apiError, message, ...http.details, requestId: String(request.id) } });
 }
 
 function classifyError(error: FastifyError): { http: HttpError; unexpected: boolean } {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '@atelier/config';
-import { checkRetention, jobsConfigSpec } from './config.js';
+import { checkQuotaLimits, checkRetention, jobsConfigSpec } from './config.js';
 
 const env = { GRPC_TLS_CA_FILE: 'ca.pem', GRPC_TLS_CERT_FILE: 'jobs.pem', GRPC_TLS_KEY_FILE: 'jobs.key' };
-const load = (extra: Record<string, string>) => loadConfig(jobsConfigSpec, { ...env, ...extra }, [checkRetention]);
+const load = (extra: Record<string, string>) => loadConfig(jobsConfigSpec, { ...env, ...extra }, [checkRetention, checkQuotaLimits]);
 
 describe('jobs config - retention', () => {
   it('keeps published dispatches a day and the events of ended jobs 90 days by default', () => {
@@ -31,5 +31,30 @@ describe('jobs config - retention', () => {
   it('refuses batches too small to hold a job or too large for a short transaction', () => {
     expect(() => load({ RETENTION_BATCH_SIZE: '10' })).toThrow(/RETENTION_BATCH_SIZE must be between 100 and 10000/);
     expect(() => load({ RETENTION_BATCH_SIZE: '50000' })).toThrow(/RETENTION_BATCH_SIZE/);
+  });
+});
+
+describe('jobs config - quota limits', () => {
+  it('allows 20 generations a day and 300 a month by default', () => {
+    const config = load({});
+    expect(config.QUOTA_DAILY_LIMIT).toBe(20);
+    expect(config.QUOTA_MONTHLY_LIMIT).toBe(300);
+  });
+
+  it('refuses a monthly limit below the daily one, naming the variable; equal is allowed', () => {
+    const refusal = (() => {
+      try {
+        load({ QUOTA_DAILY_LIMIT: '50', QUOTA_MONTHLY_LIMIT: '49' });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(ConfigError);
+    expect((refusal as ConfigError).problems).toEqual([
+      { variable: 'QUOTA_MONTHLY_LIMIT', problem: expect.stringContaining('at least QUOTA_DAILY_LIMIT (50)') },
+    ]);
+    expect(load({ QUOTA_DAILY_LIMIT: '50', QUOTA_MONTHLY_LIMIT: '50' }).QUOTA_MONTHLY_LIMIT).toBe(50);
+    // The default month (300) under a raised day is refused too: raising one means looking at the other.
+    expect(() => load({ QUOTA_DAILY_LIMIT: '1000' })).toThrow(/QUOTA_MONTHLY_LIMIT/);
   });
 });

@@ -29,6 +29,14 @@ export const jobsConfigSpec = {
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
   QUOTA_DAILY_LIMIT: int({ default: 20, min: 0, max: 1_000_000 }),
+  /**
+   * Generations per user per UTC calendar month, counted like the daily ones (domain/quota.ts); at
+   * least QUOTA_DAILY_LIMIT (checkQuotaLimits). 300 is 15 days of the default daily allowance: a
+   * user who creates most days never meets it, one who spends the whole daily allowance every day
+   * stops halfway through the month — a user's monthly cost at the vendor is bounded by 300
+   * generations rather than by 31 × 20. Set it from the vendor budget per user.
+   */
+  QUOTA_MONTHLY_LIMIT: int({ default: 300, min: 0, max: 100_000_000 }),
   QUOTA_MAX_IN_FLIGHT: int({ default: 2, min: 0, max: 10_000 }),
   QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS: int({ default: 10, min: 1, max: 3600 }),
   LEASE_TTL_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
@@ -63,6 +71,22 @@ export type JobsConfig = ConfigOf<typeof jobsConfigSpec>;
  * later at the latest (the chart's grace period is derived from both).
  */
 export const shutdownPolicy = GRACEFUL_SHUTDOWN;
+
+/**
+ * A month always holds a whole day: a monthly limit below the daily one would make the daily
+ * limit a promise the month breaks on the first day.
+ */
+export function checkQuotaLimits(
+  config: Pick<JobsConfig, 'QUOTA_DAILY_LIMIT' | 'QUOTA_MONTHLY_LIMIT'>,
+): { variable: string; problem: string }[] {
+  if (config.QUOTA_MONTHLY_LIMIT >= config.QUOTA_DAILY_LIMIT) return [];
+  return [
+    {
+      variable: 'QUOTA_MONTHLY_LIMIT',
+      problem: `must be at least QUOTA_DAILY_LIMIT (${config.QUOTA_DAILY_LIMIT}): a month always holds a whole day`,
+    },
+  ];
+}
 
 /**
  * The stale-dispatch sweep takes a queued job without a dispatch published within

@@ -15,7 +15,7 @@ let h: JobsHarness;
 let choice: Awaited<ReturnType<typeof catalogChoice>>;
 
 beforeAll(async () => {
-  h = await startJobsHarness({ QUOTA_MAX_IN_FLIGHT: 1000, QUOTA_DAILY_LIMIT: 100000 });
+  h = await startJobsHarness({ QUOTA_MAX_IN_FLIGHT: 1000, QUOTA_DAILY_LIMIT: 100000, QUOTA_MONTHLY_LIMIT: 100000 });
   choice = await catalogChoice(h.catalog);
 }, 90_000);
 

@@ -41,6 +41,9 @@ async function stylizeRequest(userId: string, key: string, overrides: Partial<jo
   });
 }
 
+/** The overview's count of users each quota allowance refused in its current period. */
+const quotaHits = async () => (await h.admin.getOverview({ windowMinutes: 60 })).quotaHits!;
+
 async function countRows(sql: string, values: unknown[] = []): Promise<number> {
   return Number((await h.db.query(sql, values)).rows[0].n);
 }
@@ -273,6 +276,7 @@ describe('jobs - CreateJob', () => {
       NATS_URL: 'nats://127.0.0.1:9',
       CATALOG_CACHE_TTL_MS: 1_000,
       QUOTA_DAILY_LIMIT: 10_000,
+      QUOTA_MONTHLY_LIMIT: 10_000,
       QUOTA_MAX_IN_FLIGHT: 10_000,
     });
     try {
@@ -287,7 +291,13 @@ describe('jobs - CreateJob', () => {
         await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: true });
       }
     } finally {
-      await h.restart({ NATS_URL: testNatsUrl(), CATALOG_CACHE_TTL_MS: 30_000, QUOTA_DAILY_LIMIT: 20, QUOTA_MAX_IN_FLIGHT: 2 });
+      await h.restart({
+        NATS_URL: testNatsUrl(),
+        CATALOG_CACHE_TTL_MS: 30_000,
+        QUOTA_DAILY_LIMIT: 20,
+        QUOTA_MONTHLY_LIMIT: 300,
+        QUOTA_MAX_IN_FLIGHT: 2,
+      });
     }
   });
 });
@@ -301,11 +311,19 @@ describe('jobs - daily quota', () => {
       const jobs = [];
       for (let i = 0; i < 3; i += 1)
         jobs.push((await h.jobs.createJob(await stylizeRequest(user, `day-${i}`, { inputAssetId: input }))).job!);
+      const hitsBefore = await quotaHits();
       const error = await refusal(h.jobs.createJob(await stylizeRequest(user, 'day-3', { inputAssetId: input })));
       const now = new Date();
-      const expected = Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000);
-      expect(error).toMatchObject({ code: ErrorCode.RESOURCE_EXHAUSTED, reason: 'GENERATION_QUOTA_EXCEEDED' });
+      const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+      const expected = Math.ceil((midnight.getTime() - now.getTime()) / 1000);
+      expect(error).toMatchObject({
+        code: ErrorCode.RESOURCE_EXHAUSTED,
+        reason: 'GENERATION_QUOTA_EXCEEDED',
+        params: { allowance: 'daily', limit: 3, resetsAt: midnight.toISOString() },
+      });
       expect(Math.abs(error.retryAfterSeconds! - expected)).toBeLessThanOrEqual(5);
+      // The overview counts the user once among those the daily allowance refused today.
+      expect(await quotaHits()).toMatchObject({ dailyUsers: hitsBefore.dailyUsers + 1, monthlyUsers: hitsBefore.monthlyUsers });
       await h.jobs.cancelJob({ jobId: jobs[0]!.id, userId: user });
       expect((await h.jobs.createJob(await stylizeRequest(user, 'day-3', { inputAssetId: input }))).created).toBe(true);
     } finally {
@@ -350,32 +368,52 @@ describe('jobs - the daily quota counts what the vendor was paid for', () => {
     expect([jobsV1.JobStatus.CANCELLED, jobsV1.JobStatus.FAILED]).toContain(status);
   }
 
-  it('keeps charged jobs counted, cancelled or failed, and gives back the ones never charged or failed by us', async () => {
-    await h.restart({ QUOTA_DAILY_LIMIT: 4, QUOTA_MAX_IN_FLIGHT: 100 });
-    try {
-      const user = newUser();
-      const input = await uploadInputImage(h.media, user);
-      // Given back: cancelled before any submission; failed by our own bug; lease expired on the last attempt.
-      await endedJob(user, 'free-cancel', input, false, 'cancel');
-      await endedJob(user, 'free-internal', input, false, { errorClass: ErrorClass.INTERNAL, errorCode: 'INTERNAL_BUG' });
-      await endedJob(user, 'free-lease', input, false, 'lease-expired');
-      // Counted: charged, then cancelled; charged, then failed by us; refused by the content policy.
-      await endedJob(user, 'paid-cancel', input, true, 'cancel');
-      await endedJob(user, 'paid-internal', input, true, { errorClass: ErrorClass.INTERNAL, errorCode: 'INTERNAL_MEDIA_WRITE' });
-      await endedJob(user, 'refused', input, false, { errorClass: ErrorClass.CONTENT_SAFETY, errorCode: 'CONTENT_SAFETY_REJECTED' });
-      // 3 of 4 used: one more job fits, the next is refused.
-      expect((await h.jobs.createJob(await stylizeRequest(user, 'fourth', { inputAssetId: input }))).created).toBe(true);
-      expect(await refusal(h.jobs.createJob(await stylizeRequest(user, 'fifth', { inputAssetId: input })))).toMatchObject({
-        code: ErrorCode.RESOURCE_EXHAUSTED,
-        reason: 'GENERATION_QUOTA_EXCEEDED',
-      });
-    } finally {
-      await h.restart({ QUOTA_DAILY_LIMIT: 20, QUOTA_MAX_IN_FLIGHT: 2 });
-    }
-  });
+  // The month counts with the day's rule: with both limits at 4 the same creates fill both, and
+  // the refusal names the month (it frees last). A month that counted more would refuse the
+  // fourth create; one that counted less would leave the fifth to the daily refusal.
+  it.each([
+    ['daily', { QUOTA_DAILY_LIMIT: 4, QUOTA_MONTHLY_LIMIT: 300 }, 'GENERATION_QUOTA_EXCEEDED'],
+    ['monthly', { QUOTA_DAILY_LIMIT: 4, QUOTA_MONTHLY_LIMIT: 4 }, 'GENERATION_MONTHLY_QUOTA_EXCEEDED'],
+  ] as const)(
+    '%s: keeps charged jobs counted, cancelled or failed, and gives back the ones never charged or failed by us',
+    async (window, limits, reason) => {
+      await h.restart({ ...limits, QUOTA_MAX_IN_FLIGHT: 100 });
+      try {
+        const user = newUser();
+        const input = await uploadInputImage(h.media, user);
+        // Given back: cancelled before any submission; failed by our own bug; lease expired on the last attempt.
+        await endedJob(user, `${window}-free-cancel`, input, false, 'cancel');
+        await endedJob(user, `${window}-free-internal`, input, false, { errorClass: ErrorClass.INTERNAL, errorCode: 'INTERNAL_BUG' });
+        await endedJob(user, `${window}-free-lease`, input, false, 'lease-expired');
+        // Counted: charged, then cancelled; charged, then failed by us; refused by the content policy.
+        await endedJob(user, `${window}-paid-cancel`, input, true, 'cancel');
+        await endedJob(user, `${window}-paid-internal`, input, true, {
+          errorClass: ErrorClass.INTERNAL,
+          errorCode: 'INTERNAL_MEDIA_WRITE',
+        });
+        await endedJob(user, `${window}-refused`, input, false, {
+          errorClass: ErrorClass.CONTENT_SAFETY,
+          errorCode: 'CONTENT_SAFETY_REJECTED',
+        });
+        // 3 of 4 used: one more job fits, the next is refused.
+        expect(await h.jobs.getQuota({ userId: user })).toMatchObject({ dailyUsed: 3, monthlyUsed: 3 });
+        expect((await h.jobs.createJob(await stylizeRequest(user, 'fourth', { inputAssetId: input }))).created).toBe(true);
+        expect(await refusal(h.jobs.createJob(await stylizeRequest(user, 'fifth', { inputAssetId: input })))).toMatchObject({
+          code: ErrorCode.RESOURCE_EXHAUSTED,
+          reason,
+        });
+      } finally {
+        await h.restart({ QUOTA_DAILY_LIMIT: 20, QUOTA_MONTHLY_LIMIT: 300, QUOTA_MAX_IN_FLIGHT: 2 });
+      }
+    },
+  );
   const nextUtcMidnight = () => {
     const now = new Date();
     return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+  };
+  const nextUtcMonth = () => {
+    const now = new Date();
+    return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   };
 
   it('GetQuota counts as CreateJob does: after creates, cancels and failures; 1 left lets exactly one of 6 concurrent creates in; 0 left is refused', async () => {
@@ -389,6 +427,10 @@ describe('jobs - the daily quota counts what the vendor was paid for', () => {
         dailyLimit: 5,
         dailyRemaining: 5,
         dailyResetsAt: nextUtcMidnight(),
+        monthlyUsed: 0,
+        monthlyLimit: 300,
+        monthlyRemaining: 300,
+        monthlyResetsAt: nextUtcMonth(),
         inFlight: 0,
         maxInFlight: 100,
         remainingNow: 5,
@@ -400,14 +442,21 @@ describe('jobs - the daily quota counts what the vendor was paid for', () => {
       // A queued job counts on both; canaries on neither.
       await h.jobs.createJob(await stylizeRequest(user, 'queued', { inputAssetId: input }));
       await h.jobs.createJob(canaryRequest(user, 'canary'));
-      expect(await quota()).toMatchObject({ dailyUsed: 1, inFlight: 1, remainingNow: 4 });
+      expect(await quota()).toMatchObject({ dailyUsed: 1, monthlyUsed: 1, inFlight: 1, remainingNow: 4 });
       // Given back: cancelled before any submission; failed by us. Counted: refused by the content policy; paid, then cancelled.
       await endedJob(user, 'q-free-cancel', input, false, 'cancel');
       await endedJob(user, 'q-free-internal', input, false, { errorClass: ErrorClass.INTERNAL, errorCode: 'INTERNAL_BUG' });
-      expect(await quota()).toMatchObject({ dailyUsed: 1, inFlight: 1, remainingNow: 4 });
+      expect(await quota()).toMatchObject({ dailyUsed: 1, monthlyUsed: 1, inFlight: 1, remainingNow: 4 });
       await endedJob(user, 'q-refused', input, false, { errorClass: ErrorClass.CONTENT_SAFETY, errorCode: 'CONTENT_SAFETY_REJECTED' });
       await endedJob(user, 'q-paid-cancel', input, true, 'cancel');
-      expect(await quota()).toMatchObject({ dailyUsed: 3, dailyRemaining: 2, inFlight: 1, remainingNow: 2 });
+      expect(await quota()).toMatchObject({
+        dailyUsed: 3,
+        dailyRemaining: 2,
+        monthlyUsed: 3,
+        monthlyRemaining: 297,
+        inFlight: 1,
+        remainingNow: 2,
+      });
       await h.jobs.createJob(await stylizeRequest(user, 'fourth', { inputAssetId: input }));
       expect(await quota()).toMatchObject({ dailyUsed: 4, dailyRemaining: 1, inFlight: 2, remainingNow: 1 });
 
@@ -446,11 +495,17 @@ describe('jobs - the daily quota counts what the vendor was paid for', () => {
       inFlightRemaining: 0,
       remainingNow: 0,
     });
-    expect(await refusal(h.jobs.createJob(await stylizeRequest(user, 'fly-3', { inputAssetId: input })))).toMatchObject({
+    const hitsBefore = await quotaHits();
+    const busy = await refusal(h.jobs.createJob(await stylizeRequest(user, 'fly-3', { inputAssetId: input })));
+    expect(busy).toMatchObject({
       code: ErrorCode.RESOURCE_EXHAUSTED,
       reason: 'GENERATION_QUOTA_EXCEEDED',
       retryAfterSeconds: 10,
+      params: { allowance: 'in_flight', limit: 2 },
     });
+    // No reset time: a slot frees when a job ends.
+    expect(busy.params).not.toHaveProperty('resetsAt');
+    expect(await quotaHits()).toMatchObject({ inFlightUsers: hitsBefore.inFlightUsers + 1, dailyUsers: hitsBefore.dailyUsers });
     await h.jobs.cancelJob({ jobId: first.id, userId: user });
     expect(await h.jobs.getQuota({ userId: user })).toMatchObject({ dailyUsed: 1, inFlight: 1, remainingNow: 1 });
     expect((await h.jobs.createJob(await stylizeRequest(user, 'fly-3', { inputAssetId: input }))).created).toBe(true);
@@ -458,6 +513,119 @@ describe('jobs - the daily quota counts what the vendor was paid for', () => {
 
   it('GetQuota refuses a missing user id, naming the field', async () => {
     expect(await refusal(h.jobs.getQuota({ userId: '' }))).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'user_id' });
+  });
+});
+
+describe('jobs - monthly quota', () => {
+  const nextUtcMonth = () => {
+    const now = new Date();
+    return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  };
+  /** Moves jobs' creation to another instant of the database's clock (`at`: SQL over now()). */
+  const createdAt = (jobIds: string[], at: string) =>
+    h.db.query(`UPDATE jobs.generation_jobs SET created_at = ${at} WHERE id = ANY($1)`, [jobIds]);
+  const START_OF_MONTH = `date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
+  // Jobs of the month's earlier days: there are none on the 1st, so these cases cannot be set up then.
+  const firstOfTheMonth = new Date().getUTCDate() === 1;
+
+  it.skipIf(firstOfTheMonth)(
+    'refuses past the monthly allowance while the day has room: its own reason, retry-after to the next UTC month, the reset, recorded once',
+    async () => {
+      await h.restart({ QUOTA_DAILY_LIMIT: 3, QUOTA_MONTHLY_LIMIT: 4, QUOTA_MAX_IN_FLIGHT: 100 });
+      try {
+        const user = newUser();
+        const input = await uploadInputImage(h.media, user);
+        const create = async (key: string) => h.jobs.createJob(await stylizeRequest(user, key, { inputAssetId: input }));
+        const earlier = [];
+        for (let i = 0; i < 3; i += 1) earlier.push((await create(`month-${i}`)).job!.id);
+        await createdAt(earlier, START_OF_MONTH);
+        expect(await h.jobs.getQuota({ userId: user })).toMatchObject({
+          dailyUsed: 0,
+          dailyRemaining: 3,
+          monthlyUsed: 3,
+          monthlyRemaining: 1,
+          monthlyResetsAt: nextUtcMonth(),
+          remainingNow: 1,
+        });
+        expect((await create('month-3')).created).toBe(true);
+        expect(await h.jobs.getQuota({ userId: user })).toMatchObject({
+          dailyUsed: 1,
+          dailyRemaining: 2,
+          monthlyRemaining: 0,
+          remainingNow: 0,
+        });
+
+        const hitsBefore = await quotaHits();
+        const error = await refusal(create('month-4'));
+        const expected = Math.ceil((nextUtcMonth().getTime() - Date.now()) / 1000);
+        expect(error).toMatchObject({
+          code: ErrorCode.RESOURCE_EXHAUSTED,
+          reason: 'GENERATION_MONTHLY_QUOTA_EXCEEDED',
+          message: 'monthly limit of 4 generations reached; it resets on the 1st of next month at 00:00 UTC',
+          params: { allowance: 'monthly', limit: 4, resetsAt: nextUtcMonth().toISOString() },
+        });
+        expect(Math.abs(error.retryAfterSeconds! - expected)).toBeLessThanOrEqual(5);
+        // Counted once for the month, however often the user is refused.
+        await refusal(create('month-5'));
+        expect(await quotaHits()).toMatchObject({
+          monthStart: new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1)),
+          monthlyUsers: hitsBefore.monthlyUsers + 1,
+          dailyUsers: hitsBefore.dailyUsers,
+        });
+      } finally {
+        await h.restart({ QUOTA_DAILY_LIMIT: 20, QUOTA_MONTHLY_LIMIT: 300, QUOTA_MAX_IN_FLIGHT: 2 });
+      }
+    },
+  );
+
+  it.skipIf(firstOfTheMonth)(
+    'with 1 left in the month and room in the day, exactly one of 12 concurrent creates on two replicas is accepted',
+    async () => {
+      await h.restart({ QUOTA_DAILY_LIMIT: 5, QUOTA_MONTHLY_LIMIT: 5, QUOTA_MAX_IN_FLIGHT: 100 });
+      const replica = await h.startReplica();
+      try {
+        const user = newUser();
+        const input = await uploadInputImage(h.media, user);
+        const earlier = [];
+        for (let i = 0; i < 4; i += 1)
+          earlier.push((await h.jobs.createJob(await stylizeRequest(user, `m-${i}`, { inputAssetId: input }))).job!.id);
+        await createdAt(earlier, START_OF_MONTH);
+        expect(await h.jobs.getQuota({ userId: user })).toMatchObject({ dailyRemaining: 5, monthlyRemaining: 1, remainingNow: 1 });
+
+        const requests = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => stylizeRequest(user, `m-race-${i}`, { inputAssetId: input })),
+        );
+        const outcomes = await Promise.allSettled(requests.map((request, i) => (i % 2 ? replica.jobs : h.jobs).createJob(request)));
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        for (const outcome of outcomes.filter((o) => o.status === 'rejected')) {
+          expect((outcome as PromiseRejectedResult).reason).toMatchObject({
+            code: ErrorCode.RESOURCE_EXHAUSTED,
+            reason: 'GENERATION_MONTHLY_QUOTA_EXCEEDED',
+          });
+        }
+        expect(await countRows('SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1', [user])).toBe(5);
+      } finally {
+        await replica.stop();
+        await h.restart({ QUOTA_DAILY_LIMIT: 20, QUOTA_MONTHLY_LIMIT: 300, QUOTA_MAX_IN_FLIGHT: 2 });
+      }
+    },
+  );
+
+  it("does not count last month's jobs: the month starts again at 00:00 UTC on the 1st", async () => {
+    await h.restart({ QUOTA_DAILY_LIMIT: 2, QUOTA_MONTHLY_LIMIT: 2, QUOTA_MAX_IN_FLIGHT: 100 });
+    try {
+      const user = newUser();
+      const input = await uploadInputImage(h.media, user);
+      const create = async (key: string) => h.jobs.createJob(await stylizeRequest(user, key, { inputAssetId: input }));
+      const jobs = [(await create('last-0')).job!.id, (await create('last-1')).job!.id];
+      // Both allowances are used up at once; the month frees last, so the refusal names it.
+      expect(await refusal(create('last-2'))).toMatchObject({ reason: 'GENERATION_MONTHLY_QUOTA_EXCEEDED' });
+      await createdAt(jobs, `${START_OF_MONTH} - interval '1 millisecond'`);
+      expect(await h.jobs.getQuota({ userId: user })).toMatchObject({ dailyUsed: 0, monthlyUsed: 0, inFlight: 2, remainingNow: 2 });
+      expect((await create('last-2')).created).toBe(true);
+    } finally {
+      await h.restart({ QUOTA_DAILY_LIMIT: 20, QUOTA_MONTHLY_LIMIT: 300, QUOTA_MAX_IN_FLIGHT: 2 });
+    }
   });
 });
 

@@ -21,7 +21,7 @@ import {
   type NatsLink,
 } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
-import { checkRetention, jobsConfigSpec, shutdownPolicy, type JobsConfig } from './config.js';
+import { checkQuotaLimits, checkRetention, jobsConfigSpec, shutdownPolicy, type JobsConfig } from './config.js';
 import { JOBS_SCHEMA, jobsMigrations } from './db/migrations/index.js';
 import { CatalogCache } from './peers/catalog-cache.js';
 import { catalogChangesListener } from './background/catalog-changes-listener.js';
@@ -168,6 +168,7 @@ export async function startJobsApp(
     watchHub,
     quota: {
       dailyLimit: config.QUOTA_DAILY_LIMIT,
+      monthlyLimit: config.QUOTA_MONTHLY_LIMIT,
       maxInFlight: config.QUOTA_MAX_IN_FLIGHT,
       inFlightRetryAfterSeconds: config.QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS,
     },
@@ -269,7 +270,7 @@ export function runJobs(telemetry: Telemetry): Promise<void> {
     name: 'jobs',
     telemetry,
     spec: jobsConfigSpec,
-    checks: [checkNatsCredentials, checkRetention],
+    checks: [checkNatsCredentials, checkRetention, checkQuotaLimits],
     shutdown: shutdownPolicy,
     async start(config, logger) {
       await assertSchemaCurrent(config.DATABASE_URL, { service: 'jobs', schema: JOBS_SCHEMA, migrations: jobsMigrations });

@@ -245,7 +245,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Throughput, queue wait and run time percentiles, queue depth, outbox backlog and live workers over the last 1–24 h */
+    /** Throughput, queue wait and run time percentiles, queue depth, outbox backlog and live workers over the last 1–24 h; users the quota refused today and this month */
     get: operations['adminGetOverview'];
     put?: never;
     post?: never;
@@ -459,7 +459,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's generation quota: used and left today, in flight, and what counts */
+    /** The caller's generation quota: used and left today and this month, in flight, and what counts */
     get: operations['getQuota'];
     put?: never;
     post?: never;
@@ -1120,10 +1120,15 @@ export interface components {
     TooManyRequestsError: {
       error: {
         /**
+         * @description generation quota refusals (42900, 42902): the allowance that ran out — daily (42900), monthly (42902), or in_flight (42900: too many generations queued or running at once)
+         * @enum {string}
+         */
+        allowance?: 'daily' | 'monthly' | 'in_flight';
+        /**
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 42900 | 42901 | 42910 | 42911 | 42912 | 42920;
+        code: 42900 | 42901 | 42902 | 42910 | 42911 | 42912 | 42920;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
@@ -1133,12 +1138,18 @@ export interface components {
         name:
           | 'GENERATION_QUOTA_EXCEEDED'
           | 'TOO_MANY_STREAMS'
+          | 'GENERATION_MONTHLY_QUOTA_EXCEEDED'
           | 'UPLOAD_QUOTA_EXCEEDED'
           | 'STORAGE_QUOTA_EXCEEDED'
           | 'POST_QUOTA_EXCEEDED'
           | 'RATE_LIMITED';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
+        /**
+         * Format: date-time
+         * @description with allowance daily or monthly: when that allowance starts again from 0 (00:00 UTC of the next day, or of the 1st of the next month); absent for in_flight, which frees when one of your generations ends (Retry-After says when to look again)
+         */
+        resetsAt?: string;
       };
     };
     UnauthorizedError: {
@@ -2737,7 +2748,14 @@ export interface operations {
            *             "p99Ms": 1100
            *           }
            *         }
-           *       ]
+           *       ],
+           *       "quotaHits": {
+           *         "dayStart": "2026-12-01T00:00:00.000Z",
+           *         "monthStart": "2026-12-01T00:00:00.000Z",
+           *         "daily": 37,
+           *         "monthly": 4,
+           *         "inFlight": 112
+           *       }
            *     }
            */
           'application/json': {
@@ -2793,6 +2811,25 @@ export interface operations {
               ready: number;
               running: number;
             }[];
+            /** @description users the generation quota refused at least once, per allowance, over its own period (not the window) */
+            quotaHits: {
+              /** @description users refused today because their daily allowance was used up (42900, allowance daily) */
+              daily: number;
+              /**
+               * Format: date-time
+               * @description the current UTC day, which daily and inFlight cover
+               */
+              dayStart: string;
+              /** @description users refused today because they had the most generations queued or running at once (42900, allowance in_flight) */
+              inFlight: number;
+              /** @description users refused this month because their monthly allowance was used up (42902) */
+              monthly: number;
+              /**
+               * Format: date-time
+               * @description the current UTC month, which monthly covers
+               */
+              monthStart: string;
+            };
             /** @description jobs ended per bucket and type, by outcome; only non-empty (bucket, type) pairs, by bucketStart then jobType */
             throughput: {
               /** Format: date-time */
@@ -2969,6 +3006,11 @@ export interface operations {
           'application/json': {
             error: {
               /**
+               * @description generation quota refusals (42900, 42902): the allowance that ran out — daily (42900), monthly (42902), or in_flight (42900: too many generations queued or running at once)
+               * @enum {string}
+               */
+              allowance?: 'daily' | 'monthly' | 'in_flight';
+              /**
                * @description HTTP status × 100 + a sequence; a contract, never renumbered
                * @enum {integer}
                */
@@ -2982,6 +3024,11 @@ export interface operations {
               name: 'RATE_LIMITED';
               /** @description quote it when reporting a problem (also the x-request-id header) */
               requestId: string;
+              /**
+               * Format: date-time
+               * @description with allowance daily or monthly: when that allowance starts again from 0 (00:00 UTC of the next day, or of the 1st of the next month); absent for in_flight, which frees when one of your generations ends (Retry-After says when to look again)
+               */
+              resetsAt?: string;
             };
           };
         };
@@ -3205,6 +3252,11 @@ export interface operations {
           'application/json': {
             error: {
               /**
+               * @description generation quota refusals (42900, 42902): the allowance that ran out — daily (42900), monthly (42902), or in_flight (42900: too many generations queued or running at once)
+               * @enum {string}
+               */
+              allowance?: 'daily' | 'monthly' | 'in_flight';
+              /**
                * @description HTTP status × 100 + a sequence; a contract, never renumbered
                * @enum {integer}
                */
@@ -3218,6 +3270,11 @@ export interface operations {
               name: 'RATE_LIMITED';
               /** @description quote it when reporting a problem (also the x-request-id header) */
               requestId: string;
+              /**
+               * Format: date-time
+               * @description with allowance daily or monthly: when that allowance starts again from 0 (00:00 UTC of the next day, or of the 1st of the next month); absent for in_flight, which frees when one of your generations ends (Retry-After says when to look again)
+               */
+              resetsAt?: string;
             };
           };
         };
@@ -3630,19 +3687,29 @@ export interface operations {
           'application/json': {
             error: {
               /**
+               * @description generation quota refusals (42900, 42902): the allowance that ran out — daily (42900), monthly (42902), or in_flight (42900: too many generations queued or running at once)
+               * @enum {string}
+               */
+              allowance?: 'daily' | 'monthly' | 'in_flight';
+              /**
                * @description HTTP status × 100 + a sequence; a contract, never renumbered
                * @enum {integer}
                */
-              code: 42920 | 42900;
+              code: 42920 | 42900 | 42902;
               /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
               message: string;
               /**
                * @description the code’s name; switch on this or on code
                * @enum {string}
                */
-              name: 'RATE_LIMITED' | 'GENERATION_QUOTA_EXCEEDED';
+              name: 'RATE_LIMITED' | 'GENERATION_QUOTA_EXCEEDED' | 'GENERATION_MONTHLY_QUOTA_EXCEEDED';
               /** @description quote it when reporting a problem (also the x-request-id header) */
               requestId: string;
+              /**
+               * Format: date-time
+               * @description with allowance daily or monthly: when that allowance starts again from 0 (00:00 UTC of the next day, or of the 1st of the next month); absent for in_flight, which frees when one of your generations ends (Retry-After says when to look again)
+               */
+              resetsAt?: string;
             };
           };
         };
@@ -3886,6 +3953,11 @@ export interface operations {
           'application/json': {
             error: {
               /**
+               * @description generation quota refusals (42900, 42902): the allowance that ran out — daily (42900), monthly (42902), or in_flight (42900: too many generations queued or running at once)
+               * @enum {string}
+               */
+              allowance?: 'daily' | 'monthly' | 'in_flight';
+              /**
                * @description HTTP status × 100 + a sequence; a contract, never renumbered
                * @enum {integer}
                */
@@ -3899,6 +3971,11 @@ export interface operations {
               name: 'RATE_LIMITED';
               /** @description quote it when reporting a problem (also the x-request-id header) */
               requestId: string;
+              /**
+               * Format: date-time
+               * @description with allowance daily or monthly: when that allowance starts again from 0 (00:00 UTC of the next day, or of the 1st of the next month); absent for in_flight, which frees when one of your generations ends (Retry-After says when to look again)
+               */
+              resetsAt?: string;
             };
           };
         };
@@ -4155,6 +4232,11 @@ export interface operations {
           'application/json': {
             error: {
               /**
+               * @description generation quota refusals (42900, 42902): the allowance that ran out — daily (42900), monthly (42902), or in_flight (42900: too many generations queued or running at once)
+               * @enum {string}
+               */
+              allowance?: 'daily' | 'monthly' | 'in_flight';
+              /**
                * @description HTTP status × 100 + a sequence; a contract, never renumbered
                * @enum {integer}
                */
@@ -4168,6 +4250,11 @@ export interface operations {
               name: 'RATE_LIMITED';
               /** @description quote it when reporting a problem (also the x-request-id header) */
               requestId: string;
+              /**
+               * Format: date-time
+               * @description with allowance daily or monthly: when that allowance starts again from 0 (00:00 UTC of the next day, or of the 1st of the next month); absent for in_flight, which frees when one of your generations ends (Retry-After says when to look again)
+               */
+              resetsAt?: string;
             };
           };
         };
@@ -4909,6 +4996,12 @@ export interface operations {
            *         "remaining": 3,
            *         "resetsAt": "2026-12-02T00:00:00.000Z"
            *       },
+           *       "monthly": {
+           *         "used": 212,
+           *         "limit": 300,
+           *         "remaining": 88,
+           *         "resetsAt": "2027-01-01T00:00:00.000Z"
+           *       },
            *       "inFlight": {
            *         "count": 1,
            *         "limit": 2,
@@ -4920,7 +5013,8 @@ export interface operations {
            *           "image.stylize",
            *           "image.upscale"
            *         ],
-           *         "daily": "A generation created since 00:00 UTC counts while it is queued or running, once it succeeded, and once it was sent to the AI provider, …",
+           *         "daily": "A generation counts towards the day and the month (UTC) it was created in — since 00:00 UTC today for the daily allowance, since 00:00 UTC on the 1st for the monthly one — while it is queued or running, once it succeeded, and once it was sent to the AI provider, …",
+           *         "monthly": "A generation counts towards the day and the month (UTC) it was created in — since 00:00 UTC today for the daily allowance, since 00:00 UTC on the 1st for the monthly one — while it is queued or running, once it succeeded, and once it was sent to the AI provider, …",
            *         "inFlight": "Every generation queued or running now counts, whatever day it was created."
            *       }
            *     }
@@ -4945,7 +5039,19 @@ export interface operations {
               /** @description max(0, limit - count) */
               remaining: number;
             };
-            /** @description creates accepted now, one after the other, if none of yours ends meanwhile (the lesser of both remaining). 0: the next POST /api/v1/creation/jobs is 429 GENERATION_QUOTA_EXCEEDED. A snapshot: a create from another device may take the last one */
+            monthly: {
+              limit: number;
+              /** @description max(0, limit - used) */
+              remaining: number;
+              /**
+               * Format: date-time
+               * @description the first midnight (UTC) of the next month, when used starts again from 0
+               */
+              resetsAt: string;
+              /** @description generations created this calendar month (UTC), today’s included, that count — the same rule as daily (whatCounts.monthly). Exact up to limit; past it the earlier days are counted up to limit only */
+              used: number;
+            };
+            /** @description creates accepted now, one after the other, if none of yours ends meanwhile (the least of the three remaining). 0: the next POST /api/v1/creation/jobs is 429 — GENERATION_MONTHLY_QUOTA_EXCEEDED (42902) when monthly.remaining is 0, else GENERATION_QUOTA_EXCEEDED (42900). A snapshot: a create from another device may take the last one */
             remainingNow: number;
             whatCounts: {
               /** @description which generations count towards daily.used, from the rule the jobs service applies */
@@ -4954,6 +5060,8 @@ export interface operations {
               inFlight: string;
               /** @description the job types the quota counts; others are free */
               jobTypes: string[];
+              /** @description which generations count towards monthly.used: the same rule as daily, over the month */
+              monthly: string;
             };
           };
         };

@@ -177,6 +177,7 @@ describe('console in a browser', () => {
     await page.locator('[data-chart="Jobs ended per bucket"] canvas').waitFor();
     await page.locator('[data-chart="Queued at the end of each bucket"] canvas').waitFor();
     await page.locator('[data-chart="Queue wait of the claims per bucket (s)"] canvas').waitFor();
+    await page.getByText('Monthly allowance used up, this month').waitFor();
     await shoot('overview');
     copyFileSync(path.join(screenshots, 'overview.png'), path.join(appRoot, '../../docs/console.png'));
     expect(pageErrors).toEqual([]);

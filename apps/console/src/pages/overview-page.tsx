@@ -88,6 +88,13 @@ export function OverviewPage() {
         <Tile label="Expired leases" value={String(data.expiredLeases)} alarm={data.expiredLeases > 0} />
         <Tile label="Live workers" value={String(data.workers.length)} alarm={false} />
       </div>
+      {/* Counted over each allowance's own period (the UTC day, the UTC month), not the window. */}
+      <h2>Users the generation quota refused</h2>
+      <div className="tiles">
+        <Tile label="Daily allowance used up, today" value={String(data.quotaHits.daily)} alarm={false} />
+        <Tile label="Monthly allowance used up, this month" value={String(data.quotaHits.monthly)} alarm={false} />
+        <Tile label="Too many in flight, today" value={String(data.quotaHits.inFlight)} alarm={false} />
+      </div>
       <div className="charts">
         {totals && data.throughput.length > 0 ? (
           <>

@@ -69,6 +69,7 @@ export async function startCommunityHarness(): Promise<CommunityHarness> {
       MEDIA_ADDR: mediaProcess.address,
       QUOTA_MAX_IN_FLIGHT: '10000',
       QUOTA_DAILY_LIMIT: '1000000',
+      QUOTA_MONTHLY_LIMIT: '1000000',
       DB_POOL_MAX: '4',
     });
     processes.push(jobsProcess);

@@ -28,6 +28,7 @@ describe('gateway errors - one table from service answers to API codes', () => {
     [ErrorCode.FAILED_PRECONDITION, 'JOB_ALREADY_FINISHED', 42206],
     [ErrorCode.FAILED_PRECONDITION, 'ASSET_IN_USE', 40906],
     [ErrorCode.RESOURCE_EXHAUSTED, 'GENERATION_QUOTA_EXCEEDED', 42900],
+    [ErrorCode.RESOURCE_EXHAUSTED, 'GENERATION_MONTHLY_QUOTA_EXCEEDED', 42902],
     [ErrorCode.RESOURCE_EXHAUSTED, 'UPLOAD_QUOTA_EXCEEDED', 42910],
     [ErrorCode.RESOURCE_EXHAUSTED, 'STORAGE_QUOTA_EXCEEDED', 42911],
     [ErrorCode.RESOURCE_EXHAUSTED, 'POST_QUOTA_EXCEEDED', 42912],
@@ -61,6 +62,20 @@ describe('gateway errors - one table from service answers to API codes', () => {
     expect(toHttpError(new FailedPreconditionError('STYLE_DISABLED', 'x')).http.status).toBe(422);
     expect(toHttpError(new AbortedError('VERSION_CONFLICT', 'stale')).http.status).toBe(409);
     expect(toHttpError(new InvalidArgumentError('prompt', 'too long')).http.message).toBe('prompt: too long');
+  });
+
+  it("puts a quota refusal's allowance and reset in the body, for 429s that name one only", () => {
+    const params = { variant: 'monthly', allowance: 'monthly', limit: 300, resetsAt: '2027-01-01T00:00:00.000Z' };
+    const monthly = toHttpError(new ResourceExhaustedError('GENERATION_MONTHLY_QUOTA_EXCEEDED', 'monthly limit', 86_400, { params }));
+    expect(monthly.http).toMatchObject({ status: 429, apiError: 'GENERATION_MONTHLY_QUOTA_EXCEEDED', headers: { 'retry-after': '86400' } });
+    expect(monthly.http.details).toEqual({ allowance: 'monthly', resetsAt: '2027-01-01T00:00:00.000Z' });
+    const inFlight = { variant: 'in_flight', allowance: 'in_flight', limit: 2 };
+    expect(toHttpError(new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', 'busy', 10, { params: inFlight })).http.details).toEqual({
+      allowance: 'in_flight',
+    });
+    // Params without an allowance (uploads per day), or an allowance outside a 429, add nothing.
+    expect(toHttpError(new ResourceExhaustedError('UPLOAD_QUOTA_EXCEEDED', 'x', 5, { params: { limit: 50 } })).http.details).toEqual({});
+    expect(toHttpError(new InvalidArgumentError('x', 'y', { params: { allowance: 'daily' } })).http.details).toEqual({});
   });
 
   it('answers a dependency outage 503 with Retry-After and without the peer addresses grpc-js puts in its messages', () => {

@@ -4,6 +4,14 @@ import { ApiError, apiErrorFor, type ApiErrorName } from './error-codes.js';
 /** Retry-After of a 503 whose cause gave none: most outages the platform rides out are short. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
+/** Facts of a refusal the error body carries beside its message, for a client to act on without parsing it. */
+export interface ErrorDetails {
+  /** A quota refusal: the allowance that ran out (`daily`, `monthly`, `in_flight`). */
+  allowance?: string;
+  /** A quota refusal of a windowed allowance: when it starts again from 0 (ISO 8601). */
+  resetsAt?: string;
+}
+
 /** An error answered to the client: HTTP status, business code, a message it can act on. */
 export class HttpError extends Error {
   override name = 'HttpError';
@@ -13,6 +21,8 @@ export class HttpError extends Error {
     readonly headers: Record<string, string> = {},
     /** The service's reason and message values, for the message in another language (i18n/). */
     readonly source: { reason?: string | undefined; params?: Readonly<Record<string, string | number>> | undefined } = {},
+    /** Sent in the body's `error` beside code, name and message. */
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
   }
@@ -44,9 +54,23 @@ export function toHttpError(error: unknown): { http: HttpError; unexpected: bool
     }
     const unexpected = name === 'INTERNAL';
     if (unexpected) return { http: new HttpError(name, 'internal error', headers), unexpected };
-    return { http: new HttpError(name, error.message, headers, { reason: error.reason, params: error.params }), unexpected };
+    const source = { reason: error.reason, params: error.params };
+    return { http: new HttpError(name, error.message, headers, source, limitDetailsOf(name, error.params)), unexpected };
   }
   return { http: new HttpError('INTERNAL', 'internal error'), unexpected: true };
+}
+
+/**
+ * What a limit's refusal says beside its message: a 429 whose service named the allowance that
+ * ran out (params `allowance`, and `resetsAt` for one with a window: jobs' quota refusals) shows
+ * both in the body.
+ */
+function limitDetailsOf(name: ApiErrorName, params: Readonly<Record<string, string | number>> | undefined): ErrorDetails {
+  if (ApiError[name].status !== 429 || typeof params?.allowance !== 'string') return {};
+  return {
+    allowance: params.allowance,
+    ...(typeof params.resetsAt === 'string' ? { resetsAt: params.resetsAt } : {}),
+  };
 }
 
 export { AppError };

@@ -37,8 +37,9 @@ const EXAMPLE_MESSAGES: Readonly<Record<ApiErrorName, string>> = {
   WEBHOOK_URL_NOT_ALLOWED:
     'url: hooks.example.com resolves to 10.0.0.7, a private address; webhooks go to public addresses only (an operator may allowlist the host in WEBHOOK_ALLOWED_HOSTS)',
   WEBHOOK_URL_UNRESOLVABLE: 'url: hooks.example.invalid does not resolve (getaddrinfo ENOTFOUND hooks.example.invalid)',
-  GENERATION_QUOTA_EXCEEDED: 'the daily limit of 20 generations is used up; it resets at 00:00 UTC',
+  GENERATION_QUOTA_EXCEEDED: 'daily limit of 20 generations reached; it resets at 00:00 UTC',
   TOO_MANY_STREAMS: 'at most 5 job event streams at a time; close one or try again in 10 s',
+  GENERATION_MONTHLY_QUOTA_EXCEEDED: 'monthly limit of 300 generations reached; it resets on the 1st of next month at 00:00 UTC',
   UPLOAD_QUOTA_EXCEEDED: 'daily limit of 50 uploads reached; it resets at 00:00 UTC',
   STORAGE_QUOTA_EXCEEDED:
     'this upload of 5242880 bytes would take your stored bytes past the limit of 1073741824 (1070000000 in use); delete images to make room',
@@ -46,6 +47,30 @@ const EXAMPLE_MESSAGES: Readonly<Record<ApiErrorName, string>> = {
   RATE_LIMITED: 'too many requests; slow down',
   INTERNAL: 'internal error',
   UNAVAILABLE: 'a service is unavailable right now; try again in 2 s',
+};
+
+/** What the examples of errors that carry details show beside the message (http-error.ts, ErrorDetails). */
+const EXAMPLE_DETAILS: Readonly<Partial<Record<ApiErrorName, Record<string, string>>>> = {
+  GENERATION_QUOTA_EXCEEDED: { allowance: 'daily', resetsAt: '2026-12-02T00:00:00.000Z' },
+  GENERATION_MONTHLY_QUOTA_EXCEEDED: { allowance: 'monthly', resetsAt: '2027-01-01T00:00:00.000Z' },
+};
+
+/** The fields of a status's error bodies beyond code, name, message and requestId: present on some of its codes only. */
+const STATUS_DETAILS: Readonly<Record<number, Record<string, object>>> = {
+  429: {
+    allowance: {
+      type: 'string',
+      enum: ['daily', 'monthly', 'in_flight'],
+      description:
+        'generation quota refusals (42900, 42902): the allowance that ran out — daily (42900), monthly (42902), or in_flight (42900: too many generations queued or running at once)',
+    },
+    resetsAt: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'with allowance daily or monthly: when that allowance starts again from 0 (00:00 UTC of the next day, or of the 1st of the next month); absent for in_flight, which frees when one of your generations ends (Retry-After says when to look again)',
+    },
+  },
 };
 
 const STATUS_TITLES: Readonly<Record<number, string>> = {
@@ -88,7 +113,7 @@ export function errorNamesOfStatus(status: number): ApiErrorName[] {
 }
 
 /** The error body of a status, its codes limited to `names`. */
-function errorBodySchema(names: readonly ApiErrorName[]): object {
+function errorBodySchema(status: number, names: readonly ApiErrorName[]): object {
   return {
     type: 'object',
     additionalProperties: false,
@@ -110,6 +135,7 @@ function errorBodySchema(names: readonly ApiErrorName[]): object {
             description:
               'what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing',
           },
+          ...STATUS_DETAILS[status],
           requestId: { type: 'string', description: 'quote it when reporting a problem (also the x-request-id header)' },
         },
       },
@@ -130,7 +156,15 @@ function errorResponse(status: number, names: readonly ApiErrorName[], schema: o
             name,
             {
               summary: `${ApiError[name].code} ${name}`,
-              value: { error: { code: ApiError[name].code, name, message: EXAMPLE_MESSAGES[name], requestId: EXAMPLE_REQUEST_ID } },
+              value: {
+                error: {
+                  code: ApiError[name].code,
+                  name,
+                  message: EXAMPLE_MESSAGES[name],
+                  ...EXAMPLE_DETAILS[name],
+                  requestId: EXAMPLE_REQUEST_ID,
+                },
+              },
             },
           ]),
         ),
@@ -145,7 +179,7 @@ function errorComponents(): { schemas: Record<string, object>; responses: Record
   for (const [statusText, title] of Object.entries(STATUS_TITLES)) {
     const status = Number(statusText);
     const names = errorNamesOfStatus(status);
-    schemas[`${title}Error`] = errorBodySchema(names);
+    schemas[`${title}Error`] = errorBodySchema(status, names);
     responses[title] = errorResponse(status, names, { $ref: `#/components/schemas/${title}Error` });
   }
   const headers = {
@@ -166,7 +200,7 @@ function declaredErrorResponses(names: readonly ApiErrorName[]): Record<string, 
   return Object.fromEntries(
     statuses.map((status) => {
       const own = names.filter((name) => ApiError[name].status === status);
-      return [String(status), errorResponse(status, own, errorBodySchema(own))];
+      return [String(status), errorResponse(status, own, errorBodySchema(status, own))];
     }),
   );
 }

@@ -31,6 +31,7 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly ApiErrorName[]>>
     'MEDIA_NOT_READY',
     'GENERATION_RULE_VIOLATION',
     'GENERATION_QUOTA_EXCEEDED',
+    'GENERATION_MONTHLY_QUOTA_EXCEEDED',
   ],
   listGenerationJobs: ['BAD_REQUEST', ...ANY_AUTHENTICATED_ROUTE],
   // 400: a jobId that is not a UUID is refused before any lookup.

@@ -48,12 +48,17 @@ export const sharedSchemas = [
   {
     $id: 'Error',
     ...object({
-      error: object({
-        code: { type: 'integer', description: 'HTTP status × 100 + a sequence; a contract, never renumbered' },
-        name: { type: 'string' },
-        message: { type: 'string' },
-        requestId: { type: 'string' },
-      }),
+      error: object(
+        {
+          code: { type: 'integer', description: 'HTTP status × 100 + a sequence; a contract, never renumbered' },
+          name: { type: 'string' },
+          message: { type: 'string' },
+          allowance: { type: 'string' },
+          resetsAt: { type: 'string' },
+          requestId: { type: 'string' },
+        },
+        ['code', 'name', 'message', 'requestId'],
+      ),
     }),
   },
   {

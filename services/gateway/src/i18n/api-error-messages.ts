@@ -47,6 +47,10 @@ export const API_ERROR_MESSAGES: Readonly<Record<ApiErrorName, Localized>> = {
   MEDIA_NOT_READY: { en: 'The image is not ready yet; finish its upload first.', 'zh-CN': '图片尚未就绪，请先完成上传。' },
   GENERATION_RULE_VIOLATION: { en: 'This generation is not allowed: {detail}', 'zh-CN': '不允许此生成请求：{detail}' },
   GENERATION_QUOTA_EXCEEDED: { en: 'Your generation quota is used up for now.', 'zh-CN': '当前生成额度已用完。' },
+  GENERATION_MONTHLY_QUOTA_EXCEEDED: {
+    en: 'Your generations for this month are used up; they reset on the 1st of next month (UTC).',
+    'zh-CN': '本月生成额度已用完，将于下月 1 日（UTC）重置。',
+  },
   TOO_MANY_STREAMS: {
     en: 'Too many live job streams are open; close one first.',
     'zh-CN': '打开的任务实时连接过多，请先关闭一个。',
@@ -73,6 +77,10 @@ export const REASON_MESSAGES: Readonly<Record<string, Localized>> = {
   'GENERATION_QUOTA_EXCEEDED:daily': {
     en: 'daily limit of {limit} generations reached; it resets at 00:00 UTC',
     'zh-CN': '今日 {limit} 次生成额度已用完，将于 UTC 时间 00:00 重置',
+  },
+  GENERATION_MONTHLY_QUOTA_EXCEEDED: {
+    en: 'monthly limit of {limit} generations reached; it resets on the 1st of next month at 00:00 UTC',
+    'zh-CN': '本月 {limit} 次生成额度已用完，将于下月 1 日 UTC 时间 00:00 重置',
   },
   'GENERATION_QUOTA_EXCEEDED:in_flight': {
     en: '{limit} generations are already queued or running; wait for one to finish',

@@ -17,6 +17,14 @@ describe('localize messages - errors', () => {
     expect(localizedErrorMessage({ ...source, params: { variant: 'in_flight', limit: 2 } }, 'zh-CN')).toBe(
       '已有 2 个生成任务在排队或运行中，请等待其中一个完成',
     );
+    const monthly = {
+      apiError: 'GENERATION_MONTHLY_QUOTA_EXCEEDED' as const,
+      reason: 'GENERATION_MONTHLY_QUOTA_EXCEEDED',
+      params: { variant: 'monthly', allowance: 'monthly', limit: 300, resetsAt: '2027-01-01T00:00:00.000Z' },
+      message: 'monthly limit of 300 generations reached; it resets on the 1st of next month at 00:00 UTC',
+    };
+    expect(localizedErrorMessage(monthly, 'zh-CN')).toBe('本月 300 次生成额度已用完，将于下月 1 日 UTC 时间 00:00 重置');
+    expect(localizedErrorMessage({ ...monthly, params: {} }, 'zh-CN')).toBe('本月生成额度已用完，将于下月 1 日（UTC）重置。');
   });
 
   it("falls back to the API error's message, quoting the English detail, when params are missing", () => {

@@ -51,6 +51,13 @@ const overview = jobsAdminV1.GetOverviewResponse.fromPartial({
     // A bucket without claims: its waits are all zeros.
     { bucketStart: at('2026-12-01T12:00:00.000Z'), queuedAtEnd: 3 },
   ],
+  quotaHits: {
+    dayStart: at('2026-12-01T00:00:00.000Z'),
+    monthStart: at('2026-12-01T00:00:00.000Z'),
+    dailyUsers: 37,
+    monthlyUsers: 4,
+    inFlightUsers: 112,
+  },
 });
 const requested: number[] = [];
 const peers = {
@@ -147,6 +154,7 @@ describe('admin overview route - GET /admin-api/overview', () => {
         { bucketStart: '2026-12-01T11:59:00.000Z', queuedAtEnd: 2, queueWait: { count: 40, p50Ms: 170, p90Ms: 900, p99Ms: 3900 } },
         { bucketStart: '2026-12-01T12:00:00.000Z', queuedAtEnd: 3, queueWait: { count: 0, p50Ms: 0, p90Ms: 0, p99Ms: 0 } },
       ],
+      quotaHits: { dayStart: '2026-12-01T00:00:00.000Z', monthStart: '2026-12-01T00:00:00.000Z', daily: 37, monthly: 4, inFlight: 112 },
     });
     expect((await get('')).statusCode).toBe(200);
     expect(requested).toEqual([720, 60]);

@@ -50,6 +50,7 @@ const example = {
     { bucketStart: '2026-12-01T11:59:00.000Z', queuedAtEnd: 2, queueWait: { count: 40, p50Ms: 170, p90Ms: 900, p99Ms: 3900 } },
     { bucketStart: '2026-12-01T12:00:00.000Z', queuedAtEnd: 3, queueWait: { count: 4, p50Ms: 210, p90Ms: 1100, p99Ms: 1100 } },
   ],
+  quotaHits: { dayStart: '2026-12-01T00:00:00.000Z', monthStart: '2026-12-01T00:00:00.000Z', daily: 37, monthly: 4, inFlight: 112 },
 };
 
 const overviewSchema = {
@@ -105,6 +106,19 @@ const overviewSchema = {
         'every bucket of the window, by bucketStart: queuedAtEnd = jobs queued (ready or backing off) when the bucket ends, now for the last; queueWait = the waits that claims within the bucket ended, all job types',
       items: object({ bucketStart: dateTime, queuedAtEnd: integer, queueWait: percentiles }),
     },
+    quotaHits: {
+      ...object({
+        dayStart: { ...dateTime, description: 'the current UTC day, which daily and inFlight cover' },
+        monthStart: { ...dateTime, description: 'the current UTC month, which monthly covers' },
+        daily: { ...integer, description: 'users refused today because their daily allowance was used up (42900, allowance daily)' },
+        monthly: { ...integer, description: 'users refused this month because their monthly allowance was used up (42902)' },
+        inFlight: {
+          ...integer,
+          description: 'users refused today because they had the most generations queued or running at once (42900, allowance in_flight)',
+        },
+      }),
+      description: 'users the generation quota refused at least once, per allowance, over its own period (not the window)',
+    },
   }),
   examples: [example],
 };
@@ -120,7 +134,8 @@ export function registerAdminOverviewRoute(app: FastifyInstance, { peers }: Gate
       schema: {
         operationId: 'adminGetOverview',
         tags: ['operators'],
-        summary: 'Throughput, queue wait and run time percentiles, queue depth, outbox backlog and live workers over the last 1–24 h',
+        summary:
+          'Throughput, queue wait and run time percentiles, queue depth, outbox backlog and live workers over the last 1–24 h; users the quota refused today and this month',
         querystring: {
           type: 'object',
           additionalProperties: false,

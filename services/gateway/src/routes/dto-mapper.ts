@@ -297,5 +297,12 @@ export function toOverviewDto(overview: jobsAdminV1.GetOverviewResponse) {
       queuedAtEnd: bucket.queuedAtEnd,
       queueWait: bucket.queueWait ?? NO_DURATIONS,
     })),
+    quotaHits: {
+      dayStart: iso(overview.quotaHits?.dayStart),
+      monthStart: iso(overview.quotaHits?.monthStart),
+      daily: overview.quotaHits?.dailyUsers ?? 0,
+      monthly: overview.quotaHits?.monthlyUsers ?? 0,
+      inFlight: overview.quotaHits?.inFlightUsers ?? 0,
+    },
   };
 }

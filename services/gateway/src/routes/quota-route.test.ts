@@ -15,6 +15,10 @@ const answer: jobsV1.GetQuotaResponse = {
   dailyLimit: 20,
   dailyRemaining: 3,
   dailyResetsAt: new Date('2026-12-02T00:00:00Z'),
+  monthlyUsed: 300,
+  monthlyLimit: 300,
+  monthlyRemaining: 0,
+  monthlyResetsAt: new Date('2027-01-01T00:00:00Z'),
   inFlight: 2,
   maxInFlight: 2,
   inFlightRemaining: 0,
@@ -73,15 +77,21 @@ const getQuota = (headers: Record<string, string> = { authorization: `Bearer ${a
   app.inject({ method: 'GET', url: '/api/v1/me/quota', headers });
 
 describe('GET /api/v1/me/quota', () => {
-  it("answers the token's user quota: used and left today, the reset, in flight, and what counts", async () => {
+  it("answers the token's user quota: used and left today and this month, the resets, in flight, and what counts", async () => {
     const response = await getQuota();
     expect(response.statusCode).toBe(200);
     expect(asked).toEqual(['alice']);
     expect(response.json()).toEqual({
       daily: { used: 17, limit: 20, remaining: 3, resetsAt: '2026-12-02T00:00:00.000Z' },
+      monthly: { used: 300, limit: 300, remaining: 0, resetsAt: '2027-01-01T00:00:00.000Z' },
       inFlight: { count: 2, limit: 2, remaining: 0 },
       remainingNow: 0,
-      whatCounts: { jobTypes: ['image.stylize', 'image.upscale'], daily: answer.dailyRule, inFlight: answer.inFlightRule },
+      whatCounts: {
+        jobTypes: ['image.stylize', 'image.upscale'],
+        daily: answer.dailyRule,
+        monthly: answer.dailyRule,
+        inFlight: answer.inFlightRule,
+      },
     });
   });
 
@@ -102,7 +112,7 @@ describe('GET /api/v1/me/quota', () => {
   it('is in the OpenAPI document with its example', async () => {
     const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const ok = document.paths['/api/v1/me/quota'].get.responses['200'].content['application/json'];
-    expect(ok.schema.required).toEqual(['daily', 'inFlight', 'remainingNow', 'whatCounts']);
-    expect(ok.example).toMatchObject({ remainingNow: 1, daily: { limit: 20 } });
+    expect(ok.schema.required).toEqual(['daily', 'monthly', 'inFlight', 'remainingNow', 'whatCounts']);
+    expect(ok.example).toMatchObject({ remainingNow: 1, daily: { limit: 20 }, monthly: { limit: 300 } });
   });
 });

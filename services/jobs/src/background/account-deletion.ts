@@ -5,6 +5,7 @@ import {
   selectAccountDeletion,
   selectInFlightJobIdsOfUser,
 } from '../db/account-deletion-sql.js';
+import { deleteQuotaHitsOfUser } from '../db/quota-hits-sql.js';
 import { cancel } from '../db/transitions/cancel-sql.js';
 import type { JobsContext } from '../jobs-context.js';
 import { announce } from './announce.js';
@@ -15,7 +16,7 @@ const BATCH = 200;
  * The jobs service's part of deleting an account, run by its AccountDeletionConsumer: every job
  * in flight is cancelled through the cancel transition (a running attempt stops within a second,
  * a prediction is cancelled at the vendor by a worker), then every job of the user is deleted
- * with its events and history. Each step finds only what is left, so a run cut short resumes.
+ * with its events and history, and the record of the quota refusals they met (the overview's). Each step finds only what is left, so a run cut short resumes.
  */
 export function jobsAccountDeletion(
   context: Pick<JobsContext, 'pool' | 'outboxSubjects' | 'relay' | 'watchHub' | 'metrics' | 'onOutboxWrite' | 'logger'>,
@@ -44,6 +45,7 @@ export function jobsAccountDeletion(
       }
     }
     while ((await deleteFinishedJobsOfUser(pool, event.userId, BATCH)) > 0);
+    await deleteQuotaHitsOfUser(pool, event.userId);
     // A job still there (locked by a transition that committed it running after the sweep): again, later.
     if (!(await markJobsPartCompleted(pool, event.userId))) throw new Error('jobs of the account remain; deleting again');
   };

@@ -5,11 +5,11 @@ import type { RetentionTable } from './retention-pruner.js';
 export function retentionPrunedCounter(registry: Registry): Counter<'table'> {
   const counter = new Counter({
     name: 'atelier_jobs_retention_pruned_total',
-    help: 'Rows the retention pruner deleted: published outbox rows (table="outbox"), events of long-ended jobs (table="job_events")',
+    help: 'Rows the retention pruner deleted: published outbox rows (table="outbox"), events of long-ended jobs (table="job_events"), quota refusals of ended periods (table="quota_hits")',
     labelNames: ['table'] as const,
     registers: [registry],
   });
-  // Both series exist from the start, so a rate() over them is 0 rather than absent.
-  for (const table of ['outbox', 'job_events'] satisfies RetentionTable[]) counter.inc({ table }, 0);
+  // Every series exists from the start, so a rate() over them is 0 rather than absent.
+  for (const table of ['outbox', 'job_events', 'quota_hits'] satisfies RetentionTable[]) counter.inc({ table }, 0);
   return counter;
 }

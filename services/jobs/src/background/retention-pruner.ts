@@ -2,10 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqlPool } from '@atelier/db';
 import { startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
+import { pruneEndedQuotaHits } from '../db/quota-hits-sql.js';
 import { pruneJobEvents, prunePublishedOutbox, tryLockRetention, unlockRetention } from '../db/retention-sql.js';
 
 /** The tables retention prunes, as the metric labels them. */
-export type RetentionTable = 'outbox' | 'job_events';
+export type RetentionTable = 'outbox' | 'job_events' | 'quota_hits';
 
 export interface RetentionPrunerOptions {
   pool: SqlPool;
@@ -25,8 +26,9 @@ export interface RetentionPrunerOptions {
 
 /**
  * Keeps the jobs schema's history bounded (README, "Retention"): published outbox rows after
- * outboxRetentionMs, and the job_events of jobs terminal for jobEventsRetentionDays — their
- * histories archived first, so the users' views do not change. A run deletes in batches of
+ * outboxRetentionMs, the job_events of jobs terminal for jobEventsRetentionDays — their
+ * histories archived first, so the users' views do not change — and the quota refusals of
+ * periods that ended (the overview shows the current ones only). A run deletes in batches of
  * batchSize rows, each batch one short transaction, pausing batchPauseMs between them, until
  * nothing is due. One replica prunes at a time: a run holds a session advisory lock on one
  * pooled connection (released when the run ends, or with the session if the process dies); a
@@ -48,7 +50,7 @@ export class RetentionPruner {
   }
 
   /**
-   * One run over both tables, until nothing is due or `signal` aborts; answers the rows deleted,
+   * One run over the tables, until nothing is due or `signal` aborts; answers the rows deleted,
    * or null when another replica holds the lock.
    */
   async runOnce(signal: AbortSignal = new AbortController().signal): Promise<Record<RetentionTable, number> | null> {
@@ -67,8 +69,12 @@ export class RetentionPruner {
             : await this.inBatches('job_events', signal, (cursor: string | null) =>
                 pruneJobEvents(client, this.options.jobEventsRetentionDays, this.options.batchSize, cursor ?? '0'),
               );
-        if (outbox + jobEvents > 0) this.options.logger.info({ outbox, jobEvents }, 'retention pruned history');
-        return { outbox, job_events: jobEvents };
+        const quotaHits = await this.inBatches('quota_hits', signal, async () => {
+          const deleted = await pruneEndedQuotaHits(client, this.options.batchSize);
+          return { deleted, next: deleted < this.options.batchSize ? null : true };
+        });
+        if (outbox + jobEvents + quotaHits > 0) this.options.logger.info({ outbox, jobEvents, quotaHits }, 'retention pruned history');
+        return { outbox, job_events: jobEvents, quota_hits: quotaHits };
       } finally {
         await unlockRetention(client).catch(() => {
           healthy = false; // the session, and with it the lock, goes with the connection

@@ -182,6 +182,37 @@ describe('retention - job events', () => {
   });
 });
 
+describe('retention - quota refusals', () => {
+  it("deletes the refusals of ended periods (yesterday's daily and in-flight ones, last month's monthly ones), keeps the current ones", async () => {
+    // 5 ended, 3 current; a batch of 2 deletes them over three statements.
+    await h.db.query(
+      `WITH w AS (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day,
+                         date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month,
+                         (date_trunc('month', now() AT TIME ZONE 'UTC') - interval '1 month') AT TIME ZONE 'UTC' AS last_month)
+       INSERT INTO jobs.quota_hits (allowance, period_start, user_id)
+       SELECT h.* FROM w, LATERAL (VALUES
+         ('daily', w.day - interval '1 day', 'a'), ('daily', w.day - interval '40 days', 'b'), ('in_flight', w.day - interval '1 day', 'a'),
+         ('monthly', w.last_month, 'a'), ('monthly', w.last_month, 'c'),
+         ('daily', w.day, 'a'), ('in_flight', w.day, 'b'), ('monthly', w.month, 'a')) AS h(allowance, period_start, user_id)`,
+    );
+    const batches: number[] = [];
+    const result = await newPruner({
+      batchSize: 2,
+      onPruned: (table, count) => {
+        if (table === 'quota_hits') batches.push(count);
+      },
+    }).runOnce();
+    expect(result!.quota_hits).toBe(5);
+    expect(batches).toEqual([2, 2, 1]);
+    const { rows } = await h.db.query(`SELECT allowance, user_id FROM jobs.quota_hits ORDER BY allowance, user_id`);
+    expect(rows).toEqual([
+      { allowance: 'daily', user_id: 'a' },
+      { allowance: 'in_flight', user_id: 'b' },
+      { allowance: 'monthly', user_id: 'a' },
+    ]);
+  });
+});
+
 describe('retention - batches', () => {
   it('never deletes more rows in one statement than its batch size, and passes over a job larger than a batch', async () => {
     const user = `batch-user-${process.pid}`;
@@ -189,7 +220,7 @@ describe('retention - batches', () => {
     await publishedOutbox(jobs);
     await age(jobs, 40);
     await ageOutbox(jobs, 40);
-    const batches: Record<RetentionTable, number[]> = { outbox: [], job_events: [] };
+    const batches: Record<RetentionTable, number[]> = { outbox: [], job_events: [], quota_hits: [] };
     const onPruned = (table: RetentionTable, count: number) => batches[table].push(count);
 
     // A batch of 2 events cannot hold a job's 3: nothing is deleted, and the run still ends.
@@ -197,7 +228,7 @@ describe('retention - batches', () => {
     expect(await countRows('job_events', jobs)).toBe(21);
 
     const result = await newPruner({ batchSize: 4, onPruned }).runOnce();
-    expect(result).toEqual({ outbox: 14, job_events: 21 });
+    expect(result).toEqual({ outbox: 14, job_events: 21, quota_hits: 0 });
     expect(Math.max(...batches.outbox, ...batches.job_events)).toBeLessThanOrEqual(4);
     expect(batches.outbox.reduce((a, b) => a + b, 0)).toBe(14);
     expect(batches.job_events).toEqual([3, 3, 3, 3, 3, 3, 3]); // whole jobs only: one per batch of 4
@@ -217,6 +248,6 @@ describe('retention - replicas', () => {
     expect(results.filter((r) => r === null)).toHaveLength(1);
     expect(results.find((r) => r !== null)!.outbox).toBe(12);
     expect(await countRows('outbox', jobs)).toBe(0);
-    expect(await second.runOnce(), 'the lock is released at the end of a run').toEqual({ outbox: 0, job_events: 0 });
+    expect(await second.runOnce(), 'the lock is released at the end of a run').toEqual({ outbox: 0, job_events: 0, quota_hits: 0 });
   });
 });

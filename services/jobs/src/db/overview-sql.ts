@@ -8,10 +8,13 @@ import {
   type QueueBucket,
   type QueueFlow,
 } from '../domain/queue-history.js';
+import { selectQuotaHitCounts, type QuotaHitCounts } from './quota-hits-sql.js';
 import { readQueueStats, type QueueStats } from './queue-stats-sql.js';
 
 /**
- * The operators' overview (GetOverview), read from the jobs tables alone.
+ * The operators' overview (GetOverview), read from the jobs tables alone. The users the quota
+ * refused are counted over the allowances' own periods (the UTC day, the UTC month:
+ * db/quota-hits-sql.ts), not over the window.
  *
  * The window figures come from jobs.job_events only. Retention moves a job's events into
  * jobs.job_histories once the job has been terminal for JOB_EVENTS_RETENTION_DAYS (at least 1
@@ -55,6 +58,7 @@ export interface Overview extends OverviewWindow {
   leases: LeaseRow[];
   stats: QueueStats;
   queueHistory: QueueBucket[];
+  quotaHits: QuotaHitCounts;
 }
 
 /**
@@ -234,6 +238,7 @@ export async function readOverview(pool: SqlPool, buckets: OverviewBuckets, leas
     const flows = await selectQueueFlows(client, window.windowStart, bucketMinutes);
     const leases = await selectLiveLeases(client, leaseTtlMs);
     const stats = await readQueueStats(client);
+    const quotaHits = await selectQuotaHitCounts(client);
     const queuedNow = stats.queues.reduce((sum, queue) => sum + queue.ready + queue.delayed, 0);
     return {
       ...window,
@@ -242,6 +247,7 @@ export async function readOverview(pool: SqlPool, buckets: OverviewBuckets, leas
       leases,
       stats,
       queueHistory: queueHistory(window.windowStart, bucketMinutes, bucketCount, queuedNow, flows, bucketWaits),
+      quotaHits,
     };
   });
 }

@@ -35,26 +35,63 @@ describe('request hash - canonical command', () => {
   });
 });
 
-describe('quota - which limit refused, and retry-after', () => {
-  const limits = { dailyLimit: 20, maxInFlight: 2, inFlightRetryAfterSeconds: 10 };
+describe('quota - which allowance refused, its retry-after and reset', () => {
+  const limits = { dailyLimit: 20, monthlyLimit: 300, maxInFlight: 2, inFlightRetryAfterSeconds: 10 };
   const noon = new Date('2026-11-30T12:00:00.000Z');
-  it('refuses over the daily limit until the next UTC day', () => {
-    expect(quotaRefusal({ today: 20, inFlight: 0 }, limits, noon)).toMatchObject({
-      limit: 'daily',
+  it('refuses over the daily limit until the next UTC day, naming the daily allowance', () => {
+    expect(quotaRefusal({ today: 20, thisMonth: 120, inFlight: 0 }, limits, noon)).toEqual({
+      allowance: 'daily',
+      reason: 'GENERATION_QUOTA_EXCEEDED',
       retryAfterSeconds: 12 * 3600,
+      resetsAt: new Date('2026-12-01T00:00:00.000Z'),
+      message: 'daily limit of 20 generations reached; it resets at 00:00 UTC',
+      params: { variant: 'daily', allowance: 'daily', limit: 20, resetsAt: '2026-12-01T00:00:00.000Z' },
     });
     expect(secondsToNextUtcDay(new Date('2026-11-30T23:59:59.500Z'))).toBe(1);
   });
-  it('refuses over the in-flight limit with the fixed small retry-after', () => {
-    expect(quotaRefusal({ today: 3, inFlight: 2 }, limits, noon)).toMatchObject({
-      limit: 'in_flight',
-      retryAfterSeconds: 10,
+  it('refuses over the monthly limit until the 1st of the next UTC month with its own reason, even while the day has room', () => {
+    const midMonth = new Date('2026-11-14T18:00:00.000Z');
+    expect(quotaRefusal({ today: 3, thisMonth: 300, inFlight: 0 }, limits, midMonth)).toEqual({
+      allowance: 'monthly',
+      reason: 'GENERATION_MONTHLY_QUOTA_EXCEEDED',
+      retryAfterSeconds: (16 * 24 + 6) * 3600,
+      resetsAt: new Date('2026-12-01T00:00:00.000Z'),
+      message: 'monthly limit of 300 generations reached; it resets on the 1st of next month at 00:00 UTC',
+      params: { variant: 'monthly', allowance: 'monthly', limit: 300, resetsAt: '2026-12-01T00:00:00.000Z' },
     });
   });
-  it('reports as left now the lesser of both limits, never below 0 (limits lowered under a user)', () => {
-    expect(quotaStanding({ today: 17, inFlight: 1 }, limits)).toEqual({ dailyRemaining: 3, inFlightRemaining: 1, remainingNow: 1 });
-    expect(quotaStanding({ today: 25, inFlight: 0 }, limits)).toEqual({ dailyRemaining: 0, inFlightRemaining: 2, remainingNow: 0 });
-    expect(quotaStanding({ today: 0, inFlight: 3 }, limits)).toEqual({ dailyRemaining: 20, inFlightRemaining: 0, remainingNow: 0 });
+  it('names the allowance that frees last when several are used up: the month, then the day, then the slots', () => {
+    expect(quotaRefusal({ today: 20, thisMonth: 300, inFlight: 2 }, limits, noon).allowance).toBe('monthly');
+    expect(quotaRefusal({ today: 20, thisMonth: 299, inFlight: 2 }, limits, noon).allowance).toBe('daily');
+    // A monthly limit lowered under a user's month: refused as monthly, not as whatever else is full.
+    expect(quotaRefusal({ today: 0, thisMonth: 40, inFlight: 0 }, { ...limits, monthlyLimit: 30 }, noon).allowance).toBe('monthly');
+  });
+  it('refuses over the in-flight limit with the fixed small retry-after and no reset time', () => {
+    expect(quotaRefusal({ today: 3, thisMonth: 3, inFlight: 2 }, limits, noon)).toMatchObject({
+      allowance: 'in_flight',
+      reason: 'GENERATION_QUOTA_EXCEEDED',
+      retryAfterSeconds: 10,
+      resetsAt: null,
+      params: { variant: 'in_flight', allowance: 'in_flight', limit: 2 },
+    });
+    expect(quotaRefusal({ today: 3, thisMonth: 3, inFlight: 2 }, limits, noon).params).not.toHaveProperty('resetsAt');
+  });
+  it('reports as left now the least of the three limits, never below 0 (limits lowered under a user)', () => {
+    expect(quotaStanding({ today: 17, thisMonth: 100, inFlight: 1 }, limits)).toEqual({
+      dailyRemaining: 3,
+      monthlyRemaining: 200,
+      inFlightRemaining: 1,
+      remainingNow: 1,
+    });
+    expect(quotaStanding({ today: 25, thisMonth: 25, inFlight: 0 }, limits)).toMatchObject({ dailyRemaining: 0, remainingNow: 0 });
+    expect(quotaStanding({ today: 0, thisMonth: 0, inFlight: 3 }, limits)).toMatchObject({ inFlightRemaining: 0, remainingNow: 0 });
+    expect(quotaStanding({ today: 2, thisMonth: 299, inFlight: 0 }, limits)).toEqual({
+      dailyRemaining: 18,
+      monthlyRemaining: 1,
+      inFlightRemaining: 2,
+      remainingNow: 1,
+    });
+    expect(quotaStanding({ today: 2, thisMonth: 310, inFlight: 0 }, limits)).toMatchObject({ monthlyRemaining: 0, remainingNow: 0 });
   });
 });
 

@@ -12,7 +12,7 @@ import { selectJobByIdempotencyKey, selectJobEvents } from '../db/job-sql.js';
 import type { JobRow } from '../db/job-row.js';
 import { effectiveInput } from '../domain/effective-parameters.js';
 import { normaliseCommand } from '../domain/job-command.js';
-import { quotaRefusal } from '../domain/quota.js';
+import { quotaRefusal, type QuotaAllowance } from '../domain/quota.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
 import { quotaCheckOf } from './quota-check.js';
@@ -20,6 +20,7 @@ import { resolveAgainstPeers } from '../peers/peer-validation.js';
 import { announce } from '../background/announce.js';
 import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../db/transitions/create-sql.js';
 import { selectAccountDeletion } from '../db/account-deletion-sql.js';
+import { insertQuotaHit } from '../db/quota-hits-sql.js';
 import { AccountDeletedError } from '@atelier/errors';
 
 type CreateJob = Handler<typeof jobsV1.JobsServiceService.createJob>;
@@ -53,9 +54,22 @@ function replayOrRefuse(existing: JobRow, hash: Buffer): JobRow {
 const QUOTA_BATCHES = { maxBatch: 64, maxConcurrent: 2 };
 
 /**
+ * Notes the refusal for the operators' overview (how many users hit each allowance). A figure,
+ * not a rule: when it cannot be written the user still gets their refusal, and the log says so.
+ */
+async function recordQuotaHit(context: Pick<JobsContext, 'pool' | 'logger'>, userId: string, allowance: QuotaAllowance): Promise<void> {
+  try {
+    await insertQuotaHit(context.pool, userId, allowance);
+  } catch (error) {
+    context.logger.warn({ err: error, allowance }, 'a quota refusal could not be recorded for the overview');
+  }
+}
+
+/**
  * CreateJob with the three layers of "never twice" that happen at creation (SPEC §4.3):
  * L1 — the idempotency key and the canonical request hash, backed by UNIQUE(user_id, key);
- * L3 — quotas counted under per-user advisory locks, so concurrent submits cannot overshoot.
+ * L3 — quotas (daily, monthly, in flight) counted under per-user advisory locks, so concurrent
+ *      submits cannot overshoot any of them.
  * The job row, its creation event and its dispatch are written in one statement
  * (db/transitions/create-sql.ts), which also finds the key's earlier job and, under the lock, the usage.
  */
@@ -149,9 +163,8 @@ export function createJob(context: JobsContext): CreateJob {
             // Refused under the lock: the account is being deleted, or the quota is used up.
             if (await selectAccountDeletion(context.pool, userId)) throw new AccountDeletedError();
             const refusal = quotaRefusal(within.usage, context.quota, new Date());
-            throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', refusal.message, refusal.retryAfterSeconds, {
-              params: refusal.params,
-            });
+            await recordQuotaHit(context, userId, refusal.allowance);
+            throw new ResourceExhaustedError(refusal.reason, refusal.message, refusal.retryAfterSeconds, { params: refusal.params });
           }
           return within.outcome;
         }, ONE_RETRY_ON_A_BLIP(call.signal))

@@ -39,5 +39,6 @@ export function toGetOverviewResponse(overview: Overview, bucketMinutes: number)
     expiredLeases: stats.expiredLeases,
     workers: toLiveWorkerMessages(overview.leases),
     queueHistory: overview.queueHistory,
+    quotaHits: overview.quotaHits,
   };
 }

@@ -9,6 +9,7 @@ export function quotaCheckOf(context: Pick<JobsContext, 'registry' | 'quota'>): 
       .filter((definition) => definition.countsTowardQuota)
       .map((definition) => definition.jobType),
     dailyLimit: context.quota.dailyLimit,
+    monthlyLimit: context.quota.monthlyLimit,
     maxInFlight: context.quota.maxInFlight,
   };
 }

@@ -98,6 +98,7 @@ export async function startJobsHarness(
       CATALOG_CACHE_TTL_MS: 30_000,
       CATALOG_CACHE_MAX_ENTRIES: 10_000,
       QUOTA_DAILY_LIMIT: 20,
+      QUOTA_MONTHLY_LIMIT: 300,
       QUOTA_MAX_IN_FLIGHT: 2,
       QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS: 10,
       LEASE_TTL_MS: 60_000,
@@ -225,9 +226,14 @@ export function canaryRequest(userId: string, idempotencyKey: string): jobsV1.Cr
 }
 
 /** Resolves with what a promise rejected with, failing if it resolved. */
-export async function refusal(
-  promise: Promise<unknown>,
-): Promise<{ code: string; reason?: string; field?: string; message: string; retryAfterSeconds?: number }> {
+export async function refusal(promise: Promise<unknown>): Promise<{
+  code: string;
+  reason?: string;
+  field?: string;
+  message: string;
+  retryAfterSeconds?: number;
+  params?: Readonly<Record<string, string | number>>;
+}> {
   const outcome = await promise.then(
     () => undefined,
     (error: unknown) => error,

@@ -4,8 +4,9 @@ import { JobEventEntity } from './job-events.entity.js';
 import { JobHistoryEntity } from './job-histories.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
 import { OutboxReplayEntity } from './outbox-replays.entity.js';
+import { QuotaHitEntity } from './quota-hits.entity.js';
 
-export { AccountDeletionEntity, GenerationJobEntity, JobEventEntity, JobHistoryEntity, OutboxEntity, OutboxReplayEntity };
+export { AccountDeletionEntity, GenerationJobEntity, JobEventEntity, JobHistoryEntity, OutboxEntity, OutboxReplayEntity, QuotaHitEntity };
 
 /** Every table of schema jobs, as MikroORM entities. */
 export const jobsEntities = [
@@ -15,4 +16,5 @@ export const jobsEntities = [
   JobHistoryEntity,
   OutboxReplayEntity,
   AccountDeletionEntity,
+  QuotaHitEntity,
 ] as const;

@@ -32,4 +32,5 @@ export const jobsMigrations: readonly NamedMigration[] = [
   { name: '0010-start-deadline', load: async () => (await import('./0010-start-deadline.js')).StartDeadline },
   { name: '0011-account-deletions', load: async () => (await import('./0011-account-deletions.js')).AccountDeletions },
   { name: '0012-effective-input', load: async () => (await import('./0012-effective-input.js')).EffectiveInput },
+  { name: '0013-quota-hits', load: async () => (await import('./0013-quota-hits.js')).QuotaHits },
 ];

@@ -1,7 +1,7 @@
 import { lockAllForTransaction, type Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../job-row.js';
 import type { QuotaUsage } from '../../domain/quota.js';
-import { quotaUsageColumnsSql } from '../quota-usage-sql.js';
+import { quotaUsageSql } from '../quota-usage-sql.js';
 import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX } from './transition-sql.js';
 
 export interface NewJob {
@@ -48,14 +48,15 @@ export type CreateOutcome = { inserted: true; job: JobRow } | { inserted: false;
 export interface QuotaCheck {
   jobTypes: readonly string[];
   dailyLimit: number;
+  monthlyLimit: number;
   maxInFlight: number;
 }
 
 /**
  * queued from nothing: job rows with their creation events and dispatches, one statement for a
  * batch. With `quota`, each row's insert also needs its user's usage (counted in the same
- * statement by quotaUsageColumnsSql, which GetQuota reads too) to be under both limits — the one
- * place that rule is applied. Nor is a row of a user whose account's deletion was requested
+ * statement by quotaUsageSql, which GetQuota reads too) to be under all three limits — daily,
+ * monthly, in flight — the one place that rule is applied. Nor is a row of a user whose account's deletion was requested
  * (db/account-deletion-sql.ts takes the same lock). The caller holds the lock of every user in the batch, taken before
  * this statement so that its snapshot sees every committed job of theirs, and gives each user at
  * most one row per statement (the rows of one statement do not see each other, so two of one
@@ -75,8 +76,8 @@ function insertStatement(quota: boolean): string {
           ${
             quota
               ? `usage AS (
-            SELECT i.n AS usage_n, ${quotaUsageColumnsSql('i.user_id', '$32::text[]')}
-              FROM incoming i),`
+            SELECT i.n AS usage_n, u.today, u.this_month, u.in_flight
+              FROM incoming i CROSS JOIN LATERAL (${quotaUsageSql('i.user_id', '$32::text[]', '$35::int')}) u),`
               : ''
           }
           created AS (
@@ -93,7 +94,7 @@ function insertStatement(quota: boolean): string {
               FROM incoming
              ${
                quota
-                 ? `WHERE (SELECT u.today < $33 AND u.in_flight < $34 FROM usage u WHERE u.usage_n = incoming.n)
+                 ? `WHERE (SELECT u.today < $33 AND u.this_month < $35::int AND u.in_flight < $34 FROM usage u WHERE u.usage_n = incoming.n)
                       AND NOT EXISTS (SELECT 1 FROM jobs.account_deletions d WHERE d.user_id = incoming.user_id)`
                  : ''
              }
@@ -112,7 +113,7 @@ function insertStatement(quota: boolean): string {
             SELECT i.n, false, earlier.* FROM incoming i
               JOIN jobs.generation_jobs earlier ON earlier.user_id = i.user_id AND earlier.idempotency_key = i.idempotency_key)
           SELECT i.n AS incoming_n, o.*, CASE WHEN o.inserted THEN claimed.claimed_outbox END AS claimed_outbox
-                 ${quota ? ', u.today AS usage_today, u.in_flight AS usage_in_flight' : ''}
+                 ${quota ? ', u.today AS usage_today, u.this_month AS usage_this_month, u.in_flight AS usage_in_flight' : ''}
             FROM incoming i LEFT JOIN outcome o ON o.n = i.n${quota ? ' JOIN usage u ON u.usage_n = i.n' : ''}
             ${CLAIMED_OUTBOX_JOIN(['dispatch'], 'o')}
            ORDER BY i.n`;
@@ -163,11 +164,20 @@ type OutcomeRow = JobRow & {
   n: string | null;
   inserted: boolean | null;
   usage_today?: number;
+  usage_this_month?: number;
   usage_in_flight?: number;
 };
 
 function outcomeOf(row: OutcomeRow): CreateOutcome {
-  const { incoming_n: _incoming, n: _n, inserted, usage_today: _today, usage_in_flight: _inFlight, ...job } = row;
+  const {
+    incoming_n: _incoming,
+    n: _n,
+    inserted,
+    usage_today: _today,
+    usage_this_month: _thisMonth,
+    usage_in_flight: _inFlight,
+    ...job
+  } = row;
   if (inserted === null) return { inserted: false, job: null };
   return { inserted, job: job as JobRow };
 }
@@ -200,7 +210,7 @@ export interface WithinQuota {
  * so that concurrent creates of one user, in this batch or another, count each other's rows;
  * then runs the insert statement once per round, where round k holds each user's k-th job — a
  * later round sees the rows of the earlier ones (same transaction), so a user's second job is
- * counted after their first. Each job is inserted only under both of its user's limits; one
+ * counted after their first. Each job is inserted only under all of its user's limits; one
  * user's refusal is their outcome alone (no job, no earlier job), never the batch's failure.
  * Answers one result per job, in order.
  */
@@ -238,10 +248,14 @@ export async function createJobsWithinQuota(
         quota.jobTypes,
         quota.dailyLimit,
         quota.maxInFlight,
+        quota.monthlyLimit,
       ],
     });
     rows.forEach((row, k) => {
-      results[round[k]!] = { outcome: outcomeOf(row), usage: { today: row.usage_today!, inFlight: row.usage_in_flight! } };
+      results[round[k]!] = {
+        outcome: outcomeOf(row),
+        usage: { today: row.usage_today!, thisMonth: row.usage_this_month!, inFlight: row.usage_in_flight! },
+      };
     });
   }
   return results;

@@ -195,7 +195,7 @@ describe('start deadline - the sweep', () => {
 });
 
 describe('start deadline - quota', () => {
-  const quota = { jobTypes: ['system.canary'], dailyLimit: 1, maxInFlight: 1 };
+  const quota = { jobTypes: ['system.canary'], dailyLimit: 1, monthlyLimit: 1, maxInFlight: 1 };
   const createCounted = (userId: string, startWithinSeconds: number | null = null) =>
     inTransaction(pool, (client) => createJobWithinQuota(client, newCanaryJob({ userId, startWithinSeconds }), 'test', quota, subjects));
 
@@ -204,14 +204,20 @@ describe('start deadline - quota', () => {
     const first = await createCounted(owner, 1);
     expect(first.outcome.inserted).toBe(true);
     // While it may still start, it holds both of this user's single slots.
-    expect(await createCounted(owner)).toMatchObject({ outcome: { inserted: false, job: null }, usage: { today: 1, inFlight: 1 } });
+    expect(await createCounted(owner)).toMatchObject({
+      outcome: { inserted: false, job: null },
+      usage: { today: 1, thisMonth: 1, inFlight: 1 },
+    });
 
     await ageBy(first.outcome.job!.id, 2);
     const beforeSweep = await createCounted(owner);
-    expect(beforeSweep).toMatchObject({ outcome: { inserted: true }, usage: { today: 0, inFlight: 0 } });
+    expect(beforeSweep).toMatchObject({ outcome: { inserted: true }, usage: { today: 0, thisMonth: 0, inFlight: 0 } });
 
     // The new job takes the slots; the expired one, ended now, still takes none.
     expect(await sweep(first.outcome.job!.id)).toEqual([first.outcome.job!.id]);
-    expect(await createCounted(owner)).toMatchObject({ outcome: { inserted: false, job: null }, usage: { today: 1, inFlight: 1 } });
+    expect(await createCounted(owner)).toMatchObject({
+      outcome: { inserted: false, job: null },
+      usage: { today: 1, thisMonth: 1, inFlight: 1 },
+    });
   });
 });

@@ -318,7 +318,7 @@ describe('create', () => {
 
   it('within the quota: inserts under both limits only, counting in the same statement', async () => {
     const client = await pool.connect();
-    const quota = { jobTypes: ['system.canary'], dailyLimit: 2, maxInFlight: 5 };
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 2, monthlyLimit: 300, maxInFlight: 5 };
     const userId = user();
     try {
       const results = [];
@@ -329,14 +329,14 @@ describe('create', () => {
       }
       expect(results.map((r) => r.outcome.inserted)).toEqual([true, true, false]);
       expect(results[2]!.outcome.job).toBeNull();
-      expect(results[2]!.usage).toEqual({ today: 2, inFlight: 2 });
+      expect(results[2]!.usage).toEqual({ today: 2, thisMonth: 2, inFlight: 2 });
     } finally {
       client.release();
     }
   });
 
   it('within the quota, batched: each user counted alone, a refusal is that user alone, the second job of a user counted after the first', async () => {
-    const quota = { jobTypes: ['system.canary'], dailyLimit: 2, maxInFlight: 5 };
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 2, monthlyLimit: 300, maxInFlight: 5 };
     const [full, fresh, twice] = [user(), user(), user()];
     await inTransaction(pool, (client) =>
       createJobsWithinQuota(client, [newJob({ userId: full }), newJob({ userId: full })], ['t', 't'], quota, subjects),
@@ -366,12 +366,12 @@ describe('create', () => {
       [true, jobs[4]!.id], // twice's second job, counted after the first: 1 < 2
       [false, null], // and the third: 2 of 2 today
     ]);
-    expect(results[0]!.usage).toEqual({ today: 2, inFlight: 2 });
-    expect(results[5]!.usage).toEqual({ today: 2, inFlight: 2 });
+    expect(results[0]!.usage).toEqual({ today: 2, thisMonth: 2, inFlight: 2 });
+    expect(results[5]!.usage).toEqual({ today: 2, thisMonth: 2, inFlight: 2 });
   });
 
   it('within the quota, batched: concurrent batches of overlapping users never overshoot either limit', async () => {
-    const quota = { jobTypes: ['system.canary'], dailyLimit: 100, maxInFlight: 3 };
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 100, monthlyLimit: 300, maxInFlight: 3 };
     const users = Array.from({ length: 5 }, () => user());
     const batches = Array.from({ length: 12 }, (_, b) => {
       const jobs = users.map((userId) => newJob({ userId }));
@@ -396,6 +396,103 @@ describe('create', () => {
       [users],
     );
     expect(rows.map((r) => r.n)).toEqual(users.map(() => quota.maxInFlight));
+  });
+});
+
+describe('create within the monthly quota', () => {
+  /** The database's clock, as the quota reads it: the starts of the current UTC day and month. */
+  const windows = async () =>
+    (
+      await pool.query<{ day: Date; month: Date }>(
+        `SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day,
+                date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month`,
+      )
+    ).rows[0]!;
+  const moveCreatedAt = (jobIds: string[], createdAt: Date) =>
+    pool.query('UPDATE jobs.generation_jobs SET created_at = $2 WHERE id = ANY($1)', [jobIds, createdAt]);
+  const createFor = (userId: string, quota: Parameters<typeof createJobWithinQuota>[3]) =>
+    inTransaction(pool, (client) => createJobWithinQuota(client, newJob({ userId }), 't', quota, subjects));
+
+  it('counts the month from 00:00 UTC on the 1st: a job created an instant before does not count, one at it does', async () => {
+    // Monthly below daily: a configuration jobs refuses at start-up, used here to see the month bind alone.
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 100, monthlyLimit: 2, maxInFlight: 100 };
+    const userId = user();
+    const earlier = [(await createFor(userId, quota)).outcome.job!.id, (await createFor(userId, quota)).outcome.job!.id];
+    expect(await createFor(userId, quota)).toMatchObject({ outcome: { inserted: false, job: null }, usage: { today: 2, thisMonth: 2 } });
+
+    const { month } = await windows();
+    await moveCreatedAt(earlier, new Date(month.getTime() - 1)); // 1 ms before: last month
+    expect(await createFor(userId, quota)).toMatchObject({ outcome: { inserted: true }, usage: { today: 0, thisMonth: 0, inFlight: 2 } });
+    await moveCreatedAt(earlier, month);
+    // Both at the start of the month count, with today's: 3 (on the 1st all three are today's).
+    expect(await createFor(userId, quota)).toMatchObject({ outcome: { inserted: false, job: null }, usage: { thisMonth: 3 } });
+  });
+
+  it.skipIf(new Date().getUTCDate() === 1)(
+    "counts the month's earlier days, today's jobs once, and at most the limit of the earlier ones (not on the 1st: no earlier day)",
+    async () => {
+      const quota = { jobTypes: ['system.canary'], dailyLimit: 100, monthlyLimit: 3, maxInFlight: 100 };
+      const userId = user();
+      const five = Array.from({ length: 5 }, () => newJob({ userId }));
+      await createJobs(
+        pool,
+        five,
+        five.map(() => 't'),
+        subjects,
+      );
+      const { month } = await windows();
+      await moveCreatedAt(
+        five.map((job) => job.id),
+        month,
+      );
+      // Five earlier this month, none today: the month is full, counted up to its limit.
+      expect(await createFor(userId, quota)).toMatchObject({
+        outcome: { inserted: false },
+        usage: { today: 0, thisMonth: 3, inFlight: 5 },
+      });
+      const roomy = { ...quota, monthlyLimit: 7 };
+      expect(await createFor(userId, roomy)).toMatchObject({ outcome: { inserted: true }, usage: { today: 0, thisMonth: 5 } });
+      expect(await createFor(userId, roomy)).toMatchObject({ outcome: { inserted: true }, usage: { today: 1, thisMonth: 6 } });
+      expect(await createFor(userId, roomy)).toMatchObject({ outcome: { inserted: false }, usage: { today: 2, thisMonth: 7 } });
+    },
+  );
+
+  it('gives a job back in the month exactly where the day gives it back: cancelled before any submission', async () => {
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 100, monthlyLimit: 1, maxInFlight: 100 };
+    const userId = user();
+    const first = await createFor(userId, quota);
+    expect((await createFor(userId, quota)).outcome.inserted).toBe(false);
+    await cancel(pool, { jobId: first.outcome.job!.id, userId, actor: 'test', nonCancellableTypes: [] }, subjects);
+    expect(await createFor(userId, quota)).toMatchObject({ outcome: { inserted: true }, usage: { today: 0, thisMonth: 0 } });
+  });
+
+  it('concurrent batches of overlapping users never overshoot the monthly limit', async () => {
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 100, monthlyLimit: 2, maxInFlight: 100 };
+    const users = Array.from({ length: 5 }, () => user());
+    const batches = Array.from({ length: 12 }, (_, b) => {
+      const jobs = users.map((userId) => newJob({ userId }));
+      return b % 2 ? jobs.reverse() : jobs;
+    });
+    const results = await Promise.all(
+      batches.map((jobs) =>
+        inTransaction(pool, (client) =>
+          createJobsWithinQuota(
+            client,
+            jobs,
+            jobs.map(() => 't'),
+            quota,
+            subjects,
+          ),
+        ),
+      ),
+    );
+    expect(results.flat().filter((r) => r.outcome.inserted)).toHaveLength(users.length * quota.monthlyLimit);
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM jobs.generation_jobs WHERE user_id = ANY($1) GROUP BY user_id`,
+      [users],
+    );
+    expect(rows.map((r) => r.n)).toEqual(users.map(() => quota.monthlyLimit));
+    for (const refused of results.flat().filter((r) => !r.outcome.inserted)) expect(refused.usage.thisMonth).toBe(quota.monthlyLimit);
   });
 });
 

@@ -219,6 +219,17 @@ beforeAll(async () => {
   await insertOutboxRow('dead', at(-30));
   await insertOutboxRow('dead', at(-20));
   await insertOutboxRow('published', at(-3));
+  // Quota refusals: two users today by the daily allowance (one of them by in-flight too), one
+  // this month by the monthly one; yesterday's and last month's are not the current periods.
+  await pool.query(
+    `WITH w AS (SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS day,
+                       date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month)
+     INSERT INTO jobs.quota_hits (allowance, period_start, user_id)
+     SELECT h.allowance, h.period_start, h.user_id FROM w, LATERAL (VALUES
+       ('daily', w.day, 'u1'), ('daily', w.day, 'u2'), ('in_flight', w.day, 'u2'), ('monthly', w.month, 'u3'),
+       ('daily', w.day - interval '1 day', 'u4'), ('in_flight', w.day - interval '1 day', 'u4'),
+       ('monthly', (w.month AT TIME ZONE 'UTC' - interval '1 month') AT TIME ZONE 'UTC', 'u4')) AS h(allowance, period_start, user_id)`,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -295,6 +306,14 @@ describe('overview read model - figures from known jobs', () => {
       '-1': one(60_000),
     });
     expect(overview.expiredLeases).toBe(1);
+    const today = new Date(generated - (generated % (24 * 3_600_000)));
+    expect(overview.quotaHits).toEqual({
+      dayStart: today,
+      monthStart: new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1)),
+      dailyUsers: 2,
+      monthlyUsers: 1,
+      inFlightUsers: 1,
+    });
     // w-2's only lease has expired: it is not live. w-1 renewed last for the lease ending at now + 50 s.
     expect(overview.workers).toEqual([
       {
@@ -350,7 +369,14 @@ describe('GetOverview - the RPC', () => {
 
   it('answers an empty platform with both queues and no workers', async () => {
     const overview = await h.admin.getOverview({ windowMinutes: 180 });
-    expect(overview).toMatchObject({ bucketMinutes: 1, throughput: [], latencies: [], workers: [], expiredLeases: 0 });
+    expect(overview).toMatchObject({
+      bucketMinutes: 1,
+      throughput: [],
+      latencies: [],
+      workers: [],
+      expiredLeases: 0,
+      quotaHits: { dailyUsers: 0, monthlyUsers: 0, inFlightUsers: 0 },
+    });
     expect(overview.queues.map((q) => q.queue)).toEqual([jobsV1.JobQueue.INTERACTIVE, jobsV1.JobQueue.BACKGROUND]);
   });
 });

@@ -7,7 +7,7 @@ import { toGetOverviewResponse } from '../overview-mapper.js';
 
 type GetOverview = Handler<typeof jobsAdminV1.JobsAdminServiceService.getOverview>;
 
-/** Throughput, latencies, queues, outbox and live workers over the last 1–24 h, for the console. */
+/** Throughput, latencies, queues, outbox and live workers over the last 1–24 h, and the users the quota refused, for the console. */
 export function getOverview({ pool, leaseTtlMs }: JobsContext): GetOverview {
   return async (request) => {
     const buckets = overviewBuckets(request.windowMinutes);

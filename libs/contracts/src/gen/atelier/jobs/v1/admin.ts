@@ -413,6 +413,27 @@ export interface QueueBucket {
   queueWait: DurationPercentiles | undefined;
 }
 
+/**
+ * How many users a generation quota refused at least once in the allowance's current period,
+ * by allowance: each refusal by CreateJob is recorded once per user, allowance and period.
+ */
+export interface QuotaHits {
+  /** The current UTC day, which daily_users and in_flight_users cover. */
+  dayStart:
+    | Date
+    | undefined;
+  /** The current UTC calendar month, which monthly_users covers. */
+  monthStart:
+    | Date
+    | undefined;
+  /** Users refused today because their daily allowance was used up. */
+  dailyUsers: number;
+  /** Users refused this month because their monthly allowance was used up. */
+  monthlyUsers: number;
+  /** Users refused today because they had the most generations queued or running at once. */
+  inFlightUsers: number;
+}
+
 export interface GetOverviewResponse {
   /** The database's clock when the overview was read; every figure is as of this instant. */
   generatedAt:
@@ -442,6 +463,8 @@ export interface GetOverviewResponse {
   workers: LiveWorker[];
   /** Every bucket of the window, from window_start, by bucket_start. */
   queueHistory: QueueBucket[];
+  /** Users the quota refused, per allowance, in its current period. */
+  quotaHits: QuotaHits | undefined;
 }
 
 function createBaseAdminJob(): AdminJob {
@@ -4203,6 +4226,159 @@ export const QueueBucket: MessageFns<QueueBucket> = {
   },
 };
 
+function createBaseQuotaHits(): QuotaHits {
+  return { dayStart: undefined, monthStart: undefined, dailyUsers: 0, monthlyUsers: 0, inFlightUsers: 0 };
+}
+
+export const QuotaHits: MessageFns<QuotaHits> = {
+  encode(message: QuotaHits, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.dayStart !== undefined) {
+      Timestamp.encode(toTimestamp(message.dayStart), writer.uint32(10).fork()).join();
+    }
+    if (message.monthStart !== undefined) {
+      Timestamp.encode(toTimestamp(message.monthStart), writer.uint32(18).fork()).join();
+    }
+    if (message.dailyUsers !== 0) {
+      writer.uint32(24).int64(message.dailyUsers);
+    }
+    if (message.monthlyUsers !== 0) {
+      writer.uint32(32).int64(message.monthlyUsers);
+    }
+    if (message.inFlightUsers !== 0) {
+      writer.uint32(40).int64(message.inFlightUsers);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QuotaHits {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuotaHits();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.dayStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.monthStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.dailyUsers = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.monthlyUsers = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.inFlightUsers = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QuotaHits {
+    return {
+      dayStart: isSet(object.dayStart)
+        ? fromJsonTimestamp(object.dayStart)
+        : isSet(object.day_start)
+        ? fromJsonTimestamp(object.day_start)
+        : undefined,
+      monthStart: isSet(object.monthStart)
+        ? fromJsonTimestamp(object.monthStart)
+        : isSet(object.month_start)
+        ? fromJsonTimestamp(object.month_start)
+        : undefined,
+      dailyUsers: isSet(object.dailyUsers)
+        ? globalThis.Number(object.dailyUsers)
+        : isSet(object.daily_users)
+        ? globalThis.Number(object.daily_users)
+        : 0,
+      monthlyUsers: isSet(object.monthlyUsers)
+        ? globalThis.Number(object.monthlyUsers)
+        : isSet(object.monthly_users)
+        ? globalThis.Number(object.monthly_users)
+        : 0,
+      inFlightUsers: isSet(object.inFlightUsers)
+        ? globalThis.Number(object.inFlightUsers)
+        : isSet(object.in_flight_users)
+        ? globalThis.Number(object.in_flight_users)
+        : 0,
+    };
+  },
+
+  toJSON(message: QuotaHits): unknown {
+    const obj: any = {};
+    if (message.dayStart !== undefined) {
+      obj.dayStart = message.dayStart.toISOString();
+    }
+    if (message.monthStart !== undefined) {
+      obj.monthStart = message.monthStart.toISOString();
+    }
+    if (message.dailyUsers !== 0) {
+      obj.dailyUsers = Math.round(message.dailyUsers);
+    }
+    if (message.monthlyUsers !== 0) {
+      obj.monthlyUsers = Math.round(message.monthlyUsers);
+    }
+    if (message.inFlightUsers !== 0) {
+      obj.inFlightUsers = Math.round(message.inFlightUsers);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<QuotaHits>): QuotaHits {
+    return QuotaHits.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<QuotaHits>): QuotaHits {
+    const message = createBaseQuotaHits();
+    message.dayStart = object.dayStart ?? undefined;
+    message.monthStart = object.monthStart ?? undefined;
+    message.dailyUsers = object.dailyUsers ?? 0;
+    message.monthlyUsers = object.monthlyUsers ?? 0;
+    message.inFlightUsers = object.inFlightUsers ?? 0;
+    return message;
+  },
+};
+
 function createBaseGetOverviewResponse(): GetOverviewResponse {
   return {
     generatedAt: undefined,
@@ -4215,6 +4391,7 @@ function createBaseGetOverviewResponse(): GetOverviewResponse {
     expiredLeases: 0,
     workers: [],
     queueHistory: [],
+    quotaHits: undefined,
   };
 }
 
@@ -4249,6 +4426,9 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
     }
     for (const v of message.queueHistory) {
       QueueBucket.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.quotaHits !== undefined) {
+      QuotaHits.encode(message.quotaHits, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -4346,6 +4526,14 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
             message.queueHistory.push(QueueBucket.decode(reader, reader.uint32()));
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.quotaHits = QuotaHits.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4394,6 +4582,11 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
         : globalThis.Array.isArray(object?.queue_history)
         ? object.queue_history.map((e: any) => QueueBucket.fromJSON(e))
         : [],
+      quotaHits: isSet(object.quotaHits)
+        ? QuotaHits.fromJSON(object.quotaHits)
+        : isSet(object.quota_hits)
+        ? QuotaHits.fromJSON(object.quota_hits)
+        : undefined,
     };
   },
 
@@ -4429,6 +4622,9 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
     if (message.queueHistory?.length) {
       obj.queueHistory = message.queueHistory.map((e) => QueueBucket.toJSON(e));
     }
+    if (message.quotaHits !== undefined) {
+      obj.quotaHits = QuotaHits.toJSON(message.quotaHits);
+    }
     return obj;
   },
 
@@ -4449,6 +4645,9 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
     message.expiredLeases = object.expiredLeases ?? 0;
     message.workers = object.workers?.map((e) => LiveWorker.fromPartial(e)) || [];
     message.queueHistory = object.queueHistory?.map((e) => QueueBucket.fromPartial(e)) || [];
+    message.quotaHits = (object.quotaHits !== undefined && object.quotaHits !== null)
+      ? QuotaHits.fromPartial(object.quotaHits)
+      : undefined;
     return message;
   },
 };
@@ -4562,7 +4761,8 @@ export const JobsAdminServiceService = {
   /**
    * The operators' overview over the last window_minutes, all from the jobs database: jobs ended
    * per bucket by outcome and type, queue wait and run time percentiles per type, queue depth,
-   * outbox backlog and the live workers. INVALID_ARGUMENT (field window_minutes) outside 60–1440.
+   * outbox backlog, the live workers, and how many users each quota allowance refused in its
+   * current period. INVALID_ARGUMENT (field window_minutes) outside 60–1440.
    */
   getOverview: {
     path: "/atelier.jobs.v1.JobsAdminService/GetOverview" as const,
@@ -4607,7 +4807,8 @@ export interface JobsAdminServiceServer extends UntypedServiceImplementation {
   /**
    * The operators' overview over the last window_minutes, all from the jobs database: jobs ended
    * per bucket by outcome and type, queue wait and run time percentiles per type, queue depth,
-   * outbox backlog and the live workers. INVALID_ARGUMENT (field window_minutes) outside 60–1440.
+   * outbox backlog, the live workers, and how many users each quota allowance refused in its
+   * current period. INVALID_ARGUMENT (field window_minutes) outside 60–1440.
    */
   getOverview: handleUnaryCall<GetOverviewRequest, GetOverviewResponse>;
 }
@@ -4756,7 +4957,8 @@ export interface JobsAdminServiceClient extends Client {
   /**
    * The operators' overview over the last window_minutes, all from the jobs database: jobs ended
    * per bucket by outcome and type, queue wait and run time percentiles per type, queue depth,
-   * outbox backlog and the live workers. INVALID_ARGUMENT (field window_minutes) outside 60–1440.
+   * outbox backlog, the live workers, and how many users each quota allowance refused in its
+   * current period. INVALID_ARGUMENT (field window_minutes) outside 60–1440.
    */
   getOverview(
     request: GetOverviewRequest,

@@ -352,16 +352,32 @@ export interface GetQuotaResponse {
   /** max(0, max_in_flight - in_flight). */
   inFlightRemaining: number;
   /**
-   * Creates accepted now, one after the other, if no job ends meanwhile: the lesser of
-   * daily_remaining and in_flight_remaining. 0: the next CreateJob is RESOURCE_EXHAUSTED.
+   * Creates accepted now, one after the other, if no job ends meanwhile: the least of
+   * daily_remaining, monthly_remaining and in_flight_remaining. 0: the next CreateJob is
+   * RESOURCE_EXHAUSTED.
    */
   remainingNow: number;
   /** The job types the quota counts; other types (system.canary) are never counted. */
   countedJobTypes: string[];
-  /** Which jobs count towards daily_used, in words a user can read. */
+  /**
+   * Which jobs count towards daily_used and monthly_used (one rule for both windows), in words a
+   * user can read.
+   */
   dailyRule: string;
   /** Which jobs count towards in_flight, in words a user can read. */
   inFlightRule: string;
+  /**
+   * Jobs created since the start of the current UTC calendar month that count (daily_rule),
+   * today's included. Exact up to monthly_limit; past it, the month's earlier days are counted
+   * up to monthly_limit only (a create needs to know no more), so it may read less than the
+   * jobs there are, never less than the limit.
+   */
+  monthlyUsed: number;
+  monthlyLimit: number;
+  /** max(0, monthly_limit - monthly_used). */
+  monthlyRemaining: number;
+  /** The first midnight (UTC) of the next month, when monthly_used starts again from 0. */
+  monthlyResetsAt: Date | undefined;
 }
 
 export interface RequestAccountDeletionRequest {
@@ -2809,6 +2825,10 @@ function createBaseGetQuotaResponse(): GetQuotaResponse {
     countedJobTypes: [],
     dailyRule: "",
     inFlightRule: "",
+    monthlyUsed: 0,
+    monthlyLimit: 0,
+    monthlyRemaining: 0,
+    monthlyResetsAt: undefined,
   };
 }
 
@@ -2846,6 +2866,18 @@ export const GetQuotaResponse: MessageFns<GetQuotaResponse> = {
     }
     if (message.inFlightRule !== "") {
       writer.uint32(90).string(message.inFlightRule);
+    }
+    if (message.monthlyUsed !== 0) {
+      writer.uint32(96).int32(message.monthlyUsed);
+    }
+    if (message.monthlyLimit !== 0) {
+      writer.uint32(104).int32(message.monthlyLimit);
+    }
+    if (message.monthlyRemaining !== 0) {
+      writer.uint32(112).int32(message.monthlyRemaining);
+    }
+    if (message.monthlyResetsAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.monthlyResetsAt), writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -2951,6 +2983,38 @@ export const GetQuotaResponse: MessageFns<GetQuotaResponse> = {
             message.inFlightRule = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.monthlyUsed = reader.int32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.monthlyLimit = reader.int32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.monthlyRemaining = reader.int32();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.monthlyResetsAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3020,6 +3084,26 @@ export const GetQuotaResponse: MessageFns<GetQuotaResponse> = {
         : isSet(object.in_flight_rule)
         ? globalThis.String(object.in_flight_rule)
         : "",
+      monthlyUsed: isSet(object.monthlyUsed)
+        ? globalThis.Number(object.monthlyUsed)
+        : isSet(object.monthly_used)
+        ? globalThis.Number(object.monthly_used)
+        : 0,
+      monthlyLimit: isSet(object.monthlyLimit)
+        ? globalThis.Number(object.monthlyLimit)
+        : isSet(object.monthly_limit)
+        ? globalThis.Number(object.monthly_limit)
+        : 0,
+      monthlyRemaining: isSet(object.monthlyRemaining)
+        ? globalThis.Number(object.monthlyRemaining)
+        : isSet(object.monthly_remaining)
+        ? globalThis.Number(object.monthly_remaining)
+        : 0,
+      monthlyResetsAt: isSet(object.monthlyResetsAt)
+        ? fromJsonTimestamp(object.monthlyResetsAt)
+        : isSet(object.monthly_resets_at)
+        ? fromJsonTimestamp(object.monthly_resets_at)
+        : undefined,
     };
   },
 
@@ -3058,6 +3142,18 @@ export const GetQuotaResponse: MessageFns<GetQuotaResponse> = {
     if (message.inFlightRule !== "") {
       obj.inFlightRule = message.inFlightRule;
     }
+    if (message.monthlyUsed !== 0) {
+      obj.monthlyUsed = Math.round(message.monthlyUsed);
+    }
+    if (message.monthlyLimit !== 0) {
+      obj.monthlyLimit = Math.round(message.monthlyLimit);
+    }
+    if (message.monthlyRemaining !== 0) {
+      obj.monthlyRemaining = Math.round(message.monthlyRemaining);
+    }
+    if (message.monthlyResetsAt !== undefined) {
+      obj.monthlyResetsAt = message.monthlyResetsAt.toISOString();
+    }
     return obj;
   },
 
@@ -3077,6 +3173,10 @@ export const GetQuotaResponse: MessageFns<GetQuotaResponse> = {
     message.countedJobTypes = object.countedJobTypes?.map((e) => e) || [];
     message.dailyRule = object.dailyRule ?? "";
     message.inFlightRule = object.inFlightRule ?? "";
+    message.monthlyUsed = object.monthlyUsed ?? 0;
+    message.monthlyLimit = object.monthlyLimit ?? 0;
+    message.monthlyRemaining = object.monthlyRemaining ?? 0;
+    message.monthlyResetsAt = object.monthlyResetsAt ?? undefined;
     return message;
   },
 };
@@ -3456,8 +3556,10 @@ export const JobsServiceService = {
   /**
    * Creates a job, or returns the existing one for a repeated idempotency key (created=false).
    * ALREADY_EXISTS (reason IDEMPOTENCY_PAYLOAD_MISMATCH) when the key was used for a different
-   * command; RESOURCE_EXHAUSTED (reason GENERATION_QUOTA_EXCEEDED, retry-after) over quota;
-   * INVALID_ARGUMENT naming the field; FAILED_PRECONDITION when the model, style or input asset
+   * command; RESOURCE_EXHAUSTED over quota, with retry-after and the params allowance ("daily",
+   * "monthly" or "in_flight": the one that ran out), limit and, for daily and monthly, resetsAt
+   * (ISO 8601): reason GENERATION_MONTHLY_QUOTA_EXCEEDED for the monthly allowance,
+   * GENERATION_QUOTA_EXCEEDED for the daily and in-flight ones; INVALID_ARGUMENT naming the field; FAILED_PRECONDITION when the model, style or input asset
    * cannot be used (reason names the rule, e.g. MODEL_DISABLED, INPUT_ASSET_NOT_READY).
    */
   createJob: {
@@ -3517,8 +3619,9 @@ export const JobsServiceService = {
   },
   /**
    * The user's generation quota now, counted by the very statement CreateJob's quota check uses:
-   * a create is accepted while daily_used < daily_limit and in_flight < max_in_flight. A
-   * snapshot, not a reservation: a concurrent create may take the last one.
+   * a create is accepted while daily_used < daily_limit, monthly_used < monthly_limit and
+   * in_flight < max_in_flight. A snapshot, not a reservation: a concurrent create may take the
+   * last one.
    */
   getQuota: {
     path: "/atelier.jobs.v1.JobsService/GetQuota" as const,
@@ -3568,8 +3671,10 @@ export interface JobsServiceServer extends UntypedServiceImplementation {
   /**
    * Creates a job, or returns the existing one for a repeated idempotency key (created=false).
    * ALREADY_EXISTS (reason IDEMPOTENCY_PAYLOAD_MISMATCH) when the key was used for a different
-   * command; RESOURCE_EXHAUSTED (reason GENERATION_QUOTA_EXCEEDED, retry-after) over quota;
-   * INVALID_ARGUMENT naming the field; FAILED_PRECONDITION when the model, style or input asset
+   * command; RESOURCE_EXHAUSTED over quota, with retry-after and the params allowance ("daily",
+   * "monthly" or "in_flight": the one that ran out), limit and, for daily and monthly, resetsAt
+   * (ISO 8601): reason GENERATION_MONTHLY_QUOTA_EXCEEDED for the monthly allowance,
+   * GENERATION_QUOTA_EXCEEDED for the daily and in-flight ones; INVALID_ARGUMENT naming the field; FAILED_PRECONDITION when the model, style or input asset
    * cannot be used (reason names the rule, e.g. MODEL_DISABLED, INPUT_ASSET_NOT_READY).
    */
   createJob: handleUnaryCall<CreateJobRequest, CreateJobResponse>;
@@ -3589,8 +3694,9 @@ export interface JobsServiceServer extends UntypedServiceImplementation {
   watchJob: handleServerStreamingCall<WatchJobRequest, WatchJobResponse>;
   /**
    * The user's generation quota now, counted by the very statement CreateJob's quota check uses:
-   * a create is accepted while daily_used < daily_limit and in_flight < max_in_flight. A
-   * snapshot, not a reservation: a concurrent create may take the last one.
+   * a create is accepted while daily_used < daily_limit, monthly_used < monthly_limit and
+   * in_flight < max_in_flight. A snapshot, not a reservation: a concurrent create may take the
+   * last one.
    */
   getQuota: handleUnaryCall<GetQuotaRequest, GetQuotaResponse>;
   /**
@@ -3611,8 +3717,10 @@ export interface JobsServiceClient extends Client {
   /**
    * Creates a job, or returns the existing one for a repeated idempotency key (created=false).
    * ALREADY_EXISTS (reason IDEMPOTENCY_PAYLOAD_MISMATCH) when the key was used for a different
-   * command; RESOURCE_EXHAUSTED (reason GENERATION_QUOTA_EXCEEDED, retry-after) over quota;
-   * INVALID_ARGUMENT naming the field; FAILED_PRECONDITION when the model, style or input asset
+   * command; RESOURCE_EXHAUSTED over quota, with retry-after and the params allowance ("daily",
+   * "monthly" or "in_flight": the one that ran out), limit and, for daily and monthly, resetsAt
+   * (ISO 8601): reason GENERATION_MONTHLY_QUOTA_EXCEEDED for the monthly allowance,
+   * GENERATION_QUOTA_EXCEEDED for the daily and in-flight ones; INVALID_ARGUMENT naming the field; FAILED_PRECONDITION when the model, style or input asset
    * cannot be used (reason names the rule, e.g. MODEL_DISABLED, INPUT_ASSET_NOT_READY).
    */
   createJob(
@@ -3693,8 +3801,9 @@ export interface JobsServiceClient extends Client {
   ): ClientReadableStream<WatchJobResponse>;
   /**
    * The user's generation quota now, counted by the very statement CreateJob's quota check uses:
-   * a create is accepted while daily_used < daily_limit and in_flight < max_in_flight. A
-   * snapshot, not a reservation: a concurrent create may take the last one.
+   * a create is accepted while daily_used < daily_limit, monthly_used < monthly_limit and
+   * in_flight < max_in_flight. A snapshot, not a reservation: a concurrent create may take the
+   * last one.
    */
   getQuota(
     request: GetQuotaRequest,
