@@ -5,10 +5,14 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { DEV_PET_IDS, DEV_USER_PET } from '../services/pet-directory-sim/src/domain/dev-pets.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const baseUrl = process.env.ATELIER_URL ?? 'http://127.0.0.1:8080';
 const token = process.env.ATELIER_TOKEN ?? readTokenFile();
+// A pet of dev-user's, as npm start's pet-directory-sim seeds it; with another ATELIER_TOKEN, one
+// of that user's pets (empty: the job names no pet).
+const petId = process.env.ATELIER_PET_ID ?? DEV_USER_PET;
 
 function readTokenFile(): string {
   try {
@@ -113,17 +117,31 @@ const completed = (
 ).body;
 show(`asset ${completed.asset.id}: ${completed.asset.width}×${completed.asset.height}, ${completed.asset.status}`);
 
-step(3, 'Submit a generation job with an Idempotency-Key, then submit it again');
+step(3, 'Submit a generation job of my pet with an Idempotency-Key, then submit it again');
 const key = randomUUID();
 const jobRequest = {
   jobType: 'image.stylize',
   modelId: model.id,
   styleId: style.id,
   inputAssetId: completed.asset.id,
+  ...(petId ? { petId } : {}),
   prompt: 'my pet as a comic hero',
 };
-const first = await api<{ job: Job }>('POST', '/api/v1/creation/jobs', jobRequest, { 'idempotency-key': key });
-show(`${first.status} created job ${first.body.job.id} (${first.body.job.status})`);
+if (!process.env.ATELIER_PET_ID) {
+  // The pet service decides which pets are mine: a neighbour's dog is not (nor is a pet that does not exist).
+  const refused = await fetch(`${baseUrl}/api/v1/creation/jobs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+    body: JSON.stringify({ ...jobRequest, petId: DEV_PET_IDS.rex }),
+  });
+  const { error } = (await refused.json()) as { error: { code: number; name: string } };
+  show(`a neighbour's pet first: ${refused.status} ${error.name} (${error.code}); nothing written`);
+  if (refused.status !== 404) throw new Error("the pet service let dev-user tag a neighbour's pet");
+}
+const first = await api<{ job: Job & { petId: string | null } }>('POST', '/api/v1/creation/jobs', jobRequest, { 'idempotency-key': key });
+show(
+  `${first.status} created job ${first.body.job.id} (${first.body.job.status})${first.body.job.petId ? ` of pet ${first.body.job.petId}` : ''}`,
+);
 const replay = await api<{ job: Job }>('POST', '/api/v1/creation/jobs', jobRequest, { 'idempotency-key': key });
 show(`${replay.status} replayed: the same job ${replay.body.job.id} — no second job, no second charge`);
 

@@ -2,7 +2,7 @@
 // wires to it (derived from the services' config.ts), the gateway to the outside, the metrics
 // ports to Prometheus. And the Ingress, the one public entry.
 import { describe, expect, it } from 'vitest';
-import { callersByService, portsOf } from './code-facts.js';
+import { STAND_INS, callersByService, portsOf } from './code-facts.js';
 import { RELEASE, VALUE_SETS, get, nameOf, ofKind, type Manifest, useRenderedChart } from './helm.js';
 
 const chart = useRenderedChart();
@@ -45,6 +45,7 @@ describe('chart - network policies', () => {
       jobs: ['community', 'gateway', 'media', 'webhooks', 'worker'],
       community: ['gateway', 'media'],
       webhooks: ['gateway'],
+      'pet-directory-sim': ['jobs'],
       'provider-sim': ['worker'],
     });
   });
@@ -63,7 +64,7 @@ describe('chart - network policies', () => {
   it.each(Object.keys(VALUE_SETS))('%s values: opens each service port to exactly its callers', (set) => {
     const manifests = rendered[set] ?? [];
     for (const [service, expected] of callers) {
-      if (set === 'production' && service === 'provider-sim') continue;
+      if (set === 'production' && STAND_INS.includes(service)) continue;
       const rules = rulesOf(get(manifests, 'NetworkPolicy', nameOf(service)));
       const allowed = rules.get(portsOf(service).main);
       if (allowed === undefined || allowed === 'anyone')
@@ -74,7 +75,7 @@ describe('chart - network policies', () => {
 
   it('opens metrics ports to Prometheus only, and nothing else on any policy', () => {
     const manifests = rendered.default ?? [];
-    for (const service of ['catalog', 'media', 'jobs', 'community']) {
+    for (const service of ['catalog', 'media', 'jobs', 'community', 'pet-directory-sim']) {
       const rules = rulesOf(get(manifests, 'NetworkPolicy', nameOf(service)));
       expect([...rules.keys()].sort(), service).toEqual([portsOf(service).main, portsOf(service).metrics].sort());
       expect(rules.get(portsOf(service).metrics ?? 0), service).toEqual(prometheus);

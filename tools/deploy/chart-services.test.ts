@@ -5,14 +5,23 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JOB_QUEUES, deployableServices, healthPathsOf, jobsTopology, portsOf, shutdownPolicyOf } from './code-facts.js';
+import {
+  ADDRESS_VARIABLES,
+  JOB_QUEUES,
+  STAND_INS,
+  deployableServices,
+  healthPathsOf,
+  jobsTopology,
+  portsOf,
+  shutdownPolicyOf,
+} from './code-facts.js';
 import { VALUE_SETS, find, get, nameOf, ofKind, repoRoot, type Manifest, useRenderedChart } from './helm.js';
 
 const chart = useRenderedChart();
 const { rendered } = chart;
 
 const services = deployableServices();
-const inProduction = services.filter((service) => service !== 'provider-sim');
+const inProduction = services.filter((service) => !STAND_INS.includes(service));
 const manifestsOf = (set: string) => rendered[set] ?? [];
 const containerOf = (deployment: Manifest) => deployment.spec.template.spec.containers[0];
 const configOf = (manifests: Manifest[], service: string): Record<string, string> => get(manifests, 'ConfigMap', nameOf(service)).data;
@@ -41,15 +50,19 @@ describe('chart - one set of objects per deployable service', () => {
     }
   });
 
-  it('leaves provider-sim out of production entirely', () => {
+  it('leaves the stand-ins (provider-sim, pet-directory-sim) out of production entirely', () => {
     const production = manifestsOf('production');
-    expect(production.filter((manifest) => manifest.metadata.name.includes('provider-sim'))).toEqual([]);
+    for (const standIn of STAND_INS) expect(production.filter((manifest) => manifest.metadata.name.includes(standIn))).toEqual([]);
     expect(
       ofKind(production, 'Deployment')
         .map((deployment) => deployment.metadata.name)
         .sort(),
     ).toEqual(inProduction.map(nameOf).sort());
     expect(configOf(production, 'worker').PROVIDER_URL).toBe('https://api.ai-vendor.example.com');
+    expect(configOf(production, 'jobs')).toMatchObject({
+      PET_DIRECTORY_ADDR: 'pets.app.svc.cluster.local:50051',
+      PET_DIRECTORY_IDENTITY: 'pets',
+    });
   });
 
   it('runs several replicas of each service in production', () => {
@@ -156,7 +169,10 @@ describe('chart - peers and secrets', () => {
     for (const configMap of ofKind(manifests, 'ConfigMap')) {
       for (const [variable, value] of Object.entries(configMap.data as Record<string, string>)) {
         if (!variable.endsWith('_ADDR')) continue;
-        const peer = variable.slice(0, -'_ADDR'.length).toLowerCase();
+        const peer = ADDRESS_VARIABLES[variable];
+        if (!peer) throw new Error(`${configMap.metadata.name} ${variable}: not a peer address tools/deploy/code-facts.ts knows`);
+        // A stand-in's variable names the real thing outside the release where the stand-in is off.
+        if (STAND_INS.includes(peer) && !find(manifests, 'Deployment', nameOf(peer))) continue;
         expect(value, `${configMap.metadata.name} ${variable}`).toBe(`${nameOf(peer)}:${portsOf(peer).main}`);
         // Headless: the clients balance round-robin over the ready pods (libs/grpc).
         expect(get(manifests, 'Service', nameOf(peer)).spec.clusterIP).toBe('None');
@@ -169,6 +185,23 @@ describe('chart - peers and secrets', () => {
       `http://${nameOf('provider-sim')}:${portsOf('provider-sim').main}`,
     );
     expect(configOf(manifestsOf('default'), 'provider-sim').PUBLIC_URL).toBe(`http://${nameOf('provider-sim')}:8090`);
+  });
+
+  it('points jobs at the release pet-directory-sim in development, expecting its certificate, with the seed of the values', () => {
+    expect(configOf(manifestsOf('default'), 'jobs')).toMatchObject({
+      PET_DIRECTORY_ADDR: `${nameOf('pet-directory-sim')}:${portsOf('pet-directory-sim').main}`,
+      PET_DIRECTORY_IDENTITY: 'pet-directory-sim',
+    });
+    expect(configOf(manifestsOf('default'), 'pet-directory-sim').PET_DIRECTORY_SEED, 'unset: the development pets').toBeUndefined();
+    const seed = { id: '019a3c1e-7f00-7000-8000-00000000f001', ownerUserId: 'user-1', sharedWith: ['user-2'] };
+    const seeded = chart.helm.render({
+      set: {
+        'petDirectorySim.seed[0].id': seed.id,
+        'petDirectorySim.seed[0].ownerUserId': seed.ownerUserId,
+        'petDirectorySim.seed[0].sharedWith[0]': 'user-2',
+      },
+    });
+    expect(JSON.parse(configOf(seeded, 'pet-directory-sim').PET_DIRECTORY_SEED ?? '')).toEqual([seed]);
   });
 
   it('takes every production secret from a Secret managed outside the chart', () => {
@@ -238,7 +271,7 @@ describe('chart - NATS credentials', () => {
         valueFrom: { secretKeyRef: { name: 'atelier-nats', key: 'NATS_PASSWORD' } },
       });
     }
-    for (const service of ['provider-sim']) {
+    for (const service of STAND_INS) {
       expect(configOf(manifests, service).NATS_USER, service).toBeUndefined();
       const env = (containerOf(get(manifests, 'Deployment', nameOf(service))).env ?? []) as Manifest[];
       expect(
@@ -329,7 +362,7 @@ describe('chart - shutdown outlasts the drain', () => {
     async (set, service) => {
       const manifests = manifestsOf(set);
       const deployment = find(manifests, 'Deployment', nameOf(service));
-      if (!deployment) return; // provider-sim is off in production
+      if (!deployment) return; // the stand-ins are off in production
       // The process forces its exit marginMs after its drain bound (libs/lifecycle runService); the
       // pod's grace period counts the preStop pause, then that, then 5 s for SIGKILL to come after.
       const policy = await shutdownPolicyOf(service);

@@ -43,8 +43,29 @@ describe('chart - values.schema.json refuses bad values', () => {
     ['a negative event retention', { 'jobs.retention.jobEventsDays': '-1' }, /\/jobs\/retention\/jobEventsDays': minimum/],
     ['the retention set behind the typed value', { 'jobs.env.OUTBOX_RETENTION_MS': '"1"' }, /invalid propertyName 'OUTBOX_RETENTION_MS'/],
     ['no vendor URL once provider-sim is off', { 'providerSim.enabled': 'false' }, /\/provider\/url': minLength: got 0, want 1/],
+    [
+      'no pet service address once pet-directory-sim is off',
+      { 'petDirectorySim.enabled': 'false' },
+      /\/petDirectory\/address': minLength: got 0, want 1/,
+    ],
+    [
+      'a pet service address that is no host:port',
+      { 'petDirectory.address': 'https://pets' },
+      /\/petDirectory\/address': .*does not match pattern/,
+    ],
+    [
+      'a pet service identity that is no service name',
+      { 'petDirectory.identity': 'Pets' },
+      /\/petDirectory\/identity': .*does not match pattern/,
+    ],
+    ['a seeded pet without an owner', { 'petDirectorySim.seed[0].id': '019a3c1e-7f00-7000-8000-00000000f001' }, /ownerUserId/],
   ])('%s', (_what, set, message) => {
     expect(refusal({ set })).toMatch(message);
+  });
+
+  it('refuses a release without the pet service in the template too, when schema validation is skipped', () => {
+    const message = refusal({ set: { 'petDirectorySim.enabled': 'false' }, extraArgs: ['--skip-schema-validation'] });
+    expect(message).toContain('petDirectory.address is required when petDirectorySim.enabled is false');
   });
 
   it('refuses the HPA and the KEDA ScaledObject together', () => {

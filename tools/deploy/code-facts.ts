@@ -15,15 +15,20 @@ export { JOB_QUEUES, jobsTopology };
 export { PLATFORM_SERVICES, platformService };
 
 /** The gRPC peer each address variable points at (CATALOG_ADDR → catalog). */
-const ADDRESS_VARIABLES: Record<string, string> = {
+export const ADDRESS_VARIABLES: Readonly<Record<string, string>> = {
   CATALOG_ADDR: 'catalog',
   MEDIA_ADDR: 'media',
   JOBS_ADDR: 'jobs',
   COMMUNITY_ADDR: 'community',
   WEBHOOKS_ADDR: 'webhooks',
+  // The app's pet service; pet-directory-sim inside the release.
+  PET_DIRECTORY_ADDR: 'pet-directory-sim',
   // The AI vendor; provider-sim inside the release.
   PROVIDER_URL: 'provider-sim',
 };
+
+/** Development stand-ins for what lies outside Atelier (the AI vendor, the app's pet service): off in production. */
+export const STAND_INS: readonly string[] = ['provider-sim', 'pet-directory-sim'];
 
 /**
  * Who calls whom, from the variables each service's config.ts declares: callee → sorted callers.

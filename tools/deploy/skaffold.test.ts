@@ -124,22 +124,24 @@ describe('skaffold - deploy', () => {
     }
   });
 
-  it('the dev profile keeps images local and runs one pod of everything, provider-sim included', () => {
+  it('the dev profile keeps images local and runs one pod of everything, the stand-ins included', () => {
     const config = withProfile('dev');
     expect(config.build.local.push).toBe(false);
     const manifests = helm.render(helmOptionsOf(config, 'atelier.local', 'dev'));
     expect(find(manifests, 'Deployment', nameOf('provider-sim'))).toBeDefined();
+    expect(find(manifests, 'Deployment', nameOf('pet-directory-sim'))).toBeDefined();
     expect(ofKind(manifests, 'HorizontalPodAutoscaler')).toEqual([]);
     for (const deployment of ofKind(manifests, 'Deployment')) expect(deployment.spec.replicas, deployment.metadata.name).toBe(1);
     // The development signing key reaches the gateway.
     expect(Object.keys(get(manifests, 'Secret', nameOf('gateway')).data)).toEqual(['JWT_PUBLIC_KEY']);
   });
 
-  it('the prod profile pushes and deploys the production values without provider-sim', () => {
+  it('the prod profile pushes and deploys the production values without the stand-ins', () => {
     const config = withProfile('prod');
     expect(config.build.local.push).toBe(true);
     const manifests = helm.render(helmOptionsOf(config, 'registry.test', 'v1'));
     expect(manifests.filter((manifest) => manifest.metadata.name.includes('provider-sim'))).toEqual([]);
+    expect(manifests.filter((manifest) => manifest.metadata.name.includes('pet-directory-sim'))).toEqual([]);
     expect(find(manifests, 'ScaledObject', nameOf('worker'))).toBeDefined();
   });
 });

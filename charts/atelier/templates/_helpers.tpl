@@ -83,7 +83,7 @@ The listen port of each component (GRPC_PORT / HTTP_PORT): the platform descript
 that probes, Services and NetworkPolicies agree; tools/deploy tests check them against both.
 */}}
 {{- define "atelier.port" -}}
-{{- $ports := dict "gateway" 8080 "catalog" 50051 "media" 50052 "jobs" 50053 "community" 50054 "webhooks" 50055 "worker" 9464 "provider-sim" 8090 }}
+{{- $ports := dict "gateway" 8080 "catalog" 50051 "media" 50052 "jobs" 50053 "community" 50054 "webhooks" 50055 "pet-directory-sim" 50056 "worker" 9464 "provider-sim" 8090 }}
 {{- required (printf "no port known for component %q" .) (get $ports .) }}
 {{- end }}
 
@@ -94,7 +94,7 @@ GRACEFUL_SHUTDOWN of libs/lifecycle, 5 s, for the services). terminationGracePer
 derived from it; tools/deploy/chart-services.test.ts holds the two equal.
 */}}
 {{- define "atelier.shutdownMarginMs" -}}
-{{- $margins := dict "gateway" 5000 "catalog" 5000 "media" 5000 "jobs" 5000 "community" 5000 "webhooks" 5000 "worker" 10000 "provider-sim" 0 }}
+{{- $margins := dict "gateway" 5000 "catalog" 5000 "media" 5000 "jobs" 5000 "community" 5000 "webhooks" 5000 "pet-directory-sim" 5000 "worker" 10000 "provider-sim" 0 }}
 {{- if not (hasKey $margins .) }}{{ fail (printf "no shutdown margin known for component %q" .) }}{{ end }}
 {{- get $margins . }}
 {{- end }}
@@ -107,9 +107,13 @@ TLS nor client certificates, and the main port requires both. The services' defa
 {{- add (include "atelier.port" . | int) 100 }}
 {{- end }}
 
-{{/* The components that speak gRPC over mutual TLS, each with a certificate of its own. */}}
+{{/* The components that speak gRPC over mutual TLS, each with a certificate of its own (pet-directory-sim while it runs). */}}
 {{- define "atelier.mtlsComponents" -}}
-{{- list "catalog" "media" "jobs" "community" "webhooks" "gateway" "worker" | toJson }}
+{{- $components := list "catalog" "media" "jobs" "community" "webhooks" "gateway" "worker" }}
+{{- if .Values.petDirectorySim.enabled }}
+{{- $components = append $components "pet-directory-sim" }}
+{{- end }}
+{{- $components | toJson }}
 {{- end }}
 
 {{/* The Secret (ca.crt, tls.crt, tls.key) holding a component's certificate. Call with root, component. */}}
@@ -144,6 +148,22 @@ from a Secret of yours (mtls.existingSecrets.<component>). The services refuse t
 {{- printf "http://%s:%d" (include "atelier.componentName" (dict "root" . "component" "provider-sim")) (include "atelier.port" "provider-sim" | int) }}
 {{- else }}
 {{- fail "provider.url is required when providerSim.enabled is false: the worker needs the AI vendor's base URL" }}
+{{- end }}
+{{- end }}
+
+{{/*
+The app's pet service as jobs reaches it (PET_DIRECTORY_ADDR, PET_DIRECTORY_IDENTITY): petDirectory.address
+and the identity its certificate proves, else the release's own pet-directory-sim.
+*/}}
+{{- define "atelier.petDirectoryEnv" -}}
+{{- if .Values.petDirectory.address }}
+PET_DIRECTORY_ADDR: {{ .Values.petDirectory.address | quote }}
+PET_DIRECTORY_IDENTITY: {{ .Values.petDirectory.identity | quote }}
+{{- else if .Values.petDirectorySim.enabled }}
+PET_DIRECTORY_ADDR: {{ include "atelier.grpcAddress" (dict "root" . "component" "pet-directory-sim") | quote }}
+PET_DIRECTORY_IDENTITY: "pet-directory-sim"
+{{- else }}
+{{- fail "petDirectory.address is required when petDirectorySim.enabled is false: jobs asks the app's pet service whether a job's pet is visible to its user" }}
 {{- end }}
 {{- end }}
 

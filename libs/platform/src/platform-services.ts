@@ -59,6 +59,16 @@ export const PLATFORM_SERVICES: readonly PlatformService[] = [
     schema: 'media',
     mtls: true,
   },
+  // A stand-in for the app's pet service (atelier.pets.v1): jobs asks it whether a job's pet is the user's to tag.
+  {
+    name: 'pet-directory-sim',
+    protocol: 'grpc',
+    port: 50056,
+    healthPort: 50156,
+    metricsPort: 9464,
+    localMetricsPort: 9476,
+    mtls: true,
+  },
   { name: 'jobs', protocol: 'grpc', port: 50053, healthPort: 50153, metricsPort: 9464, localMetricsPort: 9473, schema: 'jobs', mtls: true },
   {
     name: 'community',

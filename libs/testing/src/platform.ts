@@ -21,6 +21,8 @@ export interface PlatformOptions {
   gateway?: Record<string, string>;
   jobsEnv?: Record<string, string>;
   providerEnv?: Record<string, string>;
+  /** Variables of pet-directory-sim, e.g. PET_DIRECTORY_SEED (the pets of the test's users; unset: npm start's development pets). */
+  petDirectoryEnv?: Record<string, string>;
   workerEnv?: Record<string, string>;
   /** Variables for every service process (e.g. OTEL_EXPORTER_OTLP_ENDPOINT); the per-service ones win. */
   env?: Record<string, string>;
@@ -32,14 +34,18 @@ export interface PlatformOptions {
 
 /**
  * Atelier's services as real processes on loopback — catalog, media (on an S3-protocol server
- * this process runs, as production points media at S3 or MinIO), jobs, and on request community, webhooks, provider-sim, workers and the gateway — on a database
- * and a NATS stream prefix of their own, removed by stop().
+ * this process runs, as production points media at S3 or MinIO), pet-directory-sim (the app's pet
+ * service, which jobs asks about a job's pet), jobs, and on request community, webhooks,
+ * provider-sim, workers and the gateway — on a database and a NATS stream prefix of their own,
+ * removed by stop().
  */
 export interface TestPlatform {
   database: TestDatabase;
   natsPrefix: string;
   catalog: ServiceProcess;
   media: ServiceProcess;
+  /** The stand-in for the app's pet service: kill or pause it to see creates with a pet answered 503. */
+  petDirectory: ServiceProcess;
   jobs: ServiceProcess;
   community?: ServiceProcess;
   webhooks?: ServiceProcess;
@@ -61,7 +67,9 @@ export interface TestPlatform {
    * Starts a service again after it exited (was killed or stopped): same port, same
    * environment. The platform's field for it points at the new process afterwards.
    */
-  restart(service: 'catalog' | 'media' | 'jobs' | 'community' | 'webhooks' | 'provider' | 'gateway'): Promise<ServiceProcess>;
+  restart(
+    service: 'catalog' | 'media' | 'petDirectory' | 'jobs' | 'community' | 'webhooks' | 'provider' | 'gateway',
+  ): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -103,7 +111,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     const communityPort = await freePort();
     // Catalog asks media about style previews and media starts beside it: media's port first too.
     const mediaPort = await freePort();
-    // Settled, not all: when one fails to start, the other (already running) must be stopped too.
+    // Settled, not all: when one fails to start, the others (already running) must be stopped too.
     const started = await Promise.allSettled([
       startGrpcServiceProcess(
         'catalog',
@@ -133,11 +141,13 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         },
         options.nodeArgs?.media,
       ),
+      // No database, no peers: only its seed.
+      startGrpcServiceProcess('pet-directory-sim', { ...options.env, ...options.petDirectoryEnv }, options.nodeArgs?.['pet-directory-sim']),
     ]);
     for (const outcome of started) if (outcome.status === 'fulfilled') processes.push(outcome.value);
     const failed = started.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
-    const [catalog, media] = processes as [ServiceProcess, ServiceProcess];
+    const [catalog, media, petDirectory] = processes as [ServiceProcess, ServiceProcess, ServiceProcess];
     const jobs = await startGrpcServiceProcess(
       'jobs',
       {
@@ -148,6 +158,8 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         GRPC_PORT: String(jobsPort),
         CATALOG_ADDR: catalog.address,
         MEDIA_ADDR: media.address,
+        PET_DIRECTORY_ADDR: petDirectory.address,
+        PET_DIRECTORY_IDENTITY: 'pet-directory-sim',
         LEASE_TTL_MS: '3000',
         REAPER_INTERVAL_MS: '300',
         OUTBOX_POLL_INTERVAL_MS: '100',
@@ -252,6 +264,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       natsPrefix,
       catalog,
       media,
+      petDirectory,
       jobs,
       community,
       webhooks,

@@ -105,8 +105,18 @@ let sign: (subject: string) => Promise<string>;
 beforeAll(async () => {
   const key = await testTokenKey();
   sign = (subject) => key.sign(subject);
-  platform = await startTestPlatform({ gateway: key.gatewayEnv, workers: 1, jobsEnv: { QUOTA_MAX_IN_FLIGHT: '2' } });
-  api = new MobileApi(platform.gatewayUrl!, await key.sign(`contract-${process.pid}`));
+  const user = `contract-${process.pid}`;
+  const seed = [
+    { id: PETS.own, ownerUserId: user, sharedWith: [] },
+    { id: PETS.strangers, ownerUserId: `contract-stranger-${process.pid}`, sharedWith: [] },
+  ];
+  platform = await startTestPlatform({
+    gateway: key.gatewayEnv,
+    workers: 1,
+    jobsEnv: { QUOTA_MAX_IN_FLIGHT: '2' },
+    petDirectoryEnv: { PET_DIRECTORY_SEED: JSON.stringify(seed) },
+  });
+  api = new MobileApi(platform.gatewayUrl!, await key.sign(user));
   stranger = api.as(await key.sign(`contract-stranger-${process.pid}`));
   admin = await key.sign('contract-ops', { roles: ['admin'] });
   expiredToken = await key.sign(`contract-${process.pid}`, { exp: Math.floor(Date.now() / 1000) - 60 });
@@ -138,7 +148,7 @@ const PROVOKE: Readonly<Record<string, Readonly<Record<number, Provoke>>>> = {
     40101: () =>
       api.call('POST', '/api/v1/creation/jobs', { token: null, body: { jobType: 'image.stylize' }, headers: { 'idempotency-key': 'k' } }),
     40405: async () => api.createJob(await api.stylizeBody(UNKNOWN_ID), 'unknown-input'),
-    // Another user's image is not found either: its existence is never revealed.
+    // A pet the user neither owns nor is shared: not found, whether it exists or not.
     40401: async () => api.createJob({ ...(await api.stylizeBody(await api.uploadPhoto())), petId: strangersPet() }, 'strangers-pet'),
     40905: async () => {
       const body = await api.stylizeBody(await api.uploadPhoto());
@@ -187,9 +197,12 @@ async function disabledModel(): Promise<string> {
   return model.id;
 }
 
-function strangersPet(): string {
-  throw new Error('set when pet visibility lands');
-}
+/** The pets the pet directory knows for this run: one of the user's, one of a stranger's (not shared). */
+const PETS = {
+  own: '019a0000-0000-7000-8000-00000000a001',
+  strangers: '019a0000-0000-7000-8000-00000000a002',
+};
+const strangersPet = () => PETS.strangers;
 
 describe('the creation API, to the letter of the evaluation table', () => {
   it('names the five operations as the table does, under the tag creation', () => {

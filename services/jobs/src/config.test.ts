@@ -58,3 +58,25 @@ describe('jobs config - quota limits', () => {
     expect(() => load({ QUOTA_DAILY_LIMIT: '1000' })).toThrow(/QUOTA_MONTHLY_LIMIT/);
   });
 });
+
+describe('jobs config - the pet service', () => {
+  it("asks npm start's pet-directory-sim by default, within a second, reusing a yes for 30 s", () => {
+    expect(load({})).toMatchObject({
+      PET_DIRECTORY_ADDR: '127.0.0.1:50056',
+      PET_DIRECTORY_IDENTITY: 'pet-directory-sim',
+      PET_DIRECTORY_DEADLINE_MS: 1_000,
+      PET_DIRECTORY_CACHE_TTL_MS: 30_000,
+      PET_DIRECTORY_CACHE_MAX_ENTRIES: 10_000,
+    });
+  });
+
+  it('takes the real pet service’s address and identity, and refuses what could not name one', () => {
+    expect(load({ PET_DIRECTORY_ADDR: 'pets.app.svc:443', PET_DIRECTORY_IDENTITY: 'pets' })).toMatchObject({
+      PET_DIRECTORY_ADDR: 'pets.app.svc:443',
+      PET_DIRECTORY_IDENTITY: 'pets',
+    });
+    expect(() => load({ PET_DIRECTORY_ADDR: 'pets.app.svc' })).toThrow(/PET_DIRECTORY_ADDR must be host:port/);
+    expect(() => load({ PET_DIRECTORY_IDENTITY: 'spiffe://x/svc/pets' })).toThrow(/PET_DIRECTORY_IDENTITY must match/);
+    expect(() => load({ PET_DIRECTORY_DEADLINE_MS: '60000' })).toThrow(/PET_DIRECTORY_DEADLINE_MS must be between 50 and 30000/);
+  });
+});

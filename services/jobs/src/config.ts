@@ -1,4 +1,4 @@
-import { bool, hostPort, int, oneOf, port, url, type ConfigOf } from '@atelier/config';
+import { bool, hostPort, int, oneOf, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
@@ -26,6 +26,19 @@ export const jobsConfigSpec = {
    */
   CATALOG_CACHE_TTL_MS: int({ default: 30_000, min: 0, max: 600_000 }),
   CATALOG_CACHE_MAX_ENTRIES: int({ default: 10_000, min: 1, max: 1_000_000 }),
+  /**
+   * The app's pet service (atelier.pets.v1 PetDirectoryService), asked whether a job's pet is
+   * visible to its user (peers/pet-directory.ts). The defaults are npm start's pet-directory-sim;
+   * the chart sets both from its values.
+   */
+  PET_DIRECTORY_ADDR: hostPort('127.0.0.1:50056'),
+  /** The identity its certificate must prove, spiffe://<GRPC_TRUST_DOMAIN>/svc/<this>. */
+  PET_DIRECTORY_IDENTITY: str({ default: 'pet-directory-sim', pattern: /^[a-z][a-z0-9-]{0,62}$/ }),
+  /** How long a create waits for its answer; past it the create is 503 with Retry-After, nothing written. */
+  PET_DIRECTORY_DEADLINE_MS: int({ default: 1_000, min: 50, max: 30_000 }),
+  /** How long a "visible" answer is reused for the same user and pet (peers/pet-visibility-cache.ts); 0: asked every time. */
+  PET_DIRECTORY_CACHE_TTL_MS: int({ default: 30_000, min: 0, max: 300_000 }),
+  PET_DIRECTORY_CACHE_MAX_ENTRIES: int({ default: 10_000, min: 1, max: 1_000_000 }),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
   SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
   QUOTA_DAILY_LIMIT: int({ default: 20, min: 0, max: 1_000_000 }),

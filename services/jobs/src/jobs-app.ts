@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { catalogV1, mediaV1 } from '@atelier/contracts';
+import { catalogV1, mediaV1, petsV1 } from '@atelier/contracts';
 import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
@@ -27,6 +27,8 @@ import { CatalogCache } from './peers/catalog-cache.js';
 import { catalogChangesListener } from './background/catalog-changes-listener.js';
 import { createRegistry } from './definitions/index.js';
 import { inputAssetLookups } from './peers/input-asset-lookups.js';
+import { grpcPetDirectory } from './peers/pet-directory.js';
+import { PetVisibilityCache } from './peers/pet-visibility-cache.js';
 import type { OutboxSubjects } from './db/job-row.js';
 import type { JobsContext } from './jobs-context.js';
 import { readQueueStats } from './db/queue-stats-sql.js';
@@ -151,7 +153,15 @@ export async function startJobsApp(
   await listener.start();
 
   const mediaClient = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 });
-  const peers = { catalog: catalogCache, media: mediaClient, inputAssets: inputAssetLookups(mediaClient) };
+  // The pet service is not ours: its certificate proves the identity configured for it.
+  const petClient = createServiceClient(petsV1.PetDirectoryServiceClient, config.PET_DIRECTORY_ADDR, security, {
+    serverName: config.PET_DIRECTORY_IDENTITY,
+  });
+  const pets = new PetVisibilityCache(grpcPetDirectory(petClient, { deadlineMs: config.PET_DIRECTORY_DEADLINE_MS }), {
+    ttlMs: config.PET_DIRECTORY_CACHE_TTL_MS,
+    maxEntries: config.PET_DIRECTORY_CACHE_MAX_ENTRIES,
+  });
+  const peers = { catalog: catalogCache, media: mediaClient, inputAssets: inputAssetLookups(mediaClient), pets };
   const outboxSubjects = () => {
     const claimFor = relay.claimLane();
     return claimFor ? { ...subjects, claimFor } : subjects;
@@ -258,6 +268,7 @@ export async function startJobsApp(
       await listener.stop();
       catalogClient.close();
       peers.media.close();
+      petClient.close();
       await nats.close();
       await pool.end();
     },

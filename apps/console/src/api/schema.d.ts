@@ -285,7 +285,10 @@ export interface paths {
     /** The caller's jobs, newest first */
     get: operations['listGenerationJobs'];
     put?: never;
-    /** Submit a generation job (201 new, 200 replay of the same Idempotency-Key) */
+    /**
+     * Submit a generation job (201 new, 200 replay of the same Idempotency-Key)
+     * @description petId is optional: when given, the app's pet service must confirm that the caller owns the pet or that its owner shared it with them, before anything is written. Otherwise 404 with code 40401 PET_NOT_FOUND (an unknown pet and another user’s answer alike); when the pet service is unreachable or does not answer in time, 503 with Retry-After (retry with the same Idempotency-Key); nothing is written either way.
+     */
     post: operations['createGenerationJob'];
     delete?: never;
     options?: never;
@@ -1007,7 +1010,7 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 40400 | 40405 | 40406 | 40407 | 40408 | 40420 | 40421;
+        code: 40400 | 40401 | 40405 | 40406 | 40407 | 40408 | 40420 | 40421;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
@@ -1016,6 +1019,7 @@ export interface components {
          */
         name:
           | 'NOT_FOUND'
+          | 'PET_NOT_FOUND'
           | 'MEDIA_NOT_FOUND'
           | 'POST_NOT_FOUND'
           | 'JOB_NOT_FOUND'
@@ -3130,7 +3134,7 @@ export interface operations {
            *           },
            *           "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
            *           "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
-           *           "petId": null,
+           *           "petId": "019a3c1e-7f00-7000-8000-00000000f001",
            *           "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
            *           "outputAssetId": "019a3c1e-7f00-7000-8000-00000000d002",
            *           "outputUrl": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",
@@ -3356,6 +3360,7 @@ export interface operations {
          *       "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
          *       "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
          *       "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
+         *       "petId": "019a3c1e-7f00-7000-8000-00000000f001",
          *       "prompt": "my cat as a renaissance painting",
          *       "parameters": {
          *         "strength": 0.7
@@ -3375,7 +3380,10 @@ export interface operations {
           parameters?: {
             [key: string]: unknown;
           };
-          /** Format: uuid */
+          /**
+           * Format: uuid
+           * @description the pet the creation is of: the caller's own, or one shared with them (else 404 40401)
+           */
           petId?: string;
           prompt?: string;
           /**
@@ -3412,7 +3420,7 @@ export interface operations {
            *         },
            *         "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
            *         "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
-           *         "petId": null,
+           *         "petId": "019a3c1e-7f00-7000-8000-00000000f001",
            *         "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
            *         "outputAssetId": null,
            *         "outputUrl": null,
@@ -3474,7 +3482,7 @@ export interface operations {
            *         },
            *         "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
            *         "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
-           *         "petId": null,
+           *         "petId": "019a3c1e-7f00-7000-8000-00000000f001",
            *         "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
            *         "outputAssetId": null,
            *         "outputUrl": null,
@@ -3608,14 +3616,14 @@ export interface operations {
                * @description HTTP status × 100 + a sequence; a contract, never renumbered
                * @enum {integer}
                */
-              code: 40405;
+              code: 40405 | 40401;
               /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
               message: string;
               /**
                * @description the code’s name; switch on this or on code
                * @enum {string}
                */
-              name: 'MEDIA_NOT_FOUND';
+              name: 'MEDIA_NOT_FOUND' | 'PET_NOT_FOUND';
               /** @description quote it when reporting a problem (also the x-request-id header) */
               requestId: string;
             };
@@ -3807,7 +3815,7 @@ export interface operations {
            *         },
            *         "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
            *         "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
-           *         "petId": null,
+           *         "petId": "019a3c1e-7f00-7000-8000-00000000f001",
            *         "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
            *         "outputAssetId": "019a3c1e-7f00-7000-8000-00000000d002",
            *         "outputUrl": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",
@@ -4073,7 +4081,7 @@ export interface operations {
            *         },
            *         "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
            *         "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
-           *         "petId": null,
+           *         "petId": "019a3c1e-7f00-7000-8000-00000000f001",
            *         "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
            *         "outputAssetId": null,
            *         "outputUrl": null,
@@ -4453,7 +4461,7 @@ export interface operations {
           /**
            * @example id: 4
            *     event: job
-           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":null,"inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
+           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":"019a3c1e-7f00-7000-8000-00000000f001","inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
            */
           'text/event-stream': string;
         };
@@ -4758,7 +4766,7 @@ export interface operations {
            *           },
            *           "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
            *           "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
-           *           "petId": null,
+           *           "petId": "019a3c1e-7f00-7000-8000-00000000f001",
            *           "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
            *           "outputAssetId": "019a3c1e-7f00-7000-8000-00000000d002",
            *           "outputUrl": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",

@@ -15,6 +15,7 @@ import { toHttpError } from './http-error.js';
 describe('gateway errors - one table from service answers to API codes', () => {
   it.each([
     [ErrorCode.INVALID_ARGUMENT, 'INVALID_ARGUMENT', 40000],
+    [ErrorCode.NOT_FOUND, 'PET_NOT_FOUND', 40401],
     [ErrorCode.NOT_FOUND, 'ASSET_NOT_FOUND', 40405],
     [ErrorCode.NOT_FOUND, 'INPUT_ASSET_NOT_FOUND', 40405],
     [ErrorCode.NOT_FOUND, 'JOB_NOT_FOUND', 40407],

@@ -12,6 +12,7 @@ export const ApiError = {
   FORBIDDEN: { status: 403, code: 40301 },
   ACCOUNT_DELETED: { status: 403, code: 40302 },
   NOT_FOUND: { status: 404, code: 40400 },
+  PET_NOT_FOUND: { status: 404, code: 40401 },
   MEDIA_NOT_FOUND: { status: 404, code: 40405 },
   POST_NOT_FOUND: { status: 404, code: 40406 },
   JOB_NOT_FOUND: { status: 404, code: 40407 },
@@ -49,6 +50,8 @@ export const RETIRED_CODES: Readonly<Record<number, string>> = { 40903: 'JOB_ALR
 
 /** Reasons (atelier-error-reason) that have a code of their own. */
 const BY_REASON: Readonly<Record<string, ApiErrorName>> = {
+  // A pet the caller may not see: someone else's and an unknown one alike (the app's pet service decides).
+  PET_NOT_FOUND: 'PET_NOT_FOUND',
   ASSET_NOT_FOUND: 'MEDIA_NOT_FOUND',
   INPUT_ASSET_NOT_FOUND: 'MEDIA_NOT_FOUND',
   MEDIA_NOT_FOUND: 'MEDIA_NOT_FOUND',

@@ -20,6 +20,7 @@ const EXAMPLE_MESSAGES: Readonly<Record<ApiErrorName, string>> = {
   FORBIDDEN: 'this route needs the admin role',
   ACCOUNT_DELETED: 'this account is being deleted or was deleted; nothing can be created in it any more',
   NOT_FOUND: 'no route GET /api/v1/nothing',
+  PET_NOT_FOUND: 'pet_id: no pet of yours, or shared with you, has this id',
   MEDIA_NOT_FOUND: 'asset 019a3c1e-7f00-7000-8000-00000000d001 not found',
   POST_NOT_FOUND: 'post 019a3c1e-7f00-7000-8000-00000000e001 not found',
   JOB_NOT_FOUND: 'job 019a3c1e-7f00-7000-8000-00000000a001 not found',

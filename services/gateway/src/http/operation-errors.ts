@@ -27,6 +27,7 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly ApiErrorName[]>>
     'FORBIDDEN',
     'ACCOUNT_DELETED',
     'MEDIA_NOT_FOUND',
+    'PET_NOT_FOUND',
     'IDEMPOTENCY_PAYLOAD_MISMATCH',
     'MEDIA_NOT_READY',
     'GENERATION_RULE_VIOLATION',

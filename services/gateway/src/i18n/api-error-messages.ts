@@ -21,6 +21,10 @@ export const API_ERROR_MESSAGES: Readonly<Record<ApiErrorName, Localized>> = {
     'zh-CN': '该账号正在删除或已删除，无法再创建任何内容。',
   },
   NOT_FOUND: { en: 'Not found: {detail}', 'zh-CN': '未找到：{detail}' },
+  PET_NOT_FOUND: {
+    en: 'The pet was not found among your pets or the pets shared with you.',
+    'zh-CN': '在你的宠物或与你共享的宠物中未找到该宠物。',
+  },
   ASSET_IN_USE: { en: 'The image is still in use: {detail}', 'zh-CN': '该图片仍在使用中：{detail}' },
   WEBHOOK_ENDPOINT_NOT_FOUND: { en: 'The webhook endpoint was not found.', 'zh-CN': '未找到该 Webhook 端点。' },
   WEBHOOK_DELIVERY_NOT_FOUND: { en: 'The webhook delivery was not found.', 'zh-CN': '未找到该 Webhook 投递记录。' },

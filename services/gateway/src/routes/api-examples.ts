@@ -14,6 +14,7 @@ const ids = {
   input: '019a3c1e-7f00-7000-8000-00000000d001',
   output: '019a3c1e-7f00-7000-8000-00000000d002',
   post: '019a3c1e-7f00-7000-8000-00000000e001',
+  pet: '019a3c1e-7f00-7000-8000-00000000f001',
 };
 const downloadUrl = (assetId: string) =>
   `https://media.atelier.internal/atelier-media/${assetId}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…`;
@@ -90,7 +91,7 @@ const queuedJob = {
   attempts: { count: 0, max: 3 },
   modelId: ids.model,
   styleId: ids.style,
-  petId: null,
+  petId: ids.pet,
   inputAssetId: ids.input,
   outputAssetId: null,
   outputUrl: null,

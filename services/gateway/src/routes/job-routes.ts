@@ -33,6 +33,10 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         operationId: 'createGenerationJob',
         tags: ['creation'],
         summary: 'Submit a generation job (201 new, 200 replay of the same Idempotency-Key)',
+        description:
+          "petId is optional: when given, the app's pet service must confirm that the caller owns the pet or that its owner shared it with them, " +
+          'before anything is written. Otherwise 404 with code 40401 PET_NOT_FOUND (an unknown pet and another user’s answer alike); ' +
+          'when the pet service is unreachable or does not answer in time, 503 with Retry-After (retry with the same Idempotency-Key); nothing is written either way.',
         headers: idempotencyHeaders,
         body: {
           type: 'object',
@@ -43,7 +47,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
             modelId: uuid,
             styleId: uuid,
             inputAssetId: uuid,
-            petId: uuid,
+            petId: { ...uuid, description: "the pet the creation is of: the caller's own, or one shared with them (else 404 40401)" },
             prompt: { type: 'string', maxLength: 10000 },
             negativePrompt: { type: 'string', maxLength: 3000 },
             width: { type: 'integer', minimum: MIN_IMAGE_SIDE_PX, maximum: MAX_IMAGE_SIDE_PX },
@@ -67,6 +71,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
               modelId: '019a3c1e-7f00-7000-8000-00000000b001',
               styleId: '019a3c1e-7f00-7000-8000-00000000c001',
               inputAssetId: '019a3c1e-7f00-7000-8000-00000000d001',
+              petId: '019a3c1e-7f00-7000-8000-00000000f001',
               prompt: 'my cat as a renaissance painting',
               parameters: { strength: 0.7 },
               startWithinSeconds: 30,

@@ -4,6 +4,7 @@ import { AppError, ErrorCode, FailedPreconditionError, NotFoundError, peerFailur
 import type { CatalogReads } from './catalog-cache.js';
 import type { JobCommand, JobDefinition } from '../definitions/index.js';
 import type { InputAssetLookups } from './input-asset-lookups.js';
+import { petNotFound, type PetDirectory } from './pet-directory.js';
 
 const GONE: ReadonlySet<mediaV1.AssetStatus> = new Set([mediaV1.AssetStatus.DELETED, mediaV1.AssetStatus.DELETING]);
 
@@ -14,6 +15,8 @@ export interface Peers {
   media: PromiseClient<mediaV1.MediaServiceClient>;
   /** CreateJob's input checks, coalesced into batch calls (input-asset-lookups.ts). */
   inputAssets: InputAssetLookups;
+  /** The app's pet service, through jobs' short cache of its positive answers (pet-visibility-cache.ts). */
+  pets: PetDirectory;
 }
 
 export interface ResolvedCommand {
@@ -35,7 +38,8 @@ const kindOf = (kind: commonV1.MediaKind): 'image' | 'video' => (kind === common
 
 /**
  * The model and style must exist, be enabled, fit the job type and share one media kind; the
- * input asset must be the user's own, ready, with purpose ai_input. Lookups run in parallel.
+ * input asset must be the user's own, ready, with purpose ai_input; the pet, when one is named,
+ * must be visible to the user (theirs, or shared with them). Lookups run in parallel.
  */
 export async function resolveAgainstPeers(
   peers: Peers,
@@ -65,6 +69,18 @@ export async function resolveAgainstPeers(
           (asset) => asset,
           (e: unknown) => {
             throw lookupFailure('media', e, () => new NotFoundError('input asset'));
+          },
+        )
+      : undefined,
+    // Only when a pet is named: a job without one never waits for the pet service. A pet service
+    // that answers NOT_FOUND instead of "not visible" means the same.
+    command.petId
+      ? peers.pets.isVisible(userId, command.petId).then(
+          (visible) => {
+            if (!visible) throw petNotFound();
+          },
+          (e: unknown) => {
+            throw lookupFailure('pet', e, petNotFound);
           },
         )
       : undefined,

@@ -42,6 +42,8 @@ export interface JobsHarness {
   /** Media as the worker calls it (server-written outputs, deletes). */
   mediaAsWorker: PromiseClient<mediaV1.MediaServiceClient>;
   catalog: PromiseClient<catalogV1.CatalogServiceClient>;
+  /** pet-directory-sim, when options.petDirectory started it. */
+  petDirectory?: ServiceProcess;
   config: JobsAppConfig;
   /** Restarts the jobs service under test with other settings (same database and streams). */
   restart(overrides?: Partial<JobsAppConfig>): Promise<void>;
@@ -57,24 +59,33 @@ export interface JobsReplica {
   stop(): Promise<void>;
 }
 
-export async function startJobsHarness(
-  overrides: Partial<JobsConfig> = {},
-  options: { peers?: boolean } = { peers: true },
-): Promise<JobsHarness> {
+export interface JobsHarnessOptions {
+  /** Start catalog and media (default true). */
+  peers?: boolean;
+  /**
+   * Start pet-directory-sim with these variables (PET_DIRECTORY_SEED: the pets of the test's
+   * users); without it jobs is pointed at an address where nothing listens.
+   */
+  petDirectory?: Record<string, string>;
+}
+
+export async function startJobsHarness(overrides: Partial<JobsConfig> = {}, options: JobsHarnessOptions = {}): Promise<JobsHarness> {
   const database = await createTestDatabase();
   const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-jobs-s3-'));
   const processes: ServiceProcess[] = [];
   const prefix = natsTestPrefix();
   try {
-    const [catalogProcess, mediaProcess] = options.peers
-      ? await Promise.all([
-          // On this run's prefix: jobs hears its change notices.
-          startGrpcServiceProcess('catalog', { DATABASE_URL: database.url, NATS_URL: testNatsUrl(), NATS_STREAM_PREFIX: prefix }),
-          startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }),
-        ])
-      : [];
-    if (catalogProcess) processes.push(catalogProcess);
-    if (mediaProcess) processes.push(mediaProcess);
+    const [catalogProcess, mediaProcess, petDirectoryProcess] = await Promise.all([
+      ...(options.peers !== false
+        ? [
+            // On this run's prefix: jobs hears its change notices.
+            startGrpcServiceProcess('catalog', { DATABASE_URL: database.url, NATS_URL: testNatsUrl(), NATS_STREAM_PREFIX: prefix }),
+            startGrpcServiceProcess('media', { DATABASE_URL: database.url, S3_EMBEDDED_PORT: '0', S3_EMBEDDED_DIR: s3Directory }),
+          ]
+        : [undefined, undefined]),
+      options.petDirectory ? startGrpcServiceProcess('pet-directory-sim', options.petDirectory) : undefined,
+    ]);
+    for (const started of [catalogProcess, mediaProcess, petDirectoryProcess]) if (started) processes.push(started);
 
     const orm = await createJobsOrm(database.url);
     await migrateJobs(orm, database.url);
@@ -97,6 +108,11 @@ export async function startJobsHarness(
       MEDIA_ADDR: mediaProcess?.address ?? '127.0.0.1:1',
       CATALOG_CACHE_TTL_MS: 30_000,
       CATALOG_CACHE_MAX_ENTRIES: 10_000,
+      PET_DIRECTORY_ADDR: petDirectoryProcess?.address ?? '127.0.0.1:1',
+      PET_DIRECTORY_IDENTITY: 'pet-directory-sim',
+      PET_DIRECTORY_DEADLINE_MS: 1_000,
+      PET_DIRECTORY_CACHE_TTL_MS: 30_000,
+      PET_DIRECTORY_CACHE_MAX_ENTRIES: 10_000,
       QUOTA_DAILY_LIMIT: 20,
       QUOTA_MONTHLY_LIMIT: 300,
       QUOTA_MAX_IN_FLIGHT: 2,
@@ -144,6 +160,7 @@ export async function startJobsHarness(
       media: await testClient(mediaV1.MediaServiceClient, mediaProcess?.address ?? '127.0.0.1:1', 'gateway'),
       mediaAsWorker: await testClient(mediaV1.MediaServiceClient, mediaProcess?.address ?? '127.0.0.1:1', 'worker'),
       catalog: await testClient(catalogV1.CatalogServiceClient, catalogProcess?.address ?? '127.0.0.1:1', 'gateway'),
+      petDirectory: petDirectoryProcess,
       async restart(changes = {}) {
         await app.stop(100);
         config = { ...config, ...changes };
