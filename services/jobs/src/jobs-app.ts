@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { catalogV1, mediaV1 } from '@atelier/contracts';
-import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
+import { NotificationListener, assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
@@ -36,7 +36,6 @@ import { JobWatchHub } from './background/job-watch-hub.js';
 import { OutboxRelay } from './background/outbox-relay.js';
 import { jobsAccountDeletion } from './background/account-deletion.js';
 import { OutboxWakeups } from './background/outbox-wakeups.js';
-import { NotificationListener } from './background/notification-listener.js';
 import { JobChangeNotices } from './background/job-change-notices.js';
 import { LeaseReaper } from './background/lease-reaper.js';
 import { StaleDispatchSweeper } from './background/stale-dispatch-sweeper.js';
