@@ -12,6 +12,7 @@ import {
   checkNatsCredentials,
   ensureAccountEventsStream,
   ensureJobStreams,
+  ensureProductEventsStream,
   jetstream,
   jetstreamManager,
   jobsTopology,
@@ -20,6 +21,7 @@ import {
   type NatsConnection,
   type NatsLink,
 } from '@atelier/nats';
+import { UserRefKey } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
 import { checkRetention, jobsConfigSpec, shutdownPolicy, type JobsConfig } from './config.js';
 import { JOBS_SCHEMA, jobsMigrations } from './db/migrations/index.js';
@@ -28,6 +30,7 @@ import { catalogChangesListener } from './background/catalog-changes-listener.js
 import { createRegistry } from './definitions/index.js';
 import { inputAssetLookups } from './peers/input-asset-lookups.js';
 import type { OutboxSubjects } from './db/job-row.js';
+import { productEventSubjects } from './db/outbox-payload-sql.js';
 import type { JobsContext } from './jobs-context.js';
 import { readQueueStats } from './db/queue-stats-sql.js';
 import { createTransitionBatches } from './db/transitions/transition-batches.js';
@@ -89,11 +92,12 @@ export async function startJobsApp(
   });
   const catalogChanges = catalogChangesListener(config.NATS_STREAM_PREFIX, catalogCache, logger);
   // NATS is the doorbell, not the truth: jobs serves (and the outbox fills) while it is away.
-  // The relay publishes on both: the job streams and the account events.
+  // The relay publishes on all of them: the job streams, the account events, the product events.
   const declareStreams = async (connection: NatsConnection) => {
     const jsm = await jetstreamManager(connection);
     await ensureJobStreams(jsm, topology, streamOptions);
     await ensureAccountEventsStream(jsm, topology, streamOptions);
+    await ensureProductEventsStream(jsm, topology, streamOptions);
   };
   const nats = openNatsLink({
     servers: config.NATS_URL,
@@ -124,6 +128,7 @@ export async function startJobsApp(
     eventPrefix: topology.eventSubject(''),
     providerCancel: topology.controlSubject('provider-cancel'),
     accountDeleted: topology.accountDeletedSubject,
+    productEvents: productEventSubjects(topology.productEventSubject(''), new UserRefKey(config.PRODUCT_EVENTS_USER_KEY)),
   };
   const relay = new OutboxRelay({
     pool,

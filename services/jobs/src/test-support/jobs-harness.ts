@@ -16,6 +16,7 @@ import {
   type TestDatabase,
   testClient,
   testIdentityEnv,
+  testProductEventsKey,
 } from '@atelier/testing';
 import type { JobsConfig } from '../config.js';
 import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
@@ -92,6 +93,7 @@ export async function startJobsHarness(
       NATS_PASSWORD: undefined,
       NATS_TOKEN: undefined,
       ACCOUNT_DELETION_ACK_WAIT_MS: 60_000,
+      PRODUCT_EVENTS_USER_KEY: testProductEventsKey(),
       CATALOG_ADDR: catalogProcess?.address ?? '127.0.0.1:1',
       MEDIA_ADDR: mediaProcess?.address ?? '127.0.0.1:1',
       CATALOG_CACHE_TTL_MS: 30_000,
