@@ -21,6 +21,12 @@ interface RelayLogger {
   error(fields: object, message: string): void;
 }
 
+/**
+ * Cycles without an answer that go unlogged (about 1.75 s): the relay starts with its service,
+ * usually a moment before the NATS link first connects.
+ */
+const QUIET_UNANSWERED_CYCLES = 3;
+
 export interface OutboxRelayOptions {
   pool: SqlPool;
   /** Where its LISTEN connection goes (the pool's database). */
@@ -233,12 +239,12 @@ export class OutboxRelay {
       if (this.stopped) break;
       if (claimed === 'unanswered') {
         this.unansweredCycles += 1;
-        if (this.unansweredCycles === 1)
+        if (this.unansweredCycles === QUIET_UNANSWERED_CYCLES + 1)
           this.options.logger.warn({ schema: this.options.schema }, 'NATS does not answer: the outbox waits for it');
         await sleep(backoffDelayMs(this.unansweredCycles, OUTAGE_BACKOFF), undefined, { signal: this.stopping.signal }).catch(() => {});
         continue;
       }
-      if (this.unansweredCycles > 0) {
+      if (this.unansweredCycles > QUIET_UNANSWERED_CYCLES) {
         this.options.logger.info(
           { schema: this.options.schema, cycles: this.unansweredCycles },
           'NATS answers again: the outbox carries on',

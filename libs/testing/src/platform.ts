@@ -262,7 +262,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
       database,
       natsPrefix,
       natsUrl,
-      productEventsUserKey: testProductEventsKey(),
+      productEventsUserKey: options.env?.PRODUCT_EVENTS_USER_KEY ?? testProductEventsKey(),
       catalog,
       media,
       jobs,

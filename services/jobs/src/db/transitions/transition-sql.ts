@@ -1,5 +1,5 @@
-import { startDeadlinePassedSql } from '../../domain/start-deadline.js';
 import { productEventIdSql } from '@atelier/outbox';
+import { startDeadlinePassedSql } from '../../domain/start-deadline.js';
 import type { OutboxSubjects } from '../job-row.js';
 import {
   dispatchDedupeSql,
