@@ -29,12 +29,14 @@ import sharp from 'sharp';
 import { catalogV1, commonV1, jobsExecutionV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
+import { UserRefKey } from '@atelier/outbox';
 import {
   createTestDatabase,
   natsTestPrefix,
   startGrpcServiceProcess,
   testClient,
   testNatsUrl,
+  testProductEventsKey,
   type ServiceProcess,
   type TestDatabase,
 } from '@atelier/testing';
@@ -49,6 +51,7 @@ import { createJobWithinQuota, type NewJob } from '../services/jobs/src/db/trans
 import { claimDueOutboxRows, redispatchStaleJobs } from '../services/jobs/src/db/outbox-sql.js';
 import { readQueueStats } from '../services/jobs/src/db/queue-stats-sql.js';
 import type { OutboxSubjects } from '../services/jobs/src/db/job-row.js';
+import { productEventSubjects } from '../services/jobs/src/db/outbox-payload-sql.js';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const SIZES = env('SCALE_SIZES', '10000,1000000').split(',').map(Number);
@@ -125,6 +128,7 @@ async function startTarget(size: number): Promise<Target> {
     eventPrefix: topology.eventSubject(''),
     providerCancel: topology.controlSubject('provider-cancel'),
     accountDeleted: topology.accountDeletedSubject,
+    productEvents: productEventSubjects(topology.productEventSubject(''), new UserRefKey(testProductEventsKey())),
   };
   const jobs = await startGrpcServiceProcess('jobs', jobsEnv({ database, prefix }), profile);
   const db = new pg.Client({ connectionString: database.url });

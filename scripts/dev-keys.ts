@@ -1,5 +1,7 @@
 // A development signing key for `npm start`, generated on first start under .data/ (never
-// committed), and tokens signed with it for the printed banner and `npm run demo`.
+// committed), and tokens signed with it for the printed banner and `npm run demo`; and the
+// development PRODUCT_EVENTS_USER_KEY, made the same way.
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SignJWT, exportPKCS8, exportSPKI, generateKeyPair, importPKCS8 } from 'jose';
@@ -42,4 +44,18 @@ export async function devKeys(dataDir: string): Promise<DevKeys> {
     mode: 0o600,
   });
   return keys;
+}
+
+/**
+ * The PRODUCT_EVENTS_USER_KEY of `npm start`'s jobs, media and community: random, made on first
+ * start and kept under .data/ so that a user's user_ref stays the same from one start to the next.
+ */
+export function devProductEventsKey(dataDir: string): string {
+  const dir = path.join(dataDir, 'dev-keys');
+  const keyPath = path.join(dir, 'product-events-user.key');
+  if (!existsSync(keyPath)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(keyPath, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  }
+  return readFileSync(keyPath, 'utf8').trim();
 }

@@ -97,6 +97,7 @@ describe('chart - strictSecrets refuses missing secrets', () => {
     ['database.jobs.existingSecret', /DATABASE_URL: set database\.jobs\.existingSecret/],
     ['s3.secretAccessKey.existingSecret', /S3_SECRET_ACCESS_KEY: set s3\.secretAccessKey\.existingSecret/],
     ['provider.apiKey.existingSecret', /PROVIDER_API_KEY: set provider\.apiKey\.existingSecret/],
+    ['productEvents.userKey.existingSecret', /PRODUCT_EVENTS_USER_KEY: set productEvents\.userKey\.existingSecret/],
   ])('refuses the production values without %s', (key, message) => {
     expect(refusal({ valuesFiles: [productionValues], set: { [key]: '' } })).toMatch(message);
   });

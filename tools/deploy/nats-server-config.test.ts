@@ -15,6 +15,7 @@ import {
   ensureControlConsumer,
   ensureEventsConsumer,
   ensureJobStreams,
+  ensureProductEventsStream,
   ensureWorkerConsumer,
   jetstream,
   jetstreamManager,
@@ -25,12 +26,16 @@ import {
   windowCountersBucket,
   type NatsConnection,
 } from '@atelier/nats';
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+import { PRODUCT_EVENT_NAMES, type ProductEventName } from '@atelier/outbox';
 import { startNatsServer, type NatsServerProcess } from '@atelier/testing';
 import { repoRoot } from './helm.js';
 
-const SERVICES = ['catalog', 'jobs', 'media', 'community', 'worker', 'webhooks', 'gateway', 'ops'] as const;
+const SERVICES = ['catalog', 'jobs', 'media', 'community', 'worker', 'webhooks', 'gateway', 'ops', 'product-bridge'] as const;
 type Service = (typeof SERVICES)[number];
 const password = (service: Service) => `test-only-${service}-password`;
+/** The variable the documented file reads a user's password from: `$PRODUCT_BRIDGE_NATS_PASSWORD` … */
+const passwordVariable = (service: Service) => `${service.toUpperCase().replaceAll('-', '_')}_NATS_PASSWORD`;
 const topology = jobsTopology('ATELIER');
 
 let server: NatsServerProcess;
@@ -46,7 +51,7 @@ beforeAll(async () => {
   writeFileSync(configFile, documented.replace(/^http: .*$/m, '').replace(/^\s*store_dir: .*$/m, ''));
   server = await startNatsServer({
     configFile,
-    env: Object.fromEntries(SERVICES.map((service) => [`${service.toUpperCase()}_NATS_PASSWORD`, password(service)])),
+    env: Object.fromEntries(SERVICES.map((service) => [passwordVariable(service), password(service)])),
   });
 }, 30_000);
 
@@ -236,6 +241,50 @@ describe('nats server config - each service its own subjects', () => {
     for (const subject of [topology.dispatchSubject('interactive'), topology.eventSubject('failed')]) {
       await expect(publish(gateway, subject), subject).rejects.toThrow(/permission/i);
     }
+  });
+
+  it('jobs, media and community declare the product events stream and each publishes its own product events only; the bridge pulls them', async () => {
+    const owners: Record<'jobs' | 'media' | 'community', readonly ProductEventName[]> = {
+      jobs: ['creation_job_submitted', 'creation_job_succeeded', 'creation_job_failed', 'creation_job_cancelled'],
+      media: ['creation_upload_completed'],
+      community: ['creation_draft_created', 'creation_post_published'],
+    };
+    expect(Object.values(owners).flat().sort()).toEqual([...PRODUCT_EVENT_NAMES].sort());
+    for (const [service, names] of Object.entries(owners) as ['jobs' | 'media' | 'community', readonly ProductEventName[]][]) {
+      const connection = await as(service);
+      await ensureProductEventsStream(await jetstreamManager(connection), topology);
+      for (const name of PRODUCT_EVENT_NAMES) {
+        const subject = topology.productEventSubject(name);
+        if (names.includes(name))
+          await expect(publish(connection, subject), `${service} ${name}`).resolves.toMatchObject({ duplicate: false });
+        else await expect(publish(connection, subject), `${service} ${name}`).rejects.toThrow(/permission/i);
+      }
+    }
+    for (const service of ['worker', 'webhooks', 'gateway', 'catalog', 'product-bridge'] as const) {
+      await expect(publish(await as(service), topology.productEventSubject('creation_job_succeeded')), service).rejects.toThrow(
+        /permission/i,
+      );
+    }
+
+    // The product team's bridge reads the stream through its own durable consumer, and nothing else.
+    const bridge = await as('product-bridge');
+    const jsm = await jetstreamManager(bridge);
+    await jsm.consumers.add(topology.productEventsStream, {
+      durable_name: 'product-events-bridge',
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+    });
+    const consumer = await jetstream(bridge).consumers.get(topology.productEventsStream, 'product-events-bridge');
+    let acked = 0;
+    for await (const message of await consumer.fetch({ max_messages: PRODUCT_EVENT_NAMES.length, expires: 3_000 })) {
+      await message.ackAck();
+      acked += 1;
+    }
+    expect(acked).toBe(PRODUCT_EVENT_NAMES.length);
+    await expect(
+      jsm.consumers.add(topology.productEventsStream, { durable_name: 'another', ack_policy: AckPolicy.Explicit }),
+    ).rejects.toThrow(/permission/i);
+    await expect(ensureWorkerConsumer(jsm, topology, 'interactive', { ackWaitMs: 1_000, maxDeliver: 1 })).rejects.toThrow(/permission/i);
   });
 
   it('atelier-ops reads the worker consumers and writes nothing', async () => {

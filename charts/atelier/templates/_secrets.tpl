@@ -33,6 +33,9 @@ Which component reads which secret, in one place: a YAML list of
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if has .component (list "media" "jobs" "community") }}
+{{- $items = append $items (dict "env" "PRODUCT_EVENTS_USER_KEY" "path" "productEvents.userKey" "ref" $values.productEvents.userKey "required" true) }}
+{{- end }}
 {{- if eq .component "media" }}
 {{- $items = append $items (dict "env" "S3_ACCESS_KEY_ID" "path" "s3.accessKeyId" "ref" $values.s3.accessKeyId "required" true) }}
 {{- $items = append $items (dict "env" "S3_SECRET_ACCESS_KEY" "path" "s3.secretAccessKey" "ref" $values.s3.secretAccessKey "required" true) }}

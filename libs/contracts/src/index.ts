@@ -16,6 +16,7 @@ export * as jobsEventsV1 from './gen/atelier/jobs/v1/events.js';
 export * as communityV1 from './gen/atelier/community/v1/community.js';
 export * as webhooksV1 from './gen/atelier/webhooks/v1/webhooks.js';
 export * as petsV1 from './gen/atelier/pets/v1/pets.js';
+export * as productEventsV1 from './gen/atelier/events/v1/product_events.js';
 export { enumWords, type EnumWord, type EnumWords } from './enum-words.js';
 export { JOB_STATUS_WORDS, TERMINAL_JOB_STATUSES, isTerminalJobStatus, type JobStatusWord } from './job-statuses.js';
 

@@ -17,3 +17,4 @@ export {
 export { uuidv7 } from './uuidv7.js';
 export { SqlState, sqlStateOf, isUniqueViolation, isConnectionLoss, isTransientDatabaseError, databaseUnavailable } from './sql-errors.js';
 export { lockForTransaction, lockAllForTransaction } from './advisory-lock.js';
+export { NotificationListener, coalescedNotifier } from './notification-listener.js';

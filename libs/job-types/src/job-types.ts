@@ -44,6 +44,9 @@ export function describedJobType(jobType: JobTypeName): JobTypeDescription {
   return byName.get(jobType)!;
 }
 
+/** The job types whose jobs are users' creations (not operator-only): the ones the product events follow. */
+export const CREATION_JOB_TYPES: readonly string[] = JOB_TYPES.filter((type) => !type.operatorOnly).map((type) => type.jobType);
+
 /** Whether only operators may create jobs of this type. A type this build does not ship is not; the jobs service refuses it as unknown. */
 export function isOperatorOnlyJobType(jobType: string): boolean {
   return findJobType(jobType)?.operatorOnly ?? false;

@@ -10,6 +10,8 @@ export {
   ensureEventsConsumer,
   ensureAccountDeletionConsumer,
   ensureAccountEventsStream,
+  ensureProductEventsStream,
+  PRODUCT_EVENTS_MAX_AGE_MS,
   deleteJobStreams,
   type StreamOptions,
   type WorkerConsumerOptions,

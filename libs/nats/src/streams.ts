@@ -12,6 +12,8 @@ import { FailedPreconditionError } from '@atelier/errors';
 import { CONTROL_TASKS, JOB_QUEUES, type ControlTask, type JobQueueName, type JobsTopology } from './topology.js';
 
 const DAY_MS = 24 * 3600 * 1000;
+/** How long the product events stream keeps an event. */
+export const PRODUCT_EVENTS_MAX_AGE_MS = 7 * DAY_MS;
 
 export interface StreamOptions {
   /** JetStream drops a republished message with a known Nats-Msg-Id within this window. */
@@ -135,6 +137,23 @@ export async function ensureAccountEventsStream(jsm: JetStreamManager, topology:
   });
 }
 
+/**
+ * The product events stream, declared by each of its publishers (jobs, media, community). Kept a
+ * week: the product team's bridge may be down over a long weekend and still miss nothing. The
+ * duplicate window is the outboxes' (see ensureJobStreams).
+ */
+export async function ensureProductEventsStream(jsm: JetStreamManager, topology: JobsTopology, options: StreamOptions = {}): Promise<void> {
+  await ensureStream(jsm, {
+    name: topology.productEventsStream,
+    subjects: [topology.allProductEventsSubject],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: nanos(options.duplicateWindowMs ?? 5 * 60_000),
+    max_age: nanos(PRODUCT_EVENTS_MAX_AGE_MS),
+    num_replicas: options.replicas ?? 1,
+  });
+}
+
 export interface WorkerConsumerOptions {
   /** How long a delivered message may go without ack or `working()` before redelivery. */
   ackWaitMs: number;
@@ -254,7 +273,7 @@ export async function ensureAccountDeletionConsumer(
 
 /** Removes the streams (and so their consumers). For tests and for tearing an environment down. */
 export async function deleteJobStreams(jsm: JetStreamManager, topology: JobsTopology): Promise<void> {
-  for (const stream of [topology.jobsStream, topology.eventsStream, topology.accountEventsStream]) {
+  for (const stream of [topology.jobsStream, topology.eventsStream, topology.accountEventsStream, topology.productEventsStream]) {
     try {
       await jsm.streams.delete(stream);
     } catch (error) {

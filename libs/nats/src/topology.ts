@@ -14,6 +14,11 @@
  *                                user data consumes with a durable consumer of its own
  *     <root>.accounts.events.deleted     AccountDeletedEvent (jobs' outbox), consumed by `<service>-account-deletion`
  *
+ *   stream  <PREFIX>_PRODUCT_EVENTS  limits retention, kept a week: the product events of creations
+ *                                (ProductEvent, product_events.proto), from the outboxes of jobs, media
+ *                                and community, for the app's product analytics
+ *     <root>.product.events.<event_name>   e.g. <root>.product.events.creation_job_succeeded
+ *
  *   core NATS (no stream): catalog change notices, a doorbell for jobs' catalog cache
  *     <root>.catalog.events.changed      catalog-changes.ts
  *
@@ -33,6 +38,11 @@ export interface JobsTopology {
   readonly jobsStream: string;
   readonly eventsStream: string;
   readonly accountEventsStream: string;
+  readonly productEventsStream: string;
+  /** Where a product event of this name goes (`<root>.product.events.<eventName>`). */
+  productEventSubject(eventName: string): string;
+  /** `<root>.product.events.>`: every product event. */
+  readonly allProductEventsSubject: string;
   /** AccountDeletedEvent: a user asked for their account to be deleted. */
   readonly accountDeletedSubject: string;
   /** The durable consumer of account deletions of one service (all its replicas share it). */
@@ -60,6 +70,9 @@ export function jobsTopology(prefix: string): JobsTopology {
     jobsStream: `${prefix}_JOBS`,
     eventsStream: `${prefix}_JOB_EVENTS`,
     accountEventsStream: `${prefix}_ACCOUNT_EVENTS`,
+    productEventsStream: `${prefix}_PRODUCT_EVENTS`,
+    productEventSubject: (eventName) => `${root}.product.events.${eventName}`,
+    allProductEventsSubject: `${root}.product.events.>`,
     accountDeletedSubject: `${root}.accounts.events.deleted`,
     accountDeletionConsumerName: (service) => `${service}-account-deletion`,
     dispatchSubject: (queue) => `${root}.jobs.dispatch.${queue}`,

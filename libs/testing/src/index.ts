@@ -22,5 +22,6 @@ export {
 export { MobileApi, type ApiAnswer, type ApiJob } from './mobile-api.js';
 export { TEST_UPSCALE_MODEL, addUpscaleModel } from './upscale-model.js';
 export { testPki, testIdentityEnv, testSecurity, testClient } from './test-pki.js';
+export { testProductEventsKey } from './test-product-events-key.js';
 // A PKI of a test's own making (a foreign CA, say), beside the shared one of testPki().
 export { ensureDevPki } from '@atelier/platform';

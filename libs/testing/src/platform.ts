@@ -5,6 +5,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import S3rver from 's3rver';
 import { natsTestPrefix, testNatsUrl } from './nats-test-prefix.js';
+import { testProductEventsKey } from './test-product-events-key.js';
 import { freePort, startGrpcServiceProcess, startHttpServiceProcess, type ServiceProcess } from './service-process.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -41,7 +42,12 @@ export interface PlatformOptions {
  */
 export interface TestPlatform {
   database: TestDatabase;
+  /** NATS_STREAM_PREFIX of every service: its streams are `<natsPrefix>_JOBS`, `<natsPrefix>_PRODUCT_EVENTS` … */
   natsPrefix: string;
+  /** The NATS every service uses. */
+  natsUrl: string;
+  /** PRODUCT_EVENTS_USER_KEY of jobs, media and community (testProductEventsKey): a test computes user_refs with it. */
+  productEventsUserKey: string;
   catalog: ServiceProcess;
   media: ServiceProcess;
   /** The stand-in for the app's pet service: kill or pause it to see creates with a pet answered 503. */
@@ -96,7 +102,13 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     );
     if (nc) {
       const jsm = await jetstreamManager(nc);
-      for (const stream of [`${natsPrefix}_JOBS`, `${natsPrefix}_JOB_EVENTS`, `KV_${natsPrefix}_RATE_LIMITS`])
+      for (const stream of [
+        `${natsPrefix}_JOBS`,
+        `${natsPrefix}_JOB_EVENTS`,
+        `${natsPrefix}_ACCOUNT_EVENTS`,
+        `${natsPrefix}_PRODUCT_EVENTS`,
+        `KV_${natsPrefix}_RATE_LIMITS`,
+      ])
         await jsm.streams.delete(stream).catch(() => false);
       await nc.close();
     }
@@ -262,6 +274,8 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
     const platform: TestPlatform = {
       database,
       natsPrefix,
+      natsUrl,
+      productEventsUserKey: options.env?.PRODUCT_EVENTS_USER_KEY ?? testProductEventsKey(),
       catalog,
       media,
       petDirectory,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { entryPointOf, isServiceReady, migrationEntryPointOf, platformService, type PlatformService } from '@atelier/platform';
 import { testIdentityEnv } from './test-pki.js';
+import { testProductEventsKey } from './test-product-events-key.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -199,8 +200,9 @@ async function startOnFreePorts(start: () => Promise<ServiceProcess>): Promise<S
 
 /**
  * Runs a service's migrations, then starts its gRPC server as a process on a free port (or
- * env.GRPC_PORT), with the service's own certificate from this test process's CA (`testPki`),
- * and waits for its plaintext grpc.health.v1 port to answer SERVING.
+ * env.GRPC_PORT), with the service's own certificate from this test process's CA (`testPki`) and
+ * this test process's product events key (`testProductEventsKey`, unless env gives one), and
+ * waits for its plaintext grpc.health.v1 port to answer SERVING.
  */
 export async function startGrpcServiceProcess(
   name: string,
@@ -222,6 +224,7 @@ export async function startGrpcServiceProcess(
       env: {
         LOG_LEVEL: 'warn',
         ...(await testIdentityEnv(name)),
+        PRODUCT_EVENTS_USER_KEY: testProductEventsKey(),
         ...env,
         GRPC_PORT: String(port),
         METRICS_PORT: String(metricsPort),

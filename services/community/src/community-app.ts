@@ -4,8 +4,9 @@ import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { startServiceMetrics } from '@atelier/metrics';
+import { startServiceMetrics, type Registry } from '@atelier/metrics';
 import { AccountDeletionConsumer, NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
+import { productEventsOf, productEventsRelay, registerOutboxMetrics } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
 import { communityConfigSpec, shutdownPolicy, type CommunityConfig } from './config.js';
 import type { CommunityContext } from './community-context.js';
@@ -25,6 +26,7 @@ export type CommunityAppConfig = Pick<
   | 'DATABASE_URL'
   | 'MEDIA_ADDR'
   | 'JOBS_ADDR'
+  | 'PRODUCT_EVENTS_USER_KEY'
 > &
   Partial<
     Pick<
@@ -47,11 +49,14 @@ export interface CommunityApp {
   stop(graceMs: number): Promise<void>;
 }
 
-/** Wires the community service: the pg pool, the media and jobs clients, the gRPC server. */
+/**
+ * Wires the community service: the pg pool, the media and jobs clients, the gRPC server and — with
+ * NATS — the consumer of account deletions and the relay of its outbox (product events).
+ */
 export async function startCommunityApp(
   config: CommunityAppConfig,
   logger: Logger,
-  options: { host?: string; callObserver?: CallObserver } = {},
+  options: { host?: string; callObserver?: CallObserver; metricsRegistry?: Registry } = {},
 ): Promise<CommunityApp> {
   const security = loadGrpcSecurity(config);
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, applicationName: 'community' });
@@ -59,10 +64,12 @@ export async function startCommunityApp(
     media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 }),
     jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, security, { defaultDeadlineMs: 3_000 }),
   };
+  const streamPrefix = config.NATS_STREAM_PREFIX ?? 'ATELIER';
   const context: CommunityContext = {
     pool,
     peers,
     logger,
+    productEvents: productEventsOf({ PRODUCT_EVENTS_USER_KEY: config.PRODUCT_EVENTS_USER_KEY, NATS_STREAM_PREFIX: streamPrefix }),
     ...(config.POSTS_DAILY_LIMIT === undefined ? {} : { postLimits: { postsPerDay: config.POSTS_DAILY_LIMIT } }),
   };
   const server = await startCommunityServer(context, {
@@ -90,7 +97,7 @@ export async function startCommunityApp(
   const accountDeletions = nats
     ? new AccountDeletionConsumer({
         service: 'community',
-        topology: jobsTopology(config.NATS_STREAM_PREFIX ?? 'ATELIER'),
+        topology: jobsTopology(streamPrefix),
         streamReplicas: config.NATS_STREAM_REPLICAS ?? 1,
         deleteUserData: communityAccountDeletion(context),
         ackWaitMs: config.ACCOUNT_DELETION_ACK_WAIT_MS,
@@ -100,11 +107,27 @@ export async function startCommunityApp(
   if (nats && accountDeletions) {
     accountDeletions.follow(nats);
   } else logger.warn('no NATS_URL: accounts whose deletion is requested keep their posts');
+  // The product events of drafts and publications, from the outbox to NATS; without NATS they wait in it.
+  const relay = nats
+    ? productEventsRelay({
+        pool,
+        databaseUrl: config.DATABASE_URL,
+        schema: COMMUNITY_SCHEMA,
+        link: nats,
+        streamPrefix,
+        streamReplicas: config.NATS_STREAM_REPLICAS ?? 1,
+        logger,
+      })
+    : undefined;
+  if (relay) await relay.start();
+  else logger.warn('no NATS_URL: product events wait in the outbox until community runs with NATS');
+  if (options.metricsRegistry) registerOutboxMetrics(options.metricsRegistry, pool, COMMUNITY_SCHEMA);
   return {
     server,
     context,
     async stop(graceMs) {
       await accountDeletions?.stop();
+      await relay?.stop();
       await nats?.close();
       await server.shutdown(graceMs);
       peers.media.close();
@@ -125,7 +148,7 @@ export function runCommunity(telemetry: Telemetry): Promise<void> {
     async start(config, logger) {
       await assertSchemaCurrent(config.DATABASE_URL, { service: 'community', schema: COMMUNITY_SCHEMA, migrations: communityMigrations });
       const metrics = await startServiceMetrics('community', { port: config.METRICS_PORT });
-      const app = await startCommunityApp(config, logger, { callObserver: metrics.grpcCalls });
+      const app = await startCommunityApp(config, logger, { callObserver: metrics.grpcCalls, metricsRegistry: metrics.registry });
       logger.info(
         { port: app.server.port, metricsPort: metrics.port, mediaAddr: config.MEDIA_ADDR, jobsAddr: config.JOBS_ADDR },
         'community serving gRPC',

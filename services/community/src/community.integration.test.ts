@@ -5,7 +5,15 @@ import { communityV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { uuidv7 } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
 import { createLogger } from '@atelier/logging';
-import { checkHealth, createTestDatabase, listReflectedServices, testClient, testIdentityEnv, testSecurity } from '@atelier/testing';
+import {
+  checkHealth,
+  createTestDatabase,
+  listReflectedServices,
+  testClient,
+  testIdentityEnv,
+  testProductEventsKey,
+  testSecurity,
+} from '@atelier/testing';
 import { startCommunityApp } from './community-app.js';
 import { COMMUNITY_SERVICE_NAME } from './server.js';
 import {
@@ -755,7 +763,14 @@ describe('community - process start-up', () => {
     const fresh = await createTestDatabase();
     try {
       const result = spawnSync(process.execPath, ['--import', 'tsx', main], {
-        env: { ...process.env, ...(await testIdentityEnv('community')), GRPC_PORT: '0', DATABASE_URL: fresh.url, LOG_LEVEL: 'info' },
+        env: {
+          ...process.env,
+          ...(await testIdentityEnv('community')),
+          PRODUCT_EVENTS_USER_KEY: testProductEventsKey(),
+          GRPC_PORT: '0',
+          DATABASE_URL: fresh.url,
+          LOG_LEVEL: 'info',
+        },
         encoding: 'utf8',
         timeout: 20_000,
       });

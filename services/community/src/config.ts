@@ -2,6 +2,7 @@ import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } f
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { productEventsConfigSpec } from '@atelier/outbox';
 import { DEFAULT_POST_LIMITS } from './domain/post-limits.js';
 
 /** Environment variables of the community service (README, "Configuration"). */
@@ -31,6 +32,8 @@ export const communityConfigSpec = {
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
   ...accountDeletionConfigSpec,
+  /** The key of the user_ref in product events (the same in jobs, media and community); required. */
+  ...productEventsConfigSpec,
   NATS_URL: optional(str()),
 } as const;
 

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '@atelier/config';
 import { checkQuotaLimits, checkRetention, jobsConfigSpec } from './config.js';
 
-const env = { GRPC_TLS_CA_FILE: 'ca.pem', GRPC_TLS_CERT_FILE: 'jobs.pem', GRPC_TLS_KEY_FILE: 'jobs.key' };
+const env = {
+  GRPC_TLS_CA_FILE: 'ca.pem',
+  GRPC_TLS_CERT_FILE: 'jobs.pem',
+  GRPC_TLS_KEY_FILE: 'jobs.key',
+  PRODUCT_EVENTS_USER_KEY: 'a-key-of-the-test-only-thirty-two-chars',
+};
 const load = (extra: Record<string, string>) => loadConfig(jobsConfigSpec, { ...env, ...extra }, [checkRetention, checkQuotaLimits]);
 
 describe('jobs config - retention', () => {

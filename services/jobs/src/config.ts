@@ -2,6 +2,7 @@ import { bool, hostPort, int, oneOf, port, str, url, type ConfigOf } from '@atel
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { productEventsConfigSpec } from '@atelier/outbox';
 
 /** Environment variables of the jobs service (README, "Configuration"). */
 export const jobsConfigSpec = {
@@ -18,6 +19,8 @@ export const jobsConfigSpec = {
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
   ...accountDeletionConfigSpec,
+  /** The key of the user_ref in product events (the same in jobs, media and community); required. */
+  ...productEventsConfigSpec,
   CATALOG_ADDR: hostPort('127.0.0.1:50051'),
   MEDIA_ADDR: hostPort('127.0.0.1:50052'),
   /**

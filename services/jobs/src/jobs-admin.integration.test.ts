@@ -123,8 +123,14 @@ describe('jobs admin - CancelJob', () => {
       `SELECT event_type, subject, payload, dedupe_key FROM jobs.outbox WHERE aggregate_id = $1 ORDER BY id`,
       [job.id],
     );
-    expect(outbox.rows.map((r) => r.event_type)).toEqual(['job.dispatch', 'job.cancelled', 'job.provider_cancel']);
-    expect(outbox.rows[2]).toMatchObject({
+    expect(outbox.rows.map((r) => r.event_type).sort()).toEqual([
+      'creation_job_cancelled',
+      'creation_job_submitted',
+      'job.cancelled',
+      'job.dispatch',
+      'job.provider_cancel',
+    ]);
+    expect(outbox.rows.find((r) => r.event_type === 'job.provider_cancel')).toMatchObject({
       subject: h.topology.controlSubject('provider-cancel'),
       payload: { jobId: job.id, providerCode: choice.stylizer.providerCode, providerRequestId: `pred-${job.id}` },
       dedupe_key: `provider-cancel:${job.id}:pred-${job.id}`,

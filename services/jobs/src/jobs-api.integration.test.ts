@@ -72,9 +72,14 @@ describe('jobs - CreateJob', () => {
     });
     expect(job!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
     expect(await countRows(`SELECT count(*) AS n FROM jobs.job_events WHERE job_id = $1 AND to_status = 'queued'`, [job!.id])).toBe(1);
-    const outbox = await h.db.query(`SELECT event_type, subject, payload FROM jobs.outbox WHERE aggregate_id = $1`, [job!.id]);
+    const outbox = await h.db.query(`SELECT event_type, subject, payload FROM jobs.outbox WHERE aggregate_id = $1 ORDER BY id`, [job!.id]);
     expect(outbox.rows).toEqual([
       { event_type: 'job.dispatch', subject: h.topology.dispatchSubject('interactive'), payload: expect.any(Object) },
+      {
+        event_type: 'creation_job_submitted',
+        subject: h.topology.productEventSubject('creation_job_submitted'),
+        payload: expect.objectContaining({ eventId: `creation_job_submitted:${job!.id}` }),
+      },
     ]);
     const dispatch = jobsEventsV1.JobDispatch.fromJSON(outbox.rows[0].payload);
     expect(dispatch).toMatchObject({ jobId: job!.id, jobType: 'image.stylize', queue: jobsV1.JobQueue.INTERACTIVE, attempt: 1 });
@@ -118,7 +123,9 @@ describe('jobs - CreateJob', () => {
     expect(new Set(results.map((r) => r.job!.id)).size).toBe(1);
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(await countRows('SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1', [user])).toBe(1);
-    expect(await countRows(`SELECT count(*) AS n FROM jobs.outbox WHERE aggregate_id = $1`, [results[0]!.job!.id])).toBe(1);
+    // One dispatch and one product event: the replays wrote nothing.
+    const outbox = await h.db.query(`SELECT event_type FROM jobs.outbox WHERE aggregate_id = $1 ORDER BY id`, [results[0]!.job!.id]);
+    expect(outbox.rows.map((row) => row.event_type)).toEqual(['job.dispatch', 'creation_job_submitted']);
   });
 
   it('admits at most the in-flight limit out of 20 concurrent creates with different keys', async () => {
@@ -806,9 +813,10 @@ describe('jobs - published messages carry ids only', () => {
     const jsm = await jetstreamManager(h.nats);
     const payloads: string[] = [];
     const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline && payloads.filter((p) => p.includes(job!.id)).length < 2) {
+    // A dispatch, the lifecycle event, and the product events of the submission and the cancel.
+    while (Date.now() < deadline && payloads.filter((p) => p.includes(job!.id)).length < 4) {
       payloads.length = 0;
-      for (const stream of [h.topology.jobsStream, h.topology.eventsStream]) {
+      for (const stream of [h.topology.jobsStream, h.topology.eventsStream, h.topology.productEventsStream]) {
         const { state } = await jsm.streams.info(stream);
         for (let seq = state.first_seq; seq <= state.last_seq; seq += 1) {
           const message = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
@@ -818,14 +826,17 @@ describe('jobs - published messages carry ids only', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const mine = payloads.filter((p) => p.includes(job!.id));
-    expect(mine.length).toBeGreaterThanOrEqual(2);
+    expect(mine.length).toBeGreaterThanOrEqual(4);
     for (const payload of mine) {
       expect(payload).not.toContain('SECRET-PROMPT-TEXT');
       expect(payload).not.toContain(user);
       const keys = Object.keys(JSON.parse(payload) as object);
       expect(
         keys.every((k) =>
-          ['jobId', 'jobType', 'queue', 'attempt', 'dueAt', 'eventType', 'status', 'errorCode', 'outputAssetId', 'occurredAt'].includes(k),
+          [
+            ...['jobId', 'jobType', 'queue', 'attempt', 'dueAt', 'eventType', 'status', 'errorCode', 'outputAssetId', 'occurredAt'],
+            ...['eventId', 'eventName', 'userRef', 'props'],
+          ].includes(k),
         ),
       ).toBe(true);
     }

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { catalogV1, mediaV1, petsV1 } from '@atelier/contracts';
-import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
+import { NotificationListener, assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
@@ -12,6 +12,7 @@ import {
   checkNatsCredentials,
   ensureAccountEventsStream,
   ensureJobStreams,
+  ensureProductEventsStream,
   jetstream,
   jetstreamManager,
   jobsTopology,
@@ -20,6 +21,7 @@ import {
   type NatsConnection,
   type NatsLink,
 } from '@atelier/nats';
+import { UserRefKey } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
 import { checkQuotaLimits, checkRetention, jobsConfigSpec, shutdownPolicy, type JobsConfig } from './config.js';
 import { JOBS_SCHEMA, jobsMigrations } from './db/migrations/index.js';
@@ -30,6 +32,7 @@ import { inputAssetLookups } from './peers/input-asset-lookups.js';
 import { grpcPetDirectory } from './peers/pet-directory.js';
 import { PetVisibilityCache } from './peers/pet-visibility-cache.js';
 import type { OutboxSubjects } from './db/job-row.js';
+import { productEventSubjects } from './db/outbox-payload-sql.js';
 import type { JobsContext } from './jobs-context.js';
 import { readQueueStats } from './db/queue-stats-sql.js';
 import { createTransitionBatches } from './db/transitions/transition-batches.js';
@@ -38,7 +41,6 @@ import { JobWatchHub } from './background/job-watch-hub.js';
 import { OutboxRelay } from './background/outbox-relay.js';
 import { jobsAccountDeletion } from './background/account-deletion.js';
 import { OutboxWakeups } from './background/outbox-wakeups.js';
-import { NotificationListener } from './background/notification-listener.js';
 import { JobChangeNotices } from './background/job-change-notices.js';
 import { LeaseReaper } from './background/lease-reaper.js';
 import { StaleDispatchSweeper } from './background/stale-dispatch-sweeper.js';
@@ -92,11 +94,12 @@ export async function startJobsApp(
   });
   const catalogChanges = catalogChangesListener(config.NATS_STREAM_PREFIX, catalogCache, logger);
   // NATS is the doorbell, not the truth: jobs serves (and the outbox fills) while it is away.
-  // The relay publishes on both: the job streams and the account events.
+  // The relay publishes on all of them: the job streams, the account events, the product events.
   const declareStreams = async (connection: NatsConnection) => {
     const jsm = await jetstreamManager(connection);
     await ensureJobStreams(jsm, topology, streamOptions);
     await ensureAccountEventsStream(jsm, topology, streamOptions);
+    await ensureProductEventsStream(jsm, topology, streamOptions);
   };
   const nats = openNatsLink({
     servers: config.NATS_URL,
@@ -127,6 +130,7 @@ export async function startJobsApp(
     eventPrefix: topology.eventSubject(''),
     providerCancel: topology.controlSubject('provider-cancel'),
     accountDeleted: topology.accountDeletedSubject,
+    productEvents: productEventSubjects(topology.productEventSubject(''), new UserRefKey(config.PRODUCT_EVENTS_USER_KEY)),
   };
   const relay = new OutboxRelay({
     pool,

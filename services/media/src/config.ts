@@ -2,6 +2,7 @@ import { bool, hostPort, int, oneOf, optional, port, str, url, type ConfigCheck,
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { productEventsConfigSpec } from '@atelier/outbox';
 import { DEFAULT_UPLOAD_LIMITS } from './domain/upload-limits.js';
 
 /** Environment variables of the media service (README, "Configuration"). */
@@ -48,6 +49,8 @@ export const mediaConfigSpec = {
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
   ...accountDeletionConfigSpec,
+  /** The key of the user_ref in product events (the same in jobs, media and community); required. */
+  ...productEventsConfigSpec,
   NATS_URL: optional(str()),
   /**
    * The jobs service: the cleanup deletes outputs only once jobs confirms the job failed or was

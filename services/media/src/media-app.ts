@@ -3,8 +3,9 @@ import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { startServiceMetrics } from '@atelier/metrics';
+import { startServiceMetrics, type Registry } from '@atelier/metrics';
 import { AccountDeletionConsumer, NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
+import { productEventsOf, productEventsRelay, registerOutboxMetrics } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
 import { checkS3Credentials, mediaConfigSpec, shutdownPolicy, type MediaConfig } from './config.js';
 import { MEDIA_SCHEMA, mediaMigrations } from './db/migrations/index.js';
@@ -28,12 +29,13 @@ export interface MediaApp {
 /**
  * Wires the media service: the object store (the embedded one when S3_ENDPOINT is unset), the pg
  * pool, the gRPC server, the sweeper of abandoned uploads, and — with NATS — the cleanup of the
- * outputs of jobs that ended without them.
+ * outputs of jobs that ended without them, the consumer of account deletions and the relay of its
+ * outbox (product events).
  */
 export async function startMediaApp(
   config: MediaAppConfig,
   logger: Logger,
-  options: { callObserver?: CallObserver } = {},
+  options: { callObserver?: CallObserver; metricsRegistry?: Registry } = {},
 ): Promise<MediaApp> {
   const security = loadGrpcSecurity(config);
   // Only a local run without S3_ENDPOINT loads the embedded store (and its dependencies).
@@ -62,6 +64,7 @@ export async function startMediaApp(
     pool,
     store,
     logger,
+    productEvents: productEventsOf(config),
     uploadUrlTtlSeconds: config.UPLOAD_URL_TTL_SECONDS,
     downloadUrlTtlSeconds: config.DOWNLOAD_URL_TTL_SECONDS,
     uploadLimits: {
@@ -112,6 +115,21 @@ export async function startMediaApp(
   if (nats && accountDeletions) {
     accountDeletions.follow(nats);
   } else logger.warn('no NATS_URL: accounts whose deletion is requested keep their media');
+  // The product events of completed uploads, from the outbox to NATS; without NATS they wait in it.
+  const relay = nats
+    ? productEventsRelay({
+        pool,
+        databaseUrl: config.DATABASE_URL,
+        schema: MEDIA_SCHEMA,
+        link: nats,
+        streamPrefix: config.NATS_STREAM_PREFIX,
+        streamReplicas: config.NATS_STREAM_REPLICAS,
+        logger,
+      })
+    : undefined;
+  if (relay) await relay.start();
+  else logger.warn('no NATS_URL: product events wait in the outbox until media runs with NATS');
+  if (options.metricsRegistry) registerOutboxMetrics(options.metricsRegistry, pool, MEDIA_SCHEMA);
   if (nats && outputCleanup) {
     void nats
       .ready()
@@ -125,6 +143,7 @@ export async function startMediaApp(
       await stopSweeper();
       await outputCleanup?.stop();
       await accountDeletions?.stop();
+      await relay?.stop();
       jobStatus?.close();
       assetUsage.close();
       await nats?.close();
@@ -147,7 +166,7 @@ export function runMedia(telemetry: Telemetry): Promise<void> {
     async start(config, logger) {
       await assertSchemaCurrent(config.DATABASE_URL, { service: 'media', schema: MEDIA_SCHEMA, migrations: mediaMigrations });
       const metrics = await startServiceMetrics('media', { port: config.METRICS_PORT });
-      const app = await startMediaApp(config, logger, { callObserver: metrics.grpcCalls });
+      const app = await startMediaApp(config, logger, { callObserver: metrics.grpcCalls, metricsRegistry: metrics.registry });
       logger.info({ port: app.server.port, metricsPort: metrics.port, bucket: config.S3_BUCKET }, 'media serving gRPC');
       return {
         async stop() {

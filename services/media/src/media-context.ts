@@ -1,5 +1,6 @@
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
+import type { ProductEvents } from '@atelier/outbox';
 import type { UploadLimits } from './domain/upload-limits.js';
 import type { AssetUsage } from './peers/asset-usage.js';
 import type { ObjectStore } from './storage/object-store.js';
@@ -9,6 +10,8 @@ export interface MediaContext {
   pool: SqlPool;
   store: ObjectStore;
   logger: Logger;
+  /** The product events media writes to its outbox (creation_upload_completed). */
+  productEvents: ProductEvents;
   uploadUrlTtlSeconds: number;
   downloadUrlTtlSeconds: number;
   /** Per-user limits of CreateUpload; DEFAULT_UPLOAD_LIMITS when absent. */

@@ -12,6 +12,7 @@ import { type GrpcServerHandle, type PromiseClient } from '@atelier/grpc';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { createLogger } from '@atelier/logging';
 import { connectNats, deleteJobStreams, jetstream, jetstreamManager, jobsTopology } from '@atelier/nats';
+import { productEventsOf } from '@atelier/outbox';
 import {
   checkHealth,
   createTestDatabase,
@@ -20,6 +21,7 @@ import {
   rangeChecksOf,
   testClient,
   testNatsUrl,
+  testProductEventsKey,
   testSecurity,
   uniqueName,
   type TestDatabase,
@@ -67,7 +69,14 @@ beforeAll(async () => {
   pool = createSqlPool({ databaseUrl: database.url, max: 4, applicationName: 'media-test' });
   db = new pg.Client({ connectionString: database.url });
   await db.connect();
-  const context: MediaContext = { pool, store, logger, uploadUrlTtlSeconds: 300, downloadUrlTtlSeconds: 60 };
+  const context: MediaContext = {
+    pool,
+    store,
+    logger,
+    productEvents: productEventsOf({ PRODUCT_EVENTS_USER_KEY: testProductEventsKey(), NATS_STREAM_PREFIX: 'MEDIA_TEST' }),
+    uploadUrlTtlSeconds: 300,
+    downloadUrlTtlSeconds: 60,
+  };
   server = await startMediaServer(context, {
     host: '127.0.0.1',
     port: 0,

@@ -1,4 +1,5 @@
 import { inTransaction, type Queryable, type SqlPool } from '@atelier/db';
+import { insertOutboxEvents, type OutboxEvent } from '@atelier/outbox';
 import type { ListingPageCursor } from '@atelier/encoding';
 import type { StoredCategory, StoredStatus, WritableStatus } from '../domain/post-rules.js';
 import { AUTHOR_HANDLE_OF, POST_COLUMNS, type PostRow } from './post-row.js';
@@ -9,7 +10,8 @@ import { AUTHOR_HANDLE_OF, POST_COLUMNS, type PostRow } from './post-row.js';
  *
  * This is the one module that writes posts. Each write is one statement, or one transaction whose first
  * statement is the conditional UPDATE that decides it, so two writers can never both act on the
- * same version of a post. A function returns null when its condition did not hold; the caller
+ * same version of a post. The outbox rows a write announces (its product events) go in its
+ * transaction: `announce` answers them from the post as written. A function returns null when its condition did not hold; the caller
  * reads the row to explain why. The database refuses an illegal row a second time (CHECKs).
  */
 
@@ -179,7 +181,11 @@ export interface PostUpdate {
  * replaced, is rewritten in the same transaction, after the row lock is taken: every media
  * writer updates the post first, so they are serialised by it.
  */
-export async function updatePostAndMedia(pool: SqlPool, update: PostUpdate): Promise<PostRow | null> {
+export async function updatePostAndMedia(
+  pool: SqlPool,
+  update: PostUpdate,
+  announce: (post: PostRow) => readonly OutboxEvent[],
+): Promise<PostRow | null> {
   return inTransaction(pool, async (client) => {
     const result = await client.query<PostRow>({
       name: 'community.update_post',
@@ -201,21 +207,24 @@ export async function updatePostAndMedia(pool: SqlPool, update: PostUpdate): Pro
         update.status,
       ],
     });
-    const row = result.rows[0];
-    if (!row) return null;
-    if (update.mediaAssetIds === null) return row;
-    await client.query({
-      name: 'community.clear_post_media',
-      text: 'DELETE FROM community.post_media WHERE post_id = $1',
-      values: [row.id],
-    });
-    await client.query({
-      name: 'community.insert_post_media',
-      text: `INSERT INTO community.post_media (post_id, asset_id, ordinal)
-             SELECT $1, m.asset_id, (m.ordinal - 1)::int FROM unnest($2::uuid[]) WITH ORDINALITY AS m(asset_id, ordinal)`,
-      values: [row.id, update.mediaAssetIds],
-    });
-    return { ...row, media_asset_ids: [...update.mediaAssetIds] };
+    const updated = result.rows[0];
+    if (!updated) return null;
+    const row = update.mediaAssetIds === null ? updated : { ...updated, media_asset_ids: [...update.mediaAssetIds] };
+    if (update.mediaAssetIds !== null) {
+      await client.query({
+        name: 'community.clear_post_media',
+        text: 'DELETE FROM community.post_media WHERE post_id = $1',
+        values: [row.id],
+      });
+      await client.query({
+        name: 'community.insert_post_media',
+        text: `INSERT INTO community.post_media (post_id, asset_id, ordinal)
+               SELECT $1, m.asset_id, (m.ordinal - 1)::int FROM unnest($2::uuid[]) WITH ORDINALITY AS m(asset_id, ordinal)`,
+        values: [row.id, update.mediaAssetIds],
+      });
+    }
+    await insertOutboxEvents(client, 'community', announce(row));
+    return row;
   });
 }
 

@@ -8,6 +8,7 @@ import { DEFAULT_POST_LIMITS } from '../domain/post-limits.js';
 import { defaultDraftTitle } from '../domain/draft-title.js';
 import { requireContent, requireTitle } from '../domain/post-rules.js';
 import { draftFromJobHash } from '../domain/request-hash.js';
+import { postOutboxEvents } from '../domain/product-events.js';
 import { selectPostByIdempotencyKey } from '../db/post-sql.js';
 import { checkPostMedia, findSucceededJob } from '../peers/peer-validation.js';
 import { toPostMessage } from './post-mapper.js';
@@ -47,7 +48,7 @@ async function currentDraft(pool: SqlPool, authorUserId: string, jobId: string, 
  * tapped "make a post" again; the deleted one stays deleted. The job is the subject of this call,
  * so a job that is not the author's is NOT_FOUND (JOB_NOT_FOUND), as in jobs itself.
  */
-export function createDraftFromJob({ pool, peers, postLimits = DEFAULT_POST_LIMITS }: CommunityContext): CreateDraftFromJob {
+export function createDraftFromJob({ pool, peers, productEvents, postLimits = DEFAULT_POST_LIMITS }: CommunityContext): CreateDraftFromJob {
   return async (request) => {
     const authorUserId = requireUserId(request.authorUserId, 'author_user_id');
     const jobId = requireUuid(request.jobId, 'job_id');
@@ -77,7 +78,12 @@ export function createDraftFromJob({ pool, peers, postLimits = DEFAULT_POST_LIMI
       mediaAssetIds,
     } as const;
     for (let idempotencyKey = current.key; ;) {
-      const { row, created } = await insertOrReplay(pool, { ...draft, id: uuidv7(), idempotencyKey }, postLimits);
+      const { row, created } = await insertOrReplay(
+        pool,
+        { ...draft, id: uuidv7(), idempotencyKey },
+        postLimits,
+        postOutboxEvents(productEvents, { created: true, oneTapDraft: true }),
+      );
       if (row.status !== 'deleted') return { post: toPostMessage(row), created };
       // A concurrent tap's draft, deleted since we looked: the next draft follows it.
       idempotencyKey = draftFromJobKey(jobId, row.id);

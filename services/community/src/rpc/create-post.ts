@@ -7,6 +7,7 @@ import { DEFAULT_POST_LIMITS } from '../domain/post-limits.js';
 import { requireJobForCategory } from '../domain/generation-rules.js';
 import { normaliseCreateCommand } from '../domain/post-command.js';
 import { createPostHash } from '../domain/request-hash.js';
+import { postOutboxEvents } from '../domain/product-events.js';
 import { checkPostReferences } from '../peers/peer-validation.js';
 import { toPostMessage } from './post-mapper.js';
 import { findReplay, insertOrReplay } from './idempotent-insert.js';
@@ -19,7 +20,7 @@ type CreatePost = Handler<typeof communityV1.CommunityServiceService.createPost>
  * from the stored post, so it does not depend on the peers of now: an image deleted since, jobs
  * down), then the peers, then one insert of the post with its media.
  */
-export function createPost({ pool, peers, postLimits = DEFAULT_POST_LIMITS }: CommunityContext): CreatePost {
+export function createPost({ pool, peers, productEvents, postLimits = DEFAULT_POST_LIMITS }: CommunityContext): CreatePost {
   return async (request) => {
     const authorUserId = requireUserId(request.authorUserId, 'author_user_id');
     const idempotencyKey = requireIdempotencyKey(request.idempotencyKey);
@@ -39,6 +40,7 @@ export function createPost({ pool, peers, postLimits = DEFAULT_POST_LIMITS }: Co
       pool,
       { id: uuidv7(), authorUserId, idempotencyKey, requestHash, ...command },
       postLimits,
+      postOutboxEvents(productEvents, { created: true, oneTapDraft: false }),
     );
     return { post: toPostMessage(row), created };
   };

@@ -1,5 +1,6 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
 import { AccountDeletedError, AlreadyExistsError, InternalError } from '@atelier/errors';
+import { insertOutboxEvents, type OutboxEvent } from '@atelier/outbox';
 import { insertPost, selectPostByIdempotencyKey, type NewPost } from '../db/post-sql.js';
 import type { PostRow } from '../db/post-row.js';
 import { lockAuthorForPosts, countPostsCreatedToday } from '../db/post-usage-sql.js';
@@ -32,9 +33,15 @@ export async function findReplay(pool: SqlPool, authorUserId: string, idempotenc
  * Inserts the post, or — when a request with the same key committed first — answers with that
  * request's post, as a replay. Under the author's lock, in one transaction: the replay is looked
  * for, the day's posts counted against the limit, and the post inserted, so concurrent creates
- * never overshoot the limit and a replay is never refused by it.
+ * never overshoot the limit and a replay is never refused by it. The outbox rows `announce` answers
+ * for the inserted post commit with it; a replay announces nothing.
  */
-export async function insertOrReplay(pool: SqlPool, post: NewPost, limits: PostLimits): Promise<CreatedPost> {
+export async function insertOrReplay(
+  pool: SqlPool,
+  post: NewPost,
+  limits: PostLimits,
+  announce: (post: PostRow) => readonly OutboxEvent[],
+): Promise<CreatedPost> {
   return inTransaction(pool, async (client) => {
     await lockAuthorForPosts(client, post.authorUserId);
     if (await accountDeletionStarted(client, post.authorUserId)) throw new AccountDeletedError();
@@ -42,7 +49,10 @@ export async function insertOrReplay(pool: SqlPool, post: NewPost, limits: PostL
     if (earlier) return replayOrRefuse(earlier, post.requestHash);
     checkPostLimits(await countPostsCreatedToday(client, post.authorUserId), limits, new Date());
     const inserted = await insertPost(client, post);
-    if (inserted) return { row: inserted, created: true };
+    if (inserted) {
+      await insertOutboxEvents(client, 'community', announce(inserted));
+      return { row: inserted, created: true };
+    }
     // Unreachable while every insert takes the lock; kept for a writer that does not.
     const winner = await selectPostByIdempotencyKey(client, post.authorUserId, post.idempotencyKey);
     // Posts are deleted softly, so the row that won the key is still there.

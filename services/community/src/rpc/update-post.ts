@@ -7,6 +7,7 @@ import { selectPost, updatePostAndMedia } from '../db/post-sql.js';
 import type { PostRow } from '../db/post-row.js';
 import { normaliseUpdateFields, planUpdate, versionConflict, type PostState } from '../domain/post-update.js';
 import { checkPostReferences } from '../peers/peer-validation.js';
+import { postOutboxEvents } from '../domain/product-events.js';
 import { toPostMessage } from './post-mapper.js';
 
 type UpdatePost = Handler<typeof communityV1.CommunityServiceService.updatePost>;
@@ -36,7 +37,7 @@ const stateOf = (row: PostRow): PostState => ({
  * create, and a post with a generation job must keep the job's output among them. A request
  * that changes nothing returns the post as it is, without a new version.
  */
-export function updatePost({ pool, peers }: CommunityContext): UpdatePost {
+export function updatePost({ pool, peers, productEvents }: CommunityContext): UpdatePost {
   return async (request) => {
     const postId = requireUuid(request.postId, 'post_id');
     const authorUserId = requireUserId(request.authorUserId, 'author_user_id');
@@ -53,17 +54,22 @@ export function updatePost({ pool, peers }: CommunityContext): UpdatePost {
       });
     }
 
-    const updated = await updatePostAndMedia(pool, {
-      id: postId,
-      authorUserId,
-      expectedVersion: fields.expectedVersion,
-      title: plan.title,
-      content: plan.content,
-      category: plan.category,
-      petId: plan.petId,
-      status: plan.status,
-      mediaAssetIds: plan.mediaAssetIds,
-    });
+    // The write applies only at the version `current` was read at, so `current` is what it changed.
+    const updated = await updatePostAndMedia(
+      pool,
+      {
+        id: postId,
+        authorUserId,
+        expectedVersion: fields.expectedVersion,
+        title: plan.title,
+        content: plan.content,
+        category: plan.category,
+        petId: plan.petId,
+        status: plan.status,
+        mediaAssetIds: plan.mediaAssetIds,
+      },
+      postOutboxEvents(productEvents, { created: false, statusBefore: current.status }),
+    );
     if (updated) return { post: toPostMessage(updated) };
     // Another change (or a delete) committed since the post was read: explain which.
     const latest = ownLivePost(await selectPost(pool, postId), authorUserId);

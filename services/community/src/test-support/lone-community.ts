@@ -1,7 +1,7 @@
 import { communityV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
-import { createTestDatabase, testClient, testIdentityEnv, type TestDatabase } from '@atelier/testing';
+import { createTestDatabase, testClient, testIdentityEnv, testProductEventsKey, type TestDatabase } from '@atelier/testing';
 import { startCommunityApp, type CommunityApp, type CommunityAppConfig } from '../community-app.js';
 import { createCommunityOrm, migrateCommunity } from '../db/community-orm.js';
 
@@ -28,6 +28,7 @@ export async function communityTestConfig(
     GRPC_HEALTH_PORT: 0,
     GRPC_REFLECTION: true,
     DATABASE_URL: databaseUrl,
+    PRODUCT_EVENTS_USER_KEY: testProductEventsKey(),
     ...peers,
     ...extra,
   };

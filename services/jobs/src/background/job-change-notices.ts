@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { SqlPool } from '@atelier/db';
+import { coalescedNotifier, type NotificationListener, type SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import { coalescedNotifier, type NotificationListener } from './notification-listener.js';
 
 export const JOB_CHANGES_CHANNEL = 'jobs_watch';
 

@@ -4,6 +4,7 @@ import type { Logger } from '@atelier/logging';
 import { headers, type JetStreamClient } from '@atelier/nats';
 import { inSpan, SpanKind } from '@atelier/telemetry';
 import { backoffDelayMs, startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
+import { OUTAGE_BACKOFF, STREAMS_TRUSTED_FOR_MS, publishErrorText, publishFailureOf, type PublishFailure } from '@atelier/outbox';
 import {
   claimDueOutboxRows,
   markOutboxPublished,
@@ -20,32 +21,6 @@ type PublishableRow = Pick<
   OutboxRow,
   'id' | 'aggregate_id' | 'event_type' | 'subject' | 'dedupe_key' | 'payload' | 'trace_context' | 'available_at' | 'attempt_count'
 >;
-
-/**
- * What a failed publish means. `unanswered`: the broker is unreachable, restarting or slow —
- * waited out, no attempt spent. `missing-stream`: nobody answered on the subject (nats.js calls it
- * "jetstream is not enabled"): a stream deleted, a broker that lost its state, or JetStream not
- * up yet after a restart — the streams are declared again before anything is counted.
- * `rejected`: the broker answered no (the message is too large, the stream refuses it) — an
- * attempt spent, dead after OUTBOX_MAX_ATTEMPTS.
- */
-export type PublishFailure = 'unanswered' | 'missing-stream' | 'rejected';
-
-const UNANSWERED = new Set(['TimeoutError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'RequestError']);
-
-export function publishFailureOf(error: unknown): PublishFailure {
-  const name = (error as Error | undefined)?.name ?? '';
-  if (name === 'JetStreamNotEnabled') return 'missing-stream';
-  return UNANSWERED.has(name) ? 'unanswered' : 'rejected';
-}
-
-/** What an operator reads in a row's last_error. */
-export function publishErrorText(error: unknown, subject: string): string {
-  if (publishFailureOf(error) === 'missing-stream') {
-    return `no JetStream stream takes subject ${subject} (no responders): the stream is missing, or JetStream is off`;
-  }
-  return String((error as Error | undefined)?.message ?? error).slice(0, 1_000);
-}
 
 export interface OutboxRelayOptions {
   pool: SqlPool;
@@ -77,11 +52,6 @@ export interface OutboxRelayOptions {
    */
   maxHandedOver?: number;
 }
-
-/** After the streams were declared, a publish no stream takes is the subject's fault for this long. */
-const STREAMS_TRUSTED_FOR_MS = 30_000;
-/** While the broker does not answer: from a quarter second, growing to five. */
-const OUTAGE_BACKOFF = { baseMs: 250, maxMs: 5_000 };
 
 /**
  * Moves outbox rows to JetStream: claim due rows (SKIP LOCKED), publish each with

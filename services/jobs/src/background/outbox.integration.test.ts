@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNatsServer, waitUntil } from '@atelier/testing';
 import { jobsAdminV1, jobsEventsV1, jobsV1 } from '@atelier/contracts';
-import { createSqlPool, type SqlPool } from '@atelier/db';
+import { NotificationListener, createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
 import { createLogger } from '@atelier/logging';
 import { connectNats, ensureJobStreams, jetstream, jetstreamManager } from '@atelier/nats';
@@ -9,7 +9,6 @@ import { claimDueOutboxRows } from '../db/outbox-sql.js';
 import { createJobs, type NewJob } from '../db/transitions/create-sql.js';
 import { newCanaryJob } from '../test-support/new-job.js';
 import { OutboxRelay } from './outbox-relay.js';
-import { NotificationListener } from './notification-listener.js';
 import { OutboxWakeups } from './outbox-wakeups.js';
 import { canaryRequest, refusal, startJobsHarness, type JobsHarness } from '../test-support/jobs-harness.js';
 

@@ -76,6 +76,16 @@ export interface JobEventRow {
 export type JobHistoryEntry = Pick<JobEventRow, 'from_status' | 'to_status' | 'attempt' | 'error_code' | 'occurred_at'>;
 
 /** Where a transition's outbox rows are published (from the NATS topology). */
+/** What a statement needs to write product events: where they go, how user_ref is made, which job types are creations. */
+export interface ProductEventSubjects {
+  /** `<root>.product.events.` — the event name is appended. */
+  subjectPrefix: string;
+  /** UserRefKey.sqlPads() of PRODUCT_EVENTS_USER_KEY: as secret as the key, bound as a parameter only. */
+  userRefPads: Buffer;
+  /** The job types whose jobs are users' creations (not operator-only): the others write no product event. */
+  jobTypes: readonly string[];
+}
+
 export interface OutboxSubjects {
   dispatchInteractive: string;
   dispatchBackground: string;
@@ -85,6 +95,8 @@ export interface OutboxSubjects {
   providerCancel: string;
   /** Where AccountDeletedEvent goes (RequestAccountDeletion). */
   accountDeleted: string;
+  /** The product events (creation_job_*) the create and end transitions write (libs/outbox). */
+  productEvents: ProductEventSubjects;
   /**
    * The relay that publishes the statement's due rows right after its commit (they are written
    * claimed by it: transitions/transition-sql.ts); absent or null, they wait as `pending` for any relay.

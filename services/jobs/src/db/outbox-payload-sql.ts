@@ -1,10 +1,14 @@
+import { CREATION_JOB_TYPES } from '@atelier/job-types';
+import { productEventSql, rfc3339Sql as rfc3339, type UserRefKey } from '@atelier/outbox';
+import type { ProductEventSubjects } from './job-row.js';
+
 /**
  * SQL that builds outbox payloads inside the transition statements, so a transition stays one
  * round trip. The JSON follows the proto3 JSON mapping of atelier.jobs.v1 JobDispatch and
- * JobLifecycleEvent (events.proto): lowerCamelCase names, enums by their full names,
- * timestamps as RFC 3339 UTC. Ids only — never prompts or user data.
+ * JobLifecycleEvent (events.proto) and of atelier.events.v1 ProductEvent (product_events.proto):
+ * lowerCamelCase names, enums by their full names, timestamps as RFC 3339 UTC. Ids only — never
+ * prompts or user data (a product event names its user by user_ref only).
  */
-const rfc3339 = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** JobDispatch for a job row aliased `j` that was just queued (its next attempt is attempt_count + 1). */
 export const dispatchPayloadSql = (j: string) =>
@@ -40,3 +44,49 @@ export const providerCancelPayloadSql = (j: string) =>
   `jsonb_build_object('jobId', ${j}.id, 'providerCode', ${j}.provider_code_snapshot, 'providerRequestId', ${j}.provider_request_id)`;
 /** One cancel task per prediction: a job ends once. */
 export const providerCancelDedupeSql = (j: string) => `'provider-cancel:' || ${j}.id || ':' || ${j}.provider_request_id`;
+
+/** Whole milliseconds from one timestamp to another; null when either is. */
+const millisSql = (from: string, to: string) => `round(extract(epoch FROM ${to} - ${from}) * 1000)::bigint`;
+
+/** Props every creation_job_* event carries: which job, of what, made with which model and style. */
+const jobPropsSql = (j: string) =>
+  `'job_id', ${j}.id, 'job_type', ${j}.job_type, 'media_kind', ${j}.media_kind, 'model_id', ${j}.model_id,
+   'model_version', ${j}.model_version_snapshot, 'style_id', ${j}.style_id, 'style_code', ${j}.style_code_snapshot`;
+
+/** creation_job_submitted (ProductEvent) of a job row aliased `j` just created; `padsParam` holds the user_ref pads. */
+export const submittedProductEventSql = (j: string, padsParam: string) =>
+  productEventSql(
+    {
+      name: `'creation_job_submitted'`,
+      aggregateId: `${j}.id`,
+      userId: `${j}.user_id`,
+      occurredAt: `${j}.created_at`,
+      props: `jsonb_build_object(${jobPropsSql(j)}, 'queue', ${j}.queue, 'input_asset_id', ${j}.input_asset_id,
+                'has_pet', ${j}.pet_id IS NOT NULL, 'max_attempts', ${j}.max_attempts, 'retry_of_job_id', ${j}.retry_of_job_id)`,
+    },
+    padsParam,
+  );
+
+/**
+ * creation_job_<status> (ProductEvent) of a job row aliased `j` that just ended (succeeded, failed
+ * or cancelled): its attempts, error code, output, and how long it took from creation and in its
+ * last attempt.
+ */
+export const endedProductEventSql = (j: string, padsParam: string) =>
+  productEventSql(
+    {
+      name: `'creation_job_' || ${j}.status`,
+      aggregateId: `${j}.id`,
+      userId: `${j}.user_id`,
+      occurredAt: `${j}.completed_at`,
+      props: `jsonb_build_object(${jobPropsSql(j)}, 'attempts', ${j}.attempt_count, 'error_code', ${j}.error_code,
+                'output_asset_id', ${j}.output_asset_id, 'duration_ms', ${millisSql(`${j}.created_at`, `${j}.completed_at`)},
+                'run_ms', ${millisSql(`${j}.started_at`, `${j}.completed_at`)})`,
+    },
+    padsParam,
+  );
+
+/** What the transitions need to write product events to `subjectPrefix` (`<root>.product.events.`) with user_refs under `key`. */
+export function productEventSubjects(subjectPrefix: string, key: UserRefKey): ProductEventSubjects {
+  return { subjectPrefix, userRefPads: key.sqlPads(), jobTypes: CREATION_JOB_TYPES };
+}

@@ -17,6 +17,7 @@ import {
   testClient,
   testIdentityEnv,
   TEST_UPSCALE_MODEL,
+  testProductEventsKey,
 } from '@atelier/testing';
 import type { JobsConfig } from '../config.js';
 import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
@@ -104,6 +105,7 @@ export async function startJobsHarness(overrides: Partial<JobsConfig> = {}, opti
       NATS_PASSWORD: undefined,
       NATS_TOKEN: undefined,
       ACCOUNT_DELETION_ACK_WAIT_MS: 60_000,
+      PRODUCT_EVENTS_USER_KEY: testProductEventsKey(),
       CATALOG_ADDR: catalogProcess?.address ?? '127.0.0.1:1',
       MEDIA_ADDR: mediaProcess?.address ?? '127.0.0.1:1',
       CATALOG_CACHE_TTL_MS: 30_000,

@@ -1,10 +1,12 @@
 import type { mediaV1 } from '@atelier/contracts';
-import { uuidv7 } from '@atelier/db';
+import { inTransaction, uuidv7 } from '@atelier/db';
 import { FailedPreconditionError, NotFoundError, isAppError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
+import { insertOutboxEvents } from '@atelier/outbox';
 import { requireUserId, requireUuid } from '@atelier/validation';
 import { selectAsset, updateAssetReady, updateUploadError, verifiedKeyFor, type Asset } from '../db/asset-sql.js';
 import { IMAGE_HEADER_BYTES, verifyImageHeader } from '../domain/asset-rules.js';
+import { uploadCompletedEvent } from '../domain/product-events.js';
 import { CompletionGate } from './completion-gate.js';
 import type { MediaContext } from '../media-context.js';
 import { toAssetMessage } from './asset-mapper.js';
@@ -19,7 +21,7 @@ export const DEFAULT_UPLOAD_COMPLETIONS_MAX = 4;
  * the same bytes, whatever the client PUTs later): HEAD for the size, a ranged GET of the header
  * for type and dimensions, a streaming SHA-256. The upload key is deleted once the row is ready.
  */
-async function verifyAndPublish({ pool, store, logger }: MediaContext, asset: Asset): Promise<Asset> {
+async function verifyAndPublish({ pool, store, logger, productEvents }: MediaContext, asset: Asset): Promise<Asset> {
   const head = await store.head(asset.storageKey);
   if (!head) throw new FailedPreconditionError('UPLOAD_OBJECT_MISSING', 'no bytes were uploaded for this asset yet');
   const sizeMismatch = (sizeBytes: number) =>
@@ -36,7 +38,14 @@ async function verifyAndPublish({ pool, store, logger }: MediaContext, asset: As
     if (copied.sizeBytes !== asset.sizeBytes) throw sizeMismatch(copied.sizeBytes);
     const facts = verifyImageHeader(await store.getPrefix(verifiedKey, IMAGE_HEADER_BYTES), asset.contentType);
     const sha256 = await store.sha256(verifiedKey);
-    const ready = await updateAssetReady(pool, asset.id, facts, sha256, verifiedKey);
+    // Ready and its product event commit together: a completion that is refused, or loses the
+    // race to another replica, writes no event; the one that wins writes it once.
+    const ready = await inTransaction(pool, async (client) => {
+      const updated = await updateAssetReady(client, asset.id, facts, sha256, verifiedKey);
+      const event = updated && uploadCompletedEvent(updated);
+      if (event) await insertOutboxEvents(client, 'media', [productEvents.outboxEvent(event)]);
+      return updated;
+    });
     if (!ready) {
       // Another replica completed it first, with its own copy: serve its row, drop ours. Or its
       // owner deleted it meanwhile (DeleteOwnAsset): then it is gone for this call too.

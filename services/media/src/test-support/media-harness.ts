@@ -5,7 +5,8 @@ import { mediaV1 } from '@atelier/contracts';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import type { GrpcServerHandle, PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
-import { createTestDatabase, testClient, testSecurity, uniqueName, type TestDatabase } from '@atelier/testing';
+import { productEventsOf } from '@atelier/outbox';
+import { createTestDatabase, testClient, testProductEventsKey, testSecurity, uniqueName, type TestDatabase } from '@atelier/testing';
 import { createMediaOrm, migrateMedia } from '../db/media-orm.js';
 import type { MediaContext } from '../media-context.js';
 import { startMediaServer } from '../server.js';
@@ -43,7 +44,15 @@ export async function startMediaHarness(context: Partial<MediaContext> = {}): Pr
   const pool = createSqlPool({ databaseUrl: database.url, max: 8, applicationName: 'media-test' });
   const logger = createLogger({ service: 'media-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const server = await startMediaServer(
-    { pool, store, logger, uploadUrlTtlSeconds: 300, downloadUrlTtlSeconds: 60, ...context },
+    {
+      pool,
+      store,
+      logger,
+      productEvents: productEventsOf({ PRODUCT_EVENTS_USER_KEY: testProductEventsKey(), NATS_STREAM_PREFIX: 'MEDIA_TEST' }),
+      uploadUrlTtlSeconds: 300,
+      downloadUrlTtlSeconds: 60,
+      ...context,
+    },
     { host: '127.0.0.1', port: 0, healthPort: 0, security: await testSecurity('media') },
   );
   const client = await testClient(mediaV1.MediaServiceClient, `127.0.0.1:${server.port}`, 'gateway', { defaultDeadlineMs: 15_000 });

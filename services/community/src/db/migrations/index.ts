@@ -11,4 +11,5 @@ export const communityMigrations: readonly NamedMigration[] = [
   { name: '0001-community-baseline', load: async () => (await import('./0001-community-baseline.js')).CommunityBaseline },
   { name: '0002-author-handles', load: async () => (await import('./0002-author-handles.js')).AuthorHandles },
   { name: '0003-account-deletions', load: async () => (await import('./0003-account-deletions.js')).AccountDeletions },
+  { name: '0004-outbox', load: async () => (await import('./0004-outbox.js')).Outbox },
 ];

@@ -1,6 +1,13 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../job-row.js';
-import { CLAIMED_OUTBOX_JOIN, FOUND_COLUMNS, LIFECYCLE_OUTBOX, PROVIDER_CANCEL_OUTBOX } from './transition-sql.js';
+import {
+  CLAIMED_OUTBOX_JOIN,
+  FOUND_COLUMNS,
+  LIFECYCLE_OUTBOX,
+  PROVIDER_CANCEL_OUTBOX,
+  productEventParamsAt,
+  productEventValues,
+} from './transition-sql.js';
 import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job-row.js';
 
 /**
@@ -31,7 +38,7 @@ export async function cancel(
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
              SELECT id, from_status, 'cancelled', attempt_count, $7 FROM cancelled),
-           announce AS (${LIFECYCLE_OUTBOX('cancelled', `$3 || 'cancelled'`, '$6')}),
+           announce AS (${LIFECYCLE_OUTBOX('cancelled', `$3 || 'cancelled'`, productEventParamsAt(8), '$6')}),
            provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('cancelled', '$4', '$6')})
            SELECT x.*, claimed.claimed_outbox, ${FOUND_COLUMNS}
              FROM (SELECT 1) one
@@ -46,6 +53,7 @@ export async function cancel(
       request.nonCancellableTypes,
       subjects.claimFor ?? null,
       request.actor,
+      ...productEventValues(subjects),
     ],
   });
   return transitionResultOf(rows[0]!);

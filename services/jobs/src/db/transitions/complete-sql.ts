@@ -1,6 +1,13 @@
 import type { Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../job-row.js';
-import { CLAIMED_OUTBOX_JOIN, FOUND_COLUMNS, LIFECYCLE_OUTBOX, statusIs } from './transition-sql.js';
+import {
+  CLAIMED_OUTBOX_JOIN,
+  FOUND_COLUMNS,
+  LIFECYCLE_OUTBOX,
+  productEventParamsAt,
+  productEventValues,
+  statusIs,
+} from './transition-sql.js';
 import { transitionResultOf, type FoundColumns, type TransitionResult } from './found-job-row.js';
 
 /** One worker reporting one finished job. */
@@ -37,7 +44,7 @@ export async function complete(db: Queryable, requests: readonly CompleteRequest
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
              SELECT id, 'running', 'succeeded', attempt_count, 'worker:' || completed_by FROM done),
-           announce AS (${LIFECYCLE_OUTBOX('done', `$5 || 'succeeded'`, '$6')})
+           announce AS (${LIFECYCLE_OUTBOX('done', `$5 || 'succeeded'`, productEventParamsAt(7), '$6')})
            SELECT d.*, claimed.claimed_outbox, ${FOUND_COLUMNS}
              FROM requested r
              LEFT JOIN done d ON d.id = r.job_id AND d.completed_by = r.worker_id
@@ -51,6 +58,7 @@ export async function complete(db: Queryable, requests: readonly CompleteRequest
       requests.map((r) => r.outputOwnerId),
       subjects.eventPrefix,
       subjects.claimFor ?? null,
+      ...productEventValues(subjects),
     ],
   });
   return rows.map(transitionResultOf);

@@ -2,7 +2,7 @@ import { lockAllForTransaction, type Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../job-row.js';
 import type { QuotaUsage } from '../../domain/quota.js';
 import { quotaUsageSql } from '../quota-usage-sql.js';
-import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX } from './transition-sql.js';
+import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, SUBMITTED_OUTBOX, productEventParamsAt, productEventValues } from './transition-sql.js';
 
 export interface NewJob {
   id: string;
@@ -53,8 +53,8 @@ export interface QuotaCheck {
 }
 
 /**
- * queued from nothing: job rows with their creation events and dispatches, one statement for a
- * batch. With `quota`, each row's insert also needs its user's usage (counted in the same
+ * queued from nothing: job rows with their creation events, dispatches and product events
+ * (creation_job_submitted), one statement for a batch. With `quota`, each row's insert also needs its user's usage (counted in the same
  * statement by quotaUsageSql, which GetQuota reads too) to be under all three limits — daily,
  * monthly, in flight — the one place that rule is applied. Nor is a row of a user whose account's deletion was requested
  * (db/account-deletion-sql.ts takes the same lock). The caller holds the lock of every user in the batch, taken before
@@ -77,7 +77,7 @@ function insertStatement(quota: boolean): string {
             quota
               ? `usage AS (
             SELECT i.n AS usage_n, u.today, u.this_month, u.in_flight
-              FROM incoming i CROSS JOIN LATERAL (${quotaUsageSql('i.user_id', '$32::text[]', '$35::int')}) u),`
+              FROM incoming i CROSS JOIN LATERAL (${quotaUsageSql('i.user_id', '$35::text[]', '$38::int')}) u),`
               : ''
           }
           created AS (
@@ -94,7 +94,7 @@ function insertStatement(quota: boolean): string {
               FROM incoming
              ${
                quota
-                 ? `WHERE (SELECT u.today < $33 AND u.this_month < $35::int AND u.in_flight < $34 FROM usage u WHERE u.usage_n = incoming.n)
+                 ? `WHERE (SELECT u.today < $36 AND u.this_month < $38::int AND u.in_flight < $37 FROM usage u WHERE u.usage_n = incoming.n)
                       AND NOT EXISTS (SELECT 1 FROM jobs.account_deletions d WHERE d.user_id = incoming.user_id)`
                  : ''
              }
@@ -104,6 +104,7 @@ function insertStatement(quota: boolean): string {
             INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
             SELECT c.id, NULL, 'queued', 0, i.actor FROM created c JOIN incoming i ON i.id = c.id),
           dispatch AS (${DISPATCH_OUTBOX('created', '$25', '$26', '$28')}),
+          submitted AS (${SUBMITTED_OUTBOX('created', productEventParamsAt(32), '$28')}),
           outcome AS (
             SELECT i.n, true AS inserted, c.* FROM incoming i JOIN created c ON c.id = i.id
             UNION ALL
@@ -115,7 +116,7 @@ function insertStatement(quota: boolean): string {
           SELECT i.n AS incoming_n, o.*, CASE WHEN o.inserted THEN claimed.claimed_outbox END AS claimed_outbox
                  ${quota ? ', u.today AS usage_today, u.this_month AS usage_this_month, u.in_flight AS usage_in_flight' : ''}
             FROM incoming i LEFT JOIN outcome o ON o.n = i.n${quota ? ' JOIN usage u ON u.usage_n = i.n' : ''}
-            ${CLAIMED_OUTBOX_JOIN(['dispatch'], 'o')}
+            ${CLAIMED_OUTBOX_JOIN(['dispatch', 'submitted'], 'o')}
            ORDER BY i.n`;
 }
 
@@ -156,6 +157,7 @@ function insertValues(jobs: readonly NewJob[], actors: readonly string[], subjec
     column('startWithinSeconds'),
     jobs.map((job) => (job.effectiveParameters ? JSON.stringify(job.effectiveParameters) : null)),
     column('effectivePrompt'),
+    ...productEventValues(subjects),
   ];
 }
 

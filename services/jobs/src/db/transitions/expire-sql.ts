@@ -6,7 +6,7 @@ import {
   startDeadlineMessageSql,
   startDeadlinePassedSql,
 } from '../../domain/start-deadline.js';
-import { CLAIMED_OUTBOX_JOIN, LIFECYCLE_OUTBOX } from './transition-sql.js';
+import { CLAIMED_OUTBOX_JOIN, LIFECYCLE_OUTBOX, productEventParamsAt, productEventValues } from './transition-sql.js';
 
 /**
  * queued → cancelled for up to `batchSize` jobs whose start deadline passed before any worker
@@ -46,10 +46,10 @@ export async function expireStartDeadlines(db: Queryable, batchSize: number, sub
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_code, detail)
              SELECT id, 'queued', 'cancelled', attempt_count, '${START_DEADLINE_ACTOR}', error_code,
                     'not started by its start deadline ' || start_deadline_at FROM expired),
-           announce AS (${LIFECYCLE_OUTBOX('expired', `$2 || 'cancelled'`, '$3')})
+           announce AS (${LIFECYCLE_OUTBOX('expired', `$2 || 'cancelled'`, productEventParamsAt(4), '$3')})
            SELECT x.*, claimed.claimed_outbox FROM expired x
            ${CLAIMED_OUTBOX_JOIN(['announce'], 'x')}`,
-    values: [batchSize, subjects.eventPrefix, subjects.claimFor ?? null],
+    values: [batchSize, subjects.eventPrefix, subjects.claimFor ?? null, ...productEventValues(subjects)],
   });
   return rows;
 }

@@ -7,6 +7,8 @@ import {
   FOUND_COLUMNS,
   LIFECYCLE_OUTBOX,
   PROVIDER_CANCEL_OUTBOX,
+  productEventParamsAt,
+  productEventValues,
   statusIs,
 } from './transition-sql.js';
 import { foundJobOf, transitionResultOf, type FoundColumns, type FoundJob, type TransitionResult } from './found-job-row.js';
@@ -50,6 +52,8 @@ interface FailureTarget {
   announce: string;
   /** The names of those CTEs. */
   outboxCtes: readonly string[];
+  /** Its outbox CTEs write product events: their three parameters follow the claiming relay's (productEventParamsAt). */
+  productEvents?: boolean;
   values(request: FailureRequest, decision: FailureDecision, subjects: OutboxSubjects): unknown[];
 }
 
@@ -93,7 +97,7 @@ const FAILURE_TARGETS: Readonly<Record<FailureDecision['outcome'], FailureTarget
     name: 'jobs.fail_final',
     set: `status = 'failed', completed_at = now(), error_code = $5, error_message = $6, internal_error_message = $7,
           lease_owner = NULL, lease_expires_at = NULL`,
-    announce: `announce AS (${LIFECYCLE_OUTBOX('changed', `$8 || 'failed'`, '$10')}),
+    announce: `announce AS (${LIFECYCLE_OUTBOX('changed', `$8 || 'failed'`, productEventParamsAt(11), '$10')}),
                provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('changed', '$9', '$10')})`,
     outboxCtes: ['announce', 'provider_cancel'],
     values: (request, _decision, subjects) => [
@@ -102,16 +106,18 @@ const FAILURE_TARGETS: Readonly<Record<FailureDecision['outcome'], FailureTarget
       subjects.eventPrefix,
       subjects.providerCancel,
     ],
+    productEvents: true,
   },
   /** running → cancelled by the worker itself (the attempt ended in a cancellation). */
   cancel: {
     name: 'jobs.fail_cancelled',
     set: `status = 'cancelled', completed_at = now(), cancel_requested_at = COALESCE(j.cancel_requested_at, now()),
           internal_error_message = $6, lease_owner = NULL, lease_expires_at = NULL`,
-    announce: `announce AS (${LIFECYCLE_OUTBOX('changed', `$7 || 'cancelled'`, '$9')}),
+    announce: `announce AS (${LIFECYCLE_OUTBOX('changed', `$7 || 'cancelled'`, productEventParamsAt(10), '$9')}),
                provider_cancel AS (${PROVIDER_CANCEL_OUTBOX('changed', '$8', '$9')})`,
     outboxCtes: ['announce', 'provider_cancel'],
     values: (request, _decision, subjects) => [request.failure.internalMessage, subjects.eventPrefix, subjects.providerCancel],
+    productEvents: true,
   },
 };
 
@@ -153,6 +159,7 @@ export async function applyFailure(
       request.failure.errorCode,
       ...target.values(request, decision, subjects),
       subjects.claimFor ?? null,
+      ...(target.productEvents ? productEventValues(subjects) : []),
     ],
   });
   return transitionResultOf(rows[0]!);

@@ -1,6 +1,14 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../job-row.js';
-import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, LIFECYCLE_OUTBOX, PROVIDER_CANCEL_OUTBOX, statusIs } from './transition-sql.js';
+import {
+  CLAIMED_OUTBOX_JOIN,
+  DISPATCH_OUTBOX,
+  LIFECYCLE_OUTBOX,
+  PROVIDER_CANCEL_OUTBOX,
+  productEventParamsAt,
+  productEventValues,
+  statusIs,
+} from './transition-sql.js';
 
 /** A running job whose lease expired, as locked for reaping. */
 export interface ExpiredLease {
@@ -66,7 +74,7 @@ export function reapExpiredLeases(
                INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor, error_code)
                SELECT id, 'running', status, attempt_count, 'reaper', 'LEASE_EXPIRED' FROM reaped),
              dispatch AS (${DISPATCH_OUTBOX(`(SELECT * FROM reaped WHERE status = 'queued')`, '$4', '$5', '$8')}),
-             announce AS (${LIFECYCLE_OUTBOX(`(SELECT * FROM reaped WHERE status = 'failed')`, `$6 || 'failed'`, '$8')}),
+             announce AS (${LIFECYCLE_OUTBOX(`(SELECT * FROM reaped WHERE status = 'failed')`, `$6 || 'failed'`, productEventParamsAt(9), '$8')}),
              provider_cancel AS (${PROVIDER_CANCEL_OUTBOX(`(SELECT * FROM reaped WHERE status = 'failed')`, '$7', '$8')})
              SELECT r.*, claimed.claimed_outbox FROM reaped r
              ${CLAIMED_OUTBOX_JOIN(['dispatch', 'announce', 'provider_cancel'], 'r')}`,
@@ -79,6 +87,7 @@ export function reapExpiredLeases(
         subjects.eventPrefix,
         subjects.providerCancel,
         subjects.claimFor ?? null,
+        ...productEventValues(subjects),
       ],
     });
     return rows;

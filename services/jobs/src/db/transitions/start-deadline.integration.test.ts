@@ -3,7 +3,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '@atelier/db';
 import { createTestDatabase, type TestDatabase } from '@atelier/testing';
+import { UserRefKey } from '@atelier/outbox';
 import type { JobRow, OutboxSubjects } from '../job-row.js';
+import { productEventSubjects } from '../outbox-payload-sql.js';
 import { createJobsOrm, migrateJobs } from '../jobs-orm.js';
 import { claim } from './claim-sql.js';
 import { complete } from './complete-sql.js';
@@ -30,6 +32,7 @@ const subjects: OutboxSubjects = {
   eventPrefix: 't.events.',
   providerCancel: 't.control.provider-cancel',
   accountDeleted: 't.accounts.events.deleted',
+  productEvents: productEventSubjects('t.product.events.', new UserRefKey(randomBytes(32).toString('hex'))),
 };
 
 beforeAll(async () => {

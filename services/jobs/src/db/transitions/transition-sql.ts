@@ -1,12 +1,16 @@
+import { productEventIdSql } from '@atelier/outbox';
 import { startDeadlinePassedSql } from '../../domain/start-deadline.js';
+import type { OutboxSubjects } from '../job-row.js';
 import {
   dispatchDedupeSql,
   dispatchPayloadSql,
   dispatchSubjectSql,
+  endedProductEventSql,
   eventDedupeSql,
   lifecyclePayloadSql,
   providerCancelDedupeSql,
   providerCancelPayloadSql,
+  submittedProductEventSql,
 } from '../outbox-payload-sql.js';
 
 /**
@@ -33,13 +37,62 @@ const claimedWhen = (due: string, claimParam: string) => ({
 /** What the relay needs of a row it was handed claimed (OUTBOX_RETURNING → ClaimedOutboxRow). */
 const OUTBOX_RETURNING = `RETURNING id, aggregate_id, event_type, subject, dedupe_key, payload, trace_context, available_at, status`;
 
-/** job.<status> for everyone who follows a job (media, community, WatchJob in other replicas). */
-export const LIFECYCLE_OUTBOX = (source: string, subjectParam: string, claimParam: string) => {
+/**
+ * The placeholders of a statement's three product-event parameters, in the order
+ * productEventValues gives them: the subject prefix, the user_ref pads, the creation job types.
+ */
+export interface ProductEventParams {
+  subjectPrefix: string;
+  userRefPads: string;
+  jobTypes: string;
+}
+
+/** ProductEventParams at $n, $n+1 and $n+2. */
+export const productEventParamsAt = (n: number): ProductEventParams => ({
+  subjectPrefix: `$${n}`,
+  userRefPads: `$${n + 1}`,
+  jobTypes: `$${n + 2}`,
+});
+
+/** The values of ProductEventParams, to spread into a statement's values where its placeholders point. */
+export const productEventValues = ({ productEvents }: OutboxSubjects): unknown[] => [
+  productEvents.subjectPrefix,
+  productEvents.userRefPads,
+  productEvents.jobTypes,
+];
+
+/**
+ * job.<status> for everyone who follows a job (media, community, WatchJob in other replicas),
+ * and — for a job of a creation type — its product event creation_job_<status> for the app's
+ * analytics: a job ends once, so each is written once.
+ */
+export const LIFECYCLE_OUTBOX = (source: string, subjectParam: string, product: ProductEventParams, claimParam: string) => {
   const claimed = claimedWhen('now()', claimParam);
+  const productName = `'creation_job_' || j.status`;
   return `
   INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, trace_context, ${claimed.columns})
-  SELECT j.id, 'job.' || j.status, ${subjectParam}, ${eventDedupeSql('j')}, ${lifecyclePayloadSql('j')}, j.trace_context, ${claimed.values}
+  SELECT j.id, e.event_type, e.subject, e.dedupe_key, e.payload, j.trace_context, ${claimed.values}
     FROM ${source} j
+   CROSS JOIN LATERAL (
+         SELECT 'job.' || j.status, ${subjectParam}, ${eventDedupeSql('j')}, ${lifecyclePayloadSql('j')}
+         UNION ALL
+         SELECT ${productName}, ${product.subjectPrefix} || ${productName}, ${productEventIdSql(productName, 'j.id')},
+                ${endedProductEventSql('j', product.userRefPads)}
+          WHERE j.job_type = ANY(${product.jobTypes}::text[])
+       ) e(event_type, subject, dedupe_key, payload)
+  ${OUTBOX_RETURNING}`;
+};
+
+/** creation_job_submitted of each new job of a creation type, for the app's analytics (a replay inserts no job, so none). */
+export const SUBMITTED_OUTBOX = (source: string, product: ProductEventParams, claimParam: string) => {
+  const claimed = claimedWhen('now()', claimParam);
+  const productName = `'creation_job_submitted'`;
+  return `
+  INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, trace_context, ${claimed.columns})
+  SELECT j.id, ${productName}, ${product.subjectPrefix} || ${productName}, ${productEventIdSql(productName, 'j.id')},
+         ${submittedProductEventSql('j', product.userRefPads)}, j.trace_context, ${claimed.values}
+    FROM ${source} j
+   WHERE j.job_type = ANY(${product.jobTypes}::text[])
   ${OUTBOX_RETURNING}`;
 };
 

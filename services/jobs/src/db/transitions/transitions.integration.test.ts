@@ -3,7 +3,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction, uuidv7, type Queryable } from '@atelier/db';
 import { createTestDatabase, type TestDatabase } from '@atelier/testing';
+import { UserRefKey } from '@atelier/outbox';
 import type { OutboxSubjects } from '../job-row.js';
+import { productEventSubjects } from '../outbox-payload-sql.js';
 import { createJobsOrm, migrateJobs } from '../jobs-orm.js';
 import { cancel } from './cancel-sql.js';
 import { claim } from './claim-sql.js';
@@ -23,12 +25,14 @@ import { newCanaryJob } from '../../test-support/new-job.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
+const userRefKey = new UserRefKey(randomBytes(32).toString('hex'));
 const subjects: OutboxSubjects = {
   dispatchInteractive: 't.dispatch.interactive',
   dispatchBackground: 't.dispatch.background',
   eventPrefix: 't.events.',
   providerCancel: 't.control.provider-cancel',
   accountDeleted: 't.accounts.events.deleted',
+  productEvents: productEventSubjects('t.product.events.', userRefKey),
 };
 
 /** A Queryable that counts the statements sent through it. */
@@ -196,7 +200,12 @@ describe('refusals come from the statement that was refused', () => {
     );
     expect(done).toMatchObject({ changed: true, job: { status: 'succeeded', output_asset_id: outputId } });
     const outbox = await pool.query(`SELECT event_type FROM jobs.outbox WHERE aggregate_id = $1 ORDER BY id`, [mine.id]);
-    expect(outbox.rows.map((r) => r.event_type)).toEqual(['job.dispatch', 'job.succeeded']);
+    expect(outbox.rows.map((r) => r.event_type)).toEqual([
+      'job.dispatch',
+      'creation_job_submitted',
+      'job.succeeded',
+      'creation_job_succeeded',
+    ]);
   });
 
   it('heartbeat: many beats in one statement, each answered as if alone', async () => {
@@ -540,5 +549,134 @@ describe('outbox rows claimed for the local relay', () => {
     const unclaimed = await created();
     expect(unclaimed.claimed_outbox).toBeNull();
     expect(await outboxOf(unclaimed.id)).toEqual([{ event_type: 'job.dispatch', status: 'pending', locked_by: null, later: false }]);
+  });
+});
+
+describe('product events of jobs', () => {
+  const creation = (overrides: Partial<NewJob> = {}) =>
+    newJob({
+      jobType: 'image.stylize',
+      expectsOutput: true,
+      modelId: uuidv7(),
+      styleId: uuidv7(),
+      inputAssetId: uuidv7(),
+      providerCode: 'sim',
+      providerModel: 'sim-model',
+      modelVersion: 'v7',
+      styleCode: 'watercolor',
+      prompt: 'a secret prompt about my cat',
+      negativePrompt: 'a secret negative prompt',
+      ...overrides,
+    });
+  const productRowsOf = async (jobId: string) =>
+    (
+      await pool.query(
+        `SELECT event_type, subject, dedupe_key, payload, status FROM jobs.outbox
+          WHERE aggregate_id = $1 AND event_type LIKE 'creation_%' ORDER BY id`,
+        [jobId],
+      )
+    ).rows as { event_type: string; subject: string; dedupe_key: string; payload: Record<string, unknown>; status: string }[];
+
+  it('a new creation job writes creation_job_submitted with the user_ref code makes and no prompt; its replay writes none', async () => {
+    const job = creation();
+    const [outcome] = await createJobs(pool, [job], ['test'], { ...subjects, claimFor: 'relay-here' });
+    const rows = await productRowsOf(job.id);
+    expect(rows).toEqual([
+      {
+        event_type: 'creation_job_submitted',
+        subject: 't.product.events.creation_job_submitted',
+        dedupe_key: `creation_job_submitted:${job.id}`,
+        status: 'processing',
+        payload: {
+          eventId: `creation_job_submitted:${job.id}`,
+          eventName: 'creation_job_submitted',
+          occurredAt: outcome!.job!.created_at.toISOString(),
+          userRef: userRefKey.refOf(job.userId),
+          props: {
+            job_id: job.id,
+            job_type: 'image.stylize',
+            media_kind: 'image',
+            queue: 'interactive',
+            model_id: job.modelId,
+            model_version: 'v7',
+            style_id: job.styleId,
+            style_code: 'watercolor',
+            input_asset_id: job.inputAssetId,
+            has_pet: false,
+            max_attempts: 3,
+          },
+        },
+      },
+    ]);
+    // Handed to the local relay with the dispatch, for publication right after the commit.
+    expect(outcome!.job!.claimed_outbox!.map((row) => row.event_type).sort()).toEqual(['creation_job_submitted', 'job.dispatch']);
+    expect(JSON.stringify(rows)).not.toMatch(/secret|transition-user/);
+
+    const [replay] = await createJobs(
+      pool,
+      [{ ...creation({ userId: job.userId, idempotencyKey: job.idempotencyKey }) }],
+      ['test'],
+      subjects,
+    );
+    expect(replay).toMatchObject({ inserted: false, job: { id: job.id } });
+    expect(await productRowsOf(job.id)).toHaveLength(1);
+  });
+
+  it('an operator probe (system.canary) writes no product event', async () => {
+    const job = await running();
+    await complete(pool, [{ jobId: job.id, workerId: 'worker-a', outputAssetId: null, outputOwnerId: null }], subjects);
+    expect(await productRowsOf(job.id)).toEqual([]);
+  });
+
+  it('each end writes its creation_job_<status> once, with attempts, durations, the error code, the output', async () => {
+    const [succeeding, failing, cancelling] = [creation(), creation(), creation()];
+    await createJobs(pool, [succeeding, failing, cancelling], ['t', 't', 't'], subjects);
+    await claim(
+      pool,
+      [succeeding, failing].map((job) => ({ jobId: job.id, workerId: 'worker-a' })),
+      60_000,
+    );
+    const outputId = uuidv7();
+    await complete(
+      pool,
+      [{ jobId: succeeding.id, workerId: 'worker-a', outputAssetId: outputId, outputOwnerId: succeeding.userId }],
+      subjects,
+    );
+    await applyFailure(
+      pool,
+      {
+        jobId: failing.id,
+        workerId: 'worker-a',
+        attempt: 1,
+        failure: { errorClass: 'content_safety', errorCode: 'CONTENT_BLOCKED', publicMessage: 'no', internalMessage: 'the prompt was bad' },
+        abandonProviderRequest: false,
+      },
+      { outcome: 'fail' },
+      subjects,
+    );
+    await cancel(pool, { jobId: cancelling.id, userId: cancelling.userId, actor: 'user:test', nonCancellableTypes: [] }, subjects);
+
+    const ended = async (job: NewJob) => (await productRowsOf(job.id)).slice(1).map((row) => row.payload);
+    const [succeeded] = await ended(succeeding);
+    expect(succeeded).toMatchObject({
+      eventId: `creation_job_succeeded:${succeeding.id}`,
+      eventName: 'creation_job_succeeded',
+      userRef: userRefKey.refOf(succeeding.userId),
+      props: { job_id: succeeding.id, job_type: 'image.stylize', attempts: 1, output_asset_id: outputId, style_code: 'watercolor' },
+    });
+    expect((succeeded!.props as Record<string, number>).duration_ms).toBeGreaterThanOrEqual(0);
+    expect((succeeded!.props as Record<string, number>).run_ms).toBeGreaterThanOrEqual(0);
+    expect(await ended(failing)).toEqual([
+      expect.objectContaining({
+        eventName: 'creation_job_failed',
+        props: expect.objectContaining({ job_id: failing.id, attempts: 1, error_code: 'CONTENT_BLOCKED' }),
+      }),
+    ]);
+    const [cancelled] = await ended(cancelling);
+    expect(cancelled).toMatchObject({ eventName: 'creation_job_cancelled', props: { job_id: cancelling.id, attempts: 0 } });
+    // Cancelled before it ran: no run time, no output, no error — left out rather than null.
+    expect(Object.keys(cancelled!.props as object)).not.toEqual(expect.arrayContaining(['run_ms']));
+    expect(Object.values(cancelled!.props as object)).not.toContain(null);
+    expect(JSON.stringify([succeeded, cancelled, await ended(failing)])).not.toMatch(/secret|prompt was bad|transition-user/);
   });
 });

@@ -15,4 +15,5 @@ export const mediaMigrations: readonly NamedMigration[] = [
     load: async () => (await import('./0003-owner-gallery-and-deleting.js')).OwnerGalleryAndDeleting,
   },
   { name: '0004-account-deletions', load: async () => (await import('./0004-account-deletions.js')).AccountDeletions },
+  { name: '0005-outbox', load: async () => (await import('./0005-outbox.js')).Outbox },
 ];

@@ -1,11 +1,11 @@
 import pg from 'pg';
-import type { Logger } from '@atelier/logging';
 
 /**
- * One LISTEN connection per replica for every channel the jobs service hears (outbox wake-ups,
- * job changes): each handler gets its channel's payloads. The connection is re-made a second
- * after it drops (a database restart); what was sent meanwhile is lost, so every user of it has a
- * slower fallback (the relay's poll, the watch streams' safety re-read).
+ * One LISTEN connection per replica for every channel a service hears (jobs: outbox wake-ups and
+ * job changes; media and community: their outbox wake-ups): each handler gets its channel's
+ * payloads. The connection is re-made a second after it drops (a database restart); what was sent
+ * meanwhile is lost, so every user of it has a slower fallback (a relay's poll, the watch streams'
+ * safety re-read).
  */
 export class NotificationListener {
   private readonly handlers = new Map<string, (payload: string | undefined) => void>();
@@ -13,7 +13,9 @@ export class NotificationListener {
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: { databaseUrl: string; logger: Logger; applicationName: string }) {}
+  constructor(
+    private readonly options: { databaseUrl: string; logger: { warn(fields: object, message: string): void }; applicationName: string },
+  ) {}
 
   /** Registers the handler of a channel; call before start(). */
   on(channel: string, handler: (payload: string | undefined) => void): void {
