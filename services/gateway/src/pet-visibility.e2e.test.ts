@@ -49,15 +49,15 @@ const newKey = () => `pet-e2e-${run}-${++keySeq}`;
 const withPet = (petId: string | undefined) => (petId === undefined ? stylize : { ...stylize, petId });
 type ErrorBody = { error: { code: number; name: string; message: string; requestId: string } };
 
-/** Job rows and outbox rows written for Ana's key. */
-async function writtenFor(key: string): Promise<{ jobs: number; outbox: number }> {
-  const { rows } = await db.query<{ jobs: string; outbox: string }>(
-    `SELECT count(DISTINCT j.id) AS jobs, count(o.id) AS outbox
+/** Job rows written for Ana's key, and the event types of their outbox rows. */
+async function writtenFor(key: string): Promise<{ jobs: number; outbox: string[] }> {
+  const { rows } = await db.query<{ jobs: string; outbox: string[] }>(
+    `SELECT count(DISTINCT j.id) AS jobs, coalesce(array_agg(o.event_type ORDER BY o.event_type) FILTER (WHERE o.id IS NOT NULL), '{}') AS outbox
        FROM jobs.generation_jobs j LEFT JOIN jobs.outbox o ON o.aggregate_id = j.id
       WHERE j.user_id = $1 AND j.idempotency_key = $2`,
     [USERS.ana, key],
   );
-  return { jobs: Number(rows[0]!.jobs), outbox: Number(rows[0]!.outbox) };
+  return { jobs: Number(rows[0]!.jobs), outbox: rows[0]!.outbox };
 }
 
 const quota = async () => (await ana.call('GET', '/api/v1/me/quota')).body;
@@ -84,7 +84,7 @@ describe('gateway - a job of a pet the caller may not see', () => {
     expect(refused.status).toBe(404);
     expect(refused.body.error).toMatchObject({ code: 40401, name: 'PET_NOT_FOUND' });
     expect(refused.body.error.message).toContain('pet_id');
-    expect(await writtenFor(key)).toEqual({ jobs: 0, outbox: 0 });
+    expect(await writtenFor(key)).toEqual({ jobs: 0, outbox: [] });
     expect(await quota()).toEqual(before);
   });
 
@@ -94,7 +94,7 @@ describe('gateway - a job of a pet the caller may not see', () => {
     const unknown = (await ana.createJob(withPet(PETS.unknown), key)) as unknown as ApiAnswer<ErrorBody>;
     expect(unknown.status).toBe(404);
     expect({ ...unknown.body.error, requestId: '' }).toEqual({ ...someoneElses.body.error, requestId: '' });
-    expect(await writtenFor(key)).toEqual({ jobs: 0, outbox: 0 });
+    expect(await writtenFor(key)).toEqual({ jobs: 0, outbox: [] });
     const chinese = await ana.call<ErrorBody>('POST', '/api/v1/creation/jobs', {
       body: withPet(PETS.unknown),
       headers: { 'idempotency-key': newKey(), 'accept-language': 'zh-CN' },
@@ -114,7 +114,7 @@ describe('gateway - while the pet service is down', () => {
       expect(refused.status).toBe(503);
       expect(refused.body.error).toMatchObject({ code: 50300, name: 'UNAVAILABLE' });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(await writtenFor(key)).toEqual({ jobs: 0, outbox: 0 });
+      expect(await writtenFor(key)).toEqual({ jobs: 0, outbox: [] });
       expect(await quota()).toEqual(before);
 
       const withoutPet = await ana.createJob(withPet(undefined), newKey());
@@ -131,7 +131,8 @@ describe('gateway - while the pet service is down', () => {
       answer = await ana.createJob(withPet(PETS.anasDog), key);
     }
     expect(answer.status).toBe(201);
-    expect(await writtenFor(key)).toEqual({ jobs: 1, outbox: 1 });
+    // Its dispatch and its product event (no worker runs here: the job stays queued).
+    expect(await writtenFor(key)).toEqual({ jobs: 1, outbox: ['creation_job_submitted', 'job.dispatch'] });
   });
 
   it('answers 503 with Retry-After when the pet service hangs, within the deadlines', async () => {
@@ -144,7 +145,7 @@ describe('gateway - while the pet service is down', () => {
       expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
       // PET_DIRECTORY_DEADLINE_MS (1 s) per attempt; the gateway tries an UNAVAILABLE jobs call up to 4 times.
       expect(Date.now() - startedAt).toBeLessThan(8_000);
-      expect(await writtenFor(key)).toEqual({ jobs: 0, outbox: 0 });
+      expect(await writtenFor(key)).toEqual({ jobs: 0, outbox: [] });
     } finally {
       platform.petDirectory.resume();
     }
