@@ -1,9 +1,10 @@
 // The broker goes away for a minute. NATS is the doorbell, not the truth: creates and reads go on
 // (they need only Postgres), jobs and media even start without it, the outbox holds the
 // announcements without spending their attempts, and when NATS is back every job runs — none
-// dead, none stranded.
+// dead, none stranded — and each of their product events is published once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectNats, jetstreamManager, jobsTopology } from '@atelier/nats';
 import { checkHealth, waitUntil } from '@atelier/testing';
 import { startChaosPlatform, type ChaosPlatform } from './chaos-platform.js';
 
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('chaos - NATS down for 60 s', () => {
-  it('accepts creates during the outage and runs them all after it, with no dead outbox row and reads answering 200', async () => {
+  it('accepts creates during the outage and runs them all after it, with no dead outbox row, each product event once and reads answering 200', async () => {
     const { api, nats } = chaos;
     const input = await api.uploadPhoto();
     const before = await api.createJob(await api.stylizeBody(input, 'before the outage'), 'before');
@@ -61,5 +62,38 @@ describe('chaos - NATS down for 60 s', () => {
     for (const jobId of created) expect(await chaos.charges(jobId)).toBe(1);
     const dead = await chaos.db.query(`SELECT count(*)::int AS n FROM jobs.outbox WHERE status = 'dead'`);
     expect(dead.rows[0].n).toBe(0);
+
+    // The product events the outage held back: each job's submitted and succeeded, once each.
+    const wanted = created.flatMap((jobId) => [`creation_job_submitted:${jobId}`, `creation_job_succeeded:${jobId}`]);
+    let ids: string[] = [];
+    await waitUntil(
+      async () => {
+        ids = await productEventIds(platform.natsUrl, jobsTopology(platform.natsPrefix).productEventsStream);
+        return wanted.every((id) => ids.includes(id));
+      },
+      { what: 'the held-back product events are published', timeoutMs: 30_000 },
+    );
+    for (const id of wanted)
+      expect(
+        ids.filter((seen) => seen === id),
+        id,
+      ).toHaveLength(1);
   });
 });
+
+/** The event ids of every message of the product events stream, in stream order. */
+async function productEventIds(natsUrl: string, stream: string): Promise<string[]> {
+  const nats = await connectNats({ servers: natsUrl, name: 'broker-chaos-product-events' });
+  try {
+    const jsm = await jetstreamManager(nats);
+    const { state } = await jsm.streams.info(stream);
+    const ids: string[] = [];
+    for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq += 1) {
+      const message = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+      if (message) ids.push((message.json() as { eventId: string }).eventId);
+    }
+    return ids;
+  } finally {
+    await nats.close();
+  }
+}

@@ -71,8 +71,12 @@ describe('chaos - the jobs service away while dispatches wait', () => {
       jobIds.push((await api.createJob(await api.stylizeBody(input, `waiting ${i}`), `jobs-away-${i}`)).body.job.id);
     await waitUntil(
       async () =>
-        (await chaos.db.query(`SELECT count(*)::int AS n FROM jobs.outbox WHERE status = 'published' AND aggregate_id = ANY($1)`, [jobIds]))
-          .rows[0].n === 3,
+        (
+          await chaos.db.query(
+            `SELECT count(*)::int AS n FROM jobs.outbox WHERE status = 'published' AND event_type = 'job.dispatch' AND aggregate_id = ANY($1)`,
+            [jobIds],
+          )
+        ).rows[0].n === 3,
       { what: 'the dispatches are published' },
     );
     await platform.jobs.kill();
