@@ -182,16 +182,20 @@ const feed = (await api<{ items: { id: string; title: string; category: string }
 for (const post of feed) show(`${post.id === published.id ? '→' : ' '} ${post.title} [${post.category}]`);
 if (feed[0]?.id !== published.id) throw new Error('the new post is not first in the feed');
 
-step(8, "See what is left of today's quota");
+step(8, 'See what is left of the quota, today and this month');
 interface Quota {
   daily: { used: number; limit: number; remaining: number; resetsAt: string };
+  monthly: { used: number; limit: number; remaining: number; resetsAt: string };
   inFlight: { count: number; limit: number };
   remainingNow: number;
 }
 const quota = (await api<Quota>('GET', '/api/v1/me/quota')).body;
 show(`${quota.daily.remaining} of ${quota.daily.limit} left today (${quota.daily.used} used), resets at ${quota.daily.resetsAt}`);
+show(
+  `${quota.monthly.remaining} of ${quota.monthly.limit} left this month (${quota.monthly.used} used), resets at ${quota.monthly.resetsAt}`,
+);
 show(`${quota.inFlight.count} of ${quota.inFlight.limit} running or queued; ${quota.remainingNow} more can be submitted now`);
-if (quota.daily.used < 1) throw new Error('the job of step 3 is not counted by the quota');
+if (quota.daily.used < 1 || quota.monthly.used < 1) throw new Error('the job of step 3 is not counted by the quota');
 
 step(9, 'Open the gallery: the photo uploaded and the image generated, newest first');
 interface GalleryItem {

@@ -23,6 +23,9 @@ import { platformReadiness, startStatusServer, type PlatformPhase } from './plat
 import { onStopSignals } from './stop-signals.js';
 import { Supervisor } from './supervisor.js';
 
+/** Log prefixes and the banner line up on the longest service name. */
+const NAME_WIDTH = Math.max(13, ...PLATFORM_SERVICES.map((service) => service.name.length));
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // PLATFORM_DATA_DIR moves what npm start keeps between runs (an embedded Postgres's data, a
 // nats-server's store, the dev keys and certificates) out of .data/: a test runs on a folder of its own.
@@ -42,7 +45,7 @@ function run(name: string, entry: string, extraEnv: Record<string, string>, colo
     env: { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const prefix = `\x1b[${colour}m${name.padEnd(13)}\x1b[0m| `;
+  const prefix = `\x1b[${colour}m${name.padEnd(NAME_WIDTH)}\x1b[0m| `;
   for (const stream of [child.stdout, child.stderr]) {
     let buffered = '';
     stream.on('data', (chunk: Buffer) => {
@@ -143,7 +146,7 @@ try {
   if (consoleDir) console.log(`  Console         http://127.0.0.1:8080/console/${keys ? `#token=${keys.adminToken}` : ''}`);
   for (const service of PLATFORM_SERVICES)
     console.log(
-      `  ${service.name.padEnd(15)} ${service.protocol === 'grpc' ? 'gRPC' : 'HTTP'} 127.0.0.1:${service.port}` +
+      `  ${service.name.padEnd(NAME_WIDTH + 2)} ${service.protocol === 'grpc' ? 'gRPC' : 'HTTP'} 127.0.0.1:${service.port}` +
         (service.protocol === 'grpc' ? `  metrics http://127.0.0.1:${service.localMetricsPort}/metrics` : ''),
     );
   if (keys) {

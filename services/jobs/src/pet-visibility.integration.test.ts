@@ -44,6 +44,8 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
+  // The tests restart the pet service: the harness knows only the process it started first.
+  await petDirectory?.stop();
   await h?.stop();
 });
 
