@@ -1,8 +1,7 @@
 import pg from 'pg';
-import sharp from 'sharp';
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '@atelier/testing';
+import { MobileApi, startTestPlatform, type TestPlatform } from '@atelier/testing';
+import { testTokenKey } from './test-support/gateway-harness.js';
 
 // The generation quota end to end, every service a real process on real Postgres, NATS and an S3
 // store, jobs with a small allowance: 2 generations a day, 3 a month. No worker runs, so every
@@ -11,28 +10,17 @@ import { startTestPlatform, type TestPlatform } from '@atelier/testing';
 const DAILY = 2;
 const MONTHLY = 3;
 let platform: TestPlatform;
-let base: string;
-let sign: (subject: string, roles?: string[]) => Promise<string>;
-let admin: string;
+let key: Awaited<ReturnType<typeof testTokenKey>>;
+let operator: MobileApi;
 let db: pg.Client;
 
 beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  sign = (subject, roles = []) =>
-    new SignJWT({ roles })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setSubject(subject)
-      .setIssuer('e2e')
-      .setAudience('atelier-app')
-      .setIssuedAt()
-      .setExpirationTime('10m')
-      .sign(privateKey);
+  key = await testTokenKey();
   platform = await startTestPlatform({
     jobsEnv: { QUOTA_DAILY_LIMIT: String(DAILY), QUOTA_MONTHLY_LIMIT: String(MONTHLY), QUOTA_MAX_IN_FLIGHT: '20' },
-    gateway: { JWT_PUBLIC_KEY: await exportSPKI(publicKey), JWT_ISSUER: 'e2e', JWT_AUDIENCE: 'atelier-app' },
+    gateway: key.gatewayEnv,
   });
-  base = platform.gatewayUrl!;
-  admin = await sign('ops', ['admin']);
+  operator = new MobileApi(platform.gatewayUrl!, await key.sign('ops', { roles: ['admin'] }));
   db = new pg.Client({ connectionString: platform.database.url });
   await db.connect();
 }, 180_000);
@@ -42,68 +30,17 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-interface Answer<T> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
-
-async function call<T = Record<string, unknown>>(
-  method: string,
-  route: string,
-  token: string,
-  options: { body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Answer<T>> {
-  const response = await fetch(`${base}${route}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...options.headers,
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as T };
-}
-
 /** A user with a ready photo, and a create of a stylization of it under an Idempotency-Key. */
 async function newUser(name: string) {
-  const token = await sign(`${name}-${process.pid}`);
-  const bytes = await sharp({ create: { width: 128, height: 128, channels: 3, background: { r: 200, g: 120, b: 40 } } })
-    .png()
-    .toBuffer();
-  const upload = await call<{ asset: { id: string }; upload: { url: string; headers: Record<string, string> } }>(
-    'POST',
-    '/api/v1/media/uploads',
-    token,
-    { body: { purpose: 'ai_input', contentType: 'image/png', sizeBytes: bytes.length } },
-  );
-  expect(upload.status, JSON.stringify(upload.body)).toBe(201);
-  expect((await fetch(upload.body.upload.url, { method: 'PUT', headers: upload.body.upload.headers, body: bytes })).status).toBe(200);
-  expect((await call('POST', `/api/v1/media/uploads/${upload.body.asset.id}/complete`, token)).status).toBe(200);
-  const catalog = (
-    await call<{ models: { id: string; jobType: string }[]; styles: { id: string }[] }>(
-      'GET',
-      '/api/v1/creation/catalog?mediaKind=image',
-      token,
-    )
-  ).body;
-  const body = {
-    jobType: 'image.stylize',
-    modelId: catalog.models.find((m) => m.jobType === 'image.stylize')!.id,
-    styleId: catalog.styles[0]!.id,
-    inputAssetId: upload.body.asset.id,
-    prompt: 'my dog as a watercolor',
-  };
+  const api = operator.as(await key.sign(`${name}-${process.pid}`));
+  const body = await api.stylizeBody(await api.uploadPhoto(), 'my dog as a watercolor');
   return {
-    token,
-    create: (key: string, headers: Record<string, string> = {}) =>
-      call<{ job: { id: string } } & QuotaRefusal>('POST', '/api/v1/creation/jobs', token, {
+    create: (idempotencyKey: string, headers: Record<string, string> = {}) =>
+      api.call<{ job: { id: string } } & QuotaRefusal>('POST', '/api/v1/creation/jobs', {
         body,
-        headers: { 'idempotency-key': key, ...headers },
+        headers: { 'idempotency-key': idempotencyKey, ...headers },
       }),
-    quota: async () => (await call<Quota>('GET', '/api/v1/me/quota', token)).body,
+    quota: async () => (await api.call<Quota>('GET', '/api/v1/me/quota')).body,
   };
 }
 
@@ -132,7 +69,7 @@ const nextUtcMonth = () => {
 };
 const secondsUntil = (then: Date) => Math.ceil((then.getTime() - Date.now()) / 1000);
 const quotaHits = async () =>
-  (await call<{ quotaHits: { daily: number; monthly: number; inFlight: number } }>('GET', '/admin-api/overview', admin)).body.quotaHits;
+  (await operator.call<{ quotaHits: { daily: number; monthly: number; inFlight: number } }>('GET', '/admin-api/overview')).body.quotaHits;
 
 describe('generation quota - daily and monthly allowances through the API', () => {
   it('42900 naming the daily allowance, with its reset and Retry-After to 00:00 UTC; /me/quota shows both windows', async () => {
