@@ -4,4 +4,4 @@
  * ConfigError that lists every missing or malformed variable by name.
  */
 export { loadConfig, loadConfigOrExit, ConfigError, type ConfigSpec, type ConfigOf, type ConfigCheck } from './load-config.js';
-export { str, int, port, bool, url, oneOf, hostPort, optional, type VarSpec } from './var-specs.js';
+export { str, int, port, bool, url, oneOf, hostPort, optional, doc, type VarSpec } from './var-specs.js';

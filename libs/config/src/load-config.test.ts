@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, bool, hostPort, int, loadConfig, oneOf, optional, port, str, url } from './index.js';
+import { ConfigError, bool, doc, hostPort, int, loadConfig, oneOf, optional, port, str, url } from './index.js';
 
 const spec = {
   GRPC_PORT: port(50051),
@@ -66,5 +66,16 @@ describe('config - load from environment', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain('hunter2');
     }
+  });
+});
+
+describe('config - what a variable does (doc)', () => {
+  it('travels with the spec, through optional(), and changes nothing parsed', () => {
+    const documented = optional(doc(int({ default: 5, min: 1 }), 'pg connections of the service'));
+    expect(documented.doc).toBe('pg connections of the service');
+    expect(documented.describe).toBe('an integer in 1..9007199254740991 (optional)');
+    expect(documented.parse('7')).toBe(7);
+    expect(doc(str({ secret: true }), 'a key').secret).toBe(true);
+    expect(doc(str(), 'the pets served', "the development users' pets").shownDefault).toBe("the development users' pets");
   });
 });

@@ -3,8 +3,23 @@ export interface VarSpec<T> {
   readonly parse: (raw: string | undefined) => T;
   /** Never echo the value in error messages (passwords, keys). */
   readonly secret?: boolean;
-  /** One line for documentation and error messages. */
+  /** The form a value takes (`an integer in 1..500`), for error messages and documentation. */
   readonly describe: string;
+  /**
+   * What the variable does, in a sentence: docs/configuration.md is generated from it
+   * (`npm run gen:config-docs`), so a variable is documented where it is declared. Set with `doc()`.
+   */
+  readonly doc?: string;
+  /** The default as the documentation shows it, where the parsed value would not say it (a seed, a derived value). */
+  readonly shownDefault?: string;
+}
+
+/**
+ * `spec` with what the variable does (and, where printing the parsed default would not say it, the
+ * default in words): `GRPC_PORT: doc(port(50051), 'gRPC listen port (mutual TLS)')`.
+ */
+export function doc<T>(spec: VarSpec<T>, text: string, shownDefault?: string): VarSpec<T> {
+  return shownDefault === undefined ? { ...spec, doc: text } : { ...spec, doc: text, shownDefault };
 }
 
 function required(raw: string | undefined, fallback: string | undefined): string {
