@@ -38,8 +38,9 @@ export function deployableServices(root = repoRoot) {
 }
 
 /**
- * A service's listen ports, read from the defaults in its src/config.ts (`GRPC_PORT: port(50051)`),
- * so that EXPOSE and the chart's tests follow the code.
+ * A service's listen ports, read from the defaults in its src/config.ts (`GRPC_PORT: port(50051)`,
+ * or with what it does, `GRPC_PORT: doc(port(50051), '…')`), so that EXPOSE and the chart's tests
+ * follow the code.
  * @param {string} service
  * @param {string} root
  * @returns {{ variable: string, port: number }[]}
@@ -48,7 +49,7 @@ export function servicePorts(service, root = repoRoot) {
   const source = readFileSync(path.join(root, 'services', service, 'src', 'config.ts'), 'utf8');
   const ports = [];
   for (const variable of PORT_VARIABLES) {
-    const match = new RegExp(`\\b${variable}:\\s*port\\((\\d+)\\)`).exec(source);
+    const match = new RegExp(`\\b${variable}:\\s*(?:doc\\(\\s*)?port\\((\\d+)\\)`).exec(source);
     if (match) ports.push({ variable, port: Number(match[1]) });
   }
   if (ports.length === 0) throw new Error(`services/${service}/src/config.ts declares no ${PORT_VARIABLES.join('/')} default`);

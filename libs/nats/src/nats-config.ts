@@ -1,4 +1,4 @@
-import { int, optional, str, type VarSpec } from '@atelier/config';
+import { doc, int, optional, str, type VarSpec } from '@atelier/config';
 
 /**
  * The NATS variables every service that talks to JetStream reads, spread into its config spec:
@@ -6,11 +6,17 @@ import { int, optional, str, type VarSpec } from '@atelier/config';
  * of NATS_URL so that they can live in a Secret and never reach a log.
  */
 export const natsConfigSpec = {
-  NATS_URL: str({ default: 'nats://127.0.0.1:4222' }),
-  NATS_STREAM_PREFIX: str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),
-  NATS_USER: optional(str()),
-  NATS_PASSWORD: optional(str({ secret: true })),
-  NATS_TOKEN: optional(str({ secret: true })),
+  NATS_URL: doc(
+    str({ default: 'nats://127.0.0.1:4222' }),
+    'NATS with JetStream; a comma-separated list of servers for a cluster (a client moves to another when its node goes)',
+  ),
+  NATS_STREAM_PREFIX: doc(
+    str({ default: 'ATELIER', pattern: /^[A-Z][A-Z0-9_]{0,31}$/ }),
+    'prefix of every stream, subject and consumer name (`<PREFIX>_JOBS`, `<prefix>.jobs.dispatch.interactive` …); the same in every service',
+  ),
+  NATS_USER: doc(optional(str()), 'NATS user, set with NATS_PASSWORD; or NATS_TOKEN, not both'),
+  NATS_PASSWORD: doc(optional(str({ secret: true })), 'password of NATS_USER; never logged'),
+  NATS_TOKEN: doc(optional(str({ secret: true })), 'NATS token, instead of a user and password; never logged'),
 } as const;
 
 const replicas = int({ default: 1, min: 1, max: 5 });
@@ -37,7 +43,10 @@ const streamReplicas: VarSpec<number> = {
  * copies of each stream in a NATS cluster: 1 for a single server, 3 to survive one node's loss.
  */
 export const natsStreamsConfigSpec = {
-  NATS_STREAM_REPLICAS: streamReplicas,
+  NATS_STREAM_REPLICAS: doc(
+    streamReplicas,
+    "copies of each stream (and of the gateway's rate-limit bucket) in a NATS cluster: 3 survives one node's loss, 5 two; an existing stream is changed in place; more than the cluster's JetStream servers is refused (`NATS_STREAM_REPLICAS_REFUSED`) and tried again every second",
+  ),
 } as const;
 
 export interface NatsCredentials {
@@ -67,5 +76,8 @@ export function checkNatsCredentials(config: NatsCredentials): { variable: strin
  * of it.
  */
 export const accountDeletionConfigSpec = {
-  ACCOUNT_DELETION_ACK_WAIT_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
+  ACCOUNT_DELETION_ACK_WAIT_MS: doc(
+    int({ default: 60_000, min: 1_000, max: 3_600_000 }),
+    'account deletions: how long a replica killed mid-deletion holds one up before another replica resumes it',
+  ),
 } as const;

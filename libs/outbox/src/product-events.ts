@@ -70,6 +70,7 @@ export const productEventsConfigSpec = {
   PRODUCT_EVENTS_USER_KEY: {
     secret: true,
     describe: `a random string of at least ${MIN_KEY_LENGTH} characters (e.g. \`openssl rand -base64 32\`)`,
+    doc: 'the key of the `user_ref` in product events (an HMAC of the user id), the same in jobs, media and community; never logged',
     parse(raw) {
       const value = raw?.trim();
       if (!value) throw new Error('is required but not set');

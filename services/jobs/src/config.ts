@@ -1,83 +1,113 @@
-import { bool, hostPort, int, oneOf, port, str, url, type ConfigOf } from '@atelier/config';
+import { bool, doc, hostPort, int, oneOf, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { productEventsConfigSpec } from '@atelier/outbox';
 
-/** Environment variables of the jobs service (README, "Configuration"). */
+/** Environment variables of the jobs service (docs/configuration.md is generated from this spec). */
 export const jobsConfigSpec = {
-  GRPC_PORT: port(50053),
-  /** Plaintext grpc.health.v1 only, for Kubernetes probes (they speak no TLS); 0 = a free port (tests). */
-  GRPC_HEALTH_PORT: port(50153),
-  /** Serve gRPC server reflection (off: it lists every method to any caller with a certificate). */
-  GRPC_REFLECTION: bool(false),
-  /** Mutual TLS: this service's certificate and key, the platform CA, the identities' trust domain. */
+  GRPC_PORT: doc(port(50053), 'gRPC listen port (mutual TLS), all interfaces: JobsService, JobExecutionService, JobsAdminService'),
+  GRPC_HEALTH_PORT: doc(port(50153), 'plaintext `grpc.health.v1` only, for Kubernetes probes (they speak no TLS); 0: a free port (tests)'),
+  GRPC_REFLECTION: doc(bool(false), 'serve gRPC server reflection (off: it lists every method to any caller with a certificate)'),
   ...grpcSecurityConfigSpec,
-  /** Prometheus scrapes http://<pod>:METRICS_PORT/metrics; 0 asks the OS for a free port (tests). */
-  METRICS_PORT: port(9464),
-  DATABASE_URL: url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
+  METRICS_PORT: doc(port(9464), 'Prometheus `GET /metrics` over HTTP; 0: a free port (tests)'),
+  DATABASE_URL: doc(
+    url({ protocols: ['postgres:', 'postgresql:'], default: 'postgres://postgres@127.0.0.1:5432/atelier', secret: true }),
+    'Postgres; the service uses its schema `jobs` only',
+  ),
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
   ...accountDeletionConfigSpec,
-  /** The key of the user_ref in product events (the same in jobs, media and community); required. */
   ...productEventsConfigSpec,
-  CATALOG_ADDR: hostPort('127.0.0.1:50051'),
-  MEDIA_ADDR: hostPort('127.0.0.1:50052'),
+  CATALOG_ADDR: doc(hostPort('127.0.0.1:50051'), 'catalog: CreateJob reads the model and style (cached, below)'),
+  MEDIA_ADDR: doc(hostPort('127.0.0.1:50052'), "media: CreateJob checks the input assets are the user's and ready"),
+  CATALOG_CACHE_TTL_MS: doc(
+    int({ default: 30_000, min: 0, max: 600_000 }),
+    "CreateJob's cache of catalog models and styles (`peers/catalog-cache.ts`): an entry is dropped when catalog announces its change on NATS, when the NATS link comes back, or after this long at the latest; 0: no cache",
+  ),
+  CATALOG_CACHE_MAX_ENTRIES: doc(int({ default: 10_000, min: 1, max: 1_000_000 }), 'catalog entries that cache keeps at most'),
+  PET_DIRECTORY_ADDR: doc(
+    hostPort('127.0.0.1:50056'),
+    "the app's pet service (`atelier.pets.v1`), asked whether a create's pet is the caller's to name; the default is `npm start`'s pet-directory-sim, the chart sets the real one",
+  ),
+  PET_DIRECTORY_IDENTITY: doc(
+    str({ default: 'pet-directory-sim', pattern: /^[a-z][a-z0-9-]{0,62}$/ }),
+    "the identity the pet service's certificate must prove, `spiffe://<GRPC_TRUST_DOMAIN>/svc/<this>`",
+  ),
+  PET_DIRECTORY_DEADLINE_MS: doc(
+    int({ default: 1_000, min: 50, max: 30_000 }),
+    "how long a create waits for the pet service's answer (per attempt); past it the create is 503 with Retry-After, nothing written",
+  ),
+  PET_DIRECTORY_CACHE_TTL_MS: doc(
+    int({ default: 30_000, min: 0, max: 300_000 }),
+    'how long a "visible" answer is reused per (user, pet) (`peers/pet-visibility-cache.ts`); "not visible" and errors are never kept; 0: asked every time',
+  ),
+  PET_DIRECTORY_CACHE_MAX_ENTRIES: doc(
+    int({ default: 10_000, min: 1, max: 1_000_000 }),
+    '(user, pet) answers kept at most, the oldest dropped first',
+  ),
+  LOG_LEVEL: doc(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'), 'the least severe level logged'),
+  SHUTDOWN_GRACE_MS: doc(int({ default: 10_000, min: 0, max: 600_000 }), 'how long in-flight calls may run after SIGTERM'),
+  QUOTA_DAILY_LIMIT: doc(
+    int({ default: 20, min: 0, max: 1_000_000 }),
+    'generations per user per UTC day that count (charged, or not given back: `domain/quota.ts`); then 429 `GENERATION_QUOTA_EXCEEDED`',
+  ),
   /**
-   * CreateJob's cache of catalog models and styles (peers/catalog-cache.ts): an entry is dropped when
-   * catalog announces its change on NATS, or after this long at the latest (0: no cache).
+   * 300 is 15 days of the default daily allowance: a user who creates most days never meets it, one
+   * who spends the whole daily allowance every day stops halfway through the month — a user's
+   * monthly cost at the vendor is bounded by 300 generations rather than by 31 × 20.
    */
-  CATALOG_CACHE_TTL_MS: int({ default: 30_000, min: 0, max: 600_000 }),
-  CATALOG_CACHE_MAX_ENTRIES: int({ default: 10_000, min: 1, max: 1_000_000 }),
-  /**
-   * The app's pet service (atelier.pets.v1 PetDirectoryService), asked whether a job's pet is
-   * visible to its user (peers/pet-directory.ts). The defaults are npm start's pet-directory-sim;
-   * the chart sets both from its values.
-   */
-  PET_DIRECTORY_ADDR: hostPort('127.0.0.1:50056'),
-  /** The identity its certificate must prove, spiffe://<GRPC_TRUST_DOMAIN>/svc/<this>. */
-  PET_DIRECTORY_IDENTITY: str({ default: 'pet-directory-sim', pattern: /^[a-z][a-z0-9-]{0,62}$/ }),
-  /** How long a create waits for its answer; past it the create is 503 with Retry-After, nothing written. */
-  PET_DIRECTORY_DEADLINE_MS: int({ default: 1_000, min: 50, max: 30_000 }),
-  /** How long a "visible" answer is reused for the same user and pet (peers/pet-visibility-cache.ts); 0: asked every time. */
-  PET_DIRECTORY_CACHE_TTL_MS: int({ default: 30_000, min: 0, max: 300_000 }),
-  PET_DIRECTORY_CACHE_MAX_ENTRIES: int({ default: 10_000, min: 1, max: 1_000_000 }),
-  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
-  SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
-  QUOTA_DAILY_LIMIT: int({ default: 20, min: 0, max: 1_000_000 }),
-  /**
-   * Generations per user per UTC calendar month, counted like the daily ones (domain/quota.ts); at
-   * least QUOTA_DAILY_LIMIT (checkQuotaLimits). 300 is 15 days of the default daily allowance: a
-   * user who creates most days never meets it, one who spends the whole daily allowance every day
-   * stops halfway through the month — a user's monthly cost at the vendor is bounded by 300
-   * generations rather than by 31 × 20. Set it from the vendor budget per user.
-   */
-  QUOTA_MONTHLY_LIMIT: int({ default: 300, min: 0, max: 100_000_000 }),
-  QUOTA_MAX_IN_FLIGHT: int({ default: 2, min: 0, max: 10_000 }),
-  QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS: int({ default: 10, min: 1, max: 3600 }),
-  LEASE_TTL_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
-  REAPER_INTERVAL_MS: int({ default: 10_000, min: 100, max: 3_600_000 }),
-  /** A queued job overdue this long with no dispatch on its way is dispatched again (a lost message). */
-  DISPATCH_STALE_AFTER_MS: int({ default: 120_000, min: 1_000, max: 7 * 24 * 3_600_000 }),
-  DISPATCH_SWEEP_INTERVAL_MS: int({ default: 30_000, min: 100, max: 3_600_000 }),
-  /**
-   * How often queued jobs past their start deadline are ended (background/start-deadline-sweeper.ts).
-   * A late sweep starts nothing late — the claim refuses such jobs — it only makes them look queued longer.
-   */
-  START_DEADLINE_SWEEP_INTERVAL_MS: int({ default: 1_000, min: 100, max: 600_000 }),
-  OUTBOX_POLL_INTERVAL_MS: int({ default: 1_000, min: 10, max: 60_000 }),
-  OUTBOX_LOCK_TIMEOUT_MS: int({ default: 30_000, min: 1_000, max: 600_000 }),
-  OUTBOX_MAX_ATTEMPTS: int({ default: 10, min: 1, max: 1000 }),
-  /** WatchJob streams wake on change notices; this slow re-read only covers a lost notice. */
-  WATCH_REREAD_MS: int({ default: 15_000, min: 100, max: 300_000 }),
-  DB_POOL_MAX: int({ default: 20, min: 1, max: 500 }),
-  /** Published outbox rows are deleted this long after publication (README, "Retention"). */
-  OUTBOX_RETENTION_MS: int({ default: 24 * 3_600_000, min: 60_000, max: 365 * 24 * 3_600_000 }),
-  /** job_events of jobs terminal this many days are pruned, their histories kept; 0 keeps every event. */
-  JOB_EVENTS_RETENTION_DAYS: int({ default: 90, min: 0, max: 36_500 }),
-  RETENTION_INTERVAL_MS: int({ default: 60_000, min: 100, max: 24 * 3_600_000 }),
-  RETENTION_BATCH_SIZE: int({ default: 1_000, min: 100, max: 10_000 }),
-  RETENTION_BATCH_PAUSE_MS: int({ default: 100, min: 0, max: 60_000 }),
+  QUOTA_MONTHLY_LIMIT: doc(
+    int({ default: 300, min: 0, max: 100_000_000 }),
+    'generations per user per UTC calendar month, counted like the daily ones; at least QUOTA_DAILY_LIMIT (a month holds a whole day). Set it from the vendor budget per user',
+  ),
+  QUOTA_MAX_IN_FLIGHT: doc(int({ default: 2, min: 0, max: 10_000 }), "a user's queued and running generations at most"),
+  QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS: doc(
+    int({ default: 10, min: 1, max: 3600 }),
+    'the Retry-After of the in-flight refusal (the daily and monthly ones say when their period ends)',
+  ),
+  LEASE_TTL_MS: doc(int({ default: 60_000, min: 1_000, max: 3_600_000 }), "a claim's lease; workers heartbeat every third of it"),
+  REAPER_INTERVAL_MS: doc(int({ default: 10_000, min: 100, max: 3_600_000 }), 'how often expired leases are reaped (requeued or failed)'),
+  DISPATCH_STALE_AFTER_MS: doc(
+    int({ default: 120_000, min: 1_000, max: 7 * 24 * 3_600_000 }),
+    'a queued job overdue this long with no dispatch pending or published within it (its message lost, or its dispatch row dead) is dispatched again',
+  ),
+  DISPATCH_SWEEP_INTERVAL_MS: doc(int({ default: 30_000, min: 100, max: 3_600_000 }), 'how often the stale-dispatch sweep looks'),
+  START_DEADLINE_SWEEP_INTERVAL_MS: doc(
+    int({ default: 1_000, min: 100, max: 600_000 }),
+    'how often queued jobs past their start deadline are cancelled with `START_DEADLINE_EXCEEDED`; a late sweep starts nothing late (the claim refuses such jobs), it only shows the end later',
+  ),
+  OUTBOX_POLL_INTERVAL_MS: doc(int({ default: 1_000, min: 10, max: 60_000 }), 'longest the outbox relay sleeps without a wake-up'),
+  OUTBOX_LOCK_TIMEOUT_MS: doc(
+    int({ default: 30_000, min: 1_000, max: 600_000 }),
+    'a claimed outbox row unsettled for this long goes to another relay',
+  ),
+  OUTBOX_MAX_ATTEMPTS: doc(
+    int({ default: 10, min: 1, max: 1000 }),
+    'publishes the broker refuses before an outbox row is `dead` (a publish nobody answers counts for nothing)',
+  ),
+  WATCH_REREAD_MS: doc(
+    int({ default: 15_000, min: 100, max: 300_000 }),
+    'WatchJob streams wake when their job changes on any replica (LISTEN/NOTIFY); this slow re-read only covers a lost notice',
+  ),
+  DB_POOL_MAX: doc(
+    int({ default: 20, min: 1, max: 500 }),
+    "pg connections of the service's pool (every pool: 5 s connect timeout, 15 s `statement_timeout`, at most 1000 callers waiting)",
+  ),
+  OUTBOX_RETENTION_MS: doc(
+    int({ default: 24 * 3_600_000, min: 60_000, max: 365 * 24 * 3_600_000 }),
+    'published outbox rows are deleted this long after publication; longer than DISPATCH_STALE_AFTER_MS (checked at start-up); pending, processing and dead rows are never pruned',
+  ),
+  JOB_EVENTS_RETENTION_DAYS: doc(
+    int({ default: 90, min: 0, max: 36_500 }),
+    "the `job_events` of jobs that ended this many days ago are pruned, each job's history archived first so its views do not change; 0 keeps every event",
+  ),
+  RETENTION_INTERVAL_MS: doc(
+    int({ default: 60_000, min: 100, max: 24 * 3_600_000 }),
+    'how often one replica prunes (the others skip their turn)',
+  ),
+  RETENTION_BATCH_SIZE: doc(int({ default: 1_000, min: 100, max: 10_000 }), 'rows per delete statement, each its own short transaction'),
+  RETENTION_BATCH_PAUSE_MS: doc(int({ default: 100, min: 0, max: 60_000 }), 'the pause between two delete statements'),
 } as const;
 
 export type JobsConfig = ConfigOf<typeof jobsConfigSpec>;

@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import { bool, hostPort, int, optional, str, type ConfigOf } from '@atelier/config';
+import { bool, doc, hostPort, int, optional, str, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { natsConfigSpec } from '@atelier/nats';
 import { DEFAULT_RELEASE_SELECTOR, NAMESPACE_PATTERN } from './release-labels.js';
@@ -12,41 +12,50 @@ import { DEFAULT_RELEASE_SELECTOR, NAMESPACE_PATTERN } from './release-labels.js
 export const OPERATOR_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@|-]{0,127}$/;
 
 /**
- * Environment variables of atelier-ops (README). The Kubernetes connection is not here: the
- * kubeconfig is found the standard way (KUBECONFIG, ~/.kube/config, or the pod's service
- * account) by @kubernetes/client-node, and `--context` picks a context in it.
+ * Environment variables of atelier-ops (docs/configuration.md is generated from this spec). The
+ * Kubernetes connection is not here: the kubeconfig is found the standard way (KUBECONFIG,
+ * ~/.kube/config, or the pod's service account) by @kubernetes/client-node, and `--context` picks a
+ * context in it.
  */
 export const opsConfigSpec = {
-  /** Namespace of the release, unless `--namespace` says otherwise. */
-  ATELIER_NAMESPACE: str({ default: 'atelier', pattern: NAMESPACE_PATTERN }),
-  /** Label selector of the release's Deployments, unless `--selector` says otherwise. */
-  ATELIER_SELECTOR: str({ default: DEFAULT_RELEASE_SELECTOR, maxLength: 1000 }),
-  /** The jobs gRPC API (its admin service); in a cluster, a port-forward of the jobs Service. */
-  JOBS_ADDR: hostPort('127.0.0.1:50053'),
-  /** The catalog gRPC API (`catalog list|enable|disable`); in a cluster, a port-forward of the catalog Service. */
-  CATALOG_ADDR: hostPort('127.0.0.1:50051'),
-  /**
-   * The operator's certificate for the jobs admin and catalog APIs (identity `ops`, issued by the
-   * platform's CA) and that CA; needed by the commands that call jobs or catalog only.
-   */
-  GRPC_TLS_CA_FILE: optional(str()),
-  GRPC_TLS_CERT_FILE: optional(str()),
-  GRPC_TLS_KEY_FILE: optional(str()),
+  ATELIER_NAMESPACE: doc(
+    str({ default: 'atelier', pattern: NAMESPACE_PATTERN }),
+    'namespace of the release, unless `--namespace` says otherwise',
+  ),
+  ATELIER_SELECTOR: doc(
+    str({ default: DEFAULT_RELEASE_SELECTOR, maxLength: 1000 }),
+    "label selector of the release's Deployments, unless `--selector` says otherwise",
+  ),
+  JOBS_ADDR: doc(
+    hostPort('127.0.0.1:50053'),
+    'the jobs gRPC API (its admin service); in a cluster, a port-forward of `svc/<release>-jobs`',
+  ),
+  CATALOG_ADDR: doc(
+    hostPort('127.0.0.1:50051'),
+    'the catalog gRPC API (`catalog list|enable|disable`); in a cluster, a port-forward of `svc/<release>-catalog`',
+  ),
+  GRPC_TLS_CA_FILE: doc(optional(str()), "PEM file of the platform's CA; needed by the commands that call jobs or catalog only"),
+  GRPC_TLS_CERT_FILE: doc(optional(str()), "PEM file of the operator's certificate (identity `ops`, issued by the platform's CA)"),
+  GRPC_TLS_KEY_FILE: doc(optional(str()), "PEM file of the operator's private key"),
   GRPC_TRUST_DOMAIN: grpcSecurityConfigSpec.GRPC_TRUST_DOMAIN,
-  /** May carry credentials (`nats://user:pass@host:4222`): never echoed. */
-  NATS_URL: str({ default: 'nats://127.0.0.1:4222', secret: true }),
-  /** Must be the prefix jobs and the workers run with: stream and consumer names derive from it. */
-  NATS_STREAM_PREFIX: natsConfigSpec.NATS_STREAM_PREFIX,
-  /** NATS credentials, as the services take them (a user and password, or a token). */
+  NATS_URL: doc(
+    str({ default: 'nats://127.0.0.1:4222', secret: true }),
+    "NATS, for the consumers' pending counts; may carry credentials (`nats://user:pass@host:4222`), never echoed",
+  ),
+  NATS_STREAM_PREFIX: doc(
+    natsConfigSpec.NATS_STREAM_PREFIX,
+    'must be the prefix jobs and the workers run with: stream and consumer names derive from it',
+  ),
   NATS_USER: natsConfigSpec.NATS_USER,
   NATS_PASSWORD: natsConfigSpec.NATS_PASSWORD,
   NATS_TOKEN: natsConfigSpec.NATS_TOKEN,
-  /** Recorded as the replaying or cancelling operator; `--operator` overrides it; default `ops-cli:<login>`. */
-  ATELIER_OPERATOR_ID: optional(str({ pattern: OPERATOR_ID_PATTERN })),
-  /** Deadline of every call to Kubernetes, jobs and NATS. */
-  ATELIER_OPS_TIMEOUT_MS: int({ default: 5_000, min: 100, max: 120_000 }),
-  /** Prints the stack trace of an unexpected error. */
-  ATELIER_OPS_DEBUG: bool(false),
+  ATELIER_OPERATOR_ID: doc(
+    optional(str({ pattern: OPERATOR_ID_PATTERN })),
+    'recorded as the replaying or cancelling operator; `--operator` overrides it',
+    '`ops-cli:<login>`',
+  ),
+  ATELIER_OPS_TIMEOUT_MS: doc(int({ default: 5_000, min: 100, max: 120_000 }), 'deadline of every call to Kubernetes, jobs and NATS'),
+  ATELIER_OPS_DEBUG: doc(bool(false), 'print the stack trace of an unexpected error'),
 } as const;
 
 export type OpsConfig = ConfigOf<typeof opsConfigSpec>;

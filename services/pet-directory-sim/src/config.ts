@@ -1,4 +1,4 @@
-import { bool, int, oneOf, port, type ConfigOf, type VarSpec } from '@atelier/config';
+import { bool, doc, int, oneOf, port, type ConfigOf, type VarSpec } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { DEV_PETS } from './domain/dev-pets.js';
@@ -12,22 +12,20 @@ function petSeed(): VarSpec<readonly SeedPet[]> {
   };
 }
 
-/** Environment variables of pet-directory-sim (README, "Pets"). */
+/** Environment variables of pet-directory-sim (docs/configuration.md is generated from this spec). */
 export const petDirectorySimConfigSpec = {
-  GRPC_PORT: port(50056),
-  /** Plaintext grpc.health.v1 only, for Kubernetes probes (they speak no TLS); 0 = a free port (tests). */
-  GRPC_HEALTH_PORT: port(50156),
-  /** Serve gRPC server reflection (off: it lists every method to any caller with a certificate). */
-  GRPC_REFLECTION: bool(false),
-  /** Mutual TLS: this service's certificate and key, the platform CA, the identities' trust domain. */
+  GRPC_PORT: doc(port(50056), 'gRPC listen port (mutual TLS; callers: jobs only), all interfaces'),
+  GRPC_HEALTH_PORT: doc(port(50156), 'plaintext `grpc.health.v1` only, for Kubernetes probes (they speak no TLS); 0: a free port (tests)'),
+  GRPC_REFLECTION: doc(bool(false), 'serve gRPC server reflection (off: it lists every method to any caller with a certificate)'),
   ...grpcSecurityConfigSpec,
-  /** Prometheus scrapes http://<pod>:METRICS_PORT/metrics; 0 asks the OS for a free port (tests). */
-  METRICS_PORT: port(9464),
-  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
-  /** How long in-flight calls may take to finish on SIGTERM. */
-  SHUTDOWN_GRACE_MS: int({ default: 10_000, min: 0, max: 600_000 }),
-  /** Who owns which pet and whom it is shared with; unset: domain/dev-pets.ts, the development users' pets. */
-  PET_DIRECTORY_SEED: petSeed(),
+  METRICS_PORT: doc(port(9464), 'Prometheus `GET /metrics` over HTTP; 0: a free port (tests)'),
+  LOG_LEVEL: doc(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'), 'the least severe level logged'),
+  SHUTDOWN_GRACE_MS: doc(int({ default: 10_000, min: 0, max: 600_000 }), 'how long in-flight calls may run after SIGTERM'),
+  PET_DIRECTORY_SEED: doc(
+    petSeed(),
+    'the pets it knows, a JSON array `[{ "id": "<uuid>", "ownerUserId": "<sub>", "sharedWith": ["<sub>", …] }]` (at most 10 000; a bad one stops it with exit 78 naming the entry and the field)',
+    "the development users' pets (`domain/dev-pets.ts`)",
+  ),
 } as const;
 
 export type PetDirectorySimConfig = ConfigOf<typeof petDirectorySimConfigSpec>;

@@ -1,4 +1,4 @@
-import { int, oneOf, optional, port, url, type ConfigOf, type VarSpec } from '@atelier/config';
+import { doc, int, oneOf, optional, port, url, type ConfigOf, type VarSpec } from '@atelier/config';
 import type { ShutdownPolicy } from '@atelier/lifecycle';
 import { SIMULATION_KINDS } from './domain/simulation-directives.js';
 
@@ -31,24 +31,23 @@ function fraction(defaultValue: number): VarSpec<number> {
   };
 }
 
-/** Environment variables of provider-sim (README, "Configuration of provider-sim"). */
+/** Environment variables of provider-sim (docs/configuration.md is generated from this spec). */
 export const providerSimConfigSpec = {
-  /** 0 asks the OS for a free port (tests). */
-  HTTP_PORT: port(8090),
-  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
-  /** How long in-flight requests may take to finish on SIGTERM. */
-  SHUTDOWN_GRACE_MS: int({ default: 5_000, min: 0, max: 600_000 }),
-  /** Unset: any non-empty bearer token is accepted (local runs). */
-  PROVIDER_SIM_API_KEYS: optional(apiKeyList()),
-  /** How long a prediction spends `processing`; `#sim-latency=<ms>` overrides it per request. */
-  PROVIDER_SIM_LATENCY_MS: int({ default: 1_500, min: 0, max: 600_000 }),
-  /** Share of new predictions that get PROVIDER_SIM_FAILURE_KIND. */
-  PROVIDER_SIM_FAILURE_RATE: fraction(0),
-  PROVIDER_SIM_FAILURE_KIND: oneOf(SIMULATION_KINDS, 'prediction_failed'),
-  /** Memory cap: beyond it the oldest finished predictions and their outputs are dropped. */
-  PROVIDER_SIM_MAX_PREDICTIONS: int({ default: 2_000, min: 1, max: 1_000_000 }),
-  /** Base of output_url; unset: `http://127.0.0.1:<bound port>`. */
-  PUBLIC_URL: optional(url({ protocols: ['http:', 'https:'] })),
+  HTTP_PORT: doc(port(8090), 'the vendor API, `/healthz`, `/metrics`; 0: a free port (tests)'),
+  LOG_LEVEL: doc(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'), 'the least severe level logged'),
+  SHUTDOWN_GRACE_MS: doc(int({ default: 5_000, min: 0, max: 600_000 }), 'how long in-flight requests may run after SIGTERM'),
+  PROVIDER_SIM_API_KEYS: doc(optional(apiKeyList()), 'comma-separated bearer tokens it accepts; unset: any non-empty token (local runs)'),
+  PROVIDER_SIM_LATENCY_MS: doc(
+    int({ default: 1_500, min: 0, max: 600_000 }),
+    'how long a prediction spends `processing`; `#sim-latency=<ms>` in a prompt overrides it',
+  ),
+  PROVIDER_SIM_FAILURE_RATE: doc(fraction(0), 'share of new predictions that get PROVIDER_SIM_FAILURE_KIND (random failure injection)'),
+  PROVIDER_SIM_FAILURE_KIND: doc(oneOf(SIMULATION_KINDS, 'prediction_failed'), 'the failure PROVIDER_SIM_FAILURE_RATE injects'),
+  PROVIDER_SIM_MAX_PREDICTIONS: doc(
+    int({ default: 2_000, min: 1, max: 1_000_000 }),
+    'memory cap: beyond it the oldest finished predictions and their outputs are dropped',
+  ),
+  PUBLIC_URL: doc(optional(url({ protocols: ['http:', 'https:'] })), 'base of `output_url`', '`http://127.0.0.1:<bound port>`'),
 } as const;
 
 export type ProviderSimConfig = ConfigOf<typeof providerSimConfigSpec>;

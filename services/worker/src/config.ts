@@ -1,55 +1,68 @@
-import { hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { doc, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import type { ShutdownPolicy } from '@atelier/lifecycle';
 import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { CRASH_POINTS } from './domain/crash-points.js';
 
-/** Environment variables of the worker (README, "Configuration"). */
+/** Environment variables of the worker (docs/configuration.md is generated from this spec). */
 export const workerConfigSpec = {
   ...grpcSecurityConfigSpec,
-  /** Metrics and health over HTTP. */
-  HTTP_PORT: port(9464),
-  JOBS_ADDR: hostPort('127.0.0.1:50053'),
-  MEDIA_ADDR: hostPort('127.0.0.1:50052'),
-  /** Catalog, read for the check that this worker can run every enabled model (/readyz). */
-  CATALOG_ADDR: hostPort('127.0.0.1:50051'),
+  HTTP_PORT: doc(port(9464), '`/metrics` (Prometheus), `/healthz`, `/readyz`'),
+  JOBS_ADDR: doc(hostPort('127.0.0.1:50053'), "jobs' execution API (claims, heartbeats, progress, completions)"),
+  MEDIA_ADDR: doc(hostPort('127.0.0.1:50052'), 'media: inputs read, outputs stored'),
+  CATALOG_ADDR: doc(
+    hostPort('127.0.0.1:50051'),
+    'catalog, read at start-up and after every catalog change notice: while an enabled model has no executor or provider client here, `/readyz` is 503 naming it',
+  ),
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
-  /** The AI vendor (provider-sim locally) serving provider code `sim`. */
-  PROVIDER_URL: url({ protocols: ['http:', 'https:'], default: 'http://127.0.0.1:8090' }),
-  PROVIDER_API_KEY: str({ default: 'local-development', secret: true }),
+  PROVIDER_URL: doc(
+    url({ protocols: ['http:', 'https:'], default: 'http://127.0.0.1:8090' }),
+    'the AI vendor serving provider code `sim` (provider-sim locally)',
+  ),
+  PROVIDER_API_KEY: doc(str({ default: 'local-development', secret: true }), "the vendor's API key; never logged"),
+  PROVIDER_OUTPUT_HOSTS: doc(
+    optional(str()),
+    "comma-separated hosts (`host` for any port, or `host:port`) the vendor's `output_url` may point at; any other host, scheme or a redirect is an invalid output",
+    'the host of PROVIDER_URL',
+  ),
+  PROVIDER_OUTPUT_MAX_BYTES: doc(
+    int({ default: 25 * 1024 * 1024, min: 1024, max: 200 * 1024 * 1024 }),
+    'a vendor output above this is an invalid output (`VALIDATION_OUTPUT_TOO_LARGE`), counted while it streams',
+  ),
+  WORKER_CONCURRENCY_INTERACTIVE: doc(int({ default: 2, min: 0, max: 1024 }), 'interactive jobs this process runs at once'),
+  WORKER_CONCURRENCY_BACKGROUND: doc(int({ default: 1, min: 0, max: 1024 }), 'background jobs this process runs at once'),
+  WORKER_ACK_WAIT_INTERACTIVE_MS: doc(
+    int({ default: 30_000, min: 1_000, max: 3_600_000 }),
+    "the interactive consumer's ack deadline: a message not acked nor marked working within it is redelivered",
+  ),
+  WORKER_ACK_WAIT_BACKGROUND_MS: doc(int({ default: 60_000, min: 1_000, max: 3_600_000 }), "the background consumer's ack deadline"),
   /**
-   * Hosts the vendor's output URLs may point at, comma-separated (`host` for any port, or
-   * `host:port`). Unset: the host of PROVIDER_URL. Anything else is an invalid output.
+   * -1 by default: an outage of the jobs service must not use a job's dispatch up (its job is not
+   * lost either way: the stale-dispatch sweep dispatches it again).
    */
-  PROVIDER_OUTPUT_HOSTS: optional(str()),
-  /** A vendor output above this is an invalid output (counted while it streams). */
-  PROVIDER_OUTPUT_MAX_BYTES: int({ default: 25 * 1024 * 1024, min: 1024, max: 200 * 1024 * 1024 }),
-  WORKER_CONCURRENCY_INTERACTIVE: int({ default: 2, min: 0, max: 1024 }),
-  WORKER_CONCURRENCY_BACKGROUND: int({ default: 1, min: 0, max: 1024 }),
-  /** A delivered message not acked nor marked working within this is redelivered. */
-  WORKER_ACK_WAIT_INTERACTIVE_MS: int({ default: 30_000, min: 1_000, max: 3_600_000 }),
-  WORKER_ACK_WAIT_BACKGROUND_MS: int({ default: 60_000, min: 1_000, max: 3_600_000 }),
-  /**
-   * Deliveries of one dispatch before JetStream drops it; -1 (the default) never does: an outage
-   * of the jobs service must not use a job's dispatch up (its job is not lost either way: the
-   * stale-dispatch sweep dispatches it again).
-   */
-  WORKER_MAX_DELIVER: int({ default: -1, min: -1, max: 1_000 }),
-  /**
-   * Dispatch messages all workers of one queue may hold unacknowledged at once (the consumer's
-   * max_ack_pending, shared by every pod): at least pods × concurrency, or pods sit idle.
-   */
-  WORKER_MAX_ACK_PENDING: int({ default: 1_000, min: 1, max: 100_000 }),
-  /** How often a running prediction is polled. */
-  WORKER_POLL_INTERVAL_MS: int({ default: 500, min: 10, max: 60_000 }),
-  /** On SIGTERM, running jobs may finish within this; the rest are handed back. */
-  WORKER_DRAIN_TIMEOUT_MS: int({ default: 25_000, min: 0, max: 600_000 }),
-  /** Caps every attempt's time budget below its job definition's (a vendor SLA, an operator's choice). */
-  WORKER_TIMEOUT_CAP_MS: optional(int({ min: 1_000, max: 600_000 })),
-  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
-  /** Tests only: SIGKILL this process at the named point of the first job that reaches it. */
-  WORKER_CRASH_POINT: optional(oneOf(CRASH_POINTS)),
+  WORKER_MAX_DELIVER: doc(
+    int({ default: -1, min: -1, max: 1_000 }),
+    'deliveries of one dispatch message before JetStream drops it; -1: never',
+  ),
+  WORKER_MAX_ACK_PENDING: doc(
+    int({ default: 1_000, min: 1, max: 100_000 }),
+    "dispatch messages all workers of a queue may hold unacknowledged at once (the durable consumer's `max_ack_pending`, shared by every pod): at least pods × concurrency, or pods sit idle",
+  ),
+  WORKER_POLL_INTERVAL_MS: doc(int({ default: 500, min: 10, max: 60_000 }), 'how often a running prediction is polled'),
+  WORKER_DRAIN_TIMEOUT_MS: doc(
+    int({ default: 25_000, min: 0, max: 600_000 }),
+    'on SIGTERM, running jobs may finish within this; the rest are handed back (`ReleaseJob`)',
+  ),
+  WORKER_TIMEOUT_CAP_MS: doc(
+    optional(int({ min: 1_000, max: 600_000 })),
+    "caps every attempt's time budget below its job definition's (a vendor SLA, an operator's choice)",
+  ),
+  LOG_LEVEL: doc(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'), 'the least severe level logged'),
+  WORKER_CRASH_POINT: doc(
+    optional(oneOf(CRASH_POINTS)),
+    'tests only: SIGKILL this process at the named point of the first job that reaches it',
+  ),
 } as const;
 
 export type WorkerConfig = ConfigOf<typeof workerConfigSpec>;
