@@ -64,6 +64,7 @@ step "format (prettier)" npx prettier --check --log-level warn .
 step "buf lint" npx buf lint protos
 step "contracts (generated code, breaking changes)" bash scripts/check-contracts.sh
 step "console typecheck; openapi.json and the typed client up to date" bash -c 'npx tsc -p apps/console/tsconfig.json && npx tsx scripts/gen-openapi.ts --check'
+step "docs/configuration.md up to date with the config specs" npx tsx scripts/gen-config-docs.ts --check
 step "tests (nx run-many -t test)" project_tests
 
 echo
