@@ -99,6 +99,11 @@ echoed. "required" has no default, "unset" is left out unless given. The Helm ch
 from its values ([\`charts/atelier/README.md\`](../charts/atelier/README.md)); \`npm start\`'s own
 variables (\`PLATFORM_*\`) are in [development.md](development.md#npm-start).
 
+Beside its spec, every service's \`main.ts\` reads \`OTEL_EXPORTER_OTLP_ENDPOINT\`
+([\`libs/telemetry\`](../libs/telemetry/src/start-telemetry.ts)): the OTLP/HTTP collector of its
+traces; unset, tracing is off and the OpenTelemetry SDK is not even loaded. The standard \`OTEL_*\`
+variables (\`OTEL_BSP_*\` for batching) tune it.
+
 ${all.map((process) => `- [${process.name}](#${process.name})`).join('\n')}
 
 ${sections.join('\n')}`;

@@ -45,7 +45,7 @@ const streamReplicas: VarSpec<number> = {
 export const natsStreamsConfigSpec = {
   NATS_STREAM_REPLICAS: doc(
     streamReplicas,
-    "copies of each stream (and of the gateway's rate-limit bucket) in a NATS cluster: 3 survives one node's loss, 5 two; an existing stream is changed in place; more than the cluster's JetStream servers is refused (`NATS_STREAM_REPLICAS_REFUSED`) and tried again every second",
+    "copies of each stream (and of the gateway's rate-limit bucket) in a NATS cluster: 3 survives one node's loss, 5 two; an existing stream is changed in place (a bucket that exists keeps its count); more than the cluster's JetStream servers is refused (`NATS_STREAM_REPLICAS_REFUSED`) and tried again every second",
   ),
 } as const;
 

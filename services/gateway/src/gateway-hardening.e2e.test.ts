@@ -253,10 +253,10 @@ describe('edges: 400 naming the field, never a 500', () => {
     }
   });
 
-  it("the README's error body example is what the gateway really answers", async () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const example = /an error body is[^\n]*\n\n```json\n([\s\S]*?)```/.exec(readme);
-    expect(example, 'the README shows an error body').not.toBeNull();
+  it("docs/api.md's error body example is what the gateway really answers", async () => {
+    const apiDoc = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
+    const example = /an error body is[^\n]*\n\n```json\n([\s\S]*?)```/.exec(apiDoc);
+    expect(example, 'docs/api.md shows an error body').not.toBeNull();
     const documented = JSON.parse(example![1]!) as ErrorBody;
     const answer = await api.call('POST', '/api/v1/posts', {
       body: { category: 'general', title: 'a\u0000b' },
