@@ -5,7 +5,7 @@
 # 1. Regenerates into a scratch folder and compares with libs/contracts/src/gen (no side effects).
 # 2. `buf breaking` against HEAD~1. A break fails unless HEAD's commit message carries a
 #    `Contract-Break: <reason>` trailer; then the break is printed and accepted. (After the first
-#    release a break means a new v2 package instead, see README.)
+#    release a break means a new v2 package instead, see docs/development.md, "Contracts".)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -32,7 +32,7 @@ export function pinnedNodeMajor(root = repoRoot) {
  * The Node flags a service runs with, everywhere it runs — its image's command
  * (scripts/gen-dockerfiles.mjs) and the processes tests, benchmarks and `npm start` spawn
  * (@atelier/testing): `"atelier": { "nodeFlags": [...] }` in services/<name>/package.json. JSON
- * holds no comments: the README's configuration section of the service says why each is set.
+ * holds no comments: docs/services.md says why each is set (the gateway's "Node flags").
  * @param {string} service
  * @returns {string[]}
  */

@@ -58,7 +58,7 @@ function run(name: string, entry: string, extraEnv: Record<string, string>, colo
   return child;
 }
 
-/** How `npm start` keeps its services running (README, "npm start"). */
+/** How `npm start` keeps its services running (docs/development.md, "npm start"). */
 const supervisor = new Supervisor({
   backoff: { baseMs: 1_000, maxMs: 30_000 },
   stableAfterMs: 60_000,

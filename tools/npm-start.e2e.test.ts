@@ -18,7 +18,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'atelier-npm-start-'));
 // As root the embedded Postgres runs as the user postgres, which must reach its folder.
 chmodSync(dataDir, 0o755);
 
-/** The services' own ports are fixed (README, "npm start"); media's embedded S3 store is on 4569. */
+/** The services' own ports are fixed (docs/development.md, "npm start"); media's embedded S3 store is on 4569. */
 const fixedPorts = [
   ...PLATFORM_SERVICES.flatMap((service) =>
     service.protocol === 'grpc' ? [service.port, service.healthPort, service.localMetricsPort] : [service.port],

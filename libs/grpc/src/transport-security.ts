@@ -14,7 +14,7 @@ export interface GrpcSecurity {
   trustDomain: string;
 }
 
-/** The environment variables every gRPC server and client reads (README, "Service identity"). */
+/** The environment variables every gRPC server and client reads (docs/deploying.md, "Service identity and authorization"). */
 export interface GrpcSecurityFiles {
   GRPC_TLS_CA_FILE: string;
   GRPC_TLS_CERT_FILE: string;

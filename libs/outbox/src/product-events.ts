@@ -8,7 +8,7 @@ import type { OutboxEvent } from './outbox-sql.js';
  * The product events of a creation (atelier.events.v1 ProductEvent, product_events.proto): the
  * app's funnel upload → submit → succeed → draft → publish, each written by the service that owns
  * the fact, in the transaction that makes it, to its outbox. The names are final: the app's
- * `/api/v1/events` pipeline whitelists them (README, "Product events").
+ * `/api/v1/events` pipeline whitelists them (docs/product-events.md).
  */
 export const PRODUCT_EVENT_NAMES = [
   'creation_upload_completed',

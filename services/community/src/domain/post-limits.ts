@@ -1,6 +1,6 @@
 import { ResourceExhaustedError, secondsToNextUtcDay } from '@atelier/errors';
 
-/** The per-author limit on new posts (README, community configuration). */
+/** The per-author limit on new posts (POSTS_DAILY_LIMIT, docs/configuration.md). */
 export interface PostLimits {
   /** Posts (drafts included) an author may create per UTC day (POSTS_DAILY_LIMIT). */
   postsPerDay: number;

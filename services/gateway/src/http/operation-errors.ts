@@ -13,7 +13,7 @@ const ANY_AUTHENTICATED_ROUTE: readonly ApiErrorName[] = [
 /**
  * The errors an operation answers, for the operations whose clients are generated from the
  * document and switch on the code: the five creation operations of the mobile app's contract (the
- * evaluation's API table, README "The creation API, to the letter"). The document lists exactly
+ * evaluation's API table, docs/api.md "The creation API, to the letter"). The document lists exactly
  * these under each of those operations (http/openapi-conventions.ts) instead of every code of
  * each status; the fuzz suite fails on an answer of theirs outside it. The other operations
  * document every code of every error status.

@@ -82,8 +82,8 @@ interface CreateEndpointBody {
 }
 
 /**
- * /api/v1/webhooks: an integrator's endpoints, called back with the job lifecycle events (README,
- * "Webhooks"); every delivery and attempt is listed, and any delivery can be sent again.
+ * /api/v1/webhooks: an integrator's endpoints, called back with the job lifecycle events
+ * (docs/webhooks.md); every delivery and attempt is listed, and any delivery can be sent again.
  */
 export function registerWebhookRoutes(app: FastifyInstance, { peers }: GatewayContext): void {
   app.post<{ Body: CreateEndpointBody }>(

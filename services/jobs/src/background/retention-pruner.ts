@@ -25,7 +25,7 @@ export interface RetentionPrunerOptions {
 }
 
 /**
- * Keeps the jobs schema's history bounded (README, "Retention"): published outbox rows after
+ * Keeps the jobs schema's history bounded (docs/services.md, "Retention: the policy"): published outbox rows after
  * outboxRetentionMs, the job_events of jobs terminal for jobEventsRetentionDays — their
  * histories archived first, so the users' views do not change — and the quota refusals of
  * periods that ended (the overview shows the current ones only). A run deletes in batches of

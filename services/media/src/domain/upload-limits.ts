@@ -1,6 +1,6 @@
 import { ResourceExhaustedError, secondsToNextUtcDay } from '@atelier/errors';
 
-/** The per-user limits CreateUpload enforces (README, media configuration). */
+/** The per-user limits CreateUpload enforces (UPLOADS_DAILY_LIMIT, STORED_BYTES_LIMIT: docs/configuration.md). */
 export interface UploadLimits {
   /** Uploads a user may start per UTC day (UPLOADS_DAILY_LIMIT). */
   uploadsPerDay: number;

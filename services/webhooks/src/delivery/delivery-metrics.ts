@@ -3,7 +3,7 @@ import { Counter, Histogram, type Registry } from '@atelier/metrics';
 /** What one attempt ended as: delivered (2xx), to be retried, or the last of its schedule. */
 export type AttemptOutcomeLabel = 'delivered' | 'retry' | 'failed';
 
-/** The sender's series: attempts by outcome and their durations (README, "Webhooks"). */
+/** The sender's series: attempts by outcome and their durations (docs/webhooks.md, docs/operations.md). */
 export class DeliveryMetrics {
   readonly attempts: Counter<'outcome'>;
   readonly duration: Histogram<'outcome'>;

@@ -33,7 +33,7 @@ export interface ProductEvent {
    */
   userRef: string;
   /**
-   * Ids and facts of the event, snake_case keys (README, "Product events", lists them per event):
+   * Ids and facts of the event, snake_case keys (docs/product-events.md lists them per event):
    * ids of jobs, assets, posts, models and styles, the job type, style code, model version,
    * durations in milliseconds, attempt counts, error codes.
    */

@@ -135,9 +135,9 @@ export interface CatalogSnapshot {
     | string
     | undefined;
   /**
-   * What the vendor is asked, fixed at create (README "Effective parameters"): the model's
-   * default_parameters under the user's own parameters (user values win for the names the job
-   * type lets users set). Absent for jobs created before it was recorded: they ran with `parameters`.
+   * What the vendor is asked, fixed at create (docs/api.md, "Catalog entries that take effect"):
+   * the model's default_parameters under the user's own parameters (user values win for the names
+   * the job type lets users set). Absent for jobs created before it was recorded: they ran with `parameters`.
    */
   effectiveParameters:
     | { [key: string]: any }
