@@ -7,7 +7,10 @@ import { doc, str } from '@atelier/config';
  */
 export const grpcSecurityConfigSpec = {
   GRPC_TLS_CA_FILE: doc(str(), "PEM file of the platform's CA: a peer must prove a certificate it issued"),
-  GRPC_TLS_CERT_FILE: doc(str(), "PEM file of this process's certificate, whose URI SAN `spiffe://<GRPC_TRUST_DOMAIN>/svc/<name>` is its identity"),
+  GRPC_TLS_CERT_FILE: doc(
+    str(),
+    "PEM file of this process's certificate, whose URI SAN `spiffe://<GRPC_TRUST_DOMAIN>/svc/<name>` is its identity",
+  ),
   GRPC_TLS_KEY_FILE: doc(str(), "PEM file of this process's private key"),
   GRPC_TRUST_DOMAIN: doc(
     str({ default: 'atelier.local', pattern: /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/ }),
