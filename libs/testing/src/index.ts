@@ -4,7 +4,7 @@
  * so runs never collide.
  */
 export { createTestDatabase, dropStaleTestDatabases, adminDatabaseUrl, type TestDatabase } from './test-database.js';
-export { rangeChecksOf } from './range-checks.js';
+export { rangeChecksOf, columnLengthsOf } from './schema-bounds.js';
 export { uniqueName } from './unique-name.js';
 export { waitUntil } from './wait-until.js';
 export { checkHealth, listReflectedServices } from './grpc-probes.js';

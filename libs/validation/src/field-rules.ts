@@ -1,9 +1,10 @@
 import { InvalidArgumentError } from '@atelier/errors';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_USER_ID_LENGTH } from './limits.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** User ids are the identity provider's `sub`: 1–128 printable characters, no spaces. */
-export const USER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@|-]{0,127}$/;
+export const USER_ID_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._:@|-]{0,${MAX_USER_ID_LENGTH - 1}}$`);
 
 export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
@@ -18,7 +19,8 @@ export function requireUuid(value: string | undefined, field: string): string {
 
 export function requireUserId(value: string | undefined, field: string): string {
   if (value === undefined || value === '') throw new InvalidArgumentError(field, 'is required');
-  if (!USER_ID_PATTERN.test(value)) throw new InvalidArgumentError(field, 'must be 1–128 characters: letters, digits, . _ : @ | -');
+  if (!USER_ID_PATTERN.test(value))
+    throw new InvalidArgumentError(field, `must be 1–${MAX_USER_ID_LENGTH} characters: letters, digits, . _ : @ | -`);
   return value;
 }
 
@@ -35,7 +37,8 @@ export function requireNoNul(value: string, field: string): string {
 export function requireIdempotencyKey(value: string | undefined, field = 'idempotency_key'): string {
   const trimmed = requireNoNul((value ?? '').trim(), field);
   if (trimmed === '') throw new InvalidArgumentError(field, 'is required');
-  if (trimmed.length > 128) throw new InvalidArgumentError(field, 'must be at most 128 characters');
+  if (trimmed.length > MAX_IDEMPOTENCY_KEY_LENGTH)
+    throw new InvalidArgumentError(field, `must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   return trimmed;
 }
 

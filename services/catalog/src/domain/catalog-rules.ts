@@ -1,7 +1,17 @@
 import { JOB_TYPE_PATTERN, JOB_TYPES, PROVIDER_CODES, findJobType, isKnownProviderCode } from '@atelier/job-types';
 import type { catalogV1 } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
-import { requireText, requireUuid } from '@atelier/validation';
+import {
+  CATALOG_SORT_ORDER_LIMIT,
+  MAX_MODEL_DISPLAY_NAME_LENGTH,
+  MAX_MODEL_VERSION_LENGTH,
+  MAX_PROMPT_PRESET_LENGTH,
+  MAX_PROVIDER_MODEL_LENGTH,
+  MAX_STYLE_SUBTITLE_LENGTH,
+  MAX_STYLE_TITLE_LENGTH,
+  requireText,
+  requireUuid,
+} from '@atelier/validation';
 import { requireMediaKind, type StoredMediaKind } from './media-kind.js';
 import { requireTranslations, type Translations } from './localized-text.js';
 
@@ -12,7 +22,6 @@ import { requireTranslations, type Translations } from './localized-text.js';
 const CODE_PATTERN = /^[a-z0-9][a-z0-9_-]{1,63}$/;
 const CODE_SHAPE = '2–64 lower-case letters, digits, "-" or "_", starting with a letter or a digit';
 const PROVIDER_CODE_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
-const SORT_ORDER_LIMIT = 1_000_000;
 const MAX_DEFAULT_PARAMETERS_BYTES = 16 * 1024;
 
 export interface ModelInput {
@@ -53,8 +62,8 @@ function requireCode(value: string, field: string, pattern: RegExp, shape: strin
 }
 
 function requireSortOrder(value: number): number {
-  if (!Number.isInteger(value) || Math.abs(value) > SORT_ORDER_LIMIT) {
-    throw new InvalidArgumentError('sort_order', `must be an integer between -${SORT_ORDER_LIMIT} and ${SORT_ORDER_LIMIT}`);
+  if (!Number.isInteger(value) || Math.abs(value) > CATALOG_SORT_ORDER_LIMIT) {
+    throw new InvalidArgumentError('sort_order', `must be an integer between -${CATALOG_SORT_ORDER_LIMIT} and ${CATALOG_SORT_ORDER_LIMIT}`);
   }
   return value;
 }
@@ -77,7 +86,7 @@ export function validateModelInput(request: catalogV1.UpsertModelRequest): Model
   return {
     code: requireCode(request.code, 'code', CODE_PATTERN, CODE_SHAPE),
     mediaKind: requireMediaKind(request.mediaKind),
-    displayName: requireText(request.displayName, 'display_name', 120),
+    displayName: requireText(request.displayName, 'display_name', MAX_MODEL_DISPLAY_NAME_LENGTH),
     providerCode: requireKnown(
       requireCode(request.providerCode, 'provider_code', PROVIDER_CODE_PATTERN, 'a lower-case identifier'),
       'provider_code',
@@ -85,8 +94,8 @@ export function validateModelInput(request: catalogV1.UpsertModelRequest): Model
       'provider code',
       PROVIDER_CODES,
     ),
-    providerModel: requireText(request.providerModel, 'provider_model', 128),
-    modelVersion: requireText(request.modelVersion, 'model_version', 64),
+    providerModel: requireText(request.providerModel, 'provider_model', MAX_PROVIDER_MODEL_LENGTH),
+    modelVersion: requireText(request.modelVersion, 'model_version', MAX_MODEL_VERSION_LENGTH),
     jobType: requireKnown(
       requireCode(request.jobType, 'job_type', JOB_TYPE_PATTERN, 'a job type such as image.stylize'),
       'job_type',
@@ -97,7 +106,7 @@ export function validateModelInput(request: catalogV1.UpsertModelRequest): Model
     enabled: request.enabled,
     sortOrder: requireSortOrder(request.sortOrder),
     defaultParameters,
-    displayNameI18n: requireTranslations(request.displayNameI18n, 'display_name_i18n', 120),
+    displayNameI18n: requireTranslations(request.displayNameI18n, 'display_name_i18n', MAX_MODEL_DISPLAY_NAME_LENGTH),
   };
 }
 
@@ -105,13 +114,13 @@ export function validateStyleInput(request: catalogV1.UpsertStyleRequest): Style
   return {
     code: requireCode(request.code, 'code', CODE_PATTERN, CODE_SHAPE),
     mediaKind: requireMediaKind(request.mediaKind),
-    title: requireText(request.title, 'title', 80),
-    subtitle: requireText(request.subtitle, 'subtitle', 200, { allowEmpty: true }),
+    title: requireText(request.title, 'title', MAX_STYLE_TITLE_LENGTH),
+    subtitle: requireText(request.subtitle, 'subtitle', MAX_STYLE_SUBTITLE_LENGTH, { allowEmpty: true }),
     previewAssetId: request.previewAssetId ? requireId(request.previewAssetId, 'preview_asset_id') : null,
-    promptPreset: requireText(request.promptPreset, 'prompt_preset', 2000, { allowEmpty: true }),
+    promptPreset: requireText(request.promptPreset, 'prompt_preset', MAX_PROMPT_PRESET_LENGTH, { allowEmpty: true }),
     enabled: request.enabled,
     sortOrder: requireSortOrder(request.sortOrder),
-    titleI18n: requireTranslations(request.titleI18n, 'title_i18n', 80),
-    subtitleI18n: requireTranslations(request.subtitleI18n, 'subtitle_i18n', 200),
+    titleI18n: requireTranslations(request.titleI18n, 'title_i18n', MAX_STYLE_TITLE_LENGTH),
+    subtitleI18n: requireTranslations(request.subtitleI18n, 'subtitle_i18n', MAX_STYLE_SUBTITLE_LENGTH),
   };
 }

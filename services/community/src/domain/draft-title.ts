@@ -1,4 +1,4 @@
-import { MAX_TITLE_LENGTH } from './post-rules.js';
+import { MAX_POST_TITLE_LENGTH } from '@atelier/validation';
 
 /**
  * The title a one-tap draft gets when the author gives none: named after the job's style
@@ -8,5 +8,5 @@ import { MAX_TITLE_LENGTH } from './post-rules.js';
 export function defaultDraftTitle(styleCode: string | undefined): string {
   const style = (styleCode ?? '').replace(/[-_]+/g, ' ').replace(/\s+/g, ' ').trim();
   const title = style ? `My ${style} creation` : 'My AI creation';
-  return title.length <= MAX_TITLE_LENGTH ? title : title.slice(0, MAX_TITLE_LENGTH).trimEnd();
+  return title.length <= MAX_POST_TITLE_LENGTH ? title : title.slice(0, MAX_POST_TITLE_LENGTH).trimEnd();
 }

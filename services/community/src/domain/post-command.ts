@@ -23,9 +23,9 @@ export interface PostCommand {
 }
 
 /**
- * Every field rule of CreatePost: a known category, a title of 1–120 characters and content of
- * at most 10000 after trimming, DRAFT or PUBLISHED (unspecified means DRAFT), ids canonical,
- * at most 10 media, none twice.
+ * Every field rule of CreatePost: a known category, a title and content within
+ * `@atelier/validation`'s limits after trimming (a title not empty), DRAFT or PUBLISHED
+ * (unspecified means DRAFT), ids canonical, at most MAX_MEDIA_PER_POST media, none twice.
  */
 export function normaliseCreateCommand(request: communityV1.CreatePostRequest): PostCommand {
   return {

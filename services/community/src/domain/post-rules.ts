@@ -1,16 +1,12 @@
 import { communityV1, enumWords, type EnumWord } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
-import { isUuid, requireText, requireUuid } from '@atelier/validation';
+import { MAX_MEDIA_PER_POST, MAX_POST_CONTENT_LENGTH, MAX_POST_TITLE_LENGTH, isUuid, requireText, requireUuid } from '@atelier/validation';
 
 /** How categories and statuses are stored (the `category` and `status` columns): the contract's words. */
 export type StoredCategory = EnumWord<typeof communityV1.PostCategory>;
 export type StoredStatus = EnumWord<typeof communityV1.PostStatus>;
 /** The statuses a create or an update may ask for; deletion has its own RPC. */
 export type WritableStatus = Exclude<StoredStatus, 'deleted'>;
-
-export const MAX_TITLE_LENGTH = 120;
-export const MAX_CONTENT_LENGTH = 10_000;
-export const MAX_MEDIA_PER_POST = 10;
 
 const CATEGORIES = enumWords(communityV1.PostCategory);
 const STATUSES = enumWords(communityV1.PostStatus);
@@ -38,11 +34,11 @@ export function requireWritableStatus(status: communityV1.PostStatus, field = 's
 }
 
 export function requireTitle(title: string | undefined): string {
-  return requireText(title, 'title', MAX_TITLE_LENGTH);
+  return requireText(title, 'title', MAX_POST_TITLE_LENGTH);
 }
 
 export function requireContent(content: string | undefined): string {
-  return requireText(content, 'content', MAX_CONTENT_LENGTH, { allowEmpty: true });
+  return requireText(content, 'content', MAX_POST_CONTENT_LENGTH, { allowEmpty: true });
 }
 
 /** An optional id: absent or empty means none. */
@@ -51,7 +47,7 @@ export function optionalUuid(value: string | undefined, field: string): string |
 }
 
 /**
- * Media ids in display order: UUIDs, at most 10, each once (the same image twice is a mistake,
+ * Media ids in display order: UUIDs, at most MAX_MEDIA_PER_POST, each once (the same image twice is a mistake,
  * not a layout). Refusals name the list as the field and the position in the message.
  */
 export function requireMediaAssetIds(ids: readonly string[], field: string): string[] {

@@ -1,3 +1,4 @@
+import { MAX_PROMPT_LENGTH } from '@atelier/validation';
 import { ApiError, type ApiErrorName } from './error-codes.js';
 import { OPERATION_ERRORS } from './operation-errors.js';
 
@@ -13,7 +14,7 @@ import { OPERATION_ERRORS } from './operation-errors.js';
 
 /** A message of each error as a client sees it: the examples of the document. */
 const EXAMPLE_MESSAGES: Readonly<Record<ApiErrorName, string>> = {
-  BAD_REQUEST: 'body/prompt must NOT have more than 10000 characters',
+  BAD_REQUEST: `body/prompt must NOT have more than ${MAX_PROMPT_LENGTH} characters`,
   UNAUTHENTICATED: 'a bearer token is required',
   TOKEN_EXPIRED: 'the token has expired; sign in again',
   TOKEN_WITHOUT_EXPIRY: 'the token has no expiry (exp); tokens must expire',

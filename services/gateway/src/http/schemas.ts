@@ -1,3 +1,4 @@
+import { DEFAULT_PAGE_SIZE, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_PAGE_SIZE } from '@atelier/validation';
 import {
   assetPurposes,
   assetStatuses,
@@ -360,8 +361,8 @@ export const idempotencyHeaders = {
     'idempotency-key': {
       type: 'string',
       minLength: 1,
-      maxLength: 128,
-      description: '1–128 characters; the same key replays the same request',
+      maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+      description: `1–${MAX_IDEMPOTENCY_KEY_LENGTH} characters; the same key replays the same request`,
     },
   },
 };
@@ -380,7 +381,7 @@ export const pageQuery = (extra: Record<string, object> = {}) => ({
   properties: {
     // Cursors are opaque base64url tokens (or a decimal id); what they hold is checked where they are read.
     cursor: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[A-Za-z0-9_-]+$', description: 'nextCursor of the previous page' },
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
     ...extra,
   },
 });

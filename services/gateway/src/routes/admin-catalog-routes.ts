@@ -1,6 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { commonV1 } from '@atelier/contracts';
 import { JOB_TYPE_PATTERN_SOURCE, JOB_TYPES, PROVIDER_CODES } from '@atelier/job-types';
+import {
+  CATALOG_SORT_ORDER_LIMIT,
+  MAX_MODEL_DISPLAY_NAME_LENGTH,
+  MAX_MODEL_VERSION_LENGTH,
+  MAX_PROMPT_PRESET_LENGTH,
+  MAX_PROVIDER_MODEL_LENGTH,
+  MAX_STYLE_SUBTITLE_LENGTH,
+  MAX_STYLE_TITLE_LENGTH,
+} from '@atelier/validation';
 import type { GatewayContext } from '../gateway-context.js';
 import { object, ref, responses, uuid } from '../http/schemas.js';
 import { ADMIN_EXAMPLES } from './admin-examples.js';
@@ -14,7 +23,7 @@ const code = {
   description: '2–64 lower-case letters, digits, - or _, starting with a letter or a digit',
 };
 const mediaKind = { type: 'string', enum: mediaKinds.words };
-const sortOrder = { type: 'integer', minimum: -1_000_000, maximum: 1_000_000, default: 0 };
+const sortOrder = { type: 'integer', minimum: -CATALOG_SORT_ORDER_LIMIT, maximum: CATALOG_SORT_ORDER_LIMIT, default: 0 };
 const enabled = { type: 'boolean', description: 'absent: true for a new entry, unchanged for an existing one' };
 
 interface ModelBody {
@@ -61,14 +70,14 @@ const localizedText = (values: Record<string, string> | undefined) => (values ==
 const modelBody = object(
   {
     mediaKind,
-    displayName: { type: 'string', minLength: 1, maxLength: 120 },
+    displayName: { type: 'string', minLength: 1, maxLength: MAX_MODEL_DISPLAY_NAME_LENGTH },
     providerCode: {
       type: 'string',
       pattern: '^[a-z][a-z0-9_-]{0,63}$',
       description: `the provider adapter; one the platform has (${PROVIDER_CODES.join(', ')}), else 400 naming provider_code`,
     },
-    providerModel: { type: 'string', minLength: 1, maxLength: 128 },
-    modelVersion: { type: 'string', minLength: 1, maxLength: 64 },
+    providerModel: { type: 'string', minLength: 1, maxLength: MAX_PROVIDER_MODEL_LENGTH },
+    modelVersion: { type: 'string', minLength: 1, maxLength: MAX_MODEL_VERSION_LENGTH },
     jobType: {
       type: 'string',
       pattern: JOB_TYPE_PATTERN_SOURCE,
@@ -78,7 +87,7 @@ const modelBody = object(
     enabled,
     sortOrder,
     defaultParameters: { type: 'object', additionalProperties: true, description: "merged under a job's own parameters; at most 16 KiB" },
-    displayNameI18n: translations('displayName', 120),
+    displayNameI18n: translations('displayName', MAX_MODEL_DISPLAY_NAME_LENGTH),
   },
   ['mediaKind', 'displayName', 'providerCode', 'providerModel', 'modelVersion', 'jobType'],
 );
@@ -86,19 +95,19 @@ const modelBody = object(
 const styleBody = object(
   {
     mediaKind,
-    title: { type: 'string', minLength: 1, maxLength: 80 },
-    subtitle: { type: 'string', maxLength: 200, default: '' },
+    title: { type: 'string', minLength: 1, maxLength: MAX_STYLE_TITLE_LENGTH },
+    subtitle: { type: 'string', maxLength: MAX_STYLE_SUBTITLE_LENGTH, default: '' },
     previewAssetId: {
       type: ['string', 'null'],
       format: 'uuid',
       description:
         'a ready media asset (upload it first), else 400 naming preview_asset_id; it becomes public (previewUrl) while the style is enabled',
     },
-    promptPreset: { type: 'string', maxLength: 2000, default: '' },
+    promptPreset: { type: 'string', maxLength: MAX_PROMPT_PRESET_LENGTH, default: '' },
     enabled,
     sortOrder,
-    titleI18n: translations('title', 80),
-    subtitleI18n: translations('subtitle', 200),
+    titleI18n: translations('title', MAX_STYLE_TITLE_LENGTH),
+    subtitleI18n: translations('subtitle', MAX_STYLE_SUBTITLE_LENGTH),
   },
   ['mediaKind', 'title'],
 );

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { jobsV1 } from '@atelier/contracts';
+import { MAX_USER_ID_LENGTH } from '@atelier/validation';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { badRequest } from '../http/http-error.js';
@@ -43,7 +44,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
           jobType: { type: 'string', maxLength: 64 },
           status: { type: 'string', enum: jobStatuses.words },
           queue: { type: 'string', enum: jobQueues.words },
-          userId: { type: 'string', maxLength: 128 },
+          userId: { type: 'string', maxLength: MAX_USER_ID_LENGTH },
           createdAfter: { type: 'string', format: 'date-time' },
           createdBefore: { type: 'string', format: 'date-time' },
         }),

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { jobsV1 } from '@atelier/contracts';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { isOperatorOnlyJobType, JOB_TYPE_PATTERN_SOURCE, START_WITHIN_SECONDS } from '@atelier/job-types';
+import { MAX_NEGATIVE_PROMPT_LENGTH, MAX_POST_CONTENT_LENGTH, MAX_POST_TITLE_LENGTH, MAX_PROMPT_LENGTH } from '@atelier/validation';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { HttpError } from '../http/http-error.js';
@@ -48,8 +49,8 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
             styleId: uuid,
             inputAssetId: uuid,
             petId: { ...uuid, description: "the pet the creation is of: the caller's own, or one shared with them (else 404 40401)" },
-            prompt: { type: 'string', maxLength: 10000 },
-            negativePrompt: { type: 'string', maxLength: 3000 },
+            prompt: { type: 'string', maxLength: MAX_PROMPT_LENGTH },
+            negativePrompt: { type: 'string', maxLength: MAX_NEGATIVE_PROMPT_LENGTH },
             width: { type: 'integer', minimum: MIN_IMAGE_SIDE_PX, maximum: MAX_IMAGE_SIDE_PX },
             height: { type: 'integer', minimum: MIN_IMAGE_SIDE_PX, maximum: MAX_IMAGE_SIDE_PX },
             parameters: { type: 'object', additionalProperties: true, maxProperties: 32 },
@@ -195,7 +196,10 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         body: {
           type: ['object', 'null'],
           additionalProperties: false,
-          properties: { title: { type: 'string', minLength: 1, maxLength: 120 }, content: { type: 'string', maxLength: 10000 } },
+          properties: {
+            title: { type: 'string', minLength: 1, maxLength: MAX_POST_TITLE_LENGTH },
+            content: { type: 'string', maxLength: MAX_POST_CONTENT_LENGTH },
+          },
         },
         response: responses({ 200: object({ post: ref('Post') }), 201: object({ post: ref('Post') }) }),
       },

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { communityV1 } from '@atelier/contracts';
+import { MAX_MEDIA_PER_POST, MAX_POST_CONTENT_LENGTH, MAX_POST_TITLE_LENGTH } from '@atelier/validation';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { MAX_VERSION, idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
 import { toPostDto, postCategories, postStatuses } from './dto-mapper.js';
 
-const mediaIds = { type: 'array', items: uuid, maxItems: 10, uniqueItems: true } as const;
+const mediaIds = { type: 'array', items: uuid, maxItems: MAX_MEDIA_PER_POST, uniqueItems: true } as const;
 
 interface CreatePostBody {
   category: string;
@@ -42,8 +43,8 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
           required: ['category', 'title'],
           properties: {
             category: { type: 'string', enum: postCategories.words },
-            title: { type: 'string', minLength: 1, maxLength: 120 },
-            content: { type: 'string', maxLength: 10000 },
+            title: { type: 'string', minLength: 1, maxLength: MAX_POST_TITLE_LENGTH },
+            content: { type: 'string', maxLength: MAX_POST_CONTENT_LENGTH },
             status: { type: 'string', enum: ['draft', 'published'], default: 'draft' },
             mediaAssetIds: mediaIds,
             petId: uuid,
@@ -86,8 +87,8 @@ export function registerPostRoutes(app: FastifyInstance, { peers }: GatewayConte
           minProperties: 2,
           properties: {
             expectedVersion: { type: 'integer', minimum: 1, maximum: MAX_VERSION },
-            title: { type: 'string', minLength: 1, maxLength: 120 },
-            content: { type: 'string', maxLength: 10000 },
+            title: { type: 'string', minLength: 1, maxLength: MAX_POST_TITLE_LENGTH },
+            content: { type: 'string', maxLength: MAX_POST_CONTENT_LENGTH },
             category: { type: 'string', enum: postCategories.words },
             status: { type: 'string', enum: ['draft', 'published'] },
             petId: uuid,

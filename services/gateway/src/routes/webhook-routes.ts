@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { webhooksV1 } from '@atelier/contracts';
+import { MAX_WEBHOOK_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH } from '@atelier/validation';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { idParam, nullableString, object, pageQuery, responses, uuid } from '../http/schemas.js';
@@ -100,7 +101,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { peers }: GatewayCo
           additionalProperties: false,
           required: ['url'],
           properties: {
-            url: { type: 'string', minLength: 1, maxLength: 2048, description: 'https://…, where the events are POSTed' },
+            url: { type: 'string', minLength: 1, maxLength: MAX_WEBHOOK_URL_LENGTH, description: 'https://…, where the events are POSTed' },
             eventTypes: {
               type: 'array',
               items: { type: 'string', enum: WEBHOOK_EVENT_TYPES },
@@ -108,7 +109,7 @@ export function registerWebhookRoutes(app: FastifyInstance, { peers }: GatewayCo
               uniqueItems: true,
               description: 'the event types to receive; absent or empty: all',
             },
-            description: { type: 'string', maxLength: 256 },
+            description: { type: 'string', maxLength: MAX_WEBHOOK_DESCRIPTION_LENGTH },
           },
         },
         response: responses({

@@ -2,7 +2,7 @@ import type { jobsV1 } from '@atelier/contracts';
 import { InvalidArgumentError } from '@atelier/errors';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { START_WITHIN_SECONDS } from '@atelier/job-types';
-import { requireIntInRange, requireNoNul, requireUuid } from '@atelier/validation';
+import { MAX_NEGATIVE_PROMPT_LENGTH, MAX_PROMPT_LENGTH, requireIntInRange, requireText, requireUuid } from '@atelier/validation';
 import type { JobCommand, JobDefinition } from '../definitions/index.js';
 
 const MAX_PARAMETERS_BYTES = 16 * 1024;
@@ -17,15 +17,13 @@ function requirePresence(value: unknown, field: string, rule: 'required' | 'opti
 }
 
 /**
- * The user's request as a normalised command: ids canonical, text within limits (prompt ≤ 10000,
- * negative prompt ≤ 3000 characters), dimensions within `@atelier/images`' limits, parameters a small JSON object, a
+ * The user's request as a normalised command: ids canonical, text within `@atelier/validation`'s limits
+ * (MAX_PROMPT_LENGTH, MAX_NEGATIVE_PROMPT_LENGTH), dimensions within `@atelier/images`' limits, parameters a small JSON object, a
  * start deadline within START_WITHIN_SECONDS, and the fields the job type needs present and the ones it does not use absent.
  */
 export function normaliseCommand(request: jobsV1.CreateJobRequest, definition: JobDefinition): JobCommand {
-  const prompt = requireNoNul(request.prompt.trim(), 'prompt');
-  const negativePrompt = requireNoNul(request.negativePrompt.trim(), 'negative_prompt');
-  if (prompt.length > 10_000) throw new InvalidArgumentError('prompt', 'must be at most 10000 characters');
-  if (negativePrompt.length > 3_000) throw new InvalidArgumentError('negative_prompt', 'must be at most 3000 characters');
+  const prompt = requireText(request.prompt, 'prompt', MAX_PROMPT_LENGTH, { allowEmpty: true });
+  const negativePrompt = requireText(request.negativePrompt, 'negative_prompt', MAX_NEGATIVE_PROMPT_LENGTH, { allowEmpty: true });
   const parameters = request.parameters ?? {};
   const parametersJson = JSON.stringify(parameters);
   if (Buffer.byteLength(parametersJson) > MAX_PARAMETERS_BYTES) {

@@ -1,10 +1,13 @@
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
+import { MAX_EFFECTIVE_PROMPT_LENGTH, MAX_PROVIDER_MODEL_LENGTH } from '@atelier/validation';
 import { invalidRequest } from './api-error.js';
 
+// The vendor's own bound on its Idempotency-Key header (Atelier's keys are shorter).
 const MAX_IDEMPOTENCY_KEY_LENGTH = 200;
-const MAX_MODEL_LENGTH = 128;
-// A 10000-character prompt with a style preset (≤ 2000) after ", ": what Atelier's jobs may send.
-const MAX_TEXT_LENGTH = 12_002;
+// The longest model name a catalog entry may give the vendor.
+const MAX_MODEL_LENGTH = MAX_PROVIDER_MODEL_LENGTH;
+// A user's prompt with a style's preset after ", ": the longest text Atelier's jobs send.
+const MAX_TEXT_LENGTH = MAX_EFFECTIVE_PROMPT_LENGTH;
 const MAX_URL_LENGTH = 4096;
 
 /** A validated `POST /v1/predictions` body (unknown fields dropped). */

@@ -1,21 +1,19 @@
 import { InvalidArgumentError } from '@atelier/errors';
-import { requireNoNul } from '@atelier/validation';
+import { MAX_WEBHOOK_URL_LENGTH, requireNoNul } from '@atelier/validation';
 import { WEBHOOK_EVENT_TYPES } from './event-types.js';
 
-export const MAX_URL_LENGTH = 2048;
-export const MAX_DESCRIPTION_LENGTH = 256;
 /** Endpoints one user may have; then RESOURCE_EXHAUSTED WEBHOOK_ENDPOINT_LIMIT. */
 export const DEFAULT_ENDPOINTS_PER_USER = 10;
 
 /**
  * An endpoint URL: absolute, https — or http for an allowlisted host (a receiver in the same
- * trusted network, a test) — without credentials or fragment, at most 2048 characters. Whether
+ * trusted network, a test) — without credentials or fragment, at most MAX_WEBHOOK_URL_LENGTH characters. Whether
  * its host may be called is target-check.ts's question.
  */
 export function requireEndpointUrl(raw: string, allowedHosts: ReadonlySet<string>): URL {
   const value = requireNoNul(raw.trim(), 'url');
   if (value === '') throw new InvalidArgumentError('url', 'is required');
-  if (value.length > MAX_URL_LENGTH) throw new InvalidArgumentError('url', `must be at most ${MAX_URL_LENGTH} characters`);
+  if (value.length > MAX_WEBHOOK_URL_LENGTH) throw new InvalidArgumentError('url', `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(value);

@@ -2,9 +2,9 @@ import type { webhooksV1 } from '@atelier/contracts';
 import { inTransaction, uuidv7 } from '@atelier/db';
 import { ResourceExhaustedError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
-import { requireText, requireUserId } from '@atelier/validation';
+import { MAX_WEBHOOK_DESCRIPTION_LENGTH, requireText, requireUserId } from '@atelier/validation';
 import { insertEndpointWithinLimit } from '../db/endpoint-sql.js';
-import { MAX_DESCRIPTION_LENGTH, requireEndpointUrl, requireEventTypes } from '../domain/endpoint-rules.js';
+import { requireEndpointUrl, requireEventTypes } from '../domain/endpoint-rules.js';
 import { newEndpointSecret } from '../domain/signature.js';
 import { checkTarget } from '../ssrf/target-check.js';
 import type { WebhooksContext } from '../webhooks-context.js';
@@ -18,7 +18,7 @@ export function createEndpoint(context: WebhooksContext): CreateEndpoint {
     const userId = requireUserId(request.userId, 'user_id');
     const url = requireEndpointUrl(request.url, context.allowedHosts);
     const eventTypes = requireEventTypes(request.eventTypes);
-    const description = requireText(request.description, 'description', MAX_DESCRIPTION_LENGTH, { allowEmpty: true });
+    const description = requireText(request.description, 'description', MAX_WEBHOOK_DESCRIPTION_LENGTH, { allowEmpty: true });
     await checkTarget(url, context.allowedHosts, context.resolve);
     const secret = newEndpointSecret();
     const row = await inTransaction(context.pool, (client) =>

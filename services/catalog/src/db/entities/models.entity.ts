@@ -1,5 +1,6 @@
 import { JOB_TYPE_PATTERN_SOURCE } from '@atelier/job-types';
 import { defineEntity, p } from '@atelier/orm';
+import { MAX_MODEL_DISPLAY_NAME_LENGTH, MAX_MODEL_VERSION_LENGTH, MAX_PROVIDER_MODEL_LENGTH } from '@atelier/validation';
 
 /** catalog.models: the AI models a job can name, unique per code and media kind. */
 export const ModelEntity = defineEntity({
@@ -8,10 +9,10 @@ export const ModelEntity = defineEntity({
   properties: {
     id: p.uuid().primary(),
     code: p.string().length(64),
-    displayName: p.string().length(120),
+    displayName: p.string().length(MAX_MODEL_DISPLAY_NAME_LENGTH),
     providerCode: p.string().length(64),
-    providerModel: p.string().length(128),
-    modelVersion: p.string().length(64),
+    providerModel: p.string().length(MAX_PROVIDER_MODEL_LENGTH),
+    modelVersion: p.string().length(MAX_MODEL_VERSION_LENGTH),
     mediaKind: p.string().length(16),
     jobType: p.string().length(64),
     enabled: p.boolean().default(true),

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@atelier/orm';
+import { MAX_PROMPT_PRESET_LENGTH, MAX_STYLE_SUBTITLE_LENGTH, MAX_STYLE_TITLE_LENGTH } from '@atelier/validation';
 
 /** catalog.styles: the styles a job can apply, unique per code and media kind. */
 export const StyleEntity = defineEntity({
@@ -7,11 +8,11 @@ export const StyleEntity = defineEntity({
   properties: {
     id: p.uuid().primary(),
     code: p.string().length(64),
-    title: p.string().length(80),
-    subtitle: p.string().length(200).default(''),
+    title: p.string().length(MAX_STYLE_TITLE_LENGTH),
+    subtitle: p.string().length(MAX_STYLE_SUBTITLE_LENGTH).default(''),
     mediaKind: p.string().length(16),
     previewAssetId: p.uuid().nullable(),
-    promptPreset: p.string().length(2000).default(''),
+    promptPreset: p.string().length(MAX_PROMPT_PRESET_LENGTH).default(''),
     enabled: p.boolean().default(true),
     sortOrder: p.integer().default(0),
     titleI18n: p.json<Record<string, string>>().defaultRaw(`'{}'::jsonb`),

@@ -1,11 +1,12 @@
 import { defineEntity, p } from '@atelier/orm';
+import { MAX_USER_ID_LENGTH } from '@atelier/validation';
 
 /** community.authors: each author's public handle, random and stable (it says nothing of the subject). */
 export const AuthorEntity = defineEntity({
   name: 'Author',
   tableName: 'authors',
   properties: {
-    userId: p.string().length(128).primary(),
+    userId: p.string().length(MAX_USER_ID_LENGTH).primary(),
     handle: p
       .string()
       .length(32)

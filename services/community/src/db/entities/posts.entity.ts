@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@atelier/orm';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_POST_CONTENT_LENGTH, MAX_POST_TITLE_LENGTH, MAX_USER_ID_LENGTH } from '@atelier/validation';
 
 /**
  * community.posts. Timestamps keep milliseconds (timestamptz(3)): a keyset cursor must hold
@@ -10,14 +11,14 @@ export const PostEntity = defineEntity({
   tableName: 'posts',
   properties: {
     id: p.uuid().primary(),
-    authorUserId: p.string().length(128),
+    authorUserId: p.string().length(MAX_USER_ID_LENGTH),
     petId: p.uuid().nullable(),
     category: p.string().length(16),
-    title: p.string().length(120),
-    content: p.string().length(10000).default(''),
+    title: p.string().length(MAX_POST_TITLE_LENGTH),
+    content: p.string().length(MAX_POST_CONTENT_LENGTH).default(''),
     status: p.string().length(16),
     generationJobId: p.uuid().nullable(),
-    idempotencyKey: p.string().length(128),
+    idempotencyKey: p.string().length(MAX_IDEMPOTENCY_KEY_LENGTH),
     requestHash: p.blob(),
     version: p.integer().default(1),
     createdAt: p.datetime(3).defaultRaw('now()'),

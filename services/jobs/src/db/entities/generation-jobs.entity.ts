@@ -1,6 +1,15 @@
 import { JOB_TYPE_PATTERN_SOURCE } from '@atelier/job-types';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { defineEntity, p } from '@atelier/orm';
+import {
+  MAX_EFFECTIVE_PROMPT_LENGTH,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_MODEL_VERSION_LENGTH,
+  MAX_NEGATIVE_PROMPT_LENGTH,
+  MAX_PROMPT_LENGTH,
+  MAX_PROVIDER_MODEL_LENGTH,
+  MAX_USER_ID_LENGTH,
+} from '@atelier/validation';
 
 /**
  * jobs.generation_jobs. The state machine is in the table twice over: generation_jobs_state says
@@ -13,7 +22,7 @@ export const GenerationJobEntity = defineEntity({
   tableName: 'generation_jobs',
   properties: {
     id: p.uuid().primary(),
-    userId: p.string().length(128),
+    userId: p.string().length(MAX_USER_ID_LENGTH),
     petId: p.uuid().nullable(),
     jobType: p.string().length(64),
     mediaKind: p.string().length(16),
@@ -25,14 +34,14 @@ export const GenerationJobEntity = defineEntity({
     inputAssetId: p.uuid().nullable(),
     outputAssetId: p.uuid().nullable(),
     expectsOutput: p.boolean(),
-    prompt: p.string().length(10000).default(''),
-    negativePrompt: p.string().length(3000).default(''),
+    prompt: p.string().length(MAX_PROMPT_LENGTH).default(''),
+    negativePrompt: p.string().length(MAX_NEGATIVE_PROMPT_LENGTH).default(''),
     width: p.integer().nullable(),
     height: p.integer().nullable(),
     parameters: p.json<Record<string, unknown>>().defaultRaw(`'{}'::jsonb`),
     providerCodeSnapshot: p.string().length(64).nullable(),
-    providerModelSnapshot: p.string().length(128).nullable(),
-    modelVersionSnapshot: p.string().length(64).nullable(),
+    providerModelSnapshot: p.string().length(MAX_PROVIDER_MODEL_LENGTH).nullable(),
+    modelVersionSnapshot: p.string().length(MAX_MODEL_VERSION_LENGTH).nullable(),
     styleCodeSnapshot: p.string().length(64).nullable(),
     status: p.string().length(16),
     progress: p.smallint().default(0),
@@ -42,7 +51,7 @@ export const GenerationJobEntity = defineEntity({
     errorCode: p.string().length(64).nullable(),
     errorMessage: p.string().length(1000).nullable(),
     internalErrorMessage: p.string().length(4000).nullable(),
-    idempotencyKey: p.string().length(128),
+    idempotencyKey: p.string().length(MAX_IDEMPOTENCY_KEY_LENGTH),
     requestHash: p.blob(),
     retryOfJobId: p.uuid().nullable(),
     nextAttemptAt: p.datetime(),
@@ -60,8 +69,8 @@ export const GenerationJobEntity = defineEntity({
     startDeadlineAt: p.datetime().nullable(),
     // What the vendor is asked, fixed at create (migration 0012, domain/effective-parameters.ts).
     effectiveParameters: p.json<Record<string, unknown>>().nullable(),
-    // A prompt (≤ 10000) + ", " + a style's preset (≤ 2000).
-    effectivePrompt: p.string().length(12002).nullable(),
+    // A prompt + ", " + a style's preset.
+    effectivePrompt: p.string().length(MAX_EFFECTIVE_PROMPT_LENGTH).nullable(),
   },
   uniques: [
     { name: 'generation_jobs_user_idempotency_key', properties: ['userId', 'idempotencyKey'] },
@@ -135,7 +144,7 @@ export const GenerationJobEntity = defineEntity({
     { name: 'generation_jobs_version_positive', expression: 'version >= 1' },
     {
       name: 'generation_jobs_idempotency_key_format',
-      expression: 'idempotency_key = btrim(idempotency_key) AND char_length(idempotency_key) >= 1 AND char_length(idempotency_key) <= 128',
+      expression: `idempotency_key = btrim(idempotency_key) AND char_length(idempotency_key) >= 1 AND char_length(idempotency_key) <= ${MAX_IDEMPOTENCY_KEY_LENGTH}`,
     },
     { name: 'generation_jobs_request_hash_length', expression: 'octet_length(request_hash) = 32' },
     { name: 'generation_jobs_attempts', expression: 'attempt_count >= 0 AND attempt_count <= max_attempts' },

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@atelier/orm';
+import { MAX_USER_ID_LENGTH } from '@atelier/validation';
 
 /** jobs.quota_hits: one row per user a quota allowance refused, per allowance and period, for the overview. */
 export const QuotaHitEntity = defineEntity({
@@ -7,7 +8,7 @@ export const QuotaHitEntity = defineEntity({
   properties: {
     allowance: p.string().length(16).primary(),
     periodStart: p.datetime().primary(),
-    userId: p.string().length(128).primary(),
+    userId: p.string().length(MAX_USER_ID_LENGTH).primary(),
     firstHitAt: p.datetime().defaultRaw('now()'),
   },
   primaryKeys: ['allowance', 'periodStart', 'userId'],

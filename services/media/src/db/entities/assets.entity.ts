@@ -1,5 +1,6 @@
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { defineEntity, p } from '@atelier/orm';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_USER_ID_LENGTH } from '@atelier/validation';
 
 /**
  * media.assets. The CHECKs tie each status to its timestamps and facts: a ready asset has its
@@ -12,7 +13,7 @@ export const AssetEntity = defineEntity({
   tableName: 'assets',
   properties: {
     id: p.uuid().primary(),
-    ownerUserId: p.string().length(128),
+    ownerUserId: p.string().length(MAX_USER_ID_LENGTH),
     purpose: p.string().length(32),
     contentType: p.string().length(32),
     sizeBytes: p.bigint('number'),
@@ -22,7 +23,7 @@ export const AssetEntity = defineEntity({
     storageKey: p.string().length(256).unique('assets_storage_key_key'),
     status: p.string().length(16),
     uploadError: p.string().length(300).nullable(),
-    idempotencyKey: p.string().length(128).nullable(),
+    idempotencyKey: p.string().length(MAX_IDEMPOTENCY_KEY_LENGTH).nullable(),
     createdAt: p.datetime().defaultRaw('now()'),
     readyAt: p.datetime().nullable(),
     deletedAt: p.datetime().nullable(),

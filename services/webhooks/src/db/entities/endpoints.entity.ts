@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@atelier/orm';
+import { MAX_USER_ID_LENGTH, MAX_WEBHOOK_DESCRIPTION_LENGTH, MAX_WEBHOOK_URL_LENGTH } from '@atelier/validation';
 
 /** webhooks.endpoints: a user's target URL, the event types it wants (none: all) and its signing secret. */
 export const EndpointEntity = defineEntity({
@@ -6,10 +7,10 @@ export const EndpointEntity = defineEntity({
   tableName: 'endpoints',
   properties: {
     id: p.uuid().primary(),
-    userId: p.string().length(128),
-    url: p.string().length(2048),
+    userId: p.string().length(MAX_USER_ID_LENGTH),
+    url: p.string().length(MAX_WEBHOOK_URL_LENGTH),
     eventTypes: p.array().columnType('text[]').defaultRaw(`'{}'`),
-    description: p.string().length(256).default(''),
+    description: p.string().length(MAX_WEBHOOK_DESCRIPTION_LENGTH).default(''),
     secret: p.string().length(128),
     createdAt: p.datetime(3).defaultRaw('now()'),
   },
