@@ -3,7 +3,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH, MAX_USER_ID_LENGTH } from './limits.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** User ids are the identity provider's `sub`: 1–128 printable characters, no spaces. */
+/** User ids are the identity provider's `sub` (an operator's id likewise): 1–MAX_USER_ID_LENGTH printable characters, no spaces. */
 export const USER_ID_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._:@|-]{0,${MAX_USER_ID_LENGTH - 1}}$`);
 
 export function isUuid(value: string): boolean {
@@ -33,7 +33,7 @@ export function requireNoNul(value: string, field: string): string {
   return value;
 }
 
-/** An idempotency key: 1–128 characters after trimming (SPEC §4.3). */
+/** An idempotency key: 1–MAX_IDEMPOTENCY_KEY_LENGTH characters after trimming (SPEC §4.3). */
 export function requireIdempotencyKey(value: string | undefined, field = 'idempotency_key'): string {
   const trimmed = requireNoNul((value ?? '').trim(), field);
   if (trimmed === '') throw new InvalidArgumentError(field, 'is required');

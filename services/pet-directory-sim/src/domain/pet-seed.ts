@@ -1,4 +1,4 @@
-import { USER_ID_PATTERN, isUuid } from '@atelier/validation';
+import { MAX_USER_ID_LENGTH, USER_ID_PATTERN, isUuid } from '@atelier/validation';
 
 /** One pet as the simulator knows it: who owns it and whom its owner shared it with. */
 export interface SeedPet {
@@ -38,9 +38,10 @@ export function parsePetSeed(text: string): SeedPet[] {
     if (typeof id !== 'string' || !isUuid(id)) throw new Error(`${at}: id must be a UUID`);
     if (ids.has(id.toLowerCase())) throw new Error(`${at}: id repeats an earlier entry's`);
     ids.add(id.toLowerCase());
-    if (!isUserId(ownerUserId)) throw new Error(`${at}: ownerUserId must be a user id (1–128 letters, digits, . _ : @ | -)`);
+    if (!isUserId(ownerUserId))
+      throw new Error(`${at}: ownerUserId must be a user id (1–${MAX_USER_ID_LENGTH} letters, digits, . _ : @ | -)`);
     if (!Array.isArray(sharedWith) || !sharedWith.every(isUserId))
-      throw new Error(`${at}: sharedWith must be an array of user ids (1–128 letters, digits, . _ : @ | -)`);
+      throw new Error(`${at}: sharedWith must be an array of user ids (1–${MAX_USER_ID_LENGTH} letters, digits, . _ : @ | -)`);
     return { id: id.toLowerCase(), ownerUserId, sharedWith: [...new Set(sharedWith)] };
   });
 }

@@ -49,6 +49,7 @@ describe('jobs entities - the schema described in code', () => {
     );
     expect(rows[0]?.definition).toContain(`(char_length((idempotency_key)::text) <= ${MAX_IDEMPOTENCY_KEY_LENGTH})`);
     expect(await columnLengthsOf(db, 'jobs.quota_hits')).toMatchObject({ user_id: MAX_USER_ID_LENGTH });
+    expect(await columnLengthsOf(db, 'jobs.outbox_replays')).toMatchObject({ operator_id: MAX_USER_ID_LENGTH });
     expect(await columnLengthsOf(db, 'jobs.account_deletions')).toMatchObject({ user_id: MAX_USER_ID_LENGTH });
   });
 });

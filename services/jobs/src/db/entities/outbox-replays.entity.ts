@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@atelier/orm';
+import { MAX_USER_ID_LENGTH } from '@atelier/validation';
 
 /** jobs.outbox_replays: one row per operator replay call and what it found, written in its transaction. */
 export const OutboxReplayEntity = defineEntity({
@@ -7,7 +8,7 @@ export const OutboxReplayEntity = defineEntity({
   properties: {
     id: p.bigint('string').primary().generated('identity'),
     outboxId: p.bigint('string'),
-    operatorId: p.string().length(128),
+    operatorId: p.string().length(MAX_USER_ID_LENGTH),
     result: p.string().length(16),
     replayedAt: p.datetime().defaultRaw('now()'),
   },
