@@ -13,6 +13,15 @@ import { clientStreamCall, serverStreamCall, type ServerStreamCall } from './cli
 import { fromServiceError } from './service-errors.js';
 import { channelCredentialsOf, serverNameOfService, tlsChannelOptions, type GrpcSecurity } from './transport-security.js';
 
+/**
+ * How long a service waits for a peer's answer to a unary call when neither the call nor the
+ * client names a deadline. Peers answer from their own database or memory in milliseconds; one that
+ * has not answered in three seconds is down or overloaded, and the caller's own answer (UNAVAILABLE,
+ * or a retry later) is better than a request held open. Processes that wait on slower work name
+ * their own (the gateway's UPSTREAM_DEADLINE_MS, the worker's clients).
+ */
+export const PEER_DEADLINE_MS = 3_000;
+
 /** Per-call options of a client method. */
 export interface ClientCallOptions {
   /** The call's deadline: a unary call's replaces the client's default; a stream has none unless given one. */
@@ -65,7 +74,7 @@ export interface ClientConstructor<C extends Client> {
 }
 
 export interface ServiceClientOptions {
-  /** Deadline of a unary call that sets none (default 5 s). Streaming calls get none unless they ask. */
+  /** Deadline of a unary call that sets none (default PEER_DEADLINE_MS). Streaming calls get none unless they ask. */
   defaultDeadlineMs?: number;
   /** Attempts per call when the server is UNAVAILABLE, first one included (2–5, default 4). */
   maxAttempts?: number;
@@ -101,7 +110,7 @@ export function createServiceClient<C extends Client>(
   security: GrpcSecurity,
   options: ServiceClientOptions = {},
 ): PromiseClient<C> {
-  const defaultDeadlineMs = options.defaultDeadlineMs ?? 5_000;
+  const defaultDeadlineMs = options.defaultDeadlineMs ?? PEER_DEADLINE_MS;
   const serviceName = serviceNameOf(ClientCtor.service);
   const serviceConfig = {
     loadBalancingConfig: [{ round_robin: {} }],

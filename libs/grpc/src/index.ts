@@ -15,6 +15,7 @@ export {
 export { type CallContext, type ServerStream, type ServiceHandlers, type Handler, type CallLogger } from './service-handlers.js';
 export {
   createServiceClient,
+  PEER_DEADLINE_MS,
   type PromiseClient,
   type ServiceClientOptions,
   type ClientCallOptions,

@@ -1,6 +1,6 @@
 import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { startDurablePull, type DurablePull } from './durable-pull.js';
+import { NAK_DELAY_MS, startDurablePull, type DurablePull } from './durable-pull.js';
 import type { NatsLink } from './nats-link.js';
 import { ensureAccountDeletionConsumer, ensureAccountEventsStream } from './streams.js';
 import type { JobsTopology } from './topology.js';
@@ -29,7 +29,7 @@ export interface AccountDeletionConsumerOptions {
   };
   /** Redelivery after this without an ack: a replica killed mid-deletion hands the event on. */
   ackWaitMs?: number;
-  /** Pause before an event whose deletion failed comes back. */
+  /** Pause before an event whose deletion failed comes back (default NAK_DELAY_MS). */
   retryDelayMs?: number;
 }
 
@@ -114,7 +114,7 @@ export class AccountDeletionConsumer {
       logger.info({ deletionId: event.deletionId, service }, 'deleted this service’s part of an account');
     } catch (error) {
       logger.warn({ err: error, deletionId: event.deletionId, service }, 'deleting an account’s data failed; the event comes back');
-      message.nak(this.options.retryDelayMs ?? 5_000);
+      message.nak(this.options.retryDelayMs ?? NAK_DELAY_MS);
     } finally {
       clearInterval(keepAlive);
     }

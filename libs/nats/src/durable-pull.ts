@@ -1,5 +1,12 @@
 import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
 
+/**
+ * How long a message whose handling failed (its handler threw: a peer or the database away) waits
+ * before JetStream delivers it again: the nak delay of every durable consumer's failure path. Long
+ * enough that a brief outage is over, short enough that nobody notices the wait.
+ */
+export const NAK_DELAY_MS = 5_000;
+
 /** What JetStream tells a pull whose consumer or stream disappeared. */
 const MISSING_RESOURCE = new Set(['consumer_deleted', 'consumer_not_found', 'stream_not_found']);
 

@@ -19,7 +19,7 @@ export {
 } from './streams.js';
 export { connectNats } from './connect.js';
 export { openNatsLink, NATS_HEALTH_SERVICE, type NatsLink, type NatsLinkOptions } from './nats-link.js';
-export { startDurablePull, type DurablePull, type DurablePullOptions } from './durable-pull.js';
+export { startDurablePull, NAK_DELAY_MS, type DurablePull, type DurablePullOptions } from './durable-pull.js';
 export {
   accountDeletionConfigSpec,
   natsConfigSpec,

@@ -38,6 +38,12 @@ export async function testSecurity(identity: string): Promise<GrpcSecurity> {
   return loadGrpcSecurity((await testPki()).filesOf(identity));
 }
 
+/**
+ * A test's unary calls wait longer than a service waits for a peer (PEER_DEADLINE_MS): many suites
+ * share the test machine, and a test asserts on the answer, not on how fast it came.
+ */
+const TEST_CALL_DEADLINE_MS = 5_000;
+
 /** A gRPC client of a platform service that calls as `identity` (its certificate from testPki). */
 export async function testClient<C extends Client>(
   ClientCtor: ClientConstructor<C>,
@@ -45,5 +51,5 @@ export async function testClient<C extends Client>(
   identity: string,
   options?: ServiceClientOptions,
 ): Promise<PromiseClient<C>> {
-  return createServiceClient(ClientCtor, address, await testSecurity(identity), options);
+  return createServiceClient(ClientCtor, address, await testSecurity(identity), { defaultDeadlineMs: TEST_CALL_DEADLINE_MS, ...options });
 }

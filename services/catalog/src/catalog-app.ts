@@ -37,7 +37,7 @@ export async function startCatalogApp(
     serverRef.current?.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
   );
   // Media is needed only to write a style with a preview and to link one; catalog serves without it.
-  const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 });
+  const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security);
   const server = await startCatalogServer(
     { pool, announceChange: notices.announce, previews: previewAssetsOf(media) },
     { ...servingOptionsOf(config, security), logger, callObserver: options.callObserver },

@@ -61,8 +61,8 @@ export async function startCommunityApp(
   const security = loadGrpcSecurity(config);
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, applicationName: 'community' });
   const peers = {
-    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 }),
-    jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, security, { defaultDeadlineMs: 3_000 }),
+    media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security),
+    jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, security),
   };
   const streamPrefix = config.NATS_STREAM_PREFIX ?? 'ATELIER';
   const context: CommunityContext = {

@@ -87,7 +87,7 @@ export async function startJobsApp(
   const streamOptions = { replicas: config.NATS_STREAM_REPLICAS };
   // Set once serving; the link may come up (or go down) before or after.
   const serverRef: { current?: GrpcServerHandle } = {};
-  const catalogClient = createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 3_000 });
+  const catalogClient = createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security);
   const catalogCache = new CatalogCache(catalogClient, {
     ttlMs: config.CATALOG_CACHE_TTL_MS,
     maxEntries: config.CATALOG_CACHE_MAX_ENTRIES,
@@ -156,7 +156,7 @@ export async function startJobsApp(
   watchHub.publishTo((jobId) => jobChanges.publish(jobId));
   await listener.start();
 
-  const mediaClient = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 3_000 });
+  const mediaClient = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security);
   // The pet service is not ours: its certificate proves the identity configured for it.
   const petClient = createServiceClient(petsV1.PetDirectoryServiceClient, config.PET_DIRECTORY_ADDR, security, {
     serverName: config.PET_DIRECTORY_IDENTITY,

@@ -6,6 +6,7 @@ import {
   ensureJobStreams,
   jetstream,
   jetstreamManager,
+  NAK_DELAY_MS,
   startDurablePull,
   type DurablePull,
   type JobsTopology,
@@ -134,7 +135,7 @@ export class JobOutputCleanup {
       message.ack();
     } catch (error) {
       this.options.logger.warn({ err: error, jobId: event.jobId }, 'orphan output cleanup failed; the event comes back');
-      message.nak(5_000);
+      message.nak(NAK_DELAY_MS);
     }
   }
 }

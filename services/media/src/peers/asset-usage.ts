@@ -15,8 +15,8 @@ export interface AssetUsage {
  * the peers answered them; the delete then puts the asset back and answers UNAVAILABLE.
  */
 export function grpcAssetUsage(addresses: { jobs: string; community: string }, security: GrpcSecurity): AssetUsage & { close(): void } {
-  const jobs = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, addresses.jobs, security, { defaultDeadlineMs: 3_000 });
-  const community = createServiceClient(communityV1.CommunityServiceClient, addresses.community, security, { defaultDeadlineMs: 3_000 });
+  const jobs = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, addresses.jobs, security);
+  const community = createServiceClient(communityV1.CommunityServiceClient, addresses.community, security);
   return {
     activeJobs: async (assetId, userId, producingJobId) =>
       (await jobs.countActiveJobsUsingAsset({ assetId, userId, producingJobId })).count,

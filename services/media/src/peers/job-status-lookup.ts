@@ -8,7 +8,7 @@ import type { JobStatusLookup } from '../background/job-output-cleanup.js';
  * not know is undefined; any other failure throws, so the event is retried later.
  */
 export function jobsStatusLookup(jobsAddress: string, security: GrpcSecurity): { lookup: JobStatusLookup; close(): void } {
-  const client = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, jobsAddress, security, { defaultDeadlineMs: 3_000 });
+  const client = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, jobsAddress, security);
   return {
     lookup: async (jobId) => {
       try {

@@ -6,6 +6,7 @@ import {
   ensureJobStreams,
   jetstream,
   jetstreamManager,
+  NAK_DELAY_MS,
   startDurablePull,
   type DurablePull,
   type JobsTopology,
@@ -128,7 +129,7 @@ export class LifecycleFanout {
       if (created > 0) this.options.onDeliveries();
     } catch (error) {
       logger.warn({ err: error, jobId: event.jobId }, 'webhook fan-out failed; the event comes back');
-      message.nak(2_000);
+      message.nak(NAK_DELAY_MS);
     }
   }
 }

@@ -8,7 +8,7 @@ import type { JobOwnerLookup } from '../fanout/lifecycle-fanout.js';
  * jobs does not know is undefined; any other failure throws, so the event is retried later.
  */
 export function jobOwnerLookup(jobsAddress: string, security: GrpcSecurity): { lookup: JobOwnerLookup; close(): void } {
-  const client = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, jobsAddress, security, { defaultDeadlineMs: 3_000 });
+  const client = createServiceClient(jobsExecutionV1.JobExecutionServiceClient, jobsAddress, security);
   return {
     lookup: async (jobId) => {
       try {

@@ -1,7 +1,15 @@
 import { jobsEventsV1 } from '@atelier/contracts';
 import { backoffDelayMs } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { startDurablePull, type DurablePull, type JetStreamClient, type JobQueueName, type JobsTopology, type JsMsg } from '@atelier/nats';
+import {
+  NAK_DELAY_MS,
+  startDurablePull,
+  type DurablePull,
+  type JetStreamClient,
+  type JobQueueName,
+  type JobsTopology,
+  type JsMsg,
+} from '@atelier/nats';
 import { inSpan, SpanKind, traceCarrierFrom } from '@atelier/telemetry';
 import type { Settlement } from '../domain/job-runner.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
@@ -141,7 +149,7 @@ export class QueueConsumer {
       else message.nak(backoffDelayMs(message.info.deliveryCount, RETRY_LATER_BACKOFF));
     } catch (error) {
       logger.error({ err: error }, 'job handling failed unexpectedly; the message comes back');
-      message.nak(5_000);
+      message.nak(NAK_DELAY_MS);
     } finally {
       this.working.delete(message);
       metrics.inFlight.dec({ queue });
