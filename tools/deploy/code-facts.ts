@@ -82,6 +82,22 @@ export function servesRoute(service: string, route: string): boolean {
   return sources.some((source) => source.includes(`'${route}'`));
 }
 
+/**
+ * Where a service reaches its peers when nothing is set: the default of each peer address variable
+ * its config.ts declares (CATALOG_ADDR → `127.0.0.1:50051`, PROVIDER_URL → `http://127.0.0.1:8090`), by variable.
+ */
+export async function peerAddressDefaultsOf(service: string): Promise<Record<string, string>> {
+  const config = (await import(path.join(repoRoot, 'services', service, 'src', 'config.ts'))) as Record<string, unknown>;
+  const specs = Object.entries(config).find(([name]) => name.endsWith('ConfigSpec'))?.[1] as
+    Record<string, { parse(raw: string | undefined): unknown }> | undefined;
+  if (!specs) throw new Error(`services/${service}/src/config.ts exports no …ConfigSpec`);
+  return Object.fromEntries(
+    Object.keys(ADDRESS_VARIABLES)
+      .filter((variable) => specs[variable] !== undefined)
+      .map((variable) => [variable, String(specs[variable]!.parse(undefined))]),
+  );
+}
+
 /** When a service's process forces its exit after SIGTERM: the shutdownPolicy of its config.ts. */
 export async function shutdownPolicyOf(service: string): Promise<ShutdownPolicy> {
   const config = (await import(path.join(repoRoot, 'services', service, 'src', 'config.ts'))) as { shutdownPolicy?: ShutdownPolicy };

@@ -6,7 +6,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PLATFORM_IDENTITIES, migrationEntryPointOf } from '@atelier/platform';
-import { PLATFORM_SERVICES, configPortsOf, deployableServices, platformService, servesRoute } from './code-facts.js';
+import {
+  ADDRESS_VARIABLES,
+  PLATFORM_SERVICES,
+  configPortsOf,
+  deployableServices,
+  peerAddressDefaultsOf,
+  platformService,
+  servesRoute,
+} from './code-facts.js';
 import { nameOf, ofKind, repoRoot, useRenderedChart } from './helm.js';
 
 const chart = useRenderedChart();
@@ -35,6 +43,21 @@ describe('platform description - the code agrees', () => {
         : { main: service.port, metrics: undefined, health: undefined },
     );
   });
+
+  it.each(names)(
+    '%s: its config.ts reaches each peer by default at the described port on this host, as npm start runs them',
+    async (name) => {
+      const defaults = await peerAddressDefaultsOf(name);
+      const expected = Object.fromEntries(
+        Object.keys(defaults).map((variable) => {
+          const peer = platformService(ADDRESS_VARIABLES[variable]!);
+          const address = `127.0.0.1:${peer.port}`;
+          return [variable, peer.protocol === 'http' ? `http://${address}` : address];
+        }),
+      );
+      expect(defaults).toEqual(expected);
+    },
+  );
 
   it.each(names)('%s: its sources serve the described probes (HTTP) and its config reads the described certificate', (name) => {
     const service = platformService(name);

@@ -1,7 +1,8 @@
 /**
  * The platform's services as the tools that start them see them: `npm start` (scripts/platform.ts),
  * the test kit (libs/testing) and the Helm chart. Each service's own config.ts defaults to the
- * same ports, and the chart sets them; tools/deploy/platform-services.test.ts holds the three equal.
+ * same ports, and reaches its peers by default at the addresses this gives (defaultAddressOf); the
+ * chart sets them; tools/deploy/platform-services.test.ts holds the three equal.
  */
 
 interface ServiceBase {
@@ -102,6 +103,15 @@ export function platformService(name: string): PlatformService {
   const service = PLATFORM_SERVICES.find((candidate) => candidate.name === name);
   if (!service) throw new Error(`"${name}" is not a service of the platform (${PLATFORM_SERVICES.map((s) => s.name).join(', ')})`);
   return service;
+}
+
+/**
+ * Where a service is reached when nothing says otherwise: its port on this host, as `npm start`
+ * runs every service (`127.0.0.1:50051` for catalog). The default of each peer address variable
+ * (CATALOG_ADDR …) of the services' config.ts; the chart sets the in-cluster ones.
+ */
+export function defaultAddressOf(name: string): string {
+  return `127.0.0.1:${platformService(name).port}`;
 }
 
 /** The variable that sets where a service serves. */

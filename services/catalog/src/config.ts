@@ -2,6 +2,7 @@ import { bool, doc, hostPort, int, oneOf, port, url, type ConfigOf } from '@atel
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { natsConfigSpec } from '@atelier/nats';
+import { defaultAddressOf } from '@atelier/platform';
 
 /** Environment variables of the catalog service (docs/configuration.md is generated from this spec). */
 export const catalogConfigSpec = {
@@ -24,7 +25,7 @@ export const catalogConfigSpec = {
    */
   ...natsConfigSpec,
   MEDIA_ADDR: doc(
-    hostPort('127.0.0.1:50052'),
+    hostPort(defaultAddressOf('media')),
     "media, for style previews: a `preview_asset_id` must be a ready asset at write, and `GetStylePreview` links an enabled style's preview; catalog serves without media, only those two then fail (UNAVAILABLE)",
   ),
   LOG_LEVEL: doc(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'), 'the least severe level logged'),

@@ -3,6 +3,7 @@ import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { productEventsConfigSpec } from '@atelier/outbox';
+import { defaultAddressOf } from '@atelier/platform';
 import { DEFAULT_POST_LIMITS } from './domain/post-limits.js';
 
 /** Environment variables of the community service (docs/configuration.md is generated from this spec). */
@@ -17,10 +18,13 @@ export const communityConfigSpec = {
     'Postgres; the service uses its schema `community` only',
   ),
   MEDIA_ADDR: doc(
-    hostPort('127.0.0.1:50052'),
+    hostPort(defaultAddressOf('media')),
     "media: whether a post's attached images are the author's, `ready` and of purpose `post_image` or `ai_output`",
   ),
-  JOBS_ADDR: doc(hostPort('127.0.0.1:50053'), "jobs: whether a referenced generation job is the author's and `succeeded`, and its output"),
+  JOBS_ADDR: doc(
+    hostPort(defaultAddressOf('jobs')),
+    "jobs: whether a referenced generation job is the author's and `succeeded`, and its output",
+  ),
   LOG_LEVEL: doc(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'), 'the least severe level logged'),
   POSTS_DAILY_LIMIT: doc(
     int({ default: DEFAULT_POST_LIMITS.postsPerDay, min: 1, max: 1_000_000 }),

@@ -2,17 +2,18 @@ import { bool, doc, hostPort, int, oneOf, optional, port, str, url, type ConfigC
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { defaultAddressOf } from '@atelier/platform';
 
 /** Environment variables of the gateway (docs/configuration.md is generated from this spec). */
 export const gatewayConfigSpec = {
   ...grpcSecurityConfigSpec,
   HTTP_PORT: doc(port(8080), 'the API, `/docs`, `/openapi.json`, `/console`, `/metrics`, `/healthz`, `/readyz`'),
-  CATALOG_ADDR: doc(hostPort('127.0.0.1:50051'), 'catalog (a readiness peer)'),
-  MEDIA_ADDR: doc(hostPort('127.0.0.1:50052'), 'media (a readiness peer)'),
-  JOBS_ADDR: doc(hostPort('127.0.0.1:50053'), 'jobs (a readiness peer)'),
-  COMMUNITY_ADDR: doc(hostPort('127.0.0.1:50054'), 'community (a readiness peer)'),
+  CATALOG_ADDR: doc(hostPort(defaultAddressOf('catalog')), 'catalog (a readiness peer)'),
+  MEDIA_ADDR: doc(hostPort(defaultAddressOf('media')), 'media (a readiness peer)'),
+  JOBS_ADDR: doc(hostPort(defaultAddressOf('jobs')), 'jobs (a readiness peer)'),
+  COMMUNITY_ADDR: doc(hostPort(defaultAddressOf('community')), 'community (a readiness peer)'),
   WEBHOOKS_ADDR: doc(
-    hostPort('127.0.0.1:50055'),
+    hostPort(defaultAddressOf('webhooks')),
     "webhooks, for the `/api/v1/webhooks` routes; not a readiness peer (the app's journey does not need it)",
   ),
   JWT_PUBLIC_KEY: doc(

@@ -3,6 +3,7 @@ import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { productEventsConfigSpec } from '@atelier/outbox';
+import { defaultAddressOf } from '@atelier/platform';
 
 /** Environment variables of the jobs service (docs/configuration.md is generated from this spec). */
 export const jobsConfigSpec = {
@@ -19,15 +20,15 @@ export const jobsConfigSpec = {
   ...natsStreamsConfigSpec,
   ...accountDeletionConfigSpec,
   ...productEventsConfigSpec,
-  CATALOG_ADDR: doc(hostPort('127.0.0.1:50051'), 'catalog: CreateJob reads the model and style (cached, below)'),
-  MEDIA_ADDR: doc(hostPort('127.0.0.1:50052'), "media: CreateJob checks the input assets are the user's and ready"),
+  CATALOG_ADDR: doc(hostPort(defaultAddressOf('catalog')), 'catalog: CreateJob reads the model and style (cached, below)'),
+  MEDIA_ADDR: doc(hostPort(defaultAddressOf('media')), "media: CreateJob checks the input assets are the user's and ready"),
   CATALOG_CACHE_TTL_MS: doc(
     int({ default: 30_000, min: 0, max: 600_000 }),
     "CreateJob's cache of catalog models and styles (`peers/catalog-cache.ts`): an entry is dropped when catalog announces its change on NATS, when the NATS link comes back, or after this long at the latest; 0: no cache",
   ),
   CATALOG_CACHE_MAX_ENTRIES: doc(int({ default: 10_000, min: 1, max: 1_000_000 }), 'catalog entries that cache keeps at most'),
   PET_DIRECTORY_ADDR: doc(
-    hostPort('127.0.0.1:50056'),
+    hostPort(defaultAddressOf('pet-directory-sim')),
     "the app's pet service (`atelier.pets.v1`), asked whether a create's pet is the caller's to name; the default is `npm start`'s pet-directory-sim, the chart sets the real one",
   ),
   PET_DIRECTORY_IDENTITY: doc(

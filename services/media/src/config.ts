@@ -3,6 +3,7 @@ import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { productEventsConfigSpec } from '@atelier/outbox';
+import { defaultAddressOf } from '@atelier/platform';
 import { DEFAULT_UPLOAD_LIMITS } from './domain/upload-limits.js';
 
 /** Environment variables of the media service (docs/configuration.md is generated from this spec). */
@@ -69,11 +70,11 @@ export const mediaConfigSpec = {
     "NATS with JetStream, for the jobs lifecycle events (orphan-output cleanup), account deletions and the relay of media's product events; unset: none of the three (a warning says so), media serves all the same",
   ),
   JOBS_ADDR: doc(
-    hostPort('127.0.0.1:50053'),
+    hostPort(defaultAddressOf('jobs')),
     'jobs: asked (`GetJobStatus`) before an output is cleaned up, and (`CountActiveJobsUsingAsset`) before an owner deletes an asset',
   ),
   COMMUNITY_ADDR: doc(
-    hostPort('127.0.0.1:50054'),
+    hostPort(defaultAddressOf('community')),
     'community: asked (`CountPublishedPostsUsingAsset`) before an owner deletes an asset a published post may show',
   ),
 } as const;

@@ -2,6 +2,7 @@ import { bool, doc, hostPort, int, oneOf, port, url, type ConfigCheck, type Conf
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { defaultAddressOf } from '@atelier/platform';
 import { DEFAULT_ENDPOINTS_PER_USER } from './domain/endpoint-rules.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './domain/retry-schedule.js';
 import { parseAllowedHosts } from './ssrf/target-check.js';
@@ -31,7 +32,7 @@ export const webhooksConfigSpec = {
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
   ...accountDeletionConfigSpec,
-  JOBS_ADDR: doc(hostPort('127.0.0.1:50053'), 'jobs: whose job an event is about, and whether it really ended so (`GetJobStatus`)'),
+  JOBS_ADDR: doc(hostPort(defaultAddressOf('jobs')), 'jobs: whose job an event is about, and whether it really ended so (`GetJobStatus`)'),
   LOG_LEVEL: doc(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'), 'the least severe level logged'),
   SHUTDOWN_GRACE_MS: doc(int({ default: 10_000, min: 0, max: 600_000 }), 'how long in-flight calls and attempts may run after SIGTERM'),
   WEBHOOK_ALLOWED_HOSTS: doc(

@@ -2,22 +2,23 @@ import { doc, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } fr
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import type { ShutdownPolicy } from '@atelier/lifecycle';
 import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { defaultAddressOf } from '@atelier/platform';
 import { CRASH_POINTS } from './domain/crash-points.js';
 
 /** Environment variables of the worker (docs/configuration.md is generated from this spec). */
 export const workerConfigSpec = {
   ...grpcSecurityConfigSpec,
   HTTP_PORT: doc(port(9464), '`/metrics` (Prometheus), `/healthz`, `/readyz`'),
-  JOBS_ADDR: doc(hostPort('127.0.0.1:50053'), "jobs' execution API (claims, heartbeats, progress, completions)"),
-  MEDIA_ADDR: doc(hostPort('127.0.0.1:50052'), 'media: inputs read, outputs stored'),
+  JOBS_ADDR: doc(hostPort(defaultAddressOf('jobs')), "jobs' execution API (claims, heartbeats, progress, completions)"),
+  MEDIA_ADDR: doc(hostPort(defaultAddressOf('media')), 'media: inputs read, outputs stored'),
   CATALOG_ADDR: doc(
-    hostPort('127.0.0.1:50051'),
+    hostPort(defaultAddressOf('catalog')),
     'catalog, read at start-up and after every catalog change notice: while an enabled model has no executor or provider client here, `/readyz` is 503 naming it',
   ),
   ...natsConfigSpec,
   ...natsStreamsConfigSpec,
   PROVIDER_URL: doc(
-    url({ protocols: ['http:', 'https:'], default: 'http://127.0.0.1:8090' }),
+    url({ protocols: ['http:', 'https:'], default: `http://${defaultAddressOf('provider-sim')}` }),
     'the AI vendor serving provider code `sim` (provider-sim locally)',
   ),
   PROVIDER_API_KEY: doc(str({ default: 'local-development', secret: true }), "the vendor's API key; never logged"),
