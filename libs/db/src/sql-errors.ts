@@ -1,4 +1,4 @@
-import { UnavailableError } from '@atelier/errors';
+import { UnavailableError, isConnectionLossSqlState, isTransientNetworkCode } from '@atelier/errors';
 
 /**
  * PostgreSQL SQLSTATE codes the services act on. Transient ones are safe to retry: the
@@ -12,31 +12,12 @@ export const SqlState = {
   SERIALIZATION_FAILURE: '40001',
   DEADLOCK_DETECTED: '40P01',
   LOCK_NOT_AVAILABLE: '55P03',
-  ADMIN_SHUTDOWN: '57P01',
-  CRASH_SHUTDOWN: '57P02',
-  CANNOT_CONNECT_NOW: '57P03',
-  TOO_MANY_CONNECTIONS: '53300',
+  // The states of a lost or refused connection (57P01–57P03, 53300, class 08) are @atelier/errors'
+  // (isConnectionLossSqlState): the one classification of what is transient.
 } as const;
-
-/** The connection is gone or refused: another one (a reconnect, a failover) may work. */
-const CONNECTION_LOSS_SQL_STATES: ReadonlySet<string> = new Set([
-  SqlState.ADMIN_SHUTDOWN,
-  SqlState.CRASH_SHUTDOWN,
-  SqlState.CANNOT_CONNECT_NOW,
-  SqlState.TOO_MANY_CONNECTIONS,
-]);
 
 /** The transaction lost a race and was rolled back as a whole: running it again is safe. */
 const CONTENTION_SQL_STATES: ReadonlySet<string> = new Set([SqlState.SERIALIZATION_FAILURE, SqlState.DEADLOCK_DETECTED]);
-
-const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-]);
 
 /** What pg says, without a code, when a connection died, timed out or was never made. */
 const CONNECTION_LOSS_MESSAGES = [
@@ -67,13 +48,17 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return sqlStateOf(error) === SqlState.UNIQUE_VIOLATION && (constraint === undefined || violatedConstraint(error) === constraint);
 }
 
-/** The connection was lost, refused or timed out (SQLSTATE class 08, 57P0x, 53300, socket errors). */
+/**
+ * The connection was lost, refused or timed out (SQLSTATE class 08, 57P0x, 53300, socket errors):
+ * @atelier/errors' classification (isConnectionLossSqlState, isTransientNetworkCode), looked for
+ * also under MikroORM's wrappers and in what pg says without a code.
+ */
 export function isConnectionLoss(error: unknown): boolean {
   const state = sqlStateOf(error);
-  if (state !== undefined) return CONNECTION_LOSS_SQL_STATES.has(state) || state.startsWith('08');
+  if (state !== undefined) return isConnectionLossSqlState(state);
   for (let current = error, depth = 0; current && depth < 5; depth += 1) {
     const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
-    if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code)) return true;
+    if (typeof code === 'string' && isTransientNetworkCode(code)) return true;
     if (typeof message === 'string' && CONNECTION_LOSS_MESSAGES.some((pattern) => pattern.test(message))) return true;
     current = cause;
   }

@@ -123,12 +123,102 @@ export function isAppError(error: unknown): error is AppError {
 /** The codes that mean "not now": the same call may succeed later (a peer down, or too slow). */
 const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set([ErrorCode.UNAVAILABLE, ErrorCode.DEADLINE_EXCEEDED]);
 
+/** The same two as gRPC numbers them (14, 4), on a grpc-js ServiceError not yet made an AppError. */
+const TRANSIENT_GRPC_STATUSES: ReadonlySet<number> = new Set([14, 4]);
+
 /**
- * A refusal worth trying again after a pause: the callee was unreachable or did not answer in
- * time. Everything else (a broken rule, a missing entity, a bug) fails the same way again.
+ * Node's and undici's codes of a connection refused, reset, cut or timed out, or a host not
+ * reachable or not resolvable right now: another try, a moment later, may find the peer.
+ */
+const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/**
+ * Errors that are transient by what they are: nats.js's connection lost, closed or draining, and
+ * its request or publish nobody answered in time (RequestError wraps a timeout or "no responders");
+ * `TimeoutError` is also what AbortSignal.timeout aborts with.
+ */
+const TRANSIENT_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'TimeoutError',
+  'ConnectionError',
+  'ClosedConnectionError',
+  'DrainingConnectionError',
+  'RequestError',
+]);
+
+/** Postgres: the server is shutting down or starting (57P01–57P03), has no connection left (53300), or the connection failed (class 08). */
+const CONNECTION_LOSS_SQL_STATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '53300']);
+
+/**
+ * Errors that only wrap another and say nothing of their own: fetch's `TypeError: fetch failed`
+ * (the socket's error is its cause), a multi-address connect's AggregateError, a plain Error.
+ * A classifying error (an AppError, the worker's JobFailure …) is never looked through.
+ */
+const WRAPPER_NAMES: ReadonlySet<string> = new Set(['Error', 'TypeError', 'AggregateError']);
+
+/** Whether a Node or undici error code is a network failure worth trying again (ECONNRESET …). */
+export function isTransientNetworkCode(code: string): boolean {
+  return TRANSIENT_NETWORK_CODES.has(code);
+}
+
+/** Whether a Postgres SQLSTATE says the connection was lost or refused: another connection may work. */
+export function isConnectionLossSqlState(state: string): boolean {
+  return CONNECTION_LOSS_SQL_STATES.has(state) || /^08[0-9A-Z]{3}$/.test(state);
+}
+
+function isGrpcServiceError(error: object): error is { code: number; details: string; metadata: object } {
+  const { code, details, metadata } = error as { code?: unknown; details?: unknown; metadata?: unknown };
+  return typeof code === 'number' && typeof details === 'string' && typeof metadata === 'object' && metadata !== null;
+}
+
+/**
+ * A failure worth trying again after a pause: the callee was unreachable or did not answer in
+ * time, and the same call may succeed later. Everything else (a broken rule, a missing entity, a
+ * refusal, a bug) fails the same way again. The one classification every caller uses:
+ *   - an AppError by its code: UNAVAILABLE or DEADLINE_EXCEEDED (what gRPC peers, the database
+ *     pool and the libs answer), and a grpc-js error with those statuses;
+ *   - a network failure by Node's or undici's code (ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET …);
+ *   - a NATS connection lost, closed or draining, or a request that timed out;
+ *   - a Postgres connection lost or refused (SQLSTATE class 08, 57P01–57P03, 53300).
+ * An error that only wraps another (fetch's TypeError) is judged by what it wraps.
+ * A vendor's HTTP answer is judged by isTransientHttpStatus.
  */
 export function isTransientError(error: unknown): boolean {
-  return error instanceof AppError && TRANSIENT_CODES.has(error.code);
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    if (current instanceof AppError) return TRANSIENT_CODES.has(current.code);
+    if (isGrpcServiceError(current)) return TRANSIENT_GRPC_STATUSES.has(current.code);
+    const { name, code, cause, errors } = current as { name?: unknown; code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof name === 'string' && TRANSIENT_ERROR_NAMES.has(name)) return true;
+    if (typeof code === 'string' && (isTransientNetworkCode(code) || isConnectionLossSqlState(code))) return true;
+    if (typeof name !== 'string' || !WRAPPER_NAMES.has(name)) return false;
+    // A connect to every address of a name failed: the peer is away if one of them said so.
+    if (Array.isArray(errors) && errors.some(isTransientError)) return true;
+    current = cause;
+  }
+  return false;
+}
+
+/**
+ * Whether a vendor's HTTP answer is passing trouble worth trying again: 408 (it timed the request
+ * out), 429 (too many requests; its Retry-After says when) and any 5xx. Every other status is an
+ * answer the same request gets again.
+ */
+export function isTransientHttpStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
 }
 
 /**

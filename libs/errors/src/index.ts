@@ -17,6 +17,9 @@ export {
   InternalError,
   isAppError,
   isTransientError,
+  isTransientHttpStatus,
+  isTransientNetworkCode,
+  isConnectionLossSqlState,
   peerFailure,
   type AppErrorOptions,
 } from './app-error.js';

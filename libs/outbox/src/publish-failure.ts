@@ -1,19 +1,19 @@
+import { isTransientError } from '@atelier/errors';
+
 /**
- * What a failed publish means. `unanswered`: the broker is unreachable, restarting or slow —
- * waited out, no attempt spent. `missing-stream`: nobody answered on the subject (nats.js calls it
- * "jetstream is not enabled"): a stream deleted, a broker that lost its state, or JetStream not
- * up yet after a restart — the streams are declared again before anything is counted.
- * `rejected`: the broker answered no (the message is too large, the stream refuses it) — an
- * attempt spent, dead after the relay's maximum of attempts.
+ * What a failed publish means. `unanswered`: the broker is unreachable, restarting or slow (a
+ * transient error by @atelier/errors' classification: the connection lost, closed or draining, the
+ * publish not acknowledged in time) — waited out, no attempt spent. `missing-stream`: nobody
+ * answered on the subject (nats.js calls it "jetstream is not enabled"): a stream deleted, a broker
+ * that lost its state, or JetStream not up yet after a restart — the streams are declared again
+ * before anything is counted. `rejected`: the broker answered no (the message is too large, the
+ * stream refuses it) — an attempt spent, dead after the relay's maximum of attempts.
  */
 export type PublishFailure = 'unanswered' | 'missing-stream' | 'rejected';
 
-const UNANSWERED = new Set(['TimeoutError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'RequestError']);
-
 export function publishFailureOf(error: unknown): PublishFailure {
-  const name = (error as Error | undefined)?.name ?? '';
-  if (name === 'JetStreamNotEnabled') return 'missing-stream';
-  return UNANSWERED.has(name) ? 'unanswered' : 'rejected';
+  if ((error as Error | undefined)?.name === 'JetStreamNotEnabled') return 'missing-stream';
+  return isTransientError(error) ? 'unanswered' : 'rejected';
 }
 
 /** What an operator reads in a row's last_error. */

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '@atelier/errors';
+import { AppError, ErrorCode, isTransientHttpStatus } from '@atelier/errors';
 
 /** Where a failed Kubernetes call went, for a message that says what to check. */
 export interface KubeCallSite {
@@ -63,7 +63,7 @@ export function kubeError(error: unknown, site: KubeCallSite): AppError {
     if (status === 404) return refused(ErrorCode.NOT_FOUND, 'KUBE_NOT_FOUND', '');
     if (status === 409) return refused(ErrorCode.ABORTED, 'KUBE_CONFLICT', 'Someone changed it meanwhile; run the command again');
     if (status === 400 || status === 422) return refused(ErrorCode.INVALID_ARGUMENT, 'KUBE_REJECTED', '');
-    if (status === 429 || status >= 500)
+    if (isTransientHttpStatus(status))
       return refused(ErrorCode.UNAVAILABLE, 'KUBE_UNAVAILABLE', 'The API server is overloaded or failing; try again');
     return refused(ErrorCode.INTERNAL, 'KUBE_UNEXPECTED_STATUS', '');
   }

@@ -27,9 +27,9 @@ async function collect(iterable: AsyncIterable<jobsV1.Job>): Promise<number[]> {
 }
 
 describe('watchJobResuming', () => {
-  it('reopens an UNAVAILABLE stream after the last version seen, unnoticed by the reader', async () => {
+  it('reopens a stream that ends transiently (UNAVAILABLE, DEADLINE_EXCEEDED) after the last version seen, unnoticed by the reader', async () => {
     const opened: number[] = [];
-    const calls = [fakeCall([2, 3], ErrorCode.UNAVAILABLE), fakeCall([], ErrorCode.UNAVAILABLE), fakeCall([4, 5])];
+    const calls = [fakeCall([2, 3], ErrorCode.UNAVAILABLE), fakeCall([], ErrorCode.DEADLINE_EXCEEDED), fakeCall([4, 5])];
     const open = (after: number) => {
       opened.push(after);
       return calls.shift()!;

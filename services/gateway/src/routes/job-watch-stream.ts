@@ -1,5 +1,5 @@
 import type { jobsV1 } from '@atelier/contracts';
-import { AppError, ErrorCode } from '@atelier/errors';
+import { isTransientError } from '@atelier/errors';
 import type { ServerStreamCall } from '@atelier/grpc';
 
 /** A WatchJob call through the typed client: it fails with domain errors. */
@@ -14,9 +14,10 @@ export interface ResumeOptions {
 }
 
 /**
- * The updates of one job across as many WatchJob calls as it takes: a stream that ends UNAVAILABLE
- * (jobs restarting, a connection drained at its maximum age so that clients spread over new pods)
- * is reopened after the last version seen, so a user's event stream survives it unnoticed.
+ * The updates of one job across as many WatchJob calls as it takes: a stream that ends with a
+ * transient error (isTransientError: jobs restarting, a connection drained at its maximum age so
+ * that clients spread over new pods) is reopened after the last version seen, so a user's event
+ * stream survives it unnoticed.
  */
 export async function* watchJobResuming(
   open: (afterVersion: number) => WatchCall,
@@ -38,9 +39,8 @@ export async function* watchJobResuming(
       }
       return;
     } catch (error) {
-      const unavailable = error instanceof AppError && error.code === ErrorCode.UNAVAILABLE;
       if (options.signal.aborted) return;
-      if (!unavailable || resumes >= maxResumes) throw error;
+      if (!isTransientError(error) || resumes >= maxResumes) throw error;
       resumes += 1;
       await new Promise((resolve) => setTimeout(resolve, (options.backoffMs ?? 200) * resumes));
     } finally {

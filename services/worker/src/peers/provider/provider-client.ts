@@ -1,3 +1,4 @@
+import { isTransientError, isTransientHttpStatus } from '@atelier/errors';
 import { inSpan, SpanKind } from '@atelier/telemetry';
 import { JobFailure } from '../../domain/job-failure.js';
 import { isAllowedOutputUrl, OutputTooLargeError, readCappedBody, type OutputLimits } from './output-limits.js';
@@ -96,7 +97,7 @@ export class HttpProviderClient implements ProviderClient {
         gone ? 'PROVIDER_OUTPUT_LOST' : 'PROVIDER_OUTPUT_UNAVAILABLE',
         `output download answered ${response.status}`,
         {
-          transient: response.status === 429 || response.status >= 500 || response.status === 408,
+          transient: isTransientHttpStatus(response.status),
           abandonsPrediction: gone,
           retryAfterMs: retryAfterMs(response),
         },
@@ -111,7 +112,7 @@ export class HttpProviderClient implements ProviderClient {
       if (error instanceof OutputTooLargeError) throw JobFailure.validation('VALIDATION_OUTPUT_TOO_LARGE', error.message);
       if (signal.aborted) throw signal.reason;
       throw JobFailure.provider('PROVIDER_OUTPUT_UNAVAILABLE', `output download broke off: ${(error as Error).message}`, {
-        transient: true,
+        transient: isTransientError(error),
         cause: error,
       });
     }
@@ -146,7 +147,7 @@ export class HttpProviderClient implements ProviderClient {
       throw JobFailure.provider('PROVIDER_RATE_LIMITED', detail, { transient: true, retryAfterMs: retryAfterMs(response) });
     }
     if (response.status === 404) throw JobFailure.provider('PROVIDER_PREDICTION_LOST', detail, { abandonsPrediction: true });
-    if (response.status >= 500 || response.status === 408) throw JobFailure.provider('PROVIDER_UNAVAILABLE', detail, { transient: true });
+    if (isTransientHttpStatus(response.status)) throw JobFailure.provider('PROVIDER_UNAVAILABLE', detail, { transient: true });
     throw JobFailure.internal('INTERNAL_PROVIDER_REQUEST_REJECTED', detail);
   }
 
@@ -173,8 +174,9 @@ export class HttpProviderClient implements ProviderClient {
         } catch (error) {
           if (callerSignal.aborted) throw callerSignal.reason;
           // Refused, reset or no answer within REQUEST_TIMEOUT_MS: the vendor may be back in a moment.
+          // A request that cannot be made at all (a bad URL, a certificate refused) fails the attempt.
           throw JobFailure.provider('PROVIDER_UNAVAILABLE', `provider unreachable: ${(error as Error).message}`, {
-            transient: true,
+            transient: isTransientError(error),
             cause: error,
           });
         }
