@@ -28,6 +28,8 @@ beforeAll(async () => {
     }
     if (url === '/declared-huge') return void response.writeHead(200, { 'content-length': String(MAX_BYTES * 10) }).end();
     if (url === '/redirect') return void response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+    const answered = /^\/(?:v1\/predictions\/p-|outputs\/)status-(\d{3})$/.exec(url);
+    if (answered) return void response.writeHead(Number(answered[1]), { 'content-type': 'application/json' }).end('{"error":"as asked"}');
     if (url.startsWith('/v1/predictions/p-echo')) {
       return void response
         .writeHead(422, { 'content-type': 'application/json' })
@@ -150,5 +152,41 @@ describe('provider client - vendor error bodies kept only truncated and redacted
     expect(failed.message).not.toContain('Jane Doe');
     expect(failed.message).not.toContain('token=abc');
     expect(failed.message.length).toBeLessThan(600);
+  });
+});
+
+describe('provider client - what is worth trying again within the attempt', () => {
+  const signal = () => AbortSignal.timeout(5_000);
+
+  it.each([
+    [408, 'PROVIDER_UNAVAILABLE', true],
+    [429, 'PROVIDER_RATE_LIMITED', true],
+    [500, 'PROVIDER_UNAVAILABLE', true],
+    [503, 'PROVIDER_UNAVAILABLE', true],
+    [404, 'PROVIDER_PREDICTION_LOST', false],
+    [401, 'CREDENTIAL_INVALID', false],
+    [422, 'INTERNAL_PROVIDER_REQUEST_REJECTED', false],
+  ])('a poll answered %i is %s, transient: %s', async (status, code, transient) => {
+    expect(await failure(client().get(`p-status-${status}`, signal()))).toMatchObject({ code, transient });
+  });
+
+  it.each([
+    [503, true],
+    [429, true],
+    [410, false],
+  ])('an output download answered %i is transient: %s', async (status, transient) => {
+    expect(await failure(client().download(`${base}/outputs/status-${status}`, signal()))).toMatchObject({ transient });
+  });
+
+  it('calls a vendor that refuses the connection transient, and a request that cannot be made at all not', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = new HttpProviderClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'test', output: { hosts: [], maxBytes: 1 } });
+    expect(await failure(refused.get('p-1', signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', transient: true });
+    // Port 1 is one fetch never connects to: no retry makes it work.
+    const impossible = new HttpProviderClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'test', output: { hosts: [], maxBytes: 1 } });
+    expect(await failure(impossible.get('p-1', signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', transient: false });
   });
 });
