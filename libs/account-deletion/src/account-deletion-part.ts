@@ -40,6 +40,28 @@ export interface AccountDeletionPart {
 }
 
 /**
+ * The batches and the remaining query of a part that deletes a user's rows of one table, keyed by
+ * `id` (what hangs off them goes with them, ON DELETE CASCADE). `deletable`, a condition on the
+ * rows, leaves some to another step: they still count as remaining. A row another transaction
+ * holds is skipped, and found again by the next delivery.
+ */
+export function rowsOfUser(options: {
+  table: string;
+  userColumn: string;
+  deletable?: string;
+}): Pick<AccountDeletionPart, 'deleteBatch' | 'remainingSql'> {
+  const { table, userColumn, deletable } = options;
+  const text = `DELETE FROM ${table}
+                 WHERE id IN (SELECT id FROM ${table} WHERE ${userColumn} = $1${deletable ? ` AND ${deletable}` : ''}
+                               ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+  return {
+    deleteBatch: async (db, userId, limit) =>
+      (await db.query({ name: `${table}.delete_rows_of_user`, text, values: [userId, limit] })).rowCount ?? 0,
+    remainingSql: `SELECT 1 FROM ${table} WHERE ${userColumn} = $1`,
+  };
+}
+
+/**
  * A service's part of deleting an account, for its AccountDeletionConsumer: the progress record
  * first, then batches of the service's data, each deleted and counted in one transaction, then —
  * once nothing remains — the record completed. Each step finds only what is left, so a run cut

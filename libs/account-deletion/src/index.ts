@@ -19,7 +19,13 @@ export {
   completeAccountDeletion,
   type AccountDeletionRecord,
 } from './account-deletion-sql.js';
-export { accountDeletionOf, accountDeletionPartOf, getAccountDeletionPart, type AccountDeletionPart } from './account-deletion-part.js';
+export {
+  accountDeletionOf,
+  accountDeletionPartOf,
+  getAccountDeletionPart,
+  rowsOfUser,
+  type AccountDeletionPart,
+} from './account-deletion-part.js';
 export { decodeAccountDeleted, encodeAccountDeleted, type AccountDeleted } from './account-deleted-event.js';
 export {
   AccountDeletionConsumer,

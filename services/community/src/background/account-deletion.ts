@@ -1,7 +1,7 @@
 import { accountDeletionOf } from '@atelier/account-deletion';
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import { COMMUNITY_ACCOUNT_DELETIONS, deleteAuthor, deletePostsOfAuthor, POST_OF_AUTHOR_SQL } from '../db/account-deletion-sql.js';
+import { COMMUNITY_ACCOUNT_DELETIONS, deleteAuthor, POSTS_OF_AUTHOR } from '../db/account-deletion-sql.js';
 import { lockAuthorForPosts } from '../db/post-usage-sql.js';
 
 /**
@@ -15,9 +15,8 @@ export function communityAccountDeletion(context: { pool: SqlPool; logger: Logge
       service: 'community',
       table: COMMUNITY_ACCOUNT_DELETIONS,
       lockUser: lockAuthorForPosts,
-      deleteBatch: deletePostsOfAuthor,
+      ...POSTS_OF_AUTHOR,
       batchSize: 500,
-      remainingSql: POST_OF_AUTHOR_SQL,
       lastly: deleteAuthor,
       remains: 'posts of the account remain (one was being changed)',
     },

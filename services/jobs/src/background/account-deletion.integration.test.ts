@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeAccountDeleted, selectAccountDeletion } from '@atelier/account-deletion';
 import { inTransaction, uuidv7 } from '@atelier/db';
-import { UserRefKey } from '@atelier/outbox';
-import { createTestDatabase, type TestDatabase } from '@atelier/testing';
 import { insertAccountDeletion, JOBS_ACCOUNT_DELETIONS } from '../db/account-deletion-sql.js';
-import type { OutboxSubjects } from '../db/job-row.js';
-import { productEventSubjects } from '../db/outbox-payload-sql.js';
-import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
 import { createJobs } from '../db/transitions/create-sql.js';
+import { migratedJobsDatabase, testOutboxSubjects } from '../test-support/jobs-database.js';
 import { newCanaryJob } from '../test-support/new-job.js';
 import { jobsAccountDeletion } from './account-deletion.js';
 import type { AnnounceTargets } from './announce.js';
@@ -18,27 +14,16 @@ import type { AnnounceTargets } from './announce.js';
  * The jobs part of deleting an account on its statements: the request writes the event the other
  * services decode (@atelier/account-deletion), and the part cancels and deletes the user's jobs.
  */
-let database: TestDatabase;
+let database: Awaited<ReturnType<typeof migratedJobsDatabase>>;
 let pool: pg.Pool;
-const subjects: OutboxSubjects = {
-  dispatchInteractive: 't.dispatch.interactive',
-  dispatchBackground: 't.dispatch.background',
-  eventPrefix: 't.events.',
-  providerCancel: 't.control.provider-cancel',
-  accountDeleted: 't.accounts.events.deleted',
-  productEvents: productEventSubjects('t.product.events.', new UserRefKey(randomBytes(32).toString('hex'))),
-};
+const subjects = testOutboxSubjects();
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const orm = await createJobsOrm(database.url);
-  await migrateJobs(orm, database.url);
-  await orm.close();
-  pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  database = await migratedJobsDatabase();
+  pool = database.pool;
 }, 60_000);
 
 afterAll(async () => {
-  await pool?.end();
   await database?.drop();
 });
 

@@ -1,12 +1,7 @@
 import { accountDeletionOf, type AccountDeleted } from '@atelier/account-deletion';
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import {
-  deleteFinishedJobsOfUser,
-  JOB_OF_USER_SQL,
-  JOBS_ACCOUNT_DELETIONS,
-  selectInFlightJobIdsOfUser,
-} from '../db/account-deletion-sql.js';
+import { JOBS_ACCOUNT_DELETIONS, JOBS_OF_USER, selectInFlightJobIdsOfUser } from '../db/account-deletion-sql.js';
 import type { OutboxSubjects } from '../db/job-row.js';
 import { deleteQuotaHitsOfUser } from '../db/quota-hits-sql.js';
 import { cancel } from '../db/transitions/cancel-sql.js';
@@ -29,9 +24,8 @@ export function jobsAccountDeletion(context: Context) {
       service: 'jobs',
       table: JOBS_ACCOUNT_DELETIONS,
       beforeSweep: (event) => cancelJobsInFlight(context, event),
-      deleteBatch: deleteFinishedJobsOfUser,
+      ...JOBS_OF_USER,
       batchSize: BATCH,
-      remainingSql: JOB_OF_USER_SQL,
       lastly: deleteQuotaHitsOfUser,
       // Locked by a transition that committed it running after the cancel step: again, later.
       remains: 'jobs of the account remain (one was moving on when it was cancelled)',

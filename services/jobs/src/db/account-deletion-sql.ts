@@ -1,4 +1,4 @@
-import { accountDeletionRequestsTable } from '@atelier/account-deletion';
+import { accountDeletionRequestsTable, rowsOfUser } from '@atelier/account-deletion';
 import { lockAllForTransaction, type Queryable } from '@atelier/db';
 import { rfc3339Sql } from '@atelier/outbox';
 
@@ -63,22 +63,12 @@ export async function selectInFlightJobIdsOfUser(db: Queryable, userId: string, 
 }
 
 /**
- * Deletes up to `limit` of the user's finished jobs (their events and histories go with them,
- * ON DELETE CASCADE). Jobs in flight are left for the cancel step (a terminal job cannot change,
- * and deleting a running one would leave its prediction uncancelled). Answers how many it
- * deleted: 0 when none is left.
+ * The user's jobs (their events and histories go with them, ON DELETE CASCADE), finished ones
+ * only: jobs in flight are left for the cancel step (a terminal job cannot change, and deleting a
+ * running one would leave its prediction uncancelled), and remain until it has run.
  */
-export async function deleteFinishedJobsOfUser(db: Queryable, userId: string, limit: number): Promise<number> {
-  const { rowCount } = await db.query({
-    name: 'jobs.delete_finished_jobs_of_user',
-    text: `DELETE FROM jobs.generation_jobs
-            WHERE id IN (SELECT id FROM jobs.generation_jobs
-                          WHERE user_id = $1 AND status IN ('succeeded', 'failed', 'cancelled')
-                          ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-    values: [userId, limit],
-  });
-  return rowCount ?? 0;
-}
-
-/** Finds a job of the user ($1) while one is left (one in flight, or locked by a transition). */
-export const JOB_OF_USER_SQL = `SELECT 1 FROM jobs.generation_jobs WHERE user_id = $1`;
+export const JOBS_OF_USER = rowsOfUser({
+  table: 'jobs.generation_jobs',
+  userColumn: 'user_id',
+  deletable: `status IN ('succeeded', 'failed', 'cancelled')`,
+});

@@ -1,4 +1,4 @@
-import { accountDeletionsTable } from '@atelier/account-deletion';
+import { accountDeletionsTable, rowsOfUser } from '@atelier/account-deletion';
 import type { Queryable } from '@atelier/db';
 
 /** media.account_deletions: media's part of deleting a user's account (assets removed, when done). */
@@ -36,4 +36,4 @@ export async function deleteAssetRowsOfOwner(db: Queryable, userId: string, ids:
 }
 
 /** Finds an asset of the user ($1) while one is left. */
-export const ASSET_OF_OWNER_SQL = `SELECT 1 FROM media.assets WHERE owner_user_id = $1`;
+export const ASSET_OF_OWNER_SQL = rowsOfUser({ table: 'media.assets', userColumn: 'owner_user_id' }).remainingSql;

@@ -1,7 +1,7 @@
 import { accountDeletionOf } from '@atelier/account-deletion';
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import { deleteEndpointsOfUser, ENDPOINT_OF_USER_SQL, WEBHOOKS_ACCOUNT_DELETIONS } from '../db/account-deletion-sql.js';
+import { ENDPOINTS_OF_USER, WEBHOOKS_ACCOUNT_DELETIONS } from '../db/account-deletion-sql.js';
 import { lockUserEndpoints } from '../db/endpoint-sql.js';
 
 /**
@@ -15,9 +15,8 @@ export function webhooksAccountDeletion(context: { pool: SqlPool; logger: Logger
       service: 'webhooks',
       table: WEBHOOKS_ACCOUNT_DELETIONS,
       lockUser: lockUserEndpoints,
-      deleteBatch: deleteEndpointsOfUser,
+      ...ENDPOINTS_OF_USER,
       batchSize: 100,
-      remainingSql: ENDPOINT_OF_USER_SQL,
       remains: 'endpoints of the account remain (one was being changed)',
     },
     context,

@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { UserRefKey } from '@atelier/outbox';
+import { createTestDatabase } from '@atelier/testing';
+import type { OutboxSubjects } from '../db/job-row.js';
+import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
+import { productEventSubjects } from '../db/outbox-payload-sql.js';
+
+/** The subjects transitions write their outbox rows for, under a test prefix, for tests that run the statements directly. */
+export function testOutboxSubjects(userRefKey = new UserRefKey(randomBytes(32).toString('hex'))): OutboxSubjects {
+  return {
+    dispatchInteractive: 't.dispatch.interactive',
+    dispatchBackground: 't.dispatch.background',
+    eventPrefix: 't.events.',
+    providerCancel: 't.control.provider-cancel',
+    accountDeleted: 't.accounts.events.deleted',
+    productEvents: productEventSubjects('t.product.events.', userRefKey),
+  };
+}
+
+/** A database of the test's own with the jobs schema migrated, and a pool on it; drop() closes the pool and drops it. */
+export async function migratedJobsDatabase(): Promise<{ pool: pg.Pool; drop(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const orm = await createJobsOrm(database.url);
+  await migrateJobs(orm, database.url);
+  await orm.close();
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  return {
+    pool,
+    async drop() {
+      await pool.end();
+      await database.drop();
+    },
+  };
+}
