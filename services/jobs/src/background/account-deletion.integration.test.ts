@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { decodeAccountDeleted, selectAccountDeletion } from '@atelier/account-deletion';
 import { inTransaction, uuidv7 } from '@atelier/db';
 import { insertAccountDeletion, JOBS_ACCOUNT_DELETIONS } from '../db/account-deletion-sql.js';
 import { createJobs } from '../db/transitions/create-sql.js';
-import { migratedJobsDatabase, testOutboxSubjects } from '../test-support/jobs-database.js';
+import { suiteJobsPool, testOutboxSubjects } from '../test-support/jobs-database.js';
 import { newCanaryJob } from '../test-support/new-job.js';
 import { jobsAccountDeletion } from './account-deletion.js';
 import type { AnnounceTargets } from './announce.js';
@@ -14,18 +13,8 @@ import type { AnnounceTargets } from './announce.js';
  * The jobs part of deleting an account on its statements: the request writes the event the other
  * services decode (@atelier/account-deletion), and the part cancels and deletes the user's jobs.
  */
-let database: Awaited<ReturnType<typeof migratedJobsDatabase>>;
-let pool: pg.Pool;
+const pool = suiteJobsPool();
 const subjects = testOutboxSubjects();
-
-beforeAll(async () => {
-  database = await migratedJobsDatabase();
-  pool = database.pool;
-}, 60_000);
-
-afterAll(async () => {
-  await database?.drop();
-});
 
 const targets = () =>
   ({

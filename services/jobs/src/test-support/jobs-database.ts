@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { UserRefKey } from '@atelier/outbox';
 import { createTestDatabase } from '@atelier/testing';
 import type { OutboxSubjects } from '../db/job-row.js';
@@ -32,4 +33,25 @@ export async function migratedJobsDatabase(): Promise<{ pool: pg.Pool; drop(): P
       await database.drop();
     },
   };
+}
+
+/**
+ * A pool on a database of the suite's own with the jobs schema migrated, from the suite's first
+ * test on (made in its beforeAll, dropped in its afterAll): call it at the top of a test file.
+ */
+export function suiteJobsPool(): pg.Pool {
+  let database: Awaited<ReturnType<typeof migratedJobsDatabase>> | undefined;
+  beforeAll(async () => {
+    database = await migratedJobsDatabase();
+  }, 60_000);
+  afterAll(async () => {
+    await database?.drop();
+  });
+  return new Proxy({} as pg.Pool, {
+    get(_, key) {
+      if (!database) throw new Error('suiteJobsPool: the pool is there from the first test on, not while the file loads');
+      const value: unknown = Reflect.get(database.pool, key);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(database.pool) : value;
+    },
+  });
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inTransaction } from '@atelier/db';
 import type { JobRow } from '../job-row.js';
 import { claim } from './claim-sql.js';
@@ -10,7 +9,7 @@ import { expireStartDeadlines } from './expire-sql.js';
 import { applyFailure } from './fail-sql.js';
 import { updateProviderRequest } from './provider-request-sql.js';
 import { release } from './release-sql.js';
-import { migratedJobsDatabase, testOutboxSubjects } from '../../test-support/jobs-database.js';
+import { suiteJobsPool, testOutboxSubjects } from '../../test-support/jobs-database.js';
 import { newCanaryJob } from '../../test-support/new-job.js';
 
 /**
@@ -21,18 +20,8 @@ import { newCanaryJob } from '../../test-support/new-job.js';
  * jobs-start-deadline.integration.test.ts waits for real.
  */
 
-let database: Awaited<ReturnType<typeof migratedJobsDatabase>>;
-let pool: pg.Pool;
+const pool = suiteJobsPool();
 const subjects = testOutboxSubjects();
-
-beforeAll(async () => {
-  database = await migratedJobsDatabase();
-  pool = database.pool;
-}, 60_000);
-
-afterAll(async () => {
-  await database?.drop();
-});
 
 const user = () => `deadline-user-${randomBytes(4).toString('hex')}`;
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inTransaction, uuidv7, type Queryable } from '@atelier/db';
 import { UserRefKey } from '@atelier/outbox';
 import { cancel } from './cancel-sql.js';
@@ -12,7 +11,7 @@ import { extendLeases } from './heartbeat-sql.js';
 import { updateProgress } from './progress-sql.js';
 import { updateProviderRequest } from './provider-request-sql.js';
 import { release } from './release-sql.js';
-import { migratedJobsDatabase, testOutboxSubjects } from '../../test-support/jobs-database.js';
+import { suiteJobsPool, testOutboxSubjects } from '../../test-support/jobs-database.js';
 import { newCanaryJob } from '../../test-support/new-job.js';
 
 /**
@@ -20,8 +19,7 @@ import { newCanaryJob } from '../../test-support/new-job.js';
  * condition did not hold — the job as its own statement found it, in one round trip (counted).
  */
 
-let database: Awaited<ReturnType<typeof migratedJobsDatabase>>;
-let pool: pg.Pool;
+const pool = suiteJobsPool();
 const userRefKey = new UserRefKey(randomBytes(32).toString('hex'));
 const subjects = testOutboxSubjects(userRefKey);
 
@@ -36,15 +34,6 @@ function counting(): Queryable & { statements: number } {
   };
   return counter;
 }
-
-beforeAll(async () => {
-  database = await migratedJobsDatabase();
-  pool = database.pool;
-}, 60_000);
-
-afterAll(async () => {
-  await database?.drop();
-});
 
 const user = () => `transition-user-${randomBytes(4).toString('hex')}`;
 
