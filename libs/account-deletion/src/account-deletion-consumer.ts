@@ -121,10 +121,7 @@ export class AccountDeletionConsumer {
  * A service's consumer of account deletions, following its NATS link from the broker's first
  * answer on; without a link (no NATS_URL) none, and a warning saying what deleted accounts keep.
  */
-export function followAccountDeletions(
-  link: NatsLink,
-  options: FollowOptions,
-): AccountDeletionConsumer;
+export function followAccountDeletions(link: NatsLink, options: FollowOptions): AccountDeletionConsumer;
 export function followAccountDeletions(link: NatsLink | undefined, options: FollowOptions): AccountDeletionConsumer | undefined;
 export function followAccountDeletions(link: NatsLink | undefined, options: FollowOptions): AccountDeletionConsumer | undefined {
   const { service, config, logger } = options;
