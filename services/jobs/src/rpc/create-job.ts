@@ -1,3 +1,4 @@
+import { accountDeletionStarted } from '@atelier/account-deletion';
 import type { jobsV1 } from '@atelier/contracts';
 import { MicroBatcher } from '@atelier/batching';
 import { uuidv7, inTransaction } from '@atelier/db';
@@ -19,7 +20,7 @@ import { quotaCheckOf } from './quota-check.js';
 import { resolveAgainstPeers } from '../peers/peer-validation.js';
 import { announce } from '../background/announce.js';
 import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../db/transitions/create-sql.js';
-import { selectAccountDeletion } from '../db/account-deletion-sql.js';
+import { JOBS_ACCOUNT_DELETIONS } from '../db/account-deletion-sql.js';
 import { insertQuotaHit } from '../db/quota-hits-sql.js';
 import { AccountDeletedError } from '@atelier/errors';
 
@@ -161,7 +162,7 @@ export function createJob(context: JobsContext): CreateJob {
           const within = await quotaCreates.submit({ job, actor }, call.signal);
           if (!within.outcome.inserted && !within.outcome.job) {
             // Refused under the lock: the account is being deleted, or the quota is used up.
-            if (await selectAccountDeletion(context.pool, userId)) throw new AccountDeletedError();
+            if (await accountDeletionStarted(context.pool, JOBS_ACCOUNT_DELETIONS, userId)) throw new AccountDeletedError();
             const refusal = quotaRefusal(within.usage, context.quota, new Date());
             await recordQuotaHit(context, userId, refusal.allowance);
             throw new ResourceExhaustedError(refusal.reason, refusal.message, refusal.retryAfterSeconds, { params: refusal.params });
