@@ -34,12 +34,17 @@ describe('chaos - the vendor', () => {
     const created = await api.createJob(await api.stylizeBody(input, 'a slow cat #sim-latency=3000'), 'vendor-stall');
     expect(created.status).toBe(201);
     const jobId = created.body.job.id;
-    await waitUntil(async () => (await chaos.recordedPrediction(jobId)) !== null, { what: 'the prediction is recorded' });
+    const predictionId = await runningWithPrediction(jobId);
     platform.provider!.pause();
     await sleep(20_000);
     platform.provider!.resume();
     const job = await api.waitTerminal(jobId, 60_000);
     expect(job.status).toBe('succeeded');
+    // Waited out within its one attempt, on its one prediction: not a second attempt, and not a
+    // resubmission the vendor would have answered with the same prediction (charged once all the same).
+    expect(job.attempts.count).toBe(1);
+    expect(await chaos.recordedPrediction(jobId)).toBe(predictionId);
+    expect(await chaos.vendorRequests(jobId)).toBe(1);
     expect(await chaos.charges(jobId)).toBe(1);
   });
 });
