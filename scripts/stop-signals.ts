@@ -12,7 +12,7 @@ export interface StopSignalOptions {
   log(line: string): void;
   /**
    * One Ctrl-C reaches the platform more than once — from the terminal and relayed by npm and by
-   * scripts/start.mjs — within milliseconds; only a signal this long after the first forces.
+   * npm start's launcher (scripts/launch.mjs) — within milliseconds; only a signal this long after the first forces.
    */
   repeatAfterMs?: number;
   processLike?: Pick<EventEmitter, 'on'> & { connected?: boolean };

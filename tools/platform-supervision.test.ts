@@ -146,7 +146,7 @@ describe('platform supervisor - signals to the supervising process', () => {
     process.kill(pids[2]!, 'SIGKILL');
     await until(() => fixture.output().includes('last exited (signal SIGKILL)'), 'the crash reported');
 
-    // One Ctrl-C as npm start delivers it: from the terminal and relayed by npm and start.mjs.
+    // One Ctrl-C as npm start delivers it: from the terminal and relayed by npm and by the launcher (scripts/launch.mjs).
     fixture.child.kill('SIGINT');
     fixture.child.kill('SIGINT');
     fixture.child.kill('SIGINT');
