@@ -3,3 +3,4 @@ export { GRACEFUL_SHUTDOWN, forcedExitMs, type ShutdownPolicy } from './shutdown
 export { runService, type ServiceBoot, type RunningService } from './run-service.js';
 export { backoffDelayMs, retryWithBackoff, type BackoffOptions, type RetryOptions } from './backoff.js';
 export { startPeriodicTask, type PeriodicTask, type PeriodicTaskOptions } from './periodic-task.js';
+export { BatchedSweep, sweepInBatches, type BatchedSweepOptions, type SweepInBatchesOptions, type SweptBatch } from './batched-sweep.js';

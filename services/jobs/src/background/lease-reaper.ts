@@ -1,8 +1,8 @@
 import type { SqlPool } from '@atelier/db';
-import { backoffDelayMs, startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
+import { BatchedSweep, backoffDelayMs } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from '../definitions/index.js';
-import type { OutboxSubjects } from '../db/job-row.js';
+import type { JobRow, OutboxSubjects } from '../db/job-row.js';
 import { reapExpiredLeases } from '../db/transitions/reap-sql.js';
 import { announce, type AnnounceTargets } from './announce.js';
 
@@ -21,54 +21,41 @@ export interface LeaseReaperOptions {
  * Turns expired leases (a worker crashed, hung or lost its network) into `queued` with backoff
  * and a new dispatch, or into `failed` (LEASE_EXPIRED) when the attempts are spent. Expired rows
  * are locked FOR UPDATE SKIP LOCKED inside the reaping transaction, so any number of replicas
- * can reap at once and each expired lease is handled exactly once.
+ * can reap at once and each expired lease is handled exactly once. runOnce answers how many
+ * jobs were reaped.
  */
-export class LeaseReaper {
-  private task: PeriodicTask | undefined;
-
-  constructor(private readonly options: LeaseReaperOptions) {}
-
-  start(): void {
-    const { intervalMs, logger } = this.options;
-    this.task = startPeriodicTask({ name: 'lease reaping', intervalMs, logger, run: () => this.runOnce() });
-  }
-
-  async stop(): Promise<void> {
-    await this.task?.stop();
-  }
-
-  /** Reaps until no expired lease is left; answers how many jobs were requeued and failed. */
-  async runOnce(): Promise<{ requeued: number; failed: number }> {
-    const batchSize = this.options.batchSize ?? 100;
-    const total = { requeued: 0, failed: 0 };
-    for (;;) {
-      const reaped = await reapExpiredLeases(
-        this.options.pool,
-        batchSize,
-        (expired) => {
-          const definition = this.options.registry.find(expired.job_type);
-          const requeue = expired.attempt_count < expired.max_attempts;
-          return {
-            jobId: expired.id,
-            requeue,
-            delayMs: requeue && definition ? backoffDelayMs(expired.attempt_count, definition.retryBackoff) : 0,
-          };
-        },
-        this.options.subjects,
-      );
-      if (reaped.length > 0) {
+export class LeaseReaper extends BatchedSweep<JobRow> {
+  constructor(options: LeaseReaperOptions) {
+    const { pool, registry, subjects, logger, announceTo, intervalMs, batchSize = 100 } = options;
+    super({
+      name: 'lease reaping',
+      intervalMs,
+      batchSize,
+      logger,
+      batch: (limit) =>
+        reapExpiredLeases(
+          pool,
+          limit,
+          (expired) => {
+            const definition = registry.find(expired.job_type);
+            const requeue = expired.attempt_count < expired.max_attempts;
+            return {
+              jobId: expired.id,
+              requeue,
+              delayMs: requeue && definition ? backoffDelayMs(expired.attempt_count, definition.retryBackoff) : 0,
+            };
+          },
+          subjects,
+        ),
+      onBatch: (reaped) => {
         const requeued = reaped.filter((row) => row.status === 'queued');
         const failed = reaped.filter((row) => row.status !== 'queued');
-        const { announceTo } = this.options;
         announce(announceTo, 'requeued', requeued);
         announce(announceTo, 'ended', failed);
         announceTo.metrics.leaseExpiries.inc({ outcome: 'requeued' }, requeued.length);
         announceTo.metrics.leaseExpiries.inc({ outcome: 'failed' }, failed.length);
-        total.requeued += requeued.length;
-        total.failed += failed.length;
-        this.options.logger.warn({ requeued: requeued.length, failed: failed.length }, 'reaped expired leases');
-      }
-      if (reaped.length < batchSize) return total;
-    }
+        logger.warn({ requeued: requeued.length, failed: failed.length }, 'reaped expired leases');
+      },
+    });
   }
 }

@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqlPool } from '@atelier/db';
-import { startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
+import { startPeriodicTask, sweepInBatches, type PeriodicTask, type SweptBatch } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { pruneEndedQuotaHits } from '../db/quota-hits-sql.js';
 import { pruneJobEvents, prunePublishedOutbox, tryLockRetention, unlockRetention } from '../db/retention-sql.js';
@@ -61,17 +60,18 @@ export class RetentionPruner {
       try {
         const outbox = await this.inBatches('outbox', signal, async (cursor: Date | null) => {
           const batch = await prunePublishedOutbox(client, this.options.outboxRetentionMs, this.options.batchSize, cursor);
-          return { deleted: batch.deleted, next: batch.deleted < this.options.batchSize ? null : batch.reached };
+          return { count: batch.deleted, next: batch.deleted < this.options.batchSize ? null : batch.reached };
         });
         const jobEvents =
           this.options.jobEventsRetentionDays === 0
             ? 0
-            : await this.inBatches('job_events', signal, (cursor: string | null) =>
-                pruneJobEvents(client, this.options.jobEventsRetentionDays, this.options.batchSize, cursor ?? '0'),
-              );
+            : await this.inBatches('job_events', signal, async (cursor: string | null) => {
+                const batch = await pruneJobEvents(client, this.options.jobEventsRetentionDays, this.options.batchSize, cursor ?? '0');
+                return { count: batch.deleted, next: batch.next };
+              });
         const quotaHits = await this.inBatches('quota_hits', signal, async () => {
           const deleted = await pruneEndedQuotaHits(client, this.options.batchSize);
-          return { deleted, next: deleted < this.options.batchSize ? null : true };
+          return { count: deleted, next: deleted < this.options.batchSize ? null : true };
         });
         if (outbox + jobEvents + quotaHits > 0) this.options.logger.info({ outbox, jobEvents, quotaHits }, 'retention pruned history');
         return { outbox, job_events: jobEvents, quota_hits: quotaHits };
@@ -88,22 +88,8 @@ export class RetentionPruner {
     }
   }
 
-  /** Runs batches from the start of the table until one says there is nothing more, or the signal aborts. */
-  private async inBatches<C>(
-    table: RetentionTable,
-    signal: AbortSignal,
-    batch: (cursor: C | null) => Promise<{ deleted: number; next: C | null }>,
-  ) {
-    let total = 0;
-    let cursor: C | null = null;
-    for (;;) {
-      const { deleted, next } = await batch(cursor);
-      total += deleted;
-      if (deleted > 0) this.options.onPruned?.(table, deleted);
-      if (next === null || signal.aborted) return total;
-      cursor = next;
-      await sleep(this.options.batchPauseMs, undefined, { signal }).catch(() => undefined);
-      if (signal.aborted) return total;
-    }
+  /** One table, in batches from its start with a pause between two, until nothing is due or the signal aborts. */
+  private inBatches<C>(table: RetentionTable, signal: AbortSignal, batch: (cursor: C | null) => Promise<SweptBatch<C>>) {
+    return sweepInBatches(batch, { signal, pauseMs: this.options.batchPauseMs, onBatch: (count) => this.options.onPruned?.(table, count) });
   }
 }

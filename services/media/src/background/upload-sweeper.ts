@@ -1,5 +1,5 @@
 import { inTransaction, type SqlPool } from '@atelier/db';
-import { startPeriodicTask } from '@atelier/lifecycle';
+import { startPeriodicTask, sweepInBatches } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { deleteUploadingRows, lockStaleUploads, verifiedPrefixFor } from '../db/asset-sql.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -12,8 +12,7 @@ import type { ObjectStore } from '../storage/object-store.js';
  * deleted first, never an object deleted twice in a way that matters: S3 deletes are idempotent).
  */
 export async function sweepStaleUploads(pool: SqlPool, store: ObjectStore, maxAgeMs: number, batchSize = 100): Promise<number> {
-  let swept = 0;
-  for (;;) {
+  return sweepInBatches(async () => {
     const count = await inTransaction(pool, async (client) => {
       const rows = await lockStaleUploads(client, maxAgeMs, batchSize);
       if (rows.length === 0) return 0;
@@ -26,9 +25,8 @@ export async function sweepStaleUploads(pool: SqlPool, store: ObjectStore, maxAg
       );
       return rows.length;
     });
-    swept += count;
-    if (count < batchSize) return swept;
-  }
+    return { count, next: count < batchSize ? null : true };
+  });
 }
 
 /** Sweeps every intervalMs until stopped; a failed sweep is logged and retried next time. */
