@@ -20,6 +20,7 @@ export {
 export { connectNats } from './connect.js';
 export { openNatsLink, NATS_HEALTH_SERVICE, type NatsLink, type NatsLinkOptions } from './nats-link.js';
 export { startDurablePull, NAK_DELAY_MS, type DurablePull, type DurablePullOptions } from './durable-pull.js';
+export { LifecycleConsumer, type LifecycleConsumerOptions, type LifecycleOutcome } from './lifecycle-consumer.js';
 export { natsConfigSpec, natsStreamsConfigSpec, checkNatsCredentials, type NatsCredentials } from './nats-config.js';
 export { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type PubAck } from '@nats-io/jetstream';
 export { headers, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';

@@ -1,18 +1,7 @@
-import { jobsEventsV1, jobsV1 } from '@atelier/contracts';
+import { jobsV1 } from '@atelier/contracts';
 import { inTransaction, type SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import {
-  ensureEventsConsumer,
-  ensureJobStreams,
-  jetstream,
-  jetstreamManager,
-  NAK_DELAY_MS,
-  startDurablePull,
-  type DurablePull,
-  type JobsTopology,
-  type JsMsg,
-  type NatsConnection,
-} from '@atelier/nats';
+import { LifecycleConsumer, type JobsTopology, type LifecycleOutcome } from '@atelier/nats';
 import { lockOutputsOfJob, updateAssetsDeleted } from '../db/asset-sql.js';
 import type { ObjectStore } from '../storage/object-store.js';
 
@@ -69,73 +58,36 @@ export interface JobOutputCleanupOptions {
  * covers the one that is not. Driven by the jobs lifecycle events (at least once: deleting twice
  * finds nothing the second time), through a durable consumer shared by every media replica.
  */
-export class JobOutputCleanup {
-  private pulls: DurablePull[] = [];
-
-  constructor(private readonly options: JobOutputCleanupOptions) {}
-
-  /** Declares the consumers and starts pulling, on a connected NATS. */
-  async start(nats: NatsConnection): Promise<void> {
-    const { topology, logger } = this.options;
-    const jsm = await jetstreamManager(nats);
-    // Media may start before jobs: both declare the streams, idempotently.
-    const declare = async () => {
-      await ensureJobStreams(jsm, topology, { replicas: this.options.streamReplicas });
-      for (const state of OUTPUTLESS_END_STATES) {
-        await ensureEventsConsumer(jsm, topology, {
-          name: outputCleanupConsumer(state),
-          filterSubject: topology.eventSubject(state),
-          ackWaitMs: this.options.ackWaitMs ?? 30_000,
-          maxDeliver: -1,
-        });
-      }
-    };
-    await declare();
-    for (const state of OUTPUTLESS_END_STATES) {
-      this.pulls.push(
-        await startDurablePull({
-          js: jetstream(nats),
-          stream: topology.eventsStream,
-          consumer: outputCleanupConsumer(state),
-          maxMessages: 32,
-          declare,
-          logger,
-          handle: (message) => this.handle(message),
-        }),
-      );
-    }
+export class JobOutputCleanup extends LifecycleConsumer {
+  constructor(options: JobOutputCleanupOptions) {
+    const { topology, streamReplicas, logger, ackWaitMs } = options;
+    super({
+      purpose: 'orphan output cleanup',
+      topology,
+      streamReplicas,
+      consumers: OUTPUTLESS_END_STATES.map((state) => ({
+        name: outputCleanupConsumer(state),
+        filterSubject: topology.eventSubject(state),
+      })),
+      maxMessages: 32,
+      ackWaitMs,
+      logger,
+      handle: (event, message) => cleanUpAfter(options, event.jobId, message.subject),
+    });
   }
+}
 
-  async stop(): Promise<void> {
-    await Promise.all(this.pulls.map((pull) => pull.stop()));
+/** Deletes the outputs of a job that ended without them, once jobs confirms it did. */
+async function cleanUpAfter(options: JobOutputCleanupOptions, jobId: string, subject: string): Promise<LifecycleOutcome> {
+  const status = await options.jobStatus(jobId);
+  if (status === undefined || !ENDED_WITHOUT_OUTPUT.has(status)) {
+    options.logger.warn(
+      { jobId, subject, status: status === undefined ? 'unknown' : jobsV1.JobStatus[status] },
+      'a lifecycle event says a job ended without output, jobs says otherwise: keeping its outputs',
+    );
+    return 'term';
   }
-
-  private async handle(message: JsMsg): Promise<void> {
-    let event: jobsEventsV1.JobLifecycleEvent;
-    try {
-      event = jobsEventsV1.JobLifecycleEvent.fromJSON(message.json());
-    } catch (error) {
-      this.options.logger.error({ err: error, subject: message.subject }, 'undecodable lifecycle event: dropping it');
-      message.term();
-      return;
-    }
-    try {
-      const status = await this.options.jobStatus(event.jobId);
-      if (status === undefined || !ENDED_WITHOUT_OUTPUT.has(status)) {
-        this.options.logger.warn(
-          { jobId: event.jobId, subject: message.subject, status: status === undefined ? 'unknown' : jobsV1.JobStatus[status] },
-          'a lifecycle event says a job ended without output, jobs says otherwise: keeping its outputs',
-        );
-        message.term();
-        return;
-      }
-      const deleted = await deleteOutputsOfJob(this.options.pool, this.options.store, event.jobId);
-      if (deleted > 0)
-        this.options.logger.info({ jobId: event.jobId, deleted }, 'deleted the orphan output of a job that ended without it');
-      message.ack();
-    } catch (error) {
-      this.options.logger.warn({ err: error, jobId: event.jobId }, 'orphan output cleanup failed; the event comes back');
-      message.nak(NAK_DELAY_MS);
-    }
-  }
+  const deleted = await deleteOutputsOfJob(options.pool, options.store, jobId);
+  if (deleted > 0) options.logger.info({ jobId, deleted }, 'deleted the orphan output of a job that ended without it');
+  return 'ack';
 }

@@ -1,18 +1,7 @@
-import { jobsEventsV1, type jobsV1, JOB_STATUS_WORDS } from '@atelier/contracts';
+import { type jobsEventsV1, type jobsV1, JOB_STATUS_WORDS } from '@atelier/contracts';
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import {
-  ensureEventsConsumer,
-  ensureJobStreams,
-  jetstream,
-  jetstreamManager,
-  NAK_DELAY_MS,
-  startDurablePull,
-  type DurablePull,
-  type JobsTopology,
-  type JsMsg,
-  type NatsConnection,
-} from '@atelier/nats';
+import { LifecycleConsumer, type JobsTopology, type JsMsg, type LifecycleOutcome } from '@atelier/nats';
 import { insertDeliveriesForEvent } from '../db/delivery-sql.js';
 import { WEBHOOK_EVENT_TYPES } from '../domain/event-types.js';
 
@@ -59,77 +48,44 @@ export function webhookBody(event: jobsEventsV1.JobLifecycleEvent): string {
  * insert is idempotent (insertDeliveriesForEvent), so a redelivered event changes nothing. The
  * consumer starts at the events published after its creation.
  */
-export class LifecycleFanout {
-  private pull: DurablePull | undefined;
-
-  constructor(private readonly options: LifecycleFanoutOptions) {}
-
-  async start(nats: NatsConnection): Promise<void> {
-    const { topology, logger } = this.options;
-    const jsm = await jetstreamManager(nats);
-    // Webhooks may start before jobs: both declare the streams, idempotently.
-    const declare = async () => {
-      await ensureJobStreams(jsm, topology, { replicas: this.options.streamReplicas });
-      await ensureEventsConsumer(jsm, topology, {
-        name: FANOUT_CONSUMER,
-        filterSubject: topology.allEventsSubject,
-        ackWaitMs: this.options.ackWaitMs ?? 30_000,
-        maxDeliver: -1,
-      });
-    };
-    await declare();
-    this.pull = await startDurablePull({
-      js: jetstream(nats),
-      stream: topology.eventsStream,
-      consumer: FANOUT_CONSUMER,
+export class LifecycleFanout extends LifecycleConsumer {
+  constructor(options: LifecycleFanoutOptions) {
+    const { topology, streamReplicas, logger, ackWaitMs } = options;
+    super({
+      purpose: 'webhook fan-out',
+      topology,
+      streamReplicas,
+      consumers: [{ name: FANOUT_CONSUMER, filterSubject: topology.allEventsSubject }],
       maxMessages: 64,
-      declare,
+      ackWaitMs,
       logger,
-      handle: (message) => this.handle(message),
+      handle: (event, message) => fanOut(options, event, message),
     });
   }
+}
 
-  async stop(): Promise<void> {
-    await this.pull?.stop();
+async function fanOut(
+  options: LifecycleFanoutOptions,
+  event: jobsEventsV1.JobLifecycleEvent,
+  message: Pick<JsMsg, 'headers'>,
+): Promise<LifecycleOutcome> {
+  if (!WEBHOOK_EVENT_TYPES.includes(event.eventType) || !event.jobId) return 'ack';
+  const owner = await options.jobOwner(event.jobId);
+  if (!owner || `job.${JOB_STATUS_WORDS.wordOf(owner.status)}` !== event.eventType) {
+    options.logger.warn(
+      { jobId: event.jobId, eventType: event.eventType, status: owner ? JOB_STATUS_WORDS.wordOf(owner.status) : 'unknown' },
+      'a lifecycle event jobs does not confirm: no webhook for it',
+    );
+    return 'term';
   }
-
-  private async handle(message: JsMsg): Promise<void> {
-    const { logger } = this.options;
-    let event: jobsEventsV1.JobLifecycleEvent;
-    try {
-      event = jobsEventsV1.JobLifecycleEvent.fromJSON(message.json());
-    } catch (error) {
-      logger.error({ err: error, subject: message.subject }, 'undecodable lifecycle event: dropping it');
-      message.term();
-      return;
-    }
-    if (!WEBHOOK_EVENT_TYPES.includes(event.eventType) || !event.jobId) {
-      message.ack();
-      return;
-    }
-    // The outbox's dedupe key (event:<job>:<status>:v<version>): the same for every copy of the event.
-    const eventId = message.headers?.get('Nats-Msg-Id') || `${event.jobId}:${event.eventType}`;
-    try {
-      const owner = await this.options.jobOwner(event.jobId);
-      if (!owner || `job.${JOB_STATUS_WORDS.wordOf(owner.status)}` !== event.eventType) {
-        logger.warn(
-          { jobId: event.jobId, eventType: event.eventType, status: owner ? JOB_STATUS_WORDS.wordOf(owner.status) : 'unknown' },
-          'a lifecycle event jobs does not confirm: no webhook for it',
-        );
-        message.term();
-        return;
-      }
-      const created = await insertDeliveriesForEvent(this.options.pool, {
-        eventId,
-        eventType: event.eventType,
-        userId: owner.userId,
-        body: webhookBody(event),
-      });
-      message.ack();
-      if (created > 0) this.options.onDeliveries();
-    } catch (error) {
-      logger.warn({ err: error, jobId: event.jobId }, 'webhook fan-out failed; the event comes back');
-      message.nak(NAK_DELAY_MS);
-    }
-  }
+  // The outbox's dedupe key (event:<job>:<status>:v<version>): the same for every copy of the event.
+  const eventId = message.headers?.get('Nats-Msg-Id') || `${event.jobId}:${event.eventType}`;
+  const created = await insertDeliveriesForEvent(options.pool, {
+    eventId,
+    eventType: event.eventType,
+    userId: owner.userId,
+    body: webhookBody(event),
+  });
+  if (created > 0) options.onDeliveries();
+  return 'ack';
 }
