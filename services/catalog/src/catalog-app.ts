@@ -1,9 +1,8 @@
-import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
+import { createSqlPool } from '@atelier/db';
 import { mediaV1 } from '@atelier/contracts';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
-import { runService } from '@atelier/lifecycle';
+import { Closers, runGrpcService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { startServiceMetrics } from '@atelier/metrics';
 import { NATS_HEALTH_SERVICE, checkNatsCredentials } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
 import { openChangeNotices } from './peers/change-notices.js';
@@ -30,50 +29,42 @@ export async function startCatalogApp(
   options: { callObserver?: CallObserver } = {},
 ): Promise<CatalogApp> {
   const security = loadGrpcSecurity(config);
+  const closers = new Closers();
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'catalog' });
+  closers.add('pool', () => pool.end());
   // Set once serving; the link may come up (or go down) before or after.
   const serverRef: { current?: GrpcServerHandle } = {};
   const notices = openChangeNotices(config, logger, (up) =>
     serverRef.current?.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
   );
+  closers.add('change notices', () => notices.close());
   // Media is needed only to write a style with a preview and to link one; catalog serves without it.
   const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security);
-  const server = await startCatalogServer(
-    { pool, announceChange: notices.announce, previews: previewAssetsOf(media) },
-    { ...servingOptionsOf(config, security), logger, callObserver: options.callObserver },
+  closers.add('media client', () => media.close());
+  const server = await closers.opening(
+    startCatalogServer(
+      { pool, announceChange: notices.announce, previews: previewAssetsOf(media) },
+      { ...servingOptionsOf(config, security), logger, callObserver: options.callObserver },
+    ),
   );
+  closers.add('gRPC server', (graceMs) => server.shutdown(graceMs));
   serverRef.current = server;
   server.health.setStatus(NATS_HEALTH_SERVICE, notices.link.up() ? 'SERVING' : 'NOT_SERVING');
   return {
     server,
-    async stop(graceMs) {
-      await server.shutdown(graceMs);
-      await notices.close();
-      media.close();
-      await pool.end();
-    },
+    stop: (graceMs) => closers.close(graceMs),
   };
 }
 
-/** The catalog process (main.ts hands over once telemetry runs): the schema check, metrics, the app. */
+/** The catalog process (main.ts hands over once telemetry runs). */
 export function runCatalog(telemetry: Telemetry): Promise<void> {
-  return runService({
+  return runGrpcService({
     name: 'catalog',
     telemetry,
     spec: catalogConfigSpec,
     checks: [checkNatsCredentials],
     shutdown: shutdownPolicy,
-    async start(config, logger) {
-      await assertSchemaCurrent(config.DATABASE_URL, { service: 'catalog', schema: CATALOG_SCHEMA, migrations: catalogMigrations });
-      const metrics = await startServiceMetrics('catalog', { port: config.METRICS_PORT });
-      const app = await startCatalogApp(config, logger, { callObserver: metrics.grpcCalls });
-      logger.info({ port: app.server.port, metricsPort: metrics.port }, 'catalog serving gRPC');
-      return {
-        async stop() {
-          await app.stop(config.SHUTDOWN_GRACE_MS);
-          await metrics.close();
-        },
-      };
-    },
+    schema: { service: 'catalog', schema: CATALOG_SCHEMA, migrations: catalogMigrations },
+    start: (config, logger, metrics) => startCatalogApp(config, logger, { callObserver: metrics.grpcCalls }),
   });
 }

@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import { followAccountDeletions } from '@atelier/account-deletion';
 import { jobsV1, mediaV1 } from '@atelier/contracts';
-import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
+import { createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
-import { runService } from '@atelier/lifecycle';
+import { Closers, runGrpcService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { startServiceMetrics, type Registry } from '@atelier/metrics';
+import type { Registry } from '@atelier/metrics';
 import { NATS_HEALTH_SERVICE, checkNatsCredentials, openNatsLink } from '@atelier/nats';
 import { productEventsOf, productEventsRelay, registerOutboxMetrics } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
@@ -60,11 +60,17 @@ export async function startCommunityApp(
   options: { host?: string; callObserver?: CallObserver; metricsRegistry?: Registry } = {},
 ): Promise<CommunityApp> {
   const security = loadGrpcSecurity(config);
+  const closers = new Closers();
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, applicationName: 'community' });
+  closers.add('pool', () => pool.end());
   const peers = {
     media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security),
     jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, security),
   };
+  closers.add('peer clients', () => {
+    peers.media.close();
+    peers.jobs.close();
+  });
   const streamPrefix = config.NATS_STREAM_PREFIX ?? 'ATELIER';
   const context: CommunityContext = {
     pool,
@@ -73,16 +79,14 @@ export async function startCommunityApp(
     productEvents: productEventsOf({ PRODUCT_EVENTS_USER_KEY: config.PRODUCT_EVENTS_USER_KEY, NATS_STREAM_PREFIX: streamPrefix }),
     ...(config.POSTS_DAILY_LIMIT === undefined ? {} : { postLimits: { postsPerDay: config.POSTS_DAILY_LIMIT } }),
   };
-  const server = await startCommunityServer(context, {
-    ...servingOptionsOf(config, security),
-    host: options.host,
-    callObserver: options.callObserver,
-  }).catch(async (error: unknown) => {
-    peers.media.close();
-    peers.jobs.close();
-    await pool.end();
-    throw error;
-  });
+  const server = await closers.opening(
+    startCommunityServer(context, {
+      ...servingOptionsOf(config, security),
+      host: options.host,
+      callObserver: options.callObserver,
+    }),
+  );
+  closers.add('gRPC server', (graceMs) => server.shutdown(graceMs));
   // Its part of deleting accounts. Community serves without NATS: the durable consumer catches up
   // from the broker's first answer on.
   const nats = config.NATS_URL
@@ -94,6 +98,7 @@ export async function startCommunityApp(
         onStateChange: (up) => server.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
       })
     : undefined;
+  closers.add('NATS link', () => nats?.close());
   server.health.setStatus(NATS_HEALTH_SERVICE, nats?.up() ? 'SERVING' : 'NOT_SERVING');
   const accountDeletions = followAccountDeletions(nats, {
     service: 'community',
@@ -102,6 +107,7 @@ export async function startCommunityApp(
     kept: 'posts',
     logger,
   });
+  closers.add('account deletions', () => accountDeletions?.stop());
   // The product events of drafts and publications, from the outbox to NATS; without NATS they wait in it.
   const relay = nats
     ? productEventsRelay({
@@ -116,44 +122,26 @@ export async function startCommunityApp(
     : undefined;
   if (relay) await relay.start();
   else logger.warn('no NATS_URL: product events wait in the outbox until community runs with NATS');
+  closers.add('outbox relay', () => relay?.stop());
   if (options.metricsRegistry) registerOutboxMetrics(options.metricsRegistry, pool, COMMUNITY_SCHEMA);
   return {
     server,
     context,
-    async stop(graceMs) {
-      await accountDeletions?.stop();
-      await relay?.stop();
-      await nats?.close();
-      await server.shutdown(graceMs);
-      peers.media.close();
-      peers.jobs.close();
-      await pool.end();
-    },
+    stop: (graceMs) => closers.close(graceMs),
   };
 }
 
-/** The community process (main.ts hands over once telemetry runs): the schema check, metrics, the app. */
+/** The community process (main.ts hands over once telemetry runs). */
 export function runCommunity(telemetry: Telemetry): Promise<void> {
-  return runService({
+  return runGrpcService({
     name: 'community',
     telemetry,
     spec: communityConfigSpec,
     checks: [checkNatsCredentials],
     shutdown: shutdownPolicy,
-    async start(config, logger) {
-      await assertSchemaCurrent(config.DATABASE_URL, { service: 'community', schema: COMMUNITY_SCHEMA, migrations: communityMigrations });
-      const metrics = await startServiceMetrics('community', { port: config.METRICS_PORT });
-      const app = await startCommunityApp(config, logger, { callObserver: metrics.grpcCalls, metricsRegistry: metrics.registry });
-      logger.info(
-        { port: app.server.port, metricsPort: metrics.port, mediaAddr: config.MEDIA_ADDR, jobsAddr: config.JOBS_ADDR },
-        'community serving gRPC',
-      );
-      return {
-        async stop() {
-          await app.stop(config.SHUTDOWN_GRACE_MS);
-          await metrics.close();
-        },
-      };
-    },
+    schema: { service: 'community', schema: COMMUNITY_SCHEMA, migrations: communityMigrations },
+    start: (config, logger, metrics) =>
+      startCommunityApp(config, logger, { callObserver: metrics.grpcCalls, metricsRegistry: metrics.registry }),
+    describe: (config) => ({ mediaAddr: config.MEDIA_ADDR, jobsAddr: config.JOBS_ADDR }),
   });
 }

@@ -2,11 +2,11 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { followAccountDeletions } from '@atelier/account-deletion';
 import { catalogV1, mediaV1, petsV1 } from '@atelier/contracts';
-import { NotificationListener, assertSchemaCurrent, createSqlPool } from '@atelier/db';
+import { NotificationListener, createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type GrpcServerHandle } from '@atelier/grpc';
-import { runService } from '@atelier/lifecycle';
+import { runGrpcService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { createServiceMetrics, startServiceMetrics, type Registry, type ServiceMetrics } from '@atelier/metrics';
+import { createServiceMetrics, type Registry, type ServiceMetrics } from '@atelier/metrics';
 import {
   NATS_HEALTH_SERVICE,
   checkNatsCredentials,
@@ -277,25 +277,16 @@ export async function startJobsApp(
   };
 }
 
-/** The jobs process (main.ts hands over once telemetry runs): the schema check, metrics, the app. */
+/** The jobs process (main.ts hands over once telemetry runs). */
 export function runJobs(telemetry: Telemetry): Promise<void> {
-  return runService({
+  return runGrpcService({
     name: 'jobs',
     telemetry,
     spec: jobsConfigSpec,
     checks: [checkNatsCredentials, checkRetention, checkQuotaLimits],
     shutdown: shutdownPolicy,
-    async start(config, logger) {
-      await assertSchemaCurrent(config.DATABASE_URL, { service: 'jobs', schema: JOBS_SCHEMA, migrations: jobsMigrations });
-      const metrics = await startServiceMetrics('jobs', { port: config.METRICS_PORT });
-      const app = await startJobsApp(config, logger, { metrics });
-      logger.info({ port: app.server.port, metricsPort: metrics.port, streamPrefix: config.NATS_STREAM_PREFIX }, 'jobs serving gRPC');
-      return {
-        async stop() {
-          await app.stop(config.SHUTDOWN_GRACE_MS);
-          await metrics.close();
-        },
-      };
-    },
+    schema: { service: 'jobs', schema: JOBS_SCHEMA, migrations: jobsMigrations },
+    start: (config, logger, metrics) => startJobsApp(config, logger, { metrics }),
+    describe: (config) => ({ streamPrefix: config.NATS_STREAM_PREFIX }),
   });
 }

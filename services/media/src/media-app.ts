@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { followAccountDeletions } from '@atelier/account-deletion';
-import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
+import { createSqlPool } from '@atelier/db';
 import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
-import { runService } from '@atelier/lifecycle';
+import { Closers, runGrpcService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { startServiceMetrics, type Registry } from '@atelier/metrics';
+import type { Registry } from '@atelier/metrics';
 import { NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
 import { productEventsOf, productEventsRelay, registerOutboxMetrics } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
@@ -23,7 +23,11 @@ export type MediaAppConfig = Omit<MediaConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS'
 
 export interface MediaApp {
   readonly server: GrpcServerHandle;
-  /** Stops the sweeper and the cleanup, serving (graceful for graceMs), then the pool and the store. */
+  /**
+   * Closes what it opened, the last opened first: the relay and the consumers, the sweeper, then
+   * serving (graceful for graceMs) while the peer clients its calls use are still open, then the
+   * pool and the store.
+   */
   stop(graceMs: number): Promise<void>;
 }
 
@@ -39,9 +43,11 @@ export async function startMediaApp(
   options: { callObserver?: CallObserver; metricsRegistry?: Registry } = {},
 ): Promise<MediaApp> {
   const security = loadGrpcSecurity(config);
+  const closers = new Closers();
   // Only a local run without S3_ENDPOINT loads the embedded store (and its dependencies).
   const embeddedS3 = config.S3_ENDPOINT ? undefined : await import('./storage/embedded-s3.js');
   const embedded = await embeddedS3?.startEmbeddedS3({ directory: config.S3_EMBEDDED_DIR, port: config.S3_EMBEDDED_PORT });
+  closers.add('embedded store', () => embedded?.close());
   if (embedded)
     logger.warn(
       { endpoint: embedded.endpoint, directory: config.S3_EMBEDDED_DIR },
@@ -57,10 +63,14 @@ export async function startMediaApp(
     secretAccessKey: config.S3_SECRET_ACCESS_KEY ?? embeddedS3!.EMBEDDED_S3_CREDENTIALS.secretAccessKey,
     forcePathStyle: config.S3_FORCE_PATH_STYLE,
   });
-  await store.ensureBucket();
+  closers.add('object store', () => store.close());
+  await closers.opening(store.ensureBucket());
 
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'media' });
+  closers.add('pool', () => pool.end());
+  // DeleteOwnAsset asks jobs and community: these clients close only once the server has drained.
   const assetUsage = grpcAssetUsage({ jobs: config.JOBS_ADDR, community: config.COMMUNITY_ADDR }, security);
+  closers.add('asset usage clients', () => assetUsage.close());
   const context: MediaContext = {
     pool,
     store,
@@ -76,8 +86,12 @@ export async function startMediaApp(
     uploadCompletionsMax: config.UPLOAD_COMPLETIONS_MAX,
     assetUsage,
   };
-  const server = await startMediaServer(context, { ...servingOptionsOf(config, security), callObserver: options.callObserver });
+  const server = await closers.opening(
+    startMediaServer(context, { ...servingOptionsOf(config, security), callObserver: options.callObserver }),
+  );
+  closers.add('gRPC server', (graceMs) => server.shutdown(graceMs));
   const stopSweeper = startUploadSweeper({ pool, store, logger, maxAgeMs: config.UPLOAD_TTL_MS, intervalMs: config.SWEEP_INTERVAL_MS });
+  closers.add('upload sweeper', () => stopSweeper());
   // The orphan-output cleanup listens to the jobs' lifecycle events. Media serves without NATS:
   // the cleanup starts when the broker first answers and the durable consumer catches up after.
   const nats = config.NATS_URL
@@ -89,8 +103,10 @@ export async function startMediaApp(
         onStateChange: (up) => server.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
       })
     : undefined;
+  closers.add('NATS link', () => nats?.close());
   server.health.setStatus(NATS_HEALTH_SERVICE, nats?.up() ? 'SERVING' : 'NOT_SERVING');
   const jobStatus = nats ? jobsStatusLookup(config.JOBS_ADDR, security) : undefined;
+  closers.add('job status client', () => jobStatus?.close());
   const outputCleanup =
     nats && jobStatus
       ? new JobOutputCleanup({
@@ -102,6 +118,7 @@ export async function startMediaApp(
           logger,
         })
       : undefined;
+  closers.add('orphan-output cleanup', () => outputCleanup?.stop());
   // Its part of deleting accounts, from the broker's first answer on (the durable consumer catches up).
   const accountDeletions = followAccountDeletions(nats, {
     service: 'media',
@@ -110,6 +127,7 @@ export async function startMediaApp(
     kept: 'media',
     logger,
   });
+  closers.add('account deletions', () => accountDeletions?.stop());
   // The product events of completed uploads, from the outbox to NATS; without NATS they wait in it.
   const relay = nats
     ? productEventsRelay({
@@ -124,6 +142,7 @@ export async function startMediaApp(
     : undefined;
   if (relay) await relay.start();
   else logger.warn('no NATS_URL: product events wait in the outbox until media runs with NATS');
+  closers.add('outbox relay', () => relay?.stop());
   if (options.metricsRegistry) registerOutboxMetrics(options.metricsRegistry, pool, MEDIA_SCHEMA);
   if (nats && outputCleanup) {
     void nats
@@ -134,41 +153,21 @@ export async function startMediaApp(
 
   return {
     server,
-    async stop(graceMs) {
-      await stopSweeper();
-      await outputCleanup?.stop();
-      await accountDeletions?.stop();
-      await relay?.stop();
-      jobStatus?.close();
-      assetUsage.close();
-      await nats?.close();
-      await server.shutdown(graceMs);
-      await pool.end();
-      store.close();
-      await embedded?.close();
-    },
+    stop: (graceMs) => closers.close(graceMs),
   };
 }
 
-/** The media process (main.ts hands over once telemetry runs): the schema check, metrics, the app. */
+/** The media process (main.ts hands over once telemetry runs). */
 export function runMedia(telemetry: Telemetry): Promise<void> {
-  return runService({
+  return runGrpcService({
     name: 'media',
     telemetry,
     spec: mediaConfigSpec,
     checks: [checkNatsCredentials, checkS3Credentials],
     shutdown: shutdownPolicy,
-    async start(config, logger) {
-      await assertSchemaCurrent(config.DATABASE_URL, { service: 'media', schema: MEDIA_SCHEMA, migrations: mediaMigrations });
-      const metrics = await startServiceMetrics('media', { port: config.METRICS_PORT });
-      const app = await startMediaApp(config, logger, { callObserver: metrics.grpcCalls, metricsRegistry: metrics.registry });
-      logger.info({ port: app.server.port, metricsPort: metrics.port, bucket: config.S3_BUCKET }, 'media serving gRPC');
-      return {
-        async stop() {
-          await app.stop(config.SHUTDOWN_GRACE_MS);
-          await metrics.close();
-        },
-      };
-    },
+    schema: { service: 'media', schema: MEDIA_SCHEMA, migrations: mediaMigrations },
+    start: (config, logger, metrics) =>
+      startMediaApp(config, logger, { callObserver: metrics.grpcCalls, metricsRegistry: metrics.registry }),
+    describe: (config) => ({ bucket: config.S3_BUCKET }),
   });
 }

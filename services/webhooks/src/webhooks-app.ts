@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { followAccountDeletions } from '@atelier/account-deletion';
-import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
+import { createSqlPool } from '@atelier/db';
 import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
-import { runService } from '@atelier/lifecycle';
+import { Closers, runGrpcService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
-import { startServiceMetrics, type Registry } from '@atelier/metrics';
+import type { Registry } from '@atelier/metrics';
 import { NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
 import { checkLeaseOutlastsAttempt, webhooksConfigSpec, shutdownPolicy, type WebhooksConfig } from './config.js';
@@ -21,7 +21,7 @@ export type WebhooksAppConfig = Omit<WebhooksConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRA
 
 export interface WebhooksApp {
   readonly server: GrpcServerHandle;
-  /** Stops the fan-out and the sender (attempts in flight are recorded), serving, then the pool. */
+  /** Stops the consumers, serving, then the sender (attempts in flight are recorded) and the pool. */
   stop(graceMs: number): Promise<void>;
 }
 
@@ -35,7 +35,9 @@ export async function startWebhooksApp(
   options: { host?: string; callObserver?: CallObserver; registry?: Registry } = {},
 ): Promise<WebhooksApp> {
   const security = loadGrpcSecurity(config);
+  const closers = new Closers();
   const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, applicationName: 'webhooks' });
+  closers.add('pool', () => pool.end());
   const sender = startDeliverySender({
     pool,
     logger,
@@ -47,6 +49,7 @@ export async function startWebhooksApp(
     batchSize: config.WEBHOOK_CONCURRENCY,
     metrics: options.registry ? new DeliveryMetrics(options.registry) : undefined,
   });
+  closers.add('delivery sender', () => sender.stop());
   const context: WebhooksContext = {
     pool,
     logger,
@@ -54,15 +57,14 @@ export async function startWebhooksApp(
     endpointsPerUser: config.WEBHOOK_ENDPOINTS_PER_USER,
     onDue: () => sender.wake(),
   };
-  const server = await startWebhooksServer(context, {
-    ...servingOptionsOf(config, security),
-    host: options.host,
-    callObserver: options.callObserver,
-  }).catch(async (error: unknown) => {
-    await sender.stop();
-    await pool.end();
-    throw error;
-  });
+  const server = await closers.opening(
+    startWebhooksServer(context, {
+      ...servingOptionsOf(config, security),
+      host: options.host,
+      callObserver: options.callObserver,
+    }),
+  );
+  closers.add('gRPC server', (graceMs) => server.shutdown(graceMs));
   // Webhooks serves its API without NATS; the fan-out starts when the broker first answers and
   // the durable consumer catches up after.
   const nats = openNatsLink({
@@ -72,8 +74,10 @@ export async function startWebhooksApp(
     logger,
     onStateChange: (up) => server.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
   });
+  closers.add('NATS link', () => nats.close());
   server.health.setStatus(NATS_HEALTH_SERVICE, nats.up() ? 'SERVING' : 'NOT_SERVING');
   const owners = jobOwnerLookup(config.JOBS_ADDR, security);
+  closers.add('job owner client', () => owners.close());
   const fanout = new LifecycleFanout({
     pool,
     topology: jobsTopology(config.NATS_STREAM_PREFIX),
@@ -86,6 +90,7 @@ export async function startWebhooksApp(
     .ready()
     .then((connection) => fanout.start(connection))
     .catch((error: unknown) => logger.error({ err: error }, 'the webhook fan-out could not start'));
+  closers.add('fan-out', () => fanout.stop());
   // Its part of deleting accounts: the user's endpoints, deliveries and attempts.
   const accountDeletions = followAccountDeletions(nats, {
     service: 'webhooks',
@@ -94,43 +99,24 @@ export async function startWebhooksApp(
     kept: 'endpoints',
     logger,
   });
+  closers.add('account deletions', () => accountDeletions.stop());
 
   return {
     server,
-    async stop(graceMs) {
-      await fanout.stop();
-      await accountDeletions.stop();
-      await sender.stop();
-      owners.close();
-      await nats.close();
-      await server.shutdown(graceMs);
-      await pool.end();
-    },
+    stop: (graceMs) => closers.close(graceMs),
   };
 }
 
-/** The webhooks process (main.ts hands over once telemetry runs): the schema check, metrics, the app. */
+/** The webhooks process (main.ts hands over once telemetry runs). */
 export function runWebhooks(telemetry: Telemetry): Promise<void> {
-  return runService({
+  return runGrpcService({
     name: 'webhooks',
     telemetry,
     spec: webhooksConfigSpec,
     checks: [checkNatsCredentials, checkLeaseOutlastsAttempt],
     shutdown: shutdownPolicy,
-    async start(config, logger) {
-      await assertSchemaCurrent(config.DATABASE_URL, { service: 'webhooks', schema: WEBHOOKS_SCHEMA, migrations: webhooksMigrations });
-      const metrics = await startServiceMetrics('webhooks', { port: config.METRICS_PORT });
-      const app = await startWebhooksApp(config, logger, { callObserver: metrics.grpcCalls, registry: metrics.registry });
-      logger.info(
-        { port: app.server.port, metricsPort: metrics.port, jobsAddr: config.JOBS_ADDR, allowedHosts: [...config.WEBHOOK_ALLOWED_HOSTS] },
-        'webhooks serving gRPC',
-      );
-      return {
-        async stop() {
-          await app.stop(config.SHUTDOWN_GRACE_MS);
-          await metrics.close();
-        },
-      };
-    },
+    schema: { service: 'webhooks', schema: WEBHOOKS_SCHEMA, migrations: webhooksMigrations },
+    start: (config, logger, metrics) => startWebhooksApp(config, logger, { callObserver: metrics.grpcCalls, registry: metrics.registry }),
+    describe: (config) => ({ jobsAddr: config.JOBS_ADDR, allowedHosts: [...config.WEBHOOK_ALLOWED_HOSTS] }),
   });
 }
