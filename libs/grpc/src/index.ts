@@ -22,6 +22,8 @@ export {
   type ClientConstructor,
 } from './client.js';
 export { type ServerStreamCall } from './client-streams.js';
+/** Any generated client (the constraint of ClientConstructor), for code generic over the API it calls. */
+export type { Client as GrpcClient } from '@grpc/grpc-js';
 export { fromServiceError, toStatusDetails, fromStatusDetails, type StatusDetails } from './service-errors.js';
 export { checkHealth, type HealthCheckTarget } from './health-client.js';
 export { type CallObserver } from './call-observer.js';

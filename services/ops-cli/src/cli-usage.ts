@@ -1,3 +1,4 @@
+import { defaultAddressOf } from '@atelier/platform';
 import { COMMAND_GROUPS, FLAGS, type CommandGroup, type CommandName, type HelpTopic } from './cli-args.js';
 
 /** Help texts, built from the option table so that they cannot drift from what the parser accepts. */
@@ -158,8 +159,8 @@ const ENVIRONMENT = [
   '  KUBECONFIG               kubeconfig file(s), as for kubectl (else ~/.kube/config, else in-cluster)',
   '  ATELIER_NAMESPACE        namespace of the release (atelier)',
   '  ATELIER_SELECTOR         label selector of its Deployments (app.kubernetes.io/part-of=atelier)',
-  '  JOBS_ADDR                jobs gRPC API, host:port (127.0.0.1:50053; port-forward it in a cluster)',
-  '  CATALOG_ADDR             catalog gRPC API, host:port (127.0.0.1:50051; port-forward it in a cluster)',
+  `  JOBS_ADDR                jobs gRPC API, host:port (${defaultAddressOf('jobs')}; port-forward it in a cluster)`,
+  `  CATALOG_ADDR             catalog gRPC API, host:port (${defaultAddressOf('catalog')}; port-forward it in a cluster)`,
   '  GRPC_TLS_CA_FILE, GRPC_TLS_CERT_FILE, GRPC_TLS_KEY_FILE   the operator certificate (identity ops) for jobs and catalog',
   '  NATS_URL                 NATS with JetStream (nats://127.0.0.1:4222)',
   '  NATS_STREAM_PREFIX       stream prefix jobs and the workers use (ATELIER)',

@@ -1,8 +1,7 @@
 import { jobsAdminV1 } from '@atelier/contracts';
 import type { AppError } from '@atelier/errors';
-import { createServiceClient, type PromiseClient } from '@atelier/grpc';
-import { OPERATOR_CALL_ATTEMPTS, operatorSecurity, peerError, type OperatorPeer } from './operator-grpc.js';
-import type { OpsConfig } from './ops-config.js';
+import type { PromiseClient } from '@atelier/grpc';
+import { connectOperatorApi, peerError, type OperatorAccess, type OperatorApi } from './operator-grpc.js';
 
 /**
  * The jobs operator API (`atelier.jobs.v1.JobsAdminService`), over mutual TLS: jobs lets the
@@ -11,22 +10,19 @@ import type { OpsConfig } from './ops-config.js';
  */
 export type JobsAdminClient = PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
 
-type JobsAdminAccess = Pick<OpsConfig, 'JOBS_ADDR' | 'GRPC_TLS_CA_FILE' | 'GRPC_TLS_CERT_FILE' | 'GRPC_TLS_KEY_FILE' | 'GRPC_TRUST_DOMAIN'>;
+const JOBS_API: OperatorApi<jobsAdminV1.JobsAdminServiceClient, 'JOBS_ADDR'> = {
+  client: jobsAdminV1.JobsAdminServiceClient,
+  api: 'the jobs admin API',
+  variable: 'JOBS_ADDR',
+  component: 'jobs',
+  reason: 'JOBS_UNREACHABLE',
+};
 
-const JOBS_API = 'the jobs admin API';
-
-export function connectJobsAdmin(config: JobsAdminAccess, timeoutMs: number): JobsAdminClient {
-  return createServiceClient(jobsAdminV1.JobsAdminServiceClient, config.JOBS_ADDR, operatorSecurity(config, JOBS_API), {
-    defaultDeadlineMs: timeoutMs,
-    maxAttempts: OPERATOR_CALL_ATTEMPTS,
-  });
-}
-
-function jobsPeer(address: string): OperatorPeer {
-  return { api: JOBS_API, address, variable: 'JOBS_ADDR', component: 'jobs', port: 50053, reason: 'JOBS_UNREACHABLE' };
+export function connectJobsAdmin(config: OperatorAccess<'JOBS_ADDR'>, timeoutMs: number): JobsAdminClient {
+  return connectOperatorApi(JOBS_API, config, timeoutMs);
 }
 
 /** A failed jobs call, with a way forward when jobs could not be reached at all. */
 export function jobsError(error: unknown, address: string, namespace: string): AppError {
-  return peerError(error, jobsPeer(address), namespace);
+  return peerError(error, JOBS_API, address, namespace);
 }

@@ -1,5 +1,13 @@
 import { AppError, ErrorCode, isAppError, isTransientError } from '@atelier/errors';
-import { loadGrpcSecurity, type GrpcSecurity } from '@atelier/grpc';
+import {
+  createServiceClient,
+  loadGrpcSecurity,
+  type ClientConstructor,
+  type GrpcClient,
+  type GrpcSecurity,
+  type PromiseClient,
+} from '@atelier/grpc';
+import { platformService } from '@atelier/platform';
 import type { OpsConfig } from './ops-config.js';
 
 /**
@@ -37,18 +45,35 @@ export function operatorSecurity(config: OperatorTls, api: string): GrpcSecurity
  */
 export const OPERATOR_CALL_ATTEMPTS = 2;
 
-/** A service atelier-ops calls, as its unreachability is explained. */
-export interface OperatorPeer {
+/** A gRPC API atelier-ops calls: its client, and how its unreachability is explained. */
+export interface OperatorApi<C extends GrpcClient, V extends AddressVariable = AddressVariable> {
+  readonly client: ClientConstructor<C>;
   /** e.g. "the jobs admin API". */
   readonly api: string;
-  readonly address: string;
   /** The variable that sets the address, e.g. JOBS_ADDR. */
-  readonly variable: string;
-  /** The chart component (Service `<release>-<component>`) and its gRPC port, for the port-forward hint. */
+  readonly variable: V;
+  /** The platform service (libs/platform) serving it: the chart component and its port, for the port-forward hint. */
   readonly component: string;
-  readonly port: number;
   /** e.g. JOBS_UNREACHABLE. */
   readonly reason: string;
+}
+
+/** The variables that set where the operator APIs are. */
+type AddressVariable = 'JOBS_ADDR' | 'CATALOG_ADDR';
+
+/** What connecting to the operator API at variable V reads of the configuration. */
+export type OperatorAccess<V extends AddressVariable> = OperatorTls & Pick<OpsConfig, V>;
+
+/** A client of `api` at the address its variable sets, as the operator (`ops`), each call bounded by timeoutMs. */
+export function connectOperatorApi<C extends GrpcClient, V extends AddressVariable>(
+  api: OperatorApi<C, V>,
+  config: OperatorAccess<V>,
+  timeoutMs: number,
+): PromiseClient<C> {
+  return createServiceClient(api.client, config[api.variable], operatorSecurity(config, api.api), {
+    defaultDeadlineMs: timeoutMs,
+    maxAttempts: OPERATOR_CALL_ATTEMPTS,
+  });
 }
 
 /**
@@ -60,14 +85,15 @@ function connectionDetail(message: string): string {
   return /(?:connect|getaddrinfo) E[A-Z]+(?: [^\s.]+(?:\.[^\s.]+)*(?::\d+)?)?/.exec(message)?.[0] ?? message;
 }
 
-/** A failed call, with a way forward when the service could not be reached at all. */
-export function peerError(error: unknown, peer: OperatorPeer, namespace: string): AppError {
+/** A failed call of `peer` at `address`, with a way forward when the service could not be reached at all. */
+export function peerError(error: unknown, peer: OperatorApi<GrpcClient>, address: string, namespace: string): AppError {
   const appError = isAppError(error) ? error : new AppError(ErrorCode.INTERNAL, String(error), { cause: error });
   if (!isTransientError(appError)) return appError;
+  const { port } = platformService(peer.component);
   return new AppError(
     appError.code,
-    `cannot reach ${peer.api} at ${peer.address} (${peer.variable}): ${connectionDetail(appError.message)}. Is ${peer.component} running? ` +
-      `In a cluster, forward its Service first, e.g. \`kubectl -n ${namespace} port-forward svc/<release>-${peer.component} ${peer.port}:${peer.port}\``,
+    `cannot reach ${peer.api} at ${address} (${peer.variable}): ${connectionDetail(appError.message)}. Is ${peer.component} running? ` +
+      `In a cluster, forward its Service first, e.g. \`kubectl -n ${namespace} port-forward svc/<release>-${peer.component} ${port}:${port}\``,
     { reason: peer.reason, cause: error },
   );
 }

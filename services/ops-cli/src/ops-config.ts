@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { bool, doc, hostPort, int, optional, str, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { natsConfigSpec } from '@atelier/nats';
+import { defaultAddressOf } from '@atelier/platform';
 import { DEFAULT_RELEASE_SELECTOR, NAMESPACE_PATTERN } from './release-labels.js';
 
 /**
@@ -27,11 +28,11 @@ export const opsConfigSpec = {
     "label selector of the release's Deployments, unless `--selector` says otherwise",
   ),
   JOBS_ADDR: doc(
-    hostPort('127.0.0.1:50053'),
+    hostPort(defaultAddressOf('jobs')),
     'the jobs gRPC API (its admin service); in a cluster, a port-forward of `svc/<release>-jobs`',
   ),
   CATALOG_ADDR: doc(
-    hostPort('127.0.0.1:50051'),
+    hostPort(defaultAddressOf('catalog')),
     'the catalog gRPC API (`catalog list|enable|disable`); in a cluster, a port-forward of `svc/<release>-catalog`',
   ),
   GRPC_TLS_CA_FILE: doc(optional(str()), "PEM file of the platform's CA; needed by the commands that call jobs or catalog only"),
