@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsEventsV1, jobsV1 } from '@atelier/contracts';
-import { natsTestPrefix, testNatsUrl } from '@atelier/testing';
+import { natsTestPrefix, testNatsUrl, waitUntil } from '@atelier/testing';
 import {
   connectNats,
   deleteJobStreams,
@@ -29,14 +29,6 @@ afterAll(async () => {
   await deleteJobStreams(await jetstreamManager(nc), topology);
   await nc.close();
 });
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 function lifecycleEvent(jobId: string, status: 'failed' | 'succeeded'): string {
   return JSON.stringify(
@@ -77,7 +69,7 @@ describe('lifecycle consumer', () => {
       await js.publish(topology.eventSubject('failed'), lifecycleEvent('forged', 'failed'));
       await js.publish(topology.eventSubject('succeeded'), lifecycleEvent('fine', 'succeeded'), { msgID: 'event:fine:succeeded:v1' });
       await js.publish(topology.eventSubject('failed'), lifecycleEvent('flaky', 'failed'));
-      await until(() => seen.filter((entry) => entry.jobId === 'flaky').length === 2, NAK_DELAY_MS + 10_000);
+      await waitUntil(() => seen.filter((entry) => entry.jobId === 'flaky').length === 2, { timeoutMs: NAK_DELAY_MS + 10_000 });
 
       expect(seen.find((entry) => entry.jobId === 'fine')).toMatchObject({
         subject: topology.eventSubject('succeeded'),
@@ -90,7 +82,7 @@ describe('lifecycle consumer', () => {
 
       // Acked, terminated and dropped events never come back: nothing is pending on either consumer.
       const jsm = await jetstreamManager(nc);
-      await until(async () => {
+      await waitUntil(async () => {
         const infos = await Promise.all(
           ['lifecycle-test-failed', 'lifecycle-test-succeeded'].map((name) => jsm.consumers.info(topology.eventsStream, name)),
         );
