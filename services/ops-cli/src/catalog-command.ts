@@ -1,6 +1,7 @@
 import { commonV1 } from '@atelier/contracts';
 import type { CatalogKind, CliCommand } from './cli-args.js';
-import { catalogError, connectCatalog } from './catalog-admin.js';
+import { CATALOG_API } from './operator-apis.js';
+import { connectOperatorApi, peerError } from './operator-grpc.js';
 import { catalogToggledLine, formatCatalogJson, formatCatalogTable } from './catalog-report.js';
 import type { CommandContext } from './command-context.js';
 import { ExitCode } from './exit-codes.js';
@@ -15,14 +16,14 @@ const MEDIA_KIND: Readonly<Record<CatalogKind, commonV1.MediaKind>> = {
 
 /** `atelier-ops catalog list`: every model and style (ListCatalogEntries), disabled ones included. */
 export async function listCatalogCommand(command: ListCommand, { io, config }: CommandContext): Promise<ExitCode> {
-  const catalog = connectCatalog(config, config.ATELIER_OPS_TIMEOUT_MS);
+  const catalog = connectOperatorApi(CATALOG_API, config, config.ATELIER_OPS_TIMEOUT_MS);
   try {
     const mediaKind = command.kind ? MEDIA_KIND[command.kind] : commonV1.MediaKind.UNSPECIFIED;
     const entries = await catalog.listCatalogEntries({ mediaKind });
     io.stdout.write(command.json ? formatCatalogJson(entries) : formatCatalogTable(entries));
     return ExitCode.OK;
   } catch (error) {
-    throw catalogError(error, config.CATALOG_ADDR, config.ATELIER_NAMESPACE);
+    throw peerError(error, CATALOG_API, config.CATALOG_ADDR, config.ATELIER_NAMESPACE);
   } finally {
     catalog.close();
   }
@@ -34,7 +35,7 @@ export async function listCatalogCommand(command: ListCommand, { io, config }: C
  */
 export async function setCatalogEnabledCommand(command: ToggleCommand, { io, config }: CommandContext): Promise<ExitCode> {
   const enabled = command.name === 'catalog enable';
-  const catalog = connectCatalog(config, config.ATELIER_OPS_TIMEOUT_MS);
+  const catalog = connectOperatorApi(CATALOG_API, config, config.ATELIER_OPS_TIMEOUT_MS);
   try {
     if (command.entry === 'model') {
       const { model } = await catalog.setModelEnabled({ modelId: command.id, enabled });
@@ -45,7 +46,7 @@ export async function setCatalogEnabledCommand(command: ToggleCommand, { io, con
     }
     return ExitCode.OK;
   } catch (error) {
-    throw catalogError(error, config.CATALOG_ADDR, config.ATELIER_NAMESPACE);
+    throw peerError(error, CATALOG_API, config.CATALOG_ADDR, config.ATELIER_NAMESPACE);
   } finally {
     catalog.close();
   }

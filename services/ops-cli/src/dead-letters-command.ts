@@ -5,7 +5,8 @@ import type { CommandContext } from './command-context.js';
 import { formatDeadLettersJson, formatDeadLettersTable, formatReplayAuditJson, formatReplayAuditTable } from './dead-letters-report.js';
 import { errorText } from './error-text.js';
 import { ExitCode, exitCodeFor, worstExitCode } from './exit-codes.js';
-import { connectJobsAdmin, jobsError } from './jobs-admin.js';
+import { JOBS_ADMIN_API } from './operator-apis.js';
+import { connectOperatorApi, peerError } from './operator-grpc.js';
 import { defaultOperatorId } from './ops-config.js';
 
 type ListCommand = Extract<CliCommand, { name: 'dead-letters list' }>;
@@ -32,7 +33,7 @@ async function collectPages<T>(
 
 /** `atelier-ops dead-letters list`: dead outbox events, oldest first, up to --limit across pages. */
 export async function listDeadLettersCommand(command: ListCommand, { io, config }: CommandContext): Promise<ExitCode> {
-  const admin = connectJobsAdmin(config, config.ATELIER_OPS_TIMEOUT_MS);
+  const admin = connectOperatorApi(JOBS_ADMIN_API, config, config.ATELIER_OPS_TIMEOUT_MS);
   try {
     const { items: events, more } = await collectPages<jobsAdminV1.OutboxEvent>(command.limit, async (pageSize, pageToken) => {
       const page = await admin.listDeadOutboxEvents({ pageSize, pageToken });
@@ -41,7 +42,7 @@ export async function listDeadLettersCommand(command: ListCommand, { io, config 
     io.stdout.write(command.json ? formatDeadLettersJson(events, more) : formatDeadLettersTable(events, more));
     return ExitCode.OK;
   } catch (error) {
-    throw jobsError(error, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
+    throw peerError(error, JOBS_ADMIN_API, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
   } finally {
     admin.close();
   }
@@ -49,7 +50,7 @@ export async function listDeadLettersCommand(command: ListCommand, { io, config 
 
 /** `atelier-ops dead-letters audit`: every replay call jobs recorded, newest first, up to --limit across pages. */
 export async function auditDeadLettersCommand(command: AuditCommand, { io, config }: CommandContext): Promise<ExitCode> {
-  const admin = connectJobsAdmin(config, config.ATELIER_OPS_TIMEOUT_MS);
+  const admin = connectOperatorApi(JOBS_ADMIN_API, config, config.ATELIER_OPS_TIMEOUT_MS);
   try {
     const { items: replays, more } = await collectPages<jobsAdminV1.OutboxReplay>(command.limit, async (pageSize, pageToken) => {
       const page = await admin.listOutboxReplays({ pageSize, pageToken });
@@ -58,7 +59,7 @@ export async function auditDeadLettersCommand(command: AuditCommand, { io, confi
     io.stdout.write(command.json ? formatReplayAuditJson(replays, more) : formatReplayAuditTable(replays, more));
     return ExitCode.OK;
   } catch (error) {
-    throw jobsError(error, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
+    throw peerError(error, JOBS_ADMIN_API, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
   } finally {
     admin.close();
   }
@@ -71,7 +72,7 @@ export async function auditDeadLettersCommand(command: AuditCommand, { io, confi
  */
 export async function replayDeadLettersCommand(command: ReplayCommand, { io, config }: CommandContext): Promise<ExitCode> {
   const operatorId = command.operator ?? config.ATELIER_OPERATOR_ID ?? defaultOperatorId(io.env);
-  const admin = connectJobsAdmin(config, config.ATELIER_OPS_TIMEOUT_MS);
+  const admin = connectOperatorApi(JOBS_ADMIN_API, config, config.ATELIER_OPS_TIMEOUT_MS);
   const outcomes: ExitCode[] = [];
   try {
     for (const [index, eventId] of command.eventIds.entries()) {
@@ -82,7 +83,7 @@ export async function replayDeadLettersCommand(command: ReplayCommand, { io, con
         );
         outcomes.push(ExitCode.OK);
       } catch (caught) {
-        const error = jobsError(caught, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
+        const error = peerError(caught, JOBS_ADMIN_API, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
         io.stderr.write(`atelier-ops: ${eventId} not replayed: ${errorText(error, { debug: config.ATELIER_OPS_DEBUG })}\n`);
         outcomes.push(exitCodeFor(error));
         if (isTransientError(error)) {

@@ -1,7 +1,8 @@
 import type { CliCommand } from './cli-args.js';
 import type { CommandContext } from './command-context.js';
 import { ExitCode } from './exit-codes.js';
-import { connectJobsAdmin, jobsError } from './jobs-admin.js';
+import { JOBS_ADMIN_API } from './operator-apis.js';
+import { connectOperatorApi, peerError } from './operator-grpc.js';
 import { cancelledLine, formatJobJson, formatJobTimeline } from './job-report.js';
 import { defaultOperatorId } from './ops-config.js';
 
@@ -10,13 +11,13 @@ type CancelCommand = Extract<CliCommand, { name: 'jobs cancel' }>;
 
 /** `atelier-ops jobs show <id>`: the job, its transitions and its attempts (GetJobDetails). */
 export async function showJobCommand(command: ShowCommand, { io, config }: CommandContext): Promise<ExitCode> {
-  const admin = connectJobsAdmin(config, config.ATELIER_OPS_TIMEOUT_MS);
+  const admin = connectOperatorApi(JOBS_ADMIN_API, config, config.ATELIER_OPS_TIMEOUT_MS);
   try {
     const details = await admin.getJobDetails({ jobId: command.jobId });
     io.stdout.write(command.json ? formatJobJson(details) : formatJobTimeline(details));
     return ExitCode.OK;
   } catch (error) {
-    throw jobsError(error, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
+    throw peerError(error, JOBS_ADMIN_API, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
   } finally {
     admin.close();
   }
@@ -28,13 +29,13 @@ export async function showJobCommand(command: ShowCommand, { io, config }: Comma
  */
 export async function cancelJobCommand(command: CancelCommand, { io, config }: CommandContext): Promise<ExitCode> {
   const operatorId = command.operator ?? config.ATELIER_OPERATOR_ID ?? defaultOperatorId(io.env);
-  const admin = connectJobsAdmin(config, config.ATELIER_OPS_TIMEOUT_MS);
+  const admin = connectOperatorApi(JOBS_ADMIN_API, config, config.ATELIER_OPS_TIMEOUT_MS);
   try {
     const { job } = await admin.cancelJob({ jobId: command.jobId, operatorId });
     io.stdout.write(cancelledLine(job, command.jobId));
     return ExitCode.OK;
   } catch (error) {
-    throw jobsError(error, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
+    throw peerError(error, JOBS_ADMIN_API, config.JOBS_ADDR, config.ATELIER_NAMESPACE);
   } finally {
     admin.close();
   }

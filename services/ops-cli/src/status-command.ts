@@ -5,7 +5,8 @@ import type { CliCommand } from './cli-args.js';
 import type { CommandContext } from './command-context.js';
 import { readConsumerLag } from './consumer-lag.js';
 import type { ExitCode } from './exit-codes.js';
-import { connectJobsAdmin, jobsError } from './jobs-admin.js';
+import { JOBS_ADMIN_API } from './operator-apis.js';
+import { connectOperatorApi, peerError } from './operator-grpc.js';
 import { connectKube } from './kube-client.js';
 import {
   assessStatus,
@@ -89,11 +90,11 @@ export async function gatherStatus(command: StatusCommand, { config }: CommandCo
       readConsumerLag({ natsUrl: config.NATS_URL, credentials: config, streamPrefix: config.NATS_STREAM_PREFIX, timeoutMs }),
     ),
     settle('jobs', timeoutMs, async () => {
-      const admin = connectJobsAdmin(config, timeoutMs);
+      const admin = connectOperatorApi(JOBS_ADMIN_API, config, timeoutMs);
       try {
         return toBacklog(await admin.getQueueStats({}));
       } catch (error) {
-        throw jobsError(error, config.JOBS_ADDR, namespace);
+        throw peerError(error, JOBS_ADMIN_API, config.JOBS_ADDR, namespace);
       } finally {
         admin.close();
       }

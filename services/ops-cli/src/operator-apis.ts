@@ -1,0 +1,27 @@
+import { catalogV1, jobsAdminV1 } from '@atelier/contracts';
+import type { OperatorApi } from './operator-grpc.js';
+
+/**
+ * The jobs operator API (`atelier.jobs.v1.JobsAdminService`): jobs lets the identity `ops` (and
+ * the gateway, which checks the admin role for HTTP callers) call it, so an operator needs a
+ * certificate for `spiffe://<trust domain>/svc/ops` from the platform's CA.
+ */
+export const JOBS_ADMIN_API: OperatorApi<jobsAdminV1.JobsAdminServiceClient, 'JOBS_ADDR'> = {
+  client: jobsAdminV1.JobsAdminServiceClient,
+  api: 'the jobs admin API',
+  variable: 'JOBS_ADDR',
+  component: 'jobs',
+  reason: 'JOBS_UNREACHABLE',
+};
+
+/**
+ * The catalog API (`atelier.catalog.v1.CatalogService`), with the same `ops` certificate: catalog
+ * lets `ops` list every entry and enable or disable one, nothing else.
+ */
+export const CATALOG_API: OperatorApi<catalogV1.CatalogServiceClient, 'CATALOG_ADDR'> = {
+  client: catalogV1.CatalogServiceClient,
+  api: 'the catalog API',
+  variable: 'CATALOG_ADDR',
+  component: 'catalog',
+  reason: 'CATALOG_UNREACHABLE',
+};
