@@ -18,7 +18,15 @@ export {
   type EventsConsumerOptions,
 } from './streams.js';
 export { connectNats } from './connect.js';
-export { openNatsLink, NATS_HEALTH_SERVICE, type NatsLink, type NatsLinkOptions } from './nats-link.js';
+export {
+  openNatsLink,
+  openServiceNatsLink,
+  NATS_HEALTH_SERVICE,
+  type LinkHealth,
+  type NatsLink,
+  type NatsLinkOptions,
+  type ServiceNatsLinkOptions,
+} from './nats-link.js';
 export { startDurablePull, NAK_DELAY_MS, type DurablePull, type DurablePullOptions } from './durable-pull.js';
 export { LifecycleConsumer, type LifecycleConsumerOptions, type LifecycleOutcome } from './lifecycle-consumer.js';
 export { natsConfigSpec, natsStreamsConfigSpec, checkNatsCredentials, type NatsCredentials } from './nats-config.js';

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { NatsCredentials } from './nats-config.js';
 import { natsConnectionOptions } from './connect.js';
@@ -103,4 +104,40 @@ export function openNatsLink(options: NatsLinkOptions): NatsLink {
       else void connecting.then((nc) => nc.close()).catch(() => {});
     },
   };
+}
+
+/** Where a service says whether its link is up: its gRPC health (`server.health`). */
+export interface LinkHealth {
+  setStatus(service: string, status: 'SERVING' | 'NOT_SERVING'): void;
+}
+
+export interface ServiceNatsLinkOptions<C extends { NATS_URL?: string }> {
+  /** The service: the connection is named `<service>@<host>`. */
+  service: string;
+  /** NATS_URL and the credentials; without a NATS_URL, no link. */
+  config: C & NatsCredentials;
+  health: LinkHealth;
+  logger: NatsLinkOptions['logger'];
+}
+
+/**
+ * The NATS link of a service that serves without the broker: its health entry NATS_HEALTH_SERVICE
+ * follows the link (NOT_SERVING until the broker first answers, and whenever it is away); no link
+ * when the configuration has no NATS_URL.
+ */
+export function openServiceNatsLink(options: ServiceNatsLinkOptions<{ NATS_URL: string }>): NatsLink;
+export function openServiceNatsLink(options: ServiceNatsLinkOptions<{ NATS_URL?: string }>): NatsLink | undefined;
+export function openServiceNatsLink(options: ServiceNatsLinkOptions<{ NATS_URL?: string }>): NatsLink | undefined {
+  const { config, health } = options;
+  const link = config.NATS_URL
+    ? openNatsLink({
+        servers: config.NATS_URL,
+        name: `${options.service}@${hostname()}`,
+        credentials: config,
+        logger: options.logger,
+        onStateChange: (up) => health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
+      })
+    : undefined;
+  health.setStatus(NATS_HEALTH_SERVICE, link?.up() ? 'SERVING' : 'NOT_SERVING');
+  return link;
 }

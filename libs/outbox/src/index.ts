@@ -15,7 +15,7 @@ export {
   type OutboxRow,
 } from './outbox-sql.js';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
-export { productEventsRelay } from './product-events-relay.js';
+export { productEventsRelay, startProductEventsRelay } from './product-events-relay.js';
 export { registerOutboxMetrics } from './outbox-metrics.js';
 export { publishFailureOf, publishErrorText, STREAMS_TRUSTED_FOR_MS, OUTAGE_BACKOFF, type PublishFailure } from './publish-failure.js';
 export {

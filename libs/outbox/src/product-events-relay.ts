@@ -41,3 +41,20 @@ export function productEventsRelay(
     },
   });
 }
+
+/**
+ * productEventsRelay over a service's link, started; without a link (no NATS_URL) none, and a
+ * warning that the product events wait in the outbox meanwhile.
+ */
+export async function startProductEventsRelay(
+  link: Pick<NatsLink, 'up' | 'connection'> | undefined,
+  options: Omit<Parameters<typeof productEventsRelay>[0], 'link'> & { service: string },
+): Promise<OutboxRelay | undefined> {
+  if (!link) {
+    options.logger.warn({}, `no NATS_URL: product events wait in the outbox until ${options.service} runs with NATS`);
+    return undefined;
+  }
+  const relay = productEventsRelay({ ...options, link });
+  await relay.start();
+  return relay;
+}

@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { followAccountDeletions } from '@atelier/account-deletion';
 import { jobsV1, mediaV1 } from '@atelier/contracts';
 import { createSqlPool } from '@atelier/db';
@@ -6,8 +5,8 @@ import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type CallObser
 import { Closers, runGrpcService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import type { Registry } from '@atelier/metrics';
-import { NATS_HEALTH_SERVICE, checkNatsCredentials, openNatsLink } from '@atelier/nats';
-import { productEventsOf, productEventsRelay, registerOutboxMetrics } from '@atelier/outbox';
+import { checkNatsCredentials, openServiceNatsLink } from '@atelier/nats';
+import { productEventsOf, registerOutboxMetrics, startProductEventsRelay } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
 import { communityConfigSpec, shutdownPolicy, type CommunityConfig } from './config.js';
 import type { CommunityContext } from './community-context.js';
@@ -89,17 +88,8 @@ export async function startCommunityApp(
   closers.add('gRPC server', (graceMs) => server.shutdown(graceMs));
   // Its part of deleting accounts. Community serves without NATS: the durable consumer catches up
   // from the broker's first answer on.
-  const nats = config.NATS_URL
-    ? openNatsLink({
-        servers: config.NATS_URL,
-        name: `community@${hostname()}`,
-        credentials: config,
-        logger,
-        onStateChange: (up) => server.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
-      })
-    : undefined;
+  const nats = openServiceNatsLink({ service: 'community', config, health: server.health, logger });
   closers.add('NATS link', () => nats?.close());
-  server.health.setStatus(NATS_HEALTH_SERVICE, nats?.up() ? 'SERVING' : 'NOT_SERVING');
   const accountDeletions = followAccountDeletions(nats, {
     service: 'community',
     config: { ...config, NATS_STREAM_PREFIX: streamPrefix },
@@ -109,19 +99,15 @@ export async function startCommunityApp(
   });
   closers.add('account deletions', () => accountDeletions?.stop());
   // The product events of drafts and publications, from the outbox to NATS; without NATS they wait in it.
-  const relay = nats
-    ? productEventsRelay({
-        pool,
-        databaseUrl: config.DATABASE_URL,
-        schema: COMMUNITY_SCHEMA,
-        link: nats,
-        streamPrefix,
-        streamReplicas: config.NATS_STREAM_REPLICAS ?? 1,
-        logger,
-      })
-    : undefined;
-  if (relay) await relay.start();
-  else logger.warn('no NATS_URL: product events wait in the outbox until community runs with NATS');
+  const relay = await startProductEventsRelay(nats, {
+    service: 'community',
+    pool,
+    databaseUrl: config.DATABASE_URL,
+    schema: COMMUNITY_SCHEMA,
+    streamPrefix,
+    streamReplicas: config.NATS_STREAM_REPLICAS ?? 1,
+    logger,
+  });
   closers.add('outbox relay', () => relay?.stop());
   if (options.metricsRegistry) registerOutboxMetrics(options.metricsRegistry, pool, COMMUNITY_SCHEMA);
   return {

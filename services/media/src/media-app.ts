@@ -1,12 +1,11 @@
-import { hostname } from 'node:os';
 import { followAccountDeletions } from '@atelier/account-deletion';
 import { createSqlPool } from '@atelier/db';
 import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import { Closers, runGrpcService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import type { Registry } from '@atelier/metrics';
-import { NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
-import { productEventsOf, productEventsRelay, registerOutboxMetrics } from '@atelier/outbox';
+import { checkNatsCredentials, jobsTopology, openServiceNatsLink } from '@atelier/nats';
+import { productEventsOf, registerOutboxMetrics, startProductEventsRelay } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
 import { checkS3Credentials, mediaConfigSpec, shutdownPolicy, type MediaConfig } from './config.js';
 import { MEDIA_SCHEMA, mediaMigrations } from './db/migrations/index.js';
@@ -94,17 +93,8 @@ export async function startMediaApp(
   closers.add('upload sweeper', () => stopSweeper());
   // The orphan-output cleanup listens to the jobs' lifecycle events. Media serves without NATS:
   // the cleanup starts when the broker first answers and the durable consumer catches up after.
-  const nats = config.NATS_URL
-    ? openNatsLink({
-        servers: config.NATS_URL,
-        name: `media@${hostname()}`,
-        credentials: config,
-        logger,
-        onStateChange: (up) => server.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
-      })
-    : undefined;
+  const nats = openServiceNatsLink({ service: 'media', config, health: server.health, logger });
   closers.add('NATS link', () => nats?.close());
-  server.health.setStatus(NATS_HEALTH_SERVICE, nats?.up() ? 'SERVING' : 'NOT_SERVING');
   const jobStatus = nats ? jobsStatusLookup(config.JOBS_ADDR, security) : undefined;
   closers.add('job status client', () => jobStatus?.close());
   const outputCleanup =
@@ -129,19 +119,15 @@ export async function startMediaApp(
   });
   closers.add('account deletions', () => accountDeletions?.stop());
   // The product events of completed uploads, from the outbox to NATS; without NATS they wait in it.
-  const relay = nats
-    ? productEventsRelay({
-        pool,
-        databaseUrl: config.DATABASE_URL,
-        schema: MEDIA_SCHEMA,
-        link: nats,
-        streamPrefix: config.NATS_STREAM_PREFIX,
-        streamReplicas: config.NATS_STREAM_REPLICAS,
-        logger,
-      })
-    : undefined;
-  if (relay) await relay.start();
-  else logger.warn('no NATS_URL: product events wait in the outbox until media runs with NATS');
+  const relay = await startProductEventsRelay(nats, {
+    service: 'media',
+    pool,
+    databaseUrl: config.DATABASE_URL,
+    schema: MEDIA_SCHEMA,
+    streamPrefix: config.NATS_STREAM_PREFIX,
+    streamReplicas: config.NATS_STREAM_REPLICAS,
+    logger,
+  });
   closers.add('outbox relay', () => relay?.stop());
   if (options.metricsRegistry) registerOutboxMetrics(options.metricsRegistry, pool, MEDIA_SCHEMA);
   if (nats && outputCleanup) {

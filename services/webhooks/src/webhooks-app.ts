@@ -1,11 +1,10 @@
-import { hostname } from 'node:os';
 import { followAccountDeletions } from '@atelier/account-deletion';
 import { createSqlPool } from '@atelier/db';
 import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import { Closers, runGrpcService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import type { Registry } from '@atelier/metrics';
-import { NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
+import { checkNatsCredentials, jobsTopology, openServiceNatsLink } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
 import { checkLeaseOutlastsAttempt, webhooksConfigSpec, shutdownPolicy, type WebhooksConfig } from './config.js';
 import { WEBHOOKS_SCHEMA, webhooksMigrations } from './db/migrations/index.js';
@@ -67,15 +66,8 @@ export async function startWebhooksApp(
   closers.add('gRPC server', (graceMs) => server.shutdown(graceMs));
   // Webhooks serves its API without NATS; the fan-out starts when the broker first answers and
   // the durable consumer catches up after.
-  const nats = openNatsLink({
-    servers: config.NATS_URL,
-    name: `webhooks@${hostname()}`,
-    credentials: config,
-    logger,
-    onStateChange: (up) => server.health.setStatus(NATS_HEALTH_SERVICE, up ? 'SERVING' : 'NOT_SERVING'),
-  });
+  const nats = openServiceNatsLink({ service: 'webhooks', config, health: server.health, logger });
   closers.add('NATS link', () => nats.close());
-  server.health.setStatus(NATS_HEALTH_SERVICE, nats.up() ? 'SERVING' : 'NOT_SERVING');
   const owners = jobOwnerLookup(config.JOBS_ADDR, security);
   closers.add('job owner client', () => owners.close());
   const fanout = new LifecycleFanout({
