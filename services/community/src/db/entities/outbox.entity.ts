@@ -1,43 +1,4 @@
-import { defineEntity, p } from '@atelier/orm';
+import { outboxEntity } from '@atelier/outbox/entity';
 
-/**
- * community.outbox: the product events the relay publishes to NATS, written in the transaction that
- * made the fact (libs/outbox outboxTableSql builds it). One partial index per status the relay and
- * its housekeeping look for.
- */
-export const OutboxEntity = defineEntity({
-  name: 'Outbox',
-  tableName: 'outbox',
-  properties: {
-    id: p.bigint('string').primary().generated('identity'),
-    aggregateId: p.uuid(),
-    eventType: p.string().length(64),
-    subject: p.string().length(255),
-    dedupeKey: p.string().length(255).unique('outbox_dedupe_key_key'),
-    payload: p.json<Record<string, unknown>>(),
-    status: p.string().length(16).default('pending'),
-    attemptCount: p.integer().default(0),
-    availableAt: p.datetime().defaultRaw('now()'),
-    lockedBy: p.string().length(220).nullable(),
-    lockedAt: p.datetime().nullable(),
-    lastError: p.string().length(1000).nullable(),
-    createdAt: p.datetime().defaultRaw('now()'),
-    publishedAt: p.datetime().nullable(),
-  },
-  indexes: [
-    { name: 'outbox_due_idx', properties: ['availableAt', 'id'], where: `status = 'pending'` },
-    { name: 'outbox_processing_idx', properties: ['lockedAt'], where: `status = 'processing'` },
-    { name: 'outbox_dead_idx', properties: ['id'], where: `status = 'dead'` },
-    { name: 'outbox_published_idx', properties: ['publishedAt'], where: `status = 'published'` },
-  ],
-  checks: [
-    { name: 'outbox_payload_object', expression: `jsonb_typeof(payload) = 'object'` },
-    { name: 'outbox_status_known', expression: `status IN ('pending', 'processing', 'published', 'dead')` },
-    { name: 'outbox_attempts_positive', expression: 'attempt_count >= 0' },
-    {
-      name: 'outbox_lock_while_processing',
-      expression: `(status = 'processing') = (locked_by IS NOT NULL) AND (locked_by IS NULL) = (locked_at IS NULL)`,
-    },
-    { name: 'outbox_published_at', expression: `(status = 'published') = (published_at IS NOT NULL)` },
-  ],
-});
+/** community.outbox: the product events the relay publishes to NATS, written in the transaction that made the fact. */
+export const OutboxEntity = outboxEntity();
