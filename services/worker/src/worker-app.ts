@@ -26,7 +26,7 @@ import { executorsByJobType } from './executors/executor-registry.js';
 import { imageExecutor } from './executors/image-executor.js';
 import { AttemptClock } from './domain/attempt-clock.js';
 import { createExecutionBatches } from './peers/execution-batches.js';
-import { JobRunner } from './domain/job-runner.js';
+import { JobRunner } from './attempt/job-runner.js';
 import { outputHostsFrom } from './peers/provider/output-limits.js';
 import { CatalogCoverageCheck } from './peers/catalog-coverage-check.js';
 import { providersByCode } from './peers/provider/providers-by-code.js';

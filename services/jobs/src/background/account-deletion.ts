@@ -1,3 +1,5 @@
+import type { SqlPool } from '@atelier/db';
+import type { Logger } from '@atelier/logging';
 import type { AccountDeleted } from '@atelier/nats';
 import {
   deleteFinishedJobsOfUser,
@@ -7,8 +9,8 @@ import {
 } from '../db/account-deletion-sql.js';
 import { deleteQuotaHitsOfUser } from '../db/quota-hits-sql.js';
 import { cancel } from '../db/transitions/cancel-sql.js';
-import type { JobsContext } from '../jobs-context.js';
-import { announce } from './announce.js';
+import type { OutboxSubjects } from '../db/job-row.js';
+import { announce, type AnnounceTargets } from '../announce/announce.js';
 
 const BATCH = 200;
 
@@ -18,9 +20,7 @@ const BATCH = 200;
  * a prediction is cancelled at the vendor by a worker), then every job of the user is deleted
  * with its events and history, and the record of the quota refusals they met (the overview's). Each step finds only what is left, so a run cut short resumes.
  */
-export function jobsAccountDeletion(
-  context: Pick<JobsContext, 'pool' | 'outboxSubjects' | 'relay' | 'watchHub' | 'metrics' | 'onOutboxWrite' | 'logger'>,
-) {
+export function jobsAccountDeletion(context: AnnounceTargets & { pool: SqlPool; outboxSubjects(): OutboxSubjects; logger: Logger }) {
   return async (event: AccountDeleted): Promise<void> => {
     const { pool } = context;
     const request = await selectAccountDeletion(pool, event.userId);

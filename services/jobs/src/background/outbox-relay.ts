@@ -12,9 +12,8 @@ import {
   nextOutboxDueAt,
   releaseStaleOutboxLocks,
   releaseUnpublishedOutboxRows,
-  type ClaimedOutboxRow,
-  type OutboxRow,
 } from '../db/outbox-sql.js';
+import type { ClaimedOutboxRow, OutboxRow } from '../db/outbox-row.js';
 
 /** What publishing a row and settling it needs, whether the relay claimed it or a transition did. */
 type PublishableRow = Pick<

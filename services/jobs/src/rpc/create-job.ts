@@ -17,7 +17,7 @@ import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
 import { quotaCheckOf } from './quota-check.js';
 import { resolveAgainstPeers } from '../peers/peer-validation.js';
-import { announce } from '../background/announce.js';
+import { announce } from '../announce/announce.js';
 import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../db/transitions/create-sql.js';
 import { selectAccountDeletion } from '../db/account-deletion-sql.js';
 import { insertQuotaHit } from '../db/quota-hits-sql.js';
