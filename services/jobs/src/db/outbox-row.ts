@@ -1,21 +1,12 @@
-/** A row of jobs.outbox. Ids are bigint, kept as strings. */
-export interface OutboxRow {
-  id: string;
-  aggregate_id: string;
-  event_type: string;
-  subject: string;
-  dedupe_key: string;
-  payload: Record<string, unknown>;
-  status: 'pending' | 'processing' | 'published' | 'dead';
-  attempt_count: number;
-  available_at: Date;
-  locked_by: string | null;
-  locked_at: Date | null;
-  last_error: string | null;
-  created_at: Date;
+import type { OutboxRow as SchemaOutboxRow } from '@atelier/outbox';
+
+/** jobs' outbox schema: its table has the shape of every outbox (libs/outbox), with a trace context. */
+export const JOBS_OUTBOX_SCHEMA = 'jobs';
+
+/** A row of jobs.outbox: a row of any outbox (ids are bigint, kept as strings), and its job's trace. */
+export interface OutboxRow extends SchemaOutboxRow {
   /** Copied from the job: the publication continues the job's trace. */
   trace_context: Record<string, string> | null;
-  published_at: Date | null;
 }
 
 /** An outbox row a transition wrote claimed for this replica's relay (transitions/transition-sql.ts), as the statement answered it. */
