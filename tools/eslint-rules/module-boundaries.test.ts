@@ -116,7 +116,7 @@ describe("module boundaries - a service's layers (workspace rule)", () => {
     ['background/ uses announce/', 'services/jobs/src/background/x.ts', "import { announce } from '../announce/announce.js';"],
     ['db/ uses domain/', 'services/community/src/db/x.ts', "import { a } from '../domain/post-rules.js';"],
     ['domain/ uses definitions/ (jobs)', 'services/jobs/src/domain/x.ts', "import { a } from '../definitions/index.js';"],
-    ['peers/ use domain/', 'services/worker/src/peers/x.ts', "import { a } from '../domain/job-failure.js';"],
+    ['peers/ use domain/', 'services/community/src/peers/x.ts', "import { a } from '../domain/generation-rules.js';"],
     [
       'attempt/ uses executors/ and peers/',
       'services/worker/src/attempt/x.ts',
