@@ -52,7 +52,10 @@ const BY_SERVICE = {
   worker: {
     executors: { not: ['attempt', 'background'], why: 'executors/ run one attempt of a job type; attempt/ drives them' },
     attempt: { not: ['background'], why: 'attempt/ runs one attempt; background/ consumes the queue and calls it' },
-    peers: { not: ['executors', 'attempt', 'background'], why: PEER_CALLS },
+    peers: {
+      only: [],
+      why: "the worker's peers/ are its clients of jobs, media and the vendor: they report what the other side answered, and the attempt judges what it means for the job",
+    },
   },
   gateway: {
     http: { only: [], why: "http/ is the API's plumbing (errors, schemas, enum words) beneath every route" },

@@ -148,6 +148,11 @@ describe("module boundaries - a service's layers (workspace rule)", () => {
     ['background/ imports rpc/', 'services/jobs/src/background/x.ts', "import { a } from '../rpc/job-cancellation.js';"],
     ['announce/ imports background/', 'services/jobs/src/announce/x.ts', "import { a } from '../background/outbox-relay.js';"],
     ['peers/ import db/', 'services/media/src/peers/x.ts', "import { a } from '../db/asset-sql.js';"],
+    [
+      'the worker’s peers/ import domain/ (the vendor’s client judging the job)',
+      'services/worker/src/peers/provider/x.ts',
+      "import { JobFailure } from '../../domain/job-failure.js';",
+    ],
     ['executors/ import attempt/', 'services/worker/src/executors/x.ts', "import { a } from '../attempt/job-runner.js';"],
     ['the gateway’s http/ imports routes/', 'services/gateway/src/http/x.ts', "import { jobStatuses } from '../routes/dto-mapper.js';"],
     ['the gateway’s auth/ imports routes/', 'services/gateway/src/auth/x.ts', "import { a } from '../routes/dto-mapper.js';"],

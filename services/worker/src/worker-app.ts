@@ -28,7 +28,7 @@ import { AttemptClock } from './domain/attempt-clock.js';
 import { createExecutionBatches } from './peers/execution-batches.js';
 import { JobRunner } from './attempt/job-runner.js';
 import { outputHostsFrom } from './peers/provider/output-limits.js';
-import { CatalogCoverageCheck } from './peers/catalog-coverage-check.js';
+import { CatalogCoverageCheck } from './background/catalog-coverage-check.js';
 import { providersByCode } from './peers/provider/providers-by-code.js';
 import { HttpProviderClient } from './peers/provider/provider-client.js';
 import { ProviderCancelConsumer } from './background/provider-cancel-consumer.js';
