@@ -35,7 +35,7 @@ const ENTRY_LAYERS = 'rpc/ and background/ are entry layers: what both need belo
 const EVERY_SERVICE = {
   domain: { only: ['definitions'], why: RULES_WITHOUT_IO },
   db: { only: ['domain', 'definitions'], why: STATEMENTS },
-  peers: { not: ['db', 'rpc', 'routes', 'announce', 'executors', 'attempt'], why: PEER_CALLS },
+  peers: { not: ['db', 'rpc', 'routes', 'background', 'announce', 'executors', 'attempt'], why: PEER_CALLS },
   rpc: { not: ['background'], why: ENTRY_LAYERS },
   background: { not: ['rpc', 'routes'], why: ENTRY_LAYERS },
 };
@@ -56,6 +56,9 @@ const BY_SERVICE = {
       only: [],
       why: "the worker's peers/ are its clients of jobs, media and the vendor: they report what the other side answered, and the attempt judges what it means for the job",
     },
+  },
+  webhooks: {
+    peers: { only: ['domain'], why: PEER_CALLS },
   },
   gateway: {
     http: { only: [], why: "http/ is the API's plumbing (errors, schemas, enum words) beneath every route" },

@@ -153,6 +153,16 @@ describe("module boundaries - a service's layers (workspace rule)", () => {
       'services/worker/src/peers/provider/x.ts',
       "import { JobFailure } from '../../domain/job-failure.js';",
     ],
+    [
+      'peers/ import background/ (a consumer’s type)',
+      'services/media/src/peers/x.ts',
+      "import type { JobStatusLookup } from '../background/job-output-cleanup.js';",
+    ],
+    [
+      'the webhooks’ peers/ import fanout/',
+      'services/webhooks/src/peers/x.ts',
+      "import type { JobOwnerLookup } from '../fanout/lifecycle-fanout.js';",
+    ],
     ['executors/ import attempt/', 'services/worker/src/executors/x.ts', "import { a } from '../attempt/job-runner.js';"],
     ['the gateway’s http/ imports routes/', 'services/gateway/src/http/x.ts', "import { jobStatuses } from '../routes/dto-mapper.js';"],
     ['the gateway’s auth/ imports routes/', 'services/gateway/src/auth/x.ts', "import { a } from '../routes/dto-mapper.js';"],
