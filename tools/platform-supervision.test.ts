@@ -146,7 +146,7 @@ describe('platform supervisor - signals to the supervising process', () => {
     process.kill(pids[2]!, 'SIGKILL');
     await until(() => fixture.output().includes('last exited (signal SIGKILL)'), 'the crash reported');
 
-    // One Ctrl-C as npm start delivers it: from the terminal and relayed by npm and start.mjs.
+    // One Ctrl-C as npm start delivers it: from the terminal and relayed by npm and by the launcher (scripts/launch.mjs).
     fixture.child.kill('SIGINT');
     fixture.child.kill('SIGINT');
     fixture.child.kill('SIGINT');
@@ -172,6 +172,39 @@ describe('platform supervisor - signals to the supervising process', () => {
     expect(fixture.output()).toContain('SIGINT again: killing what is left (SIGKILL)');
     await sleep(100);
     expect(pids.map(isAlive)).toEqual([false, false, false]);
+  }, 30_000);
+});
+
+describe('platform supervisor - a launcher killed with SIGKILL', () => {
+  it('the platform it started (own process group, IPC channel) notices, stops every child in order and exits', async () => {
+    // The launcher as npm start runs it: scripts/launch.mjs, here over the supervision fixture.
+    const launcherSource = [
+      `import { launchPlatform } from ${JSON.stringify(path.join(repoRoot, 'scripts', 'launch.mjs'))};`,
+      `const platform = launchPlatform(process.execPath, ['--import', 'tsx', ${JSON.stringify(path.join(repoRoot, 'tools', 'platform-supervision.fixture.ts'))}, '500'], ${JSON.stringify(repoRoot)});`,
+      "console.log('platform ' + platform.pid);",
+    ].join('\n');
+    const launcher = spawn(process.execPath, ['--input-type=module', '-e', launcherSource], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    launcher.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let platformPid: number | undefined;
+    let pids: number[] = [];
+    try {
+      await until(() => /^pids (\[.*\])$/m.test(output) && /^platform (\d+)$/m.test(output), 'the platform up', 20_000);
+      platformPid = Number(/^platform (\d+)$/m.exec(output)![1]);
+      pids = JSON.parse(/^pids (\[.*\])$/m.exec(output)![1]!) as number[];
+
+      launcher.kill('SIGKILL');
+
+      // The stubborn child holds out its 0.5 s bound; the rest go at once.
+      await until(() => ![platformPid!, ...pids].some(isAlive), 'the platform and every child gone', 10_000);
+      expect(output).toContain('the launcher is gone (its IPC channel closed): stopping everything, last started first');
+      expect(output).toContain('stubborn did not stop within 0.5 s of SIGTERM: killed (SIGKILL)');
+    } finally {
+      for (const pid of [platformPid, ...pids]) if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
   }, 30_000);
 });
 

@@ -39,6 +39,11 @@ export interface ChaosPlatform {
   db: pg.Pool;
   /** Predictions the vendor created (charged) for a job: its Idempotency-Keys are `<jobId>` or `<jobId>:<n>`. */
   charges(jobId: string): Promise<number>;
+  /**
+   * Every POST /v1/predictions the vendor received for a job, replays of an Idempotency-Key and
+   * refused ones included: a resubmission the vendor answered with the same prediction counts here.
+   */
+  vendorRequests(jobId: string): Promise<number>;
   /** The vendor's view of a prediction. */
   prediction(predictionId: string): Promise<VendorPrediction>;
   /** The provider request id the jobs service recorded for a job (null before the submission). */
@@ -90,6 +95,15 @@ export async function startChaosPlatform(options: ChaosPlatformOptions = {}): Pr
     await broker.close();
     throw error;
   }
+  /** The vendor's counts of a job's Idempotency-Keys (`<jobId>` or `<jobId>:<n>`), summed. */
+  const vendorCount = async (jobId: string, count: 'submissions' | 'requests') => {
+    const stats = (await (await fetch(`${providerUrl}/v1/stats`)).json()) as {
+      by_key: Record<string, { submissions: number; requests: number }>;
+    };
+    return Object.entries(stats.by_key)
+      .filter(([key]) => key === jobId || key.startsWith(`${jobId}:`))
+      .reduce((sum, [, counts]) => sum + counts[count], 0);
+  };
   const db = new pg.Pool({ connectionString: platform.database.url, max: 2 });
   db.on('error', () => {});
   const providerUrl = platform.providerUrl!;
@@ -100,12 +114,8 @@ export async function startChaosPlatform(options: ChaosPlatformOptions = {}): Pr
     api: new MobileApi(platform.gatewayUrl!, await tokenFor(`alice-${process.pid}`)),
     tokenFor,
     db,
-    async charges(jobId) {
-      const stats = (await (await fetch(`${providerUrl}/v1/stats`)).json()) as { by_key: Record<string, { submissions: number }> };
-      return Object.entries(stats.by_key)
-        .filter(([key]) => key === jobId || key.startsWith(`${jobId}:`))
-        .reduce((sum, [, counts]) => sum + counts.submissions, 0);
-    },
+    charges: (jobId) => vendorCount(jobId, 'submissions'),
+    vendorRequests: (jobId) => vendorCount(jobId, 'requests'),
     async prediction(predictionId) {
       const response = await fetch(`${providerUrl}/v1/predictions/${predictionId}`, {
         headers: { authorization: `Bearer ${PROVIDER_API_KEY}` },

@@ -88,13 +88,27 @@ describe('chaos - the jobs service away while dispatches wait', () => {
 });
 
 describe('chaos - a worker told to stop mid-job', () => {
-  it('SIGTERM during a job: drained or handed over, the job succeeds once, charged once', async () => {
-    const { api, platform } = chaos;
-    const standby = await platform.startWorker();
+  it('SIGTERM during a job: the worker holding it drains it, the job succeeds once, charged once', async () => {
+    const { api, platform, db } = chaos;
+    // Two workers are up when the job comes: either may take it, so the one told to stop is the
+    // one the job's lease names (a worker id is <host>/<pid>/<random>), never a guess.
+    await platform.startWorker();
     const jobId = await jobNearItsEnd(api, 'worker-sigterm', 20);
-    const stopping = platform.workers[0]!;
-    expect(await stopping.stop()).toBe(0);
+    const leaseOwner = (await db.query<{ lease_owner: string }>(`SELECT lease_owner FROM jobs.generation_jobs WHERE id = $1`, [jobId]))
+      .rows[0]!.lease_owner;
+    const holder = platform.workers.find(
+      (worker) => worker.child.exitCode === null && leaseOwner.split('/')[1] === String(worker.child.pid),
+    );
+    expect(holder, `a running worker with the lease owner's pid (${leaseOwner})`).toBeDefined();
+    const idle = platform.workers.find((worker) => worker !== holder && worker.child.exitCode === null)!;
+
+    expect(await holder!.stop()).toBe(0);
     await expectSucceededOnce(jobId);
-    expect(standby.child.exitCode).toBeNull();
+    // Drained, not handed over: the worker that was stopping completed it.
+    const { rows } = await db.query<{ actor: string }>(`SELECT actor FROM jobs.job_events WHERE job_id = $1 AND to_status = 'succeeded'`, [
+      jobId,
+    ]);
+    expect(rows.map((row) => row.actor)).toEqual([`worker:${leaseOwner}`]);
+    expect(idle.child.exitCode).toBeNull();
   });
 });

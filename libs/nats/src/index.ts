@@ -20,13 +20,7 @@ export {
 export { connectNats } from './connect.js';
 export { openNatsLink, NATS_HEALTH_SERVICE, type NatsLink, type NatsLinkOptions } from './nats-link.js';
 export { startDurablePull, NAK_DELAY_MS, type DurablePull, type DurablePullOptions } from './durable-pull.js';
-export {
-  accountDeletionConfigSpec,
-  natsConfigSpec,
-  natsStreamsConfigSpec,
-  checkNatsCredentials,
-  type NatsCredentials,
-} from './nats-config.js';
+export { natsConfigSpec, natsStreamsConfigSpec, checkNatsCredentials, type NatsCredentials } from './nats-config.js';
 export { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type PubAck } from '@nats-io/jetstream';
 export { headers, type NatsConnection, type MsgHdrs } from '@nats-io/transport-node';
 export {
@@ -36,10 +30,4 @@ export {
   type CatalogChange,
   type CatalogEntryKind,
 } from './catalog-changes.js';
-export {
-  AccountDeletionConsumer,
-  parseAccountDeleted,
-  type AccountDeleted,
-  type AccountDeletionConsumerOptions,
-} from './account-deletions.js';
 export { WindowCounters, windowCountersBucket, type WindowCountersOptions, type Reservation } from './window-counters.js';

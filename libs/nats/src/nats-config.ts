@@ -68,16 +68,3 @@ export function checkNatsCredentials(config: NatsCredentials): { variable: strin
     problems.push({ variable: 'NATS_TOKEN', problem: 'excludes NATS_USER: use one way to log in' });
   return problems;
 }
-
-/**
- * Of a service that deletes its part of accounts (jobs, media, community): how long an account
- * deletion event a replica took may go without word from it before another replica gets it — the
- * time a replica killed mid-deletion holds the deletion up. A working replica says so every third
- * of it.
- */
-export const accountDeletionConfigSpec = {
-  ACCOUNT_DELETION_ACK_WAIT_MS: doc(
-    int({ default: 60_000, min: 1_000, max: 3_600_000 }),
-    'account deletions: how long a replica killed mid-deletion holds one up before another replica resumes it',
-  ),
-} as const;

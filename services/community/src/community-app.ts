@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
+import { followAccountDeletions } from '@atelier/account-deletion';
 import { jobsV1, mediaV1 } from '@atelier/contracts';
 import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startServiceMetrics, type Registry } from '@atelier/metrics';
-import { AccountDeletionConsumer, NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
+import { NATS_HEALTH_SERVICE, checkNatsCredentials, openNatsLink } from '@atelier/nats';
 import { productEventsOf, productEventsRelay, registerOutboxMetrics } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
 import { communityConfigSpec, shutdownPolicy, type CommunityConfig } from './config.js';
@@ -94,19 +95,13 @@ export async function startCommunityApp(
       })
     : undefined;
   server.health.setStatus(NATS_HEALTH_SERVICE, nats?.up() ? 'SERVING' : 'NOT_SERVING');
-  const accountDeletions = nats
-    ? new AccountDeletionConsumer({
-        service: 'community',
-        topology: jobsTopology(streamPrefix),
-        streamReplicas: config.NATS_STREAM_REPLICAS ?? 1,
-        deleteUserData: communityAccountDeletion(context),
-        ackWaitMs: config.ACCOUNT_DELETION_ACK_WAIT_MS,
-        logger,
-      })
-    : undefined;
-  if (nats && accountDeletions) {
-    accountDeletions.follow(nats);
-  } else logger.warn('no NATS_URL: accounts whose deletion is requested keep their posts');
+  const accountDeletions = followAccountDeletions(nats, {
+    service: 'community',
+    config: { ...config, NATS_STREAM_PREFIX: streamPrefix },
+    deleteUserData: communityAccountDeletion(context),
+    kept: 'posts',
+    logger,
+  });
   // The product events of drafts and publications, from the outbox to NATS; without NATS they wait in it.
   const relay = nats
     ? productEventsRelay({

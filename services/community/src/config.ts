@@ -1,7 +1,8 @@
+import { accountDeletionConfigSpec } from '@atelier/account-deletion';
 import { bool, doc, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
-import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { productEventsConfigSpec } from '@atelier/outbox';
 import { defaultAddressOf } from '@atelier/platform';
 import { DEFAULT_POST_LIMITS } from './domain/post-limits.js';

@@ -437,6 +437,17 @@ describe('gateway http - refusals of what no route could read', () => {
     expect(answer.json().error).toMatchObject({ code: 40000, name: 'BAD_REQUEST', message: expect.stringMatching(/percent-encoded/) });
   });
 
+  it('answers a path parameter longer than any id with 400/40000 that does not quote the path back', async () => {
+    const answer = await app.inject({ method: 'GET', url: `/api/v1/creation/jobs/${'x'.repeat(20_000)}`, headers: auth() });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().error).toMatchObject({
+      code: 40000,
+      name: 'BAD_REQUEST',
+      message: 'a path parameter is longer than 100 characters',
+    });
+    expect(answer.body.length).toBeLessThan(500);
+  });
+
   it('quotes an unknown field of a megabyte by its first 100 characters', async () => {
     const answer = await app.inject({
       method: 'POST',

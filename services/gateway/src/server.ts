@@ -69,12 +69,22 @@ function sendError(request: FastifyRequest, reply: FastifyReply, http: HttpError
 function classifyError(error: FastifyError): { http: HttpError; unexpected: boolean } {
   if (error.validation !== undefined) return { http: new HttpError('BAD_REQUEST', validationMessage(error)), unexpected: false };
   if (error instanceof HttpError || isAppError(error)) return toHttpError(error);
-  // Fastify's own refusals of what the client sent: malformed JSON, unsupported media type, too large.
+  // Fastify's own refusals of what the client sent: malformed JSON, unsupported media type, too
+  // large. Their messages may quote what was sent (a content type of kilobytes): clipped.
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    return { http: new HttpError('BAD_REQUEST', error.message), unexpected: false };
+    return { http: new HttpError('BAD_REQUEST', clipped(error.message)), unexpected: false };
   }
   return toHttpError(error);
 }
+
+/** The longest path parameter the router accepts (find-my-way's default): longer than every id and code. */
+const MAX_PATH_PARAMETER_LENGTH = 100;
+
+/** What a client is told when the router refuses a path before any route sees it, by Fastify's error code. */
+const FRAMEWORK_REFUSALS: Readonly<Record<string, string>> = {
+  FST_ERR_BAD_URL: 'the URL path is not valid percent-encoded UTF-8',
+  FST_ERR_MAX_PARAM_LENGTH: `a path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters`,
+};
 
 /**
  * The mobile API: Fastify with schema-validated requests, bearer-JWT auth on /api/v1 and the
@@ -93,16 +103,14 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     schemaController: { compilersFactory: schemaCompilers({ eager: options.eagerSchemas }) },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     bodyLimit: 1024 * 1024,
+    maxParamLength: MAX_PATH_PARAMETER_LENGTH,
     // request.ip is the rate limit's client address: behind N proxies, the Nth address from the right of X-Forwarded-For.
     trustProxy: (_address: string, hop: number) => hop < (context.trustedProxyHops ?? 0),
-    // A path that cannot be decoded (bad percent-encoding) is refused before any route or hook:
-    // answered in the API's error shape, not Fastify's own.
+    // A path that cannot be decoded (bad percent-encoding) or whose parameter is longer than any id
+    // is refused before any route or hook: answered in the API's error shape, not Fastify's own,
+    // and never with Fastify's message, which quotes the whole path back.
     frameworkErrors: (error, request, reply) => {
-      sendError(
-        request,
-        reply,
-        new HttpError('BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'the URL path is not valid percent-encoded UTF-8' : error.message),
-      );
+      sendError(request, reply, new HttpError('BAD_REQUEST', FRAMEWORK_REFUSALS[error.code] ?? 'the URL path cannot be routed'));
     },
   });
 

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { followAccountDeletions } from '@atelier/account-deletion';
 import { catalogV1, mediaV1, petsV1 } from '@atelier/contracts';
 import { NotificationListener, assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { createServiceClient, loadGrpcSecurity, servingOptionsOf, type GrpcServerHandle } from '@atelier/grpc';
@@ -7,7 +8,6 @@ import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { createServiceMetrics, startServiceMetrics, type Registry, type ServiceMetrics } from '@atelier/metrics';
 import {
-  AccountDeletionConsumer,
   NATS_HEALTH_SERVICE,
   checkNatsCredentials,
   ensureAccountEventsStream,
@@ -235,15 +235,13 @@ export async function startJobsApp(
   server.health.setStatus(NATS_HEALTH_SERVICE, nats.up() ? 'SERVING' : 'NOT_SERVING');
   relay.start();
   // Its part of deleting accounts: from the broker's first answer on, the durable consumer catches up.
-  const accountDeletions = new AccountDeletionConsumer({
+  const accountDeletions = followAccountDeletions(nats, {
     service: 'jobs',
-    topology,
-    streamReplicas: config.NATS_STREAM_REPLICAS,
+    config,
     deleteUserData: jobsAccountDeletion(context),
-    ackWaitMs: config.ACCOUNT_DELETION_ACK_WAIT_MS,
+    kept: 'jobs',
     logger,
   });
-  accountDeletions.follow(nats);
   reaper.start();
   dispatchSweeper.start();
   deadlineSweeper.start();

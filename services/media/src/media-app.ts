@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
+import { followAccountDeletions } from '@atelier/account-deletion';
 import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startServiceMetrics, type Registry } from '@atelier/metrics';
-import { AccountDeletionConsumer, NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
+import { NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
 import { productEventsOf, productEventsRelay, registerOutboxMetrics } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
 import { checkS3Credentials, mediaConfigSpec, shutdownPolicy, type MediaConfig } from './config.js';
@@ -102,19 +103,13 @@ export async function startMediaApp(
         })
       : undefined;
   // Its part of deleting accounts, from the broker's first answer on (the durable consumer catches up).
-  const accountDeletions = nats
-    ? new AccountDeletionConsumer({
-        service: 'media',
-        topology: jobsTopology(config.NATS_STREAM_PREFIX),
-        streamReplicas: config.NATS_STREAM_REPLICAS,
-        deleteUserData: mediaAccountDeletion(context),
-        ackWaitMs: config.ACCOUNT_DELETION_ACK_WAIT_MS,
-        logger,
-      })
-    : undefined;
-  if (nats && accountDeletions) {
-    accountDeletions.follow(nats);
-  } else logger.warn('no NATS_URL: accounts whose deletion is requested keep their media');
+  const accountDeletions = followAccountDeletions(nats, {
+    service: 'media',
+    config,
+    deleteUserData: mediaAccountDeletion(context),
+    kept: 'media',
+    logger,
+  });
   // The product events of completed uploads, from the outbox to NATS; without NATS they wait in it.
   const relay = nats
     ? productEventsRelay({

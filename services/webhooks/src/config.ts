@@ -1,7 +1,8 @@
+import { accountDeletionConfigSpec } from '@atelier/account-deletion';
 import { bool, doc, hostPort, int, oneOf, port, url, type ConfigCheck, type ConfigOf, type VarSpec } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
-import { accountDeletionConfigSpec, natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
+import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
 import { defaultAddressOf } from '@atelier/platform';
 import { DEFAULT_ENDPOINTS_PER_USER } from './domain/endpoint-rules.js';
 import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './domain/retry-schedule.js';

@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
-import { assertSchemaCurrent, createSqlPool, inTransaction } from '@atelier/db';
+import { followAccountDeletions } from '@atelier/account-deletion';
+import { assertSchemaCurrent, createSqlPool } from '@atelier/db';
 import { loadGrpcSecurity, servingOptionsOf, type CallObserver, type GrpcServerHandle } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startServiceMetrics, type Registry } from '@atelier/metrics';
-import { AccountDeletionConsumer, NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
+import { NATS_HEALTH_SERVICE, checkNatsCredentials, jobsTopology, openNatsLink } from '@atelier/nats';
 import type { Telemetry } from '@atelier/telemetry';
 import { checkLeaseOutlastsAttempt, webhooksConfigSpec, shutdownPolicy, type WebhooksConfig } from './config.js';
 import { WEBHOOKS_SCHEMA, webhooksMigrations } from './db/migrations/index.js';
@@ -13,7 +14,7 @@ import { startDeliverySender } from './delivery/delivery-sender.js';
 import { LifecycleFanout } from './fanout/lifecycle-fanout.js';
 import { jobOwnerLookup } from './peers/job-owner-lookup.js';
 import { startWebhooksServer } from './server.js';
-import { deleteAccountEndpoints } from './db/endpoint-sql.js';
+import { webhooksAccountDeletion } from './background/account-deletion.js';
 import type { WebhooksContext } from './webhooks-context.js';
 
 export type WebhooksAppConfig = Omit<WebhooksConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS' | 'METRICS_PORT'>;
@@ -86,15 +87,13 @@ export async function startWebhooksApp(
     .then((connection) => fanout.start(connection))
     .catch((error: unknown) => logger.error({ err: error }, 'the webhook fan-out could not start'));
   // Its part of deleting accounts: the user's endpoints, deliveries and attempts.
-  const accountDeletions = new AccountDeletionConsumer({
+  const accountDeletions = followAccountDeletions(nats, {
     service: 'webhooks',
-    topology: jobsTopology(config.NATS_STREAM_PREFIX),
-    streamReplicas: config.NATS_STREAM_REPLICAS,
-    deleteUserData: (event) => inTransaction(pool, (client) => deleteAccountEndpoints(client, event.userId, event.deletionId)),
-    ackWaitMs: config.ACCOUNT_DELETION_ACK_WAIT_MS,
+    config,
+    deleteUserData: webhooksAccountDeletion({ pool, logger }),
+    kept: 'endpoints',
     logger,
   });
-  accountDeletions.follow(nats);
 
   return {
     server,

@@ -679,17 +679,97 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    /** @description A job as its owner sees it (Job's fields) with what only operators see */
     AdminJob: {
       /** @description predictions earlier attempts gave up before providerRequestId (their ids are not kept) */
       abandonedProviderRequests: number;
+      attempts: {
+        count: number;
+        max: number;
+      };
+      /** Format: date-time */
+      completedAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      error: {
+        code: string;
+        message: string;
+      } | null;
+      height: number | null;
+      /** Format: uuid */
+      id: string;
+      inputAssetId: string | null;
       internalErrorMessage: string | null;
-      job: components['schemas']['Job'];
+      jobType: string;
       /** Format: date-time */
       leaseExpiresAt: string | null;
       leaseOwner: string | null;
+      modelId: string | null;
+      negativePrompt: string;
+      outputAssetId: string | null;
+      /** @description presigned GET URL of the output once succeeded, null before; it expires at outputUrlExpiresAt — use it at once, never store it (read the job again for a fresh one) */
+      outputUrl: string | null;
+      /**
+       * Format: date-time
+       * @description when outputUrl stops working
+       */
+      outputUrlExpiresAt: string | null;
+      parameters: {
+        [key: string]: unknown;
+      };
+      petId: string | null;
+      progress: number;
+      prompt: string;
       /** @description the vendor's id of the prediction the job runs (or ran) on */
       providerRequestId: string | null;
+      /** @enum {string} */
+      queue: 'interactive' | 'background';
+      /** @description jobs ahead in the queue, while queued */
+      queuePosition: number | null;
+      retryOfJobId: string | null;
+      snapshot: {
+        /** @description what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded */
+        effectiveParameters: {
+          [key: string]: unknown;
+        } | null;
+        /** @description the prompt sent to the vendor: the job's prompt, then the style's promptPreset, joined by ", " */
+        effectivePrompt: string | null;
+        modelVersion: string;
+        providerCode: string;
+        providerModel: string;
+        styleCode: string | null;
+      } | null;
+      /**
+       * Format: date-time
+       * @description no worker may start the job after this (the create's startWithinSeconds); a job not started by then is cancelled with error START_DEADLINE_EXCEEDED. null: no deadline
+       */
+      startDeadlineAt: string | null;
+      /** Format: date-time */
+      startedAt: string | null;
+      /** @enum {string} */
+      status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+      styleId: string | null;
+      timings: {
+        attempts: {
+          attempt: number;
+          durationMs: number;
+          /** Format: date-time */
+          endedAt: string | null;
+          errorCode: string | null;
+          outcome: string;
+          /** Format: date-time */
+          startedAt: string | null;
+        }[];
+        queuedMs: number;
+        runningMs: number;
+        totalMs: number;
+      } | null;
+      /** Format: date-time */
+      updatedAt: string;
       userId: string;
+      /** @description grows with every change; SSE event ids */
+      version: number;
+      width: number | null;
     };
     Asset: {
       contentType: string;
@@ -1965,130 +2045,6 @@ export interface operations {
            * @example {
            *       "items": [
            *         {
-           *           "job": {
-           *             "id": "019a3c1e-7f00-7000-8000-00000000a001",
-           *             "jobType": "image.stylize",
-           *             "status": "failed",
-           *             "progress": 0,
-           *             "queue": "interactive",
-           *             "queuePosition": null,
-           *             "attempts": {
-           *               "count": 2,
-           *               "max": 2
-           *             },
-           *             "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
-           *             "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
-           *             "petId": null,
-           *             "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
-           *             "outputAssetId": null,
-           *             "outputUrl": null,
-           *             "outputUrlExpiresAt": null,
-           *             "prompt": "my cat as a renaissance painting",
-           *             "negativePrompt": "",
-           *             "width": null,
-           *             "height": null,
-           *             "parameters": {
-           *               "strength": 0.7
-           *             },
-           *             "snapshot": {
-           *               "providerCode": "sim",
-           *               "providerModel": "sim-stylize",
-           *               "modelVersion": "1",
-           *               "styleCode": "renaissance",
-           *               "effectiveParameters": {
-           *                 "strength": 0.7,
-           *                 "seed": 42
-           *               },
-           *               "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
-           *             },
-           *             "error": {
-           *               "code": "PROVIDER_UNAVAILABLE",
-           *               "message": "The generation failed. Please try again."
-           *             },
-           *             "startDeadlineAt": null,
-           *             "retryOfJobId": null,
-           *             "createdAt": "2026-12-01T09:00:00.000Z",
-           *             "updatedAt": "2026-12-01T09:00:09.000Z",
-           *             "startedAt": "2026-12-01T09:00:07.000Z",
-           *             "completedAt": "2026-12-01T09:00:09.000Z",
-           *             "timings": {
-           *               "queuedMs": 1000,
-           *               "runningMs": 4000,
-           *               "totalMs": 9000,
-           *               "attempts": [
-           *                 {
-           *                   "attempt": 1,
-           *                   "startedAt": "2026-12-01T09:00:01.000Z",
-           *                   "endedAt": "2026-12-01T09:00:03.000Z",
-           *                   "durationMs": 2000,
-           *                   "outcome": "queued",
-           *                   "errorCode": "PROVIDER_UNAVAILABLE"
-           *                 },
-           *                 {
-           *                   "attempt": 2,
-           *                   "startedAt": "2026-12-01T09:00:07.000Z",
-           *                   "endedAt": "2026-12-01T09:00:09.000Z",
-           *                   "durationMs": 2000,
-           *                   "outcome": "failed",
-           *                   "errorCode": "PROVIDER_UNAVAILABLE"
-           *                 }
-           *               ]
-           *             },
-           *             "version": 6
-           *           },
-           *           "userId": "alice@example.com",
-           *           "internalErrorMessage": "vendor answered 503 Service Unavailable",
-           *           "providerRequestId": "pred_8f2c",
-           *           "leaseOwner": null,
-           *           "leaseExpiresAt": null,
-           *           "abandonedProviderRequests": 0
-           *         }
-           *       ],
-           *       "nextCursor": "eyJjIjoiMjAyNi0xMi0wMVQwOTowMDowMC4wMDBaIn0"
-           *     }
-           */
-          'application/json': {
-            items: components['schemas']['AdminJob'][];
-            nextCursor: string | null;
-          };
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      409: components['responses']['Conflict'];
-      422: components['responses']['UnprocessableContent'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalServerError'];
-      503: components['responses']['ServiceUnavailable'];
-    };
-  };
-  adminGetJob: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
-        'Accept-Language'?: components['parameters']['AcceptLanguage'];
-      };
-      path: {
-        jobId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          'Content-Language': components['headers']['ContentLanguage'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "job": {
-           *         "job": {
            *           "id": "019a3c1e-7f00-7000-8000-00000000a001",
            *           "jobType": "image.stylize",
            *           "status": "failed",
@@ -2157,8 +2113,128 @@ export interface operations {
            *               }
            *             ]
            *           },
-           *           "version": 6
+           *           "version": 6,
+           *           "userId": "alice@example.com",
+           *           "internalErrorMessage": "vendor answered 503 Service Unavailable",
+           *           "providerRequestId": "pred_8f2c",
+           *           "leaseOwner": null,
+           *           "leaseExpiresAt": null,
+           *           "abandonedProviderRequests": 0
+           *         }
+           *       ],
+           *       "nextCursor": "eyJjIjoiMjAyNi0xMi0wMVQwOTowMDowMC4wMDBaIn0"
+           *     }
+           */
+          'application/json': {
+            items: components['schemas']['AdminJob'][];
+            nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  adminGetJob: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "job": {
+           *         "id": "019a3c1e-7f00-7000-8000-00000000a001",
+           *         "jobType": "image.stylize",
+           *         "status": "failed",
+           *         "progress": 0,
+           *         "queue": "interactive",
+           *         "queuePosition": null,
+           *         "attempts": {
+           *           "count": 2,
+           *           "max": 2
            *         },
+           *         "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
+           *         "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
+           *         "petId": null,
+           *         "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
+           *         "outputAssetId": null,
+           *         "outputUrl": null,
+           *         "outputUrlExpiresAt": null,
+           *         "prompt": "my cat as a renaissance painting",
+           *         "negativePrompt": "",
+           *         "width": null,
+           *         "height": null,
+           *         "parameters": {
+           *           "strength": 0.7
+           *         },
+           *         "snapshot": {
+           *           "providerCode": "sim",
+           *           "providerModel": "sim-stylize",
+           *           "modelVersion": "1",
+           *           "styleCode": "renaissance",
+           *           "effectiveParameters": {
+           *             "strength": 0.7,
+           *             "seed": 42
+           *           },
+           *           "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
+           *         },
+           *         "error": {
+           *           "code": "PROVIDER_UNAVAILABLE",
+           *           "message": "The generation failed. Please try again."
+           *         },
+           *         "startDeadlineAt": null,
+           *         "retryOfJobId": null,
+           *         "createdAt": "2026-12-01T09:00:00.000Z",
+           *         "updatedAt": "2026-12-01T09:00:09.000Z",
+           *         "startedAt": "2026-12-01T09:00:07.000Z",
+           *         "completedAt": "2026-12-01T09:00:09.000Z",
+           *         "timings": {
+           *           "queuedMs": 1000,
+           *           "runningMs": 4000,
+           *           "totalMs": 9000,
+           *           "attempts": [
+           *             {
+           *               "attempt": 1,
+           *               "startedAt": "2026-12-01T09:00:01.000Z",
+           *               "endedAt": "2026-12-01T09:00:03.000Z",
+           *               "durationMs": 2000,
+           *               "outcome": "queued",
+           *               "errorCode": "PROVIDER_UNAVAILABLE"
+           *             },
+           *             {
+           *               "attempt": 2,
+           *               "startedAt": "2026-12-01T09:00:07.000Z",
+           *               "endedAt": "2026-12-01T09:00:09.000Z",
+           *               "durationMs": 2000,
+           *               "outcome": "failed",
+           *               "errorCode": "PROVIDER_UNAVAILABLE"
+           *             }
+           *           ]
+           *         },
+           *         "version": 6,
            *         "userId": "alice@example.com",
            *         "internalErrorMessage": "vendor answered 503 Service Unavailable",
            *         "providerRequestId": "pred_8f2c",
@@ -2299,52 +2375,50 @@ export interface operations {
           /**
            * @example {
            *       "job": {
-           *         "job": {
-           *           "id": "019a3c1e-7f00-7000-8000-00000000a001",
-           *           "jobType": "image.stylize",
-           *           "status": "cancelled",
-           *           "progress": 0,
-           *           "queue": "interactive",
-           *           "queuePosition": null,
-           *           "attempts": {
-           *             "count": 1,
-           *             "max": 2
-           *           },
-           *           "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
-           *           "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
-           *           "petId": null,
-           *           "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
-           *           "outputAssetId": null,
-           *           "outputUrl": null,
-           *           "outputUrlExpiresAt": null,
-           *           "prompt": "my cat as a renaissance painting",
-           *           "negativePrompt": "",
-           *           "width": null,
-           *           "height": null,
-           *           "parameters": {
-           *             "strength": 0.7
-           *           },
-           *           "snapshot": {
-           *             "providerCode": "sim",
-           *             "providerModel": "sim-stylize",
-           *             "modelVersion": "1",
-           *             "styleCode": "renaissance",
-           *             "effectiveParameters": {
-           *               "strength": 0.7,
-           *               "seed": 42
-           *             },
-           *             "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
-           *           },
-           *           "error": null,
-           *           "startDeadlineAt": null,
-           *           "retryOfJobId": null,
-           *           "createdAt": "2026-12-01T09:00:00.000Z",
-           *           "updatedAt": "2026-12-01T09:00:09.000Z",
-           *           "startedAt": "2026-12-01T09:00:07.000Z",
-           *           "completedAt": "2026-12-01T09:00:04.000Z",
-           *           "timings": null,
-           *           "version": 6
+           *         "id": "019a3c1e-7f00-7000-8000-00000000a001",
+           *         "jobType": "image.stylize",
+           *         "status": "cancelled",
+           *         "progress": 0,
+           *         "queue": "interactive",
+           *         "queuePosition": null,
+           *         "attempts": {
+           *           "count": 1,
+           *           "max": 2
            *         },
+           *         "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
+           *         "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
+           *         "petId": null,
+           *         "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
+           *         "outputAssetId": null,
+           *         "outputUrl": null,
+           *         "outputUrlExpiresAt": null,
+           *         "prompt": "my cat as a renaissance painting",
+           *         "negativePrompt": "",
+           *         "width": null,
+           *         "height": null,
+           *         "parameters": {
+           *           "strength": 0.7
+           *         },
+           *         "snapshot": {
+           *           "providerCode": "sim",
+           *           "providerModel": "sim-stylize",
+           *           "modelVersion": "1",
+           *           "styleCode": "renaissance",
+           *           "effectiveParameters": {
+           *             "strength": 0.7,
+           *             "seed": 42
+           *           },
+           *           "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
+           *         },
+           *         "error": null,
+           *         "startDeadlineAt": null,
+           *         "retryOfJobId": null,
+           *         "createdAt": "2026-12-01T09:00:00.000Z",
+           *         "updatedAt": "2026-12-01T09:00:09.000Z",
+           *         "startedAt": "2026-12-01T09:00:07.000Z",
+           *         "completedAt": "2026-12-01T09:00:04.000Z",
+           *         "timings": null,
+           *         "version": 6,
            *         "userId": "alice@example.com",
            *         "internalErrorMessage": null,
            *         "providerRequestId": "pred_8f2c",
@@ -2394,52 +2468,50 @@ export interface operations {
           /**
            * @example {
            *       "job": {
-           *         "job": {
-           *           "id": "019a3c1e-7f00-7000-8000-00000000a002",
-           *           "jobType": "image.stylize",
-           *           "status": "queued",
-           *           "progress": 0,
-           *           "queue": "interactive",
-           *           "queuePosition": 0,
-           *           "attempts": {
-           *             "count": 0,
-           *             "max": 2
-           *           },
-           *           "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
-           *           "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
-           *           "petId": null,
-           *           "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
-           *           "outputAssetId": null,
-           *           "outputUrl": null,
-           *           "outputUrlExpiresAt": null,
-           *           "prompt": "my cat as a renaissance painting",
-           *           "negativePrompt": "",
-           *           "width": null,
-           *           "height": null,
-           *           "parameters": {
-           *             "strength": 0.7
-           *           },
-           *           "snapshot": {
-           *             "providerCode": "sim",
-           *             "providerModel": "sim-stylize",
-           *             "modelVersion": "1",
-           *             "styleCode": "renaissance",
-           *             "effectiveParameters": {
-           *               "strength": 0.7,
-           *               "seed": 42
-           *             },
-           *             "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
-           *           },
-           *           "error": null,
-           *           "startDeadlineAt": null,
-           *           "retryOfJobId": "019a3c1e-7f00-7000-8000-00000000a001",
-           *           "createdAt": "2026-12-01T09:00:40.000Z",
-           *           "updatedAt": "2026-12-01T09:00:40.000Z",
-           *           "startedAt": null,
-           *           "completedAt": null,
-           *           "timings": null,
-           *           "version": 1
+           *         "id": "019a3c1e-7f00-7000-8000-00000000a002",
+           *         "jobType": "image.stylize",
+           *         "status": "queued",
+           *         "progress": 0,
+           *         "queue": "interactive",
+           *         "queuePosition": 0,
+           *         "attempts": {
+           *           "count": 0,
+           *           "max": 2
            *         },
+           *         "modelId": "019a3c1e-7f00-7000-8000-00000000b001",
+           *         "styleId": "019a3c1e-7f00-7000-8000-00000000c001",
+           *         "petId": null,
+           *         "inputAssetId": "019a3c1e-7f00-7000-8000-00000000d001",
+           *         "outputAssetId": null,
+           *         "outputUrl": null,
+           *         "outputUrlExpiresAt": null,
+           *         "prompt": "my cat as a renaissance painting",
+           *         "negativePrompt": "",
+           *         "width": null,
+           *         "height": null,
+           *         "parameters": {
+           *           "strength": 0.7
+           *         },
+           *         "snapshot": {
+           *           "providerCode": "sim",
+           *           "providerModel": "sim-stylize",
+           *           "modelVersion": "1",
+           *           "styleCode": "renaissance",
+           *           "effectiveParameters": {
+           *             "strength": 0.7,
+           *             "seed": 42
+           *           },
+           *           "effectivePrompt": "my cat as a renaissance painting, an oil painting in the renaissance manner"
+           *         },
+           *         "error": null,
+           *         "startDeadlineAt": null,
+           *         "retryOfJobId": "019a3c1e-7f00-7000-8000-00000000a001",
+           *         "createdAt": "2026-12-01T09:00:40.000Z",
+           *         "updatedAt": "2026-12-01T09:00:40.000Z",
+           *         "startedAt": null,
+           *         "completedAt": null,
+           *         "timings": null,
+           *         "version": 1,
            *         "userId": "alice@example.com",
            *         "internalErrorMessage": null,
            *         "providerRequestId": null,

@@ -201,13 +201,13 @@ describe('console in a browser', () => {
     expect(await page.getByRole('button', { name: 'Cancel' }).isDisabled()).toBe(true);
     await shoot('job-cancelled');
 
-    const story = await alice.call<{ job: { job: { status: string } }; events: { to: string; actor: string }[] }>(
+    const story = await alice.call<{ job: { status: string }; events: { to: string; actor: string }[] }>(
       'GET',
       `/admin-api/jobs/${jobId}`,
       { token: admin },
     );
     expect(story.status).toBe(200);
-    expect(story.body.job.job.status).toBe('cancelled');
+    expect(story.body.job.status).toBe('cancelled');
     expect(story.body.events.at(-1)).toMatchObject({ to: 'cancelled', actor: 'operator:ops' });
     expect((await alice.getJob(jobId)).status).toBe('cancelled');
   });

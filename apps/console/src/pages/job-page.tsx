@@ -10,7 +10,7 @@ export function JobPage({ jobId }: { jobId: string }) {
   const details = useQuery({
     queryKey: ['job', jobId],
     queryFn: async () => unwrap(await api.GET('/admin-api/jobs/{jobId}', { params: { path: { jobId } } })),
-    refetchInterval: (query) => (query.state.data && FINISHED.has(query.state.data.job.job.status) ? false : 2000),
+    refetchInterval: (query) => (query.state.data && FINISHED.has(query.state.data.job.status) ? false : 2000),
   });
   const cancel = useMutation({
     mutationFn: async () => unwrap(await api.POST('/admin-api/jobs/{jobId}/cancel', { params: { path: { jobId } } })),
@@ -19,14 +19,13 @@ export function JobPage({ jobId }: { jobId: string }) {
   const retry = useMutation({
     mutationFn: async () => unwrap(await api.POST('/admin-api/jobs/{jobId}/retry', { params: { path: { jobId } } })),
     onSuccess: (answer) => {
-      window.location.hash = `#/jobs/${answer.job.job.id}`;
+      window.location.hash = `#/jobs/${answer.job.id}`;
     },
   });
 
   if (details.isPending) return <Loading what="the job" />;
   if (details.isError) return <ErrorState error={details.error} />;
-  const { job: admin, events, attempts } = details.data;
-  const { job } = admin;
+  const { job, events, attempts } = details.data;
   return (
     <section>
       <header className="page-header">
@@ -48,7 +47,7 @@ export function JobPage({ jobId }: { jobId: string }) {
         <dt>Type</dt>
         <dd>{job.jobType}</dd>
         <dt>User</dt>
-        <dd>{admin.userId}</dd>
+        <dd>{job.userId}</dd>
         <dt>Queue</dt>
         <dd>{job.queue}</dd>
         <dt>Attempts</dt>
@@ -60,9 +59,9 @@ export function JobPage({ jobId }: { jobId: string }) {
         <dt>Total</dt>
         <dd>{ms(job.timings?.totalMs)}</dd>
         <dt>Error</dt>
-        <dd>{job.error ? `${job.error.code}: ${admin.internalErrorMessage ?? job.error.message}` : '—'}</dd>
+        <dd>{job.error ? `${job.error.code}: ${job.internalErrorMessage ?? job.error.message}` : '—'}</dd>
         <dt>Provider request</dt>
-        <dd>{admin.providerRequestId ?? '—'}</dd>
+        <dd>{job.providerRequestId ?? '—'}</dd>
         {job.retryOfJobId && (
           <>
             <dt>Retry of</dt>

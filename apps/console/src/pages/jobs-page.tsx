@@ -89,7 +89,7 @@ export function JobsPage() {
             </tr>
           </thead>
           <tbody>
-            {jobs.data.items.map(({ job, userId, internalErrorMessage }) => (
+            {jobs.data.items.map((job) => (
               <tr key={job.id} data-job={job.id}>
                 <td>
                   <a href={`#/jobs/${job.id}`}>{job.id.slice(-12)}</a>
@@ -98,12 +98,12 @@ export function JobsPage() {
                 <td>
                   <Badge value={job.status} />
                 </td>
-                <td>{userId}</td>
+                <td>{job.userId}</td>
                 <td>
                   {job.attempts.count}/{job.attempts.max}
                 </td>
                 <td className="muted">
-                  {job.error?.code ?? ''} {internalErrorMessage ?? ''}
+                  {job.error?.code ?? ''} {job.internalErrorMessage ?? ''}
                 </td>
                 <td>{when(job.createdAt)}</td>
               </tr>

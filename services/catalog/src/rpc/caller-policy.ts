@@ -11,7 +11,8 @@ import type { CallerPolicy } from '@atelier/grpc';
 export const catalogCallerPolicy: CallerPolicy<typeof catalogV1.CatalogServiceService> = {
   gateway: 'all',
   jobs: ['getModel', 'getStyle'],
-  // The start-up check that it can run every enabled model (services/worker/src/catalog-coverage.ts).
+  // The check that it can run every enabled model: at start-up, after each catalog change notice
+  // (services/worker/src/peers/catalog-coverage-check.ts).
   worker: ['getCatalog'],
   ops: ['listCatalogEntries', 'setModelEnabled', 'setStyleEnabled'],
 };

@@ -1,10 +1,11 @@
+import { accountDeletionStarted } from '@atelier/account-deletion';
 import { inTransaction, type SqlPool } from '@atelier/db';
 import { AccountDeletedError, AlreadyExistsError, InternalError } from '@atelier/errors';
 import { insertOutboxEvents, type OutboxEvent } from '@atelier/outbox';
 import { insertPost, selectPostByIdempotencyKey, type NewPost } from '../db/post-sql.js';
 import type { PostRow } from '../db/post-row.js';
 import { lockAuthorForPosts, countPostsCreatedToday } from '../db/post-usage-sql.js';
-import { accountDeletionStarted } from '../db/account-deletion-sql.js';
+import { COMMUNITY_ACCOUNT_DELETIONS } from '../db/account-deletion-sql.js';
 import { checkPostLimits, type PostLimits } from '../domain/post-limits.js';
 
 export interface CreatedPost {
@@ -44,7 +45,7 @@ export async function insertOrReplay(
 ): Promise<CreatedPost> {
   return inTransaction(pool, async (client) => {
     await lockAuthorForPosts(client, post.authorUserId);
-    if (await accountDeletionStarted(client, post.authorUserId)) throw new AccountDeletedError();
+    if (await accountDeletionStarted(client, COMMUNITY_ACCOUNT_DELETIONS, post.authorUserId)) throw new AccountDeletedError();
     const earlier = await selectPostByIdempotencyKey(client, post.authorUserId, post.idempotencyKey);
     if (earlier) return replayOrRefuse(earlier, post.requestHash);
     checkPostLimits(await countPostsCreatedToday(client, post.authorUserId), limits, new Date());

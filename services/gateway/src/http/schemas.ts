@@ -43,6 +43,81 @@ const object = (properties: Record<string, object>, required: string[] = Object.
   properties,
 });
 
+/** A job as its owner sees it; an operator's view (AdminJob) is the same fields and a few more beside them. */
+const jobProperties = {
+  id: uuid,
+  jobType: { type: 'string' },
+  status: { type: 'string', enum: jobStatuses.words },
+  progress: { type: 'integer', minimum: 0, maximum: 100 },
+  queue: { type: 'string', enum: jobQueues.words },
+  queuePosition: { ...nullableInteger, description: 'jobs ahead in the queue, while queued' },
+  attempts: object({ count: { type: 'integer' }, max: { type: 'integer' } }),
+  modelId: nullableString,
+  styleId: nullableString,
+  petId: nullableString,
+  inputAssetId: nullableString,
+  outputAssetId: nullableString,
+  outputUrl: {
+    ...nullableString,
+    description:
+      'presigned GET URL of the output once succeeded, null before; it expires at outputUrlExpiresAt — use it at once, never store it (read the job again for a fresh one)',
+  },
+  outputUrlExpiresAt: { ...nullableDateTime, description: 'when outputUrl stops working' },
+  prompt: { type: 'string' },
+  negativePrompt: { type: 'string' },
+  width: nullableInteger,
+  height: nullableInteger,
+  parameters: { type: 'object', additionalProperties: true },
+  snapshot: nullable(
+    object({
+      providerCode: { type: 'string' },
+      providerModel: { type: 'string' },
+      modelVersion: { type: 'string' },
+      styleCode: nullableString,
+      effectiveParameters: {
+        type: ['object', 'null'],
+        additionalProperties: true,
+        description:
+          "what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded",
+      },
+      effectivePrompt: {
+        ...nullableString,
+        description: 'the prompt sent to the vendor: the job\'s prompt, then the style\'s promptPreset, joined by ", "',
+      },
+    }),
+  ),
+  error: nullable(object({ code: { type: 'string' }, message: { type: 'string' } })),
+  startDeadlineAt: {
+    ...nullableDateTime,
+    description:
+      "no worker may start the job after this (the create's startWithinSeconds); a job not started by then is cancelled with error START_DEADLINE_EXCEEDED. null: no deadline",
+  },
+  retryOfJobId: nullableString,
+  createdAt: dateTime,
+  updatedAt: dateTime,
+  startedAt: nullableDateTime,
+  completedAt: nullableDateTime,
+  timings: nullable(
+    object({
+      queuedMs: { type: 'integer' },
+      runningMs: { type: 'integer' },
+      totalMs: { type: 'integer' },
+      attempts: {
+        type: 'array',
+        items: object({
+          attempt: { type: 'integer' },
+          startedAt: nullableDateTime,
+          endedAt: nullableDateTime,
+          durationMs: { type: 'integer' },
+          outcome: { type: 'string' },
+          errorCode: nullableString,
+        }),
+      },
+    }),
+  ),
+  version: { type: 'integer', description: 'grows with every change; SSE event ids' },
+};
+
 export const USER_PURPOSES = assetPurposes.words.filter((word) => word !== 'ai_output');
 
 export const sharedSchemas = [
@@ -123,87 +198,13 @@ export const sharedSchemas = [
   },
   {
     $id: 'Job',
-    ...object({
-      id: uuid,
-      jobType: { type: 'string' },
-      status: { type: 'string', enum: jobStatuses.words },
-      progress: { type: 'integer', minimum: 0, maximum: 100 },
-      queue: { type: 'string', enum: jobQueues.words },
-      queuePosition: { ...nullableInteger, description: 'jobs ahead in the queue, while queued' },
-      attempts: object({ count: { type: 'integer' }, max: { type: 'integer' } }),
-      modelId: nullableString,
-      styleId: nullableString,
-      petId: nullableString,
-      inputAssetId: nullableString,
-      outputAssetId: nullableString,
-      outputUrl: {
-        ...nullableString,
-        description:
-          'presigned GET URL of the output once succeeded, null before; it expires at outputUrlExpiresAt — use it at once, never store it (read the job again for a fresh one)',
-      },
-      outputUrlExpiresAt: { ...nullableDateTime, description: 'when outputUrl stops working' },
-      prompt: { type: 'string' },
-      negativePrompt: { type: 'string' },
-      width: nullableInteger,
-      height: nullableInteger,
-      parameters: { type: 'object', additionalProperties: true },
-      snapshot: nullable(
-        object({
-          providerCode: { type: 'string' },
-          providerModel: { type: 'string' },
-          modelVersion: { type: 'string' },
-          styleCode: nullableString,
-          effectiveParameters: {
-            type: ['object', 'null'],
-            additionalProperties: true,
-            description:
-              "what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded",
-          },
-          effectivePrompt: {
-            ...nullableString,
-            description: 'the prompt sent to the vendor: the job\'s prompt, then the style\'s promptPreset, joined by ", "',
-          },
-        }),
-      ),
-      error: nullable(object({ code: { type: 'string' }, message: { type: 'string' } })),
-      startDeadlineAt: {
-        ...nullableDateTime,
-        description:
-          "no worker may start the job after this (the create's startWithinSeconds); a job not started by then is cancelled with error START_DEADLINE_EXCEEDED. null: no deadline",
-      },
-      retryOfJobId: nullableString,
-      createdAt: dateTime,
-      updatedAt: dateTime,
-      startedAt: nullableDateTime,
-      completedAt: nullableDateTime,
-      timings: nullable(
-        object({
-          queuedMs: { type: 'integer' },
-          runningMs: { type: 'integer' },
-          totalMs: { type: 'integer' },
-          attempts: {
-            type: 'array',
-            items: object({
-              attempt: { type: 'integer' },
-              startedAt: nullableDateTime,
-              endedAt: nullableDateTime,
-              durationMs: { type: 'integer' },
-              outcome: { type: 'string' },
-              errorCode: nullableString,
-            }),
-          },
-        }),
-      ),
-      version: { type: 'integer', description: 'grows with every change; SSE event ids' },
-    }),
+    ...object(jobProperties),
   },
   {
     $id: 'AdminJob',
-    type: 'object',
-    additionalProperties: false,
-    required: ['job', 'userId', 'internalErrorMessage', 'providerRequestId', 'leaseOwner', 'leaseExpiresAt', 'abandonedProviderRequests'],
-    properties: {
-      job: { $ref: 'Job#' },
+    description: "A job as its owner sees it (Job's fields) with what only operators see",
+    ...object({
+      ...jobProperties,
       userId: { type: 'string' },
       internalErrorMessage: nullableString,
       providerRequestId: { ...nullableString, description: "the vendor's id of the prediction the job runs (or ran) on" },
@@ -213,7 +214,7 @@ export const sharedSchemas = [
         type: 'integer',
         description: 'predictions earlier attempts gave up before providerRequestId (their ids are not kept)',
       },
-    },
+    }),
   },
   {
     $id: 'JobEvent',

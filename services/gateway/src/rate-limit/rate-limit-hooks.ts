@@ -6,6 +6,18 @@ import type { SharedRateLimiter } from './shared-rate-limiter.js';
 /** Probes and scrapes are never limited: a busy caller must not take a pod out of its Service. */
 const UNLIMITED_PATHS = new Set(['/healthz', '/readyz', '/readyz/peers', '/metrics']);
 
+/**
+ * The bucket of a request that has no address: Node forgets the peer's address once the socket
+ * closed, so a request aborted before its hooks ran has request.ip undefined. Such requests share
+ * one bucket (nobody reads their answer) instead of failing the limiter with an undefined id.
+ */
+export const NO_ADDRESS = 'no-address';
+
+/** The client address a request counts under (trustProxy already applied to request.ip). */
+export function addressOf(request: Pick<FastifyRequest, 'ip'>): string {
+  return request.ip || NO_ADDRESS;
+}
+
 async function enforce(limiter: SharedRateLimiter, kind: LimitKind, id: string): Promise<void> {
   const verdict = await limiter.check(kind, id);
   if (verdict.allowed) return;
@@ -25,7 +37,7 @@ export function limitUnauthenticatedRoutes(limiter: SharedRateLimiter) {
   return async (request: FastifyRequest) => {
     const path = request.url.split('?')[0]!;
     if (UNLIMITED_PATHS.has(path) || path.startsWith('/api/') || path.startsWith('/admin-api/')) return;
-    await enforce(limiter, 'address', request.ip);
+    await enforce(limiter, 'address', addressOf(request));
   };
 }
 
@@ -42,7 +54,7 @@ export function authenticateWithinLimits(
     try {
       await authenticate(request, reply);
     } catch (error) {
-      await enforce(limiter, 'address', request.ip);
+      await enforce(limiter, 'address', addressOf(request));
       throw error;
     }
     await enforce(limiter, 'user', request.caller!.userId);

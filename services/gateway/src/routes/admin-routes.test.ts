@@ -219,7 +219,12 @@ describe('admin routes - job detail and cancel', () => {
     const response = await call('GET', `/admin-api/jobs/${jobId}`);
     expect(response.statusCode).toBe(200);
     const body = response.json();
+    // One level: the job's own fields beside what only operators see, never { job: { job } }.
+    expect(body.job).not.toHaveProperty('job');
     expect(body.job).toMatchObject({
+      id: jobId,
+      jobType: 'system.canary',
+      status: 'cancelled',
       userId: 'alice',
       providerRequestId: 'pred_1',
       abandonedProviderRequests: 1,
@@ -270,7 +275,7 @@ describe('admin routes - job detail and cancel', () => {
   it('cancels as the signed-in admin; 422 naming the status once ended, 404 for an unknown job, 400 naming a bad id', async () => {
     const cancelled = await call('POST', `/admin-api/jobs/${jobId}/cancel`);
     expect(cancelled.statusCode).toBe(200);
-    expect(cancelled.json().job.job.status).toBe('cancelled');
+    expect(cancelled.json().job.status).toBe('cancelled');
     expect(asked.cancelJob!.at(-1)).toEqual({ jobId, operatorId: 'ops-carol' });
     const ended = await call('POST', `/admin-api/jobs/${endedId}/cancel`);
     expect(ended.statusCode).toBe(422);

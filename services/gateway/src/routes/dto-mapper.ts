@@ -132,9 +132,10 @@ export function withOutputUrl(view: JobDto, output: { url: string; expiresAt: Da
   return { ...view, outputUrl: output.url, outputUrlExpiresAt: iso(output.expiresAt) };
 }
 
+/** An operator's job: the owner's view with its fields at the same level, and what only operators see beside them. */
 export function toAdminJobDto(admin: jobsAdminV1.AdminJob) {
   return {
-    job: toJobDto(admin.job!),
+    ...toJobDto(admin.job!),
     userId: admin.job!.userId,
     internalErrorMessage: orNull(admin.internalErrorMessage),
     providerRequestId: orNull(admin.providerRequestId),

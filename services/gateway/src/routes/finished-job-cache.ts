@@ -34,9 +34,11 @@ interface TerminalView {
  * its life), so a cached view never hands out an expired or nearly expired URL, and an output
  * deleted since (media refuses the lookup) is answered without one within 30 s.
  *
- * What could still make a remembered view stale is its job disappearing (no path deletes jobs
- * today; an account erasure or a retention purge would): a replica then answers it for at most
- * TERMINAL_VIEW_TTL_MS. Entries are bounded (TERMINAL_VIEW_CACHE_SIZE, oldest out first; a few MB).
+ * What can still make a remembered view stale is its job disappearing: an account deletion deletes
+ * the user's finished jobs (jobs' db/account-deletion-sql.ts) and tells no gateway, so a replica
+ * that remembered one answers it to the same user for at most TERMINAL_VIEW_TTL_MS more (retention
+ * archives a job's events, never the job). Entries are bounded (TERMINAL_VIEW_CACHE_SIZE, oldest
+ * out first; a few MB).
  */
 export class FinishedJobCache {
   private readonly links: OutputLinks;

@@ -1,7 +1,8 @@
+import { accountDeletionPartOf, selectAccountDeletion } from '@atelier/account-deletion';
 import type { jobsV1 } from '@atelier/contracts';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
-import { selectAccountDeletion } from '../db/account-deletion-sql.js';
+import { JOBS_ACCOUNT_DELETIONS } from '../db/account-deletion-sql.js';
 import type { JobsContext } from '../jobs-context.js';
 
 type GetAccountDeletion = Handler<typeof jobsV1.JobsServiceService.getAccountDeletion>;
@@ -10,12 +11,7 @@ type GetAccountDeletion = Handler<typeof jobsV1.JobsServiceService.getAccountDel
 export function getAccountDeletion(context: JobsContext): GetAccountDeletion {
   return async (request) => {
     const userId = requireUserId(request.userId, 'user_id');
-    const row = await selectAccountDeletion(context.pool, userId);
-    if (!row) return { requestedAt: undefined, jobs: { started: false, completedAt: undefined, removed: 0 } };
-    return {
-      deletionId: row.deletion_id,
-      requestedAt: row.requested_at,
-      jobs: { started: true, completedAt: row.jobs_completed_at ?? undefined, removed: row.jobs_removed },
-    };
+    const row = await selectAccountDeletion(context.pool, JOBS_ACCOUNT_DELETIONS, userId);
+    return { deletionId: row?.deletion_id, requestedAt: row?.started_at, jobs: accountDeletionPartOf(row) };
   };
 }

@@ -1,9 +1,10 @@
+import { accountDeletionStarted } from '@atelier/account-deletion';
 import type { mediaV1 } from '@atelier/contracts';
 import { inTransaction, uuidv7 } from '@atelier/db';
 import { AccountDeletedError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
-import { accountDeletionStarted } from '../db/account-deletion-sql.js';
+import { MEDIA_ACCOUNT_DELETIONS } from '../db/account-deletion-sql.js';
 import { insertUploadingAsset, storageKeyFor } from '../db/asset-sql.js';
 import { lockOwnerForUploads, selectUploadUsage } from '../db/upload-usage-sql.js';
 import { requireContentType, requireSize, requireUserPurpose } from '../domain/asset-rules.js';
@@ -29,7 +30,7 @@ export function createUpload({ pool, store, uploadUrlTtlSeconds, uploadLimits = 
     const presigned = await store.presignPut(storageKey, contentType, sizeBytes, uploadUrlTtlSeconds);
     const asset = await inTransaction(pool, async (client) => {
       await lockOwnerForUploads(client, ownerUserId);
-      if (await accountDeletionStarted(client, ownerUserId)) throw new AccountDeletedError();
+      if (await accountDeletionStarted(client, MEDIA_ACCOUNT_DELETIONS, ownerUserId)) throw new AccountDeletedError();
       checkUploadLimits(await selectUploadUsage(client, ownerUserId), sizeBytes, uploadLimits, new Date());
       return insertUploadingAsset(client, { id, ownerUserId, purpose, contentType, sizeBytes, storageKey, idempotencyKey: null });
     });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { accountDeletionStarted } from '@atelier/account-deletion';
 import type { mediaV1 } from '@atelier/contracts';
 import { inTransaction, uuidv7 } from '@atelier/db';
 import { AccountDeletedError, InvalidArgumentError } from '@atelier/errors';
@@ -11,7 +12,7 @@ import {
   updateAssetReady,
   storageKeyFor,
 } from '../db/asset-sql.js';
-import { accountDeletionStarted } from '../db/account-deletion-sql.js';
+import { MEDIA_ACCOUNT_DELETIONS } from '../db/account-deletion-sql.js';
 import { lockOwnerForUploads } from '../db/upload-usage-sql.js';
 import { requireContentType, requireServerPurpose, requireSize, verifyImage } from '../domain/asset-rules.js';
 import type { MediaContext } from '../media-context.js';
@@ -76,7 +77,7 @@ export function putServerAsset({ pool, store }: MediaContext): PutServerAsset {
       (await inTransaction(pool, async (client) => {
         // The output of a job of an account being deleted has nowhere to go.
         await lockOwnerForUploads(client, ownerUserId);
-        if (await accountDeletionStarted(client, ownerUserId)) throw new AccountDeletedError();
+        if (await accountDeletionStarted(client, MEDIA_ACCOUNT_DELETIONS, ownerUserId)) throw new AccountDeletedError();
         return insertUploadingAsset(client, {
           id,
           ownerUserId,
@@ -92,7 +93,7 @@ export function putServerAsset({ pool, store }: MediaContext): PutServerAsset {
 
     await store.put(asset!.storageKey, bytes, contentType);
     const ready = await updateAssetReady(pool, asset!.id, facts, sha256);
-    if (!ready && (await accountDeletionStarted(pool, ownerUserId))) {
+    if (!ready && (await accountDeletionStarted(pool, MEDIA_ACCOUNT_DELETIONS, ownerUserId))) {
       // The account's deletion took the row while the bytes were on their way: they go too.
       await store.delete(asset!.storageKey).catch(() => {});
       throw new AccountDeletedError();

@@ -1,5 +1,7 @@
+import { accountDeletionStarted } from '@atelier/account-deletion';
 import type { Queryable } from '@atelier/db';
 import { AccountDeletedError } from '@atelier/errors';
+import { WEBHOOKS_ACCOUNT_DELETIONS } from './account-deletion-sql.js';
 
 export interface EndpointRow {
   id: string;
@@ -28,7 +30,7 @@ export interface NewEndpoint {
  */
 export async function insertEndpointWithinLimit(db: Queryable, endpoint: NewEndpoint, limit: number): Promise<EndpointRow | undefined> {
   await lockUserEndpoints(db, endpoint.userId);
-  if (await accountDeletionStarted(db, endpoint.userId)) throw new AccountDeletedError();
+  if (await accountDeletionStarted(db, WEBHOOKS_ACCOUNT_DELETIONS, endpoint.userId)) throw new AccountDeletedError();
   const result = await db.query<EndpointRow>({
     name: 'webhooks.insert_endpoint',
     text: `INSERT INTO webhooks.endpoints (id, user_id, url, event_types, description, secret)
@@ -72,49 +74,4 @@ export async function deleteUserEndpoint(db: Queryable, userId: string, endpoint
 /** Serialises one user's endpoint writes until the transaction ends (the limit; an account's deletion). */
 export async function lockUserEndpoints(db: Queryable, userId: string): Promise<void> {
   await db.query({ text: `SELECT pg_advisory_xact_lock(hashtextextended('webhooks.endpoints:' || $1, 0))`, values: [userId] });
-}
-
-export interface WebhooksAccountDeletionRow {
-  user_id: string;
-  deletion_id: string;
-  started_at: Date;
-  completed_at: Date | null;
-  removed: number;
-}
-
-export async function selectWebhooksAccountDeletion(db: Queryable, userId: string): Promise<WebhooksAccountDeletionRow | undefined> {
-  const { rows } = await db.query<WebhooksAccountDeletionRow>({
-    name: 'webhooks.select_account_deletion',
-    text: `SELECT * FROM webhooks.account_deletions WHERE user_id = $1`,
-    values: [userId],
-  });
-  return rows[0];
-}
-
-async function accountDeletionStarted(db: Queryable, userId: string): Promise<boolean> {
-  return (await selectWebhooksAccountDeletion(db, userId)) !== undefined;
-}
-
-/**
- * Webhooks' whole part of deleting an account, in the caller's transaction: the row first, under
- * the user's endpoint lock (an endpoint registered before is deleted here, one after is refused),
- * then every endpoint of the user (deliveries and attempts go with them, ON DELETE CASCADE; a
- * delivery being sent just then finds its endpoint gone and records nothing), then done.
- * Idempotent: a second run finds nothing left.
- */
-export async function deleteAccountEndpoints(db: Queryable, userId: string, deletionId: string): Promise<void> {
-  await lockUserEndpoints(db, userId);
-  await db.query({
-    name: 'webhooks.start_account_deletion',
-    text: `INSERT INTO webhooks.account_deletions (user_id, deletion_id) VALUES ($1, $2) ON CONFLICT (user_id) DO NOTHING`,
-    values: [userId, deletionId],
-  });
-  await db.query({
-    name: 'webhooks.delete_account_endpoints',
-    text: `WITH removed AS (DELETE FROM webhooks.endpoints WHERE user_id = $1 RETURNING id)
-           UPDATE webhooks.account_deletions
-              SET removed = removed + (SELECT count(*) FROM removed), completed_at = coalesce(completed_at, now())
-            WHERE user_id = $1`,
-    values: [userId],
-  });
 }

@@ -1,8 +1,12 @@
-import { AccountDeletionEntity } from './account-deletions.entity.js';
+import { accountDeletionEntity } from '@atelier/account-deletion/entity';
+import { COMMUNITY_ACCOUNT_DELETIONS } from '../account-deletion-sql.js';
 import { AuthorEntity } from './authors.entity.js';
 import { PostMediaEntity } from './post-media.entity.js';
 import { PostEntity } from './posts.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
+
+/** community.account_deletions: the kit's table (@atelier/account-deletion). */
+const AccountDeletionEntity = accountDeletionEntity(COMMUNITY_ACCOUNT_DELETIONS);
 
 export { AccountDeletionEntity, AuthorEntity, OutboxEntity, PostEntity, PostMediaEntity };
 

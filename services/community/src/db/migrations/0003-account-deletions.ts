@@ -1,3 +1,4 @@
+import { accountDeletionsTable, accountDeletionsTableSql } from '@atelier/account-deletion';
 import { Migration } from '@atelier/orm';
 
 /**
@@ -7,13 +8,6 @@ import { Migration } from '@atelier/orm';
  */
 export class AccountDeletions extends Migration {
   override up(): void {
-    this.addSql(`
-      CREATE TABLE community.account_deletions (
-        user_id      varchar(128) PRIMARY KEY,
-        deletion_id  uuid         NOT NULL,
-        started_at   timestamptz  NOT NULL DEFAULT now(),
-        completed_at timestamptz,
-        removed      integer      NOT NULL DEFAULT 0 CONSTRAINT account_deletions_removed_positive CHECK (removed >= 0)
-      )`);
+    this.addSql(accountDeletionsTableSql(accountDeletionsTable('community')));
   }
 }

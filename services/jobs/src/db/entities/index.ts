@@ -1,10 +1,14 @@
-import { AccountDeletionEntity } from './account-deletions.entity.js';
+import { accountDeletionEntity } from '@atelier/account-deletion/entity';
+import { JOBS_ACCOUNT_DELETIONS } from '../account-deletion-sql.js';
 import { GenerationJobEntity } from './generation-jobs.entity.js';
 import { JobEventEntity } from './job-events.entity.js';
 import { JobHistoryEntity } from './job-histories.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
 import { OutboxReplayEntity } from './outbox-replays.entity.js';
 import { QuotaHitEntity } from './quota-hits.entity.js';
+
+/** jobs.account_deletions: the kit's table (@atelier/account-deletion). */
+const AccountDeletionEntity = accountDeletionEntity(JOBS_ACCOUNT_DELETIONS);
 
 export { AccountDeletionEntity, GenerationJobEntity, JobEventEntity, JobHistoryEntity, OutboxEntity, OutboxReplayEntity, QuotaHitEntity };
 

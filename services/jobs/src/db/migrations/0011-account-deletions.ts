@@ -1,3 +1,4 @@
+import { accountDeletionRequestsTable, accountDeletionsTableSql } from '@atelier/account-deletion';
 import { Migration } from '@atelier/orm';
 
 /**
@@ -9,13 +10,6 @@ import { Migration } from '@atelier/orm';
  */
 export class AccountDeletions extends Migration {
   override up(): void {
-    this.addSql(`
-      CREATE TABLE jobs.account_deletions (
-        user_id           varchar(128) PRIMARY KEY,
-        deletion_id       uuid         NOT NULL CONSTRAINT account_deletions_deletion_id_key UNIQUE,
-        requested_at      timestamptz  NOT NULL DEFAULT now(),
-        jobs_completed_at timestamptz,
-        jobs_removed      integer      NOT NULL DEFAULT 0 CONSTRAINT account_deletions_jobs_removed_positive CHECK (jobs_removed >= 0)
-      )`);
+    this.addSql(accountDeletionsTableSql(accountDeletionRequestsTable('jobs', 'jobs')));
   }
 }

@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inTransaction } from '@atelier/db';
-import { createTestDatabase, type TestDatabase } from '@atelier/testing';
-import { UserRefKey } from '@atelier/outbox';
-import type { JobRow, OutboxSubjects } from '../job-row.js';
-import { productEventSubjects } from '../outbox-payload-sql.js';
-import { createJobsOrm, migrateJobs } from '../jobs-orm.js';
+import type { JobRow } from '../job-row.js';
 import { claim } from './claim-sql.js';
 import { complete } from './complete-sql.js';
 import { createJobs, createJobWithinQuota, type NewJob } from './create-sql.js';
@@ -14,6 +9,7 @@ import { expireStartDeadlines } from './expire-sql.js';
 import { applyFailure } from './fail-sql.js';
 import { updateProviderRequest } from './provider-request-sql.js';
 import { release } from './release-sql.js';
+import { suiteJobsPool, testOutboxSubjects } from '../../test-support/jobs-database.js';
 import { newCanaryJob } from '../../test-support/new-job.js';
 
 /**
@@ -24,29 +20,8 @@ import { newCanaryJob } from '../../test-support/new-job.js';
  * jobs-start-deadline.integration.test.ts waits for real.
  */
 
-let database: TestDatabase;
-let pool: pg.Pool;
-const subjects: OutboxSubjects = {
-  dispatchInteractive: 't.dispatch.interactive',
-  dispatchBackground: 't.dispatch.background',
-  eventPrefix: 't.events.',
-  providerCancel: 't.control.provider-cancel',
-  accountDeleted: 't.accounts.events.deleted',
-  productEvents: productEventSubjects('t.product.events.', new UserRefKey(randomBytes(32).toString('hex'))),
-};
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  const orm = await createJobsOrm(database.url);
-  await migrateJobs(orm, database.url);
-  await orm.close();
-  pool = new pg.Pool({ connectionString: database.url, max: 4 });
-}, 60_000);
-
-afterAll(async () => {
-  await pool?.end();
-  await database?.drop();
-});
+const pool = suiteJobsPool();
+const subjects = testOutboxSubjects();
 
 const user = () => `deadline-user-${randomBytes(4).toString('hex')}`;
 

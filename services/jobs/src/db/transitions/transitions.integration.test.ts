@@ -1,12 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inTransaction, uuidv7, type Queryable } from '@atelier/db';
-import { createTestDatabase, type TestDatabase } from '@atelier/testing';
 import { UserRefKey } from '@atelier/outbox';
-import type { OutboxSubjects } from '../job-row.js';
-import { productEventSubjects } from '../outbox-payload-sql.js';
-import { createJobsOrm, migrateJobs } from '../jobs-orm.js';
 import { cancel } from './cancel-sql.js';
 import { claim } from './claim-sql.js';
 import { complete } from './complete-sql.js';
@@ -16,6 +11,7 @@ import { extendLeases } from './heartbeat-sql.js';
 import { updateProgress } from './progress-sql.js';
 import { updateProviderRequest } from './provider-request-sql.js';
 import { release } from './release-sql.js';
+import { suiteJobsPool, testOutboxSubjects } from '../../test-support/jobs-database.js';
 import { newCanaryJob } from '../../test-support/new-job.js';
 
 /**
@@ -23,17 +19,9 @@ import { newCanaryJob } from '../../test-support/new-job.js';
  * condition did not hold — the job as its own statement found it, in one round trip (counted).
  */
 
-let database: TestDatabase;
-let pool: pg.Pool;
+const pool = suiteJobsPool();
 const userRefKey = new UserRefKey(randomBytes(32).toString('hex'));
-const subjects: OutboxSubjects = {
-  dispatchInteractive: 't.dispatch.interactive',
-  dispatchBackground: 't.dispatch.background',
-  eventPrefix: 't.events.',
-  providerCancel: 't.control.provider-cancel',
-  accountDeleted: 't.accounts.events.deleted',
-  productEvents: productEventSubjects('t.product.events.', userRefKey),
-};
+const subjects = testOutboxSubjects(userRefKey);
 
 /** A Queryable that counts the statements sent through it. */
 function counting(): Queryable & { statements: number } {
@@ -46,19 +34,6 @@ function counting(): Queryable & { statements: number } {
   };
   return counter;
 }
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  const orm = await createJobsOrm(database.url);
-  await migrateJobs(orm, database.url);
-  await orm.close();
-  pool = new pg.Pool({ connectionString: database.url, max: 4 });
-}, 60_000);
-
-afterAll(async () => {
-  await pool?.end();
-  await database?.drop();
-});
 
 const user = () => `transition-user-${randomBytes(4).toString('hex')}`;
 

@@ -1,6 +1,10 @@
-import { AccountDeletionEntity } from './account-deletions.entity.js';
+import { accountDeletionEntity } from '@atelier/account-deletion/entity';
+import { MEDIA_ACCOUNT_DELETIONS } from '../account-deletion-sql.js';
 import { AssetEntity } from './assets.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
+
+/** media.account_deletions: the kit's table (@atelier/account-deletion). */
+const AccountDeletionEntity = accountDeletionEntity(MEDIA_ACCOUNT_DELETIONS);
 
 export { AccountDeletionEntity, AssetEntity, OutboxEntity };
 

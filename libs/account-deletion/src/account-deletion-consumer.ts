@@ -1,16 +1,28 @@
-import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { NAK_DELAY_MS, startDurablePull, type DurablePull } from './durable-pull.js';
-import type { NatsLink } from './nats-link.js';
-import { ensureAccountDeletionConsumer, ensureAccountEventsStream } from './streams.js';
-import type { JobsTopology } from './topology.js';
+import {
+  ensureAccountDeletionConsumer,
+  ensureAccountEventsStream,
+  jetstream,
+  jetstreamManager,
+  jobsTopology,
+  NAK_DELAY_MS,
+  startDurablePull,
+  type DurablePull,
+  type JobsTopology,
+  type JsMsg,
+  type NatsConnection,
+  type NatsLink,
+} from '@atelier/nats';
+import { decodeAccountDeleted, type AccountDeleted } from './account-deleted-event.js';
+import type { AccountDeletionConfig } from './account-deletion-config.js';
 
-/** AccountDeletedEvent (atelier.jobs.v1, events.proto) as its proto3 JSON carries it. */
-export interface AccountDeleted {
-  deletionId: string;
-  userId: string;
-  requestedAt: string;
+export interface AccountDeletionLogger {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
 }
+
+/** Deletes a service's data of the user, idempotently; throws to have the event come back. */
+export type DeleteUserData = (event: AccountDeleted) => Promise<void>;
 
 export interface AccountDeletionConsumerOptions {
   /** The consuming service: its durable consumer is `<service>-account-deletion`. */
@@ -21,30 +33,15 @@ export interface AccountDeletionConsumerOptions {
    * Deletes this service's data of the user, idempotently (the event comes at least once, and again
    * after a crash mid-way). Resolves once all of it is gone; throws to have the event come back.
    */
-  deleteUserData: (event: AccountDeleted) => Promise<void>;
-  logger: {
-    info(fields: object, message: string): void;
-    warn(fields: object, message: string): void;
-    error(fields: object, message: string): void;
-  };
+  deleteUserData: DeleteUserData;
+  logger: AccountDeletionLogger;
   /** Redelivery after this without an ack: a replica killed mid-deletion hands the event on. */
   ackWaitMs?: number;
   /** Pause before an event whose deletion failed comes back (default NAK_DELAY_MS). */
   retryDelayMs?: number;
 }
 
-const USER_ID = /^[\x21-\x7e]{1,128}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The event, or undefined when it is not one (a forged or corrupt message is dropped, not retried). */
-export function parseAccountDeleted(data: unknown): AccountDeleted | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const { deletionId, userId, requestedAt } = data as Record<string, unknown>;
-  if (typeof deletionId !== 'string' || !UUID.test(deletionId)) return undefined;
-  if (typeof userId !== 'string' || !USER_ID.test(userId)) return undefined;
-  if (typeof requestedAt !== 'string' || Number.isNaN(Date.parse(requestedAt))) return undefined;
-  return { deletionId, userId, requestedAt };
-}
+const DEFAULT_ACK_WAIT_MS = 60_000;
 
 /**
  * One service's consumer of account deletions: a durable consumer shared by the service's
@@ -62,7 +59,7 @@ export class AccountDeletionConsumer {
     let consumer = topology.accountDeletionConsumerName(service);
     const declare = async () => {
       await ensureAccountEventsStream(jsm, topology, { replicas: this.options.streamReplicas });
-      consumer = await ensureAccountDeletionConsumer(jsm, topology, { service, ackWaitMs: this.options.ackWaitMs ?? 60_000 });
+      consumer = await ensureAccountDeletionConsumer(jsm, topology, { service, ackWaitMs: this.ackWaitMs });
     };
     await declare();
     this.pull = await startDurablePull({
@@ -93,21 +90,20 @@ export class AccountDeletionConsumer {
     await this.pull?.stop();
   }
 
+  private get ackWaitMs(): number {
+    return this.options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+  }
+
   private async handle(message: JsMsg): Promise<void> {
     const { logger, service } = this.options;
-    let event: AccountDeleted | undefined;
-    try {
-      event = parseAccountDeleted(message.json());
-    } catch {
-      event = undefined;
-    }
+    const event = decodeAccountDeleted(message.data);
     if (!event) {
       logger.error({ subject: message.subject, service }, 'undecodable account deletion event: dropping it');
       message.term();
       return;
     }
     // A long deletion keeps its claim on the event: a working replica is not taken for a dead one.
-    const keepAlive = setInterval(() => message.working(), Math.max(300, Math.floor((this.options.ackWaitMs ?? 60_000) / 3)));
+    const keepAlive = setInterval(() => message.working(), Math.max(300, Math.floor(this.ackWaitMs / 3)));
     try {
       await this.options.deleteUserData(event);
       message.ack();
@@ -119,4 +115,37 @@ export class AccountDeletionConsumer {
       clearInterval(keepAlive);
     }
   }
+}
+
+/**
+ * A service's consumer of account deletions, following its NATS link from the broker's first
+ * answer on; without a link (no NATS_URL) none, and a warning saying what deleted accounts keep.
+ */
+export function followAccountDeletions(link: NatsLink, options: FollowOptions): AccountDeletionConsumer;
+export function followAccountDeletions(link: NatsLink | undefined, options: FollowOptions): AccountDeletionConsumer | undefined;
+export function followAccountDeletions(link: NatsLink | undefined, options: FollowOptions): AccountDeletionConsumer | undefined {
+  const { service, config, logger } = options;
+  if (!link) {
+    logger.warn({ service }, `no NATS_URL: accounts whose deletion is requested keep their ${options.kept}`);
+    return undefined;
+  }
+  const consumer = new AccountDeletionConsumer({
+    service,
+    topology: jobsTopology(config.NATS_STREAM_PREFIX),
+    streamReplicas: config.NATS_STREAM_REPLICAS ?? 1,
+    deleteUserData: options.deleteUserData,
+    ackWaitMs: config.ACCOUNT_DELETION_ACK_WAIT_MS,
+    logger,
+  });
+  consumer.follow(link);
+  return consumer;
+}
+
+export interface FollowOptions {
+  service: string;
+  config: AccountDeletionConfig;
+  deleteUserData: DeleteUserData;
+  /** What deleted accounts keep while the service runs without NATS ("posts"), for the warning. */
+  kept: string;
+  logger: AccountDeletionLogger;
 }
