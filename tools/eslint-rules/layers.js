@@ -18,6 +18,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onImportSources } from './import-sources.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -121,11 +122,6 @@ export const layers = {
       if (refused) context.report({ node, messageId: 'upward', data: { from: fromLayer, to: to.layer, source, why: rule?.why ?? '' } });
     }
 
-    return {
-      ImportDeclaration: (node) => check(node, node.source.value),
-      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
-      ExportAllDeclaration: (node) => check(node, node.source.value),
-      ImportExpression: (node) => node.source.type === 'Literal' && check(node, node.source.value),
-    };
+    return onImportSources(check);
   },
 };
