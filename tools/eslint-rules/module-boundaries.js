@@ -18,6 +18,10 @@
  * path into another project. An import it cannot resolve to a project it lets through: a deep
  * path the package's exports hide (`@atelier/<lib>/src/…`) or a service's package name, which
  * exports nothing. The workspace rule `entry-points` (entry-points.js) rejects those.
+ *
+ * Within a project, two workspace rules: `no-import-cycle` (no-import-cycle.js) refuses files that
+ * import each other, type-only imports included; `layers` (layers.js) holds a service's folders
+ * to its layer order (domain/ imports no I/O layer, rpc/ and background/ never each other …).
  */
 import { readdirSync } from 'node:fs';
 import { createProjectGraphAsync } from '@nx/devkit';
@@ -81,8 +85,11 @@ export const moduleBoundaries = [
     rules: {
       '@nx/enforce-module-boundaries': boundaries({ testKit: false }),
       '@nx/workspace-entry-points': 'error',
+      '@nx/workspace-no-import-cycle': 'error',
     },
   },
+  // Tests reach into any layer of what they test; production code keeps to its order.
+  { files: ['services/*/src/**'], ignores: TEST_FILES, rules: { '@nx/workspace-layers': 'error' } },
   { files: TEST_FILES, rules: { '@nx/enforce-module-boundaries': boundaries({ testKit: true }) } },
   {
     // Tools also run the repository's scripts and read its root configs.

@@ -1,12 +1,18 @@
 import type { Queryable } from '@atelier/db';
 import { Gauge, type Registry } from '@atelier/metrics';
-import { outboxBacklog } from './outbox-sql.js';
+import { outboxBacklog, type OutboxBacklog } from './outbox-sql.js';
 
 /**
- * The series operators watch an outbox by, read from `<schema>.outbox` at each scrape: the same
- * names as jobs' (jobs-metrics.ts), so the chart's alert on dead outbox rows covers every service.
+ * The series operators watch an outbox by, read from `<schema>.outbox` at each scrape. The names
+ * are the same for every outbox, jobs' included, so the chart's alert on dead outbox rows covers
+ * every service.
  */
 export function registerOutboxMetrics(registry: Registry, db: Queryable, schema: string): void {
+  outboxGauges(registry, () => outboxBacklog(db, schema));
+}
+
+/** The outbox series, from a backlog read at each scrape (jobs reads its own with its queue figures). */
+export function outboxGauges(registry: Registry, read: () => Promise<OutboxBacklog>): void {
   const registers = [registry];
   new Gauge({
     name: 'atelier_outbox_backlog',
@@ -14,7 +20,7 @@ export function registerOutboxMetrics(registry: Registry, db: Queryable, schema:
     labelNames: ['status'] as const,
     registers,
     async collect() {
-      const { pending, dead } = await outboxBacklog(db, schema);
+      const { pending, dead } = await read();
       this.set({ status: 'pending' }, pending);
       this.set({ status: 'dead' }, dead);
     },
@@ -24,7 +30,7 @@ export function registerOutboxMetrics(registry: Registry, db: Queryable, schema:
     help: 'Age of the oldest due outbox row not yet published',
     registers,
     async collect() {
-      this.set((await outboxBacklog(db, schema)).oldestPendingAgeMs / 1000);
+      this.set((await read()).oldestPendingAgeMs / 1000);
     },
   });
 }

@@ -1,25 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { NotificationListener, type SqlPool } from '@atelier/db';
-import { backoffDelayMs, startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
 import type { JetStreamClient } from '@atelier/nats';
-import {
-  claimDueOutboxRows,
-  markOutboxPublished,
-  markOutboxRejected,
-  nextOutboxDueAt,
-  prunePublishedOutboxRows,
-  releaseStaleOutboxLocks,
-  releaseUnpublishedOutboxRows,
-  type OutboxRow,
-} from './outbox-sql.js';
+import { claimDueOutboxRows, prunePublishedOutboxRows, type OutboxRow } from './outbox-sql.js';
 import { outboxChannel } from './outbox-table.js';
-import { OUTAGE_BACKOFF, STREAMS_TRUSTED_FOR_MS, publishErrorText, publishFailureOf } from './publish-failure.js';
-
-interface RelayLogger {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+import { RelayCycles, type RelayLogger } from './relay-cycles.js';
+import { settlePublishes, type SettleOptions } from './settle-publishes.js';
 
 /**
  * Cycles without an answer that go unlogged (about 1.75 s): the relay starts with its service,
@@ -69,15 +53,10 @@ export interface OutboxRelayOptions {
 export class OutboxRelay {
   private readonly options: Required<OutboxRelayOptions>;
   private readonly listener: NotificationListener;
+  private readonly cycles: RelayCycles;
+  private readonly settling: SettleOptions;
   /** When the streams were last declared (0: not yet, or a publish found one missing since). */
   private streamsDeclaredAt = 0;
-  private unansweredCycles = 0;
-  private wakeUp: (() => void) | undefined;
-  private woken = false;
-  private stopped = true;
-  private loop: Promise<void> | undefined;
-  private housekeeping: PeriodicTask | undefined;
-  private stopping = new AbortController();
 
   constructor(options: OutboxRelayOptions) {
     this.options = {
@@ -92,41 +71,52 @@ export class OutboxRelay {
       // An option given as undefined keeps its default.
       ...(Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as OutboxRelayOptions),
     };
-    this.listener = new NotificationListener({
-      databaseUrl: options.databaseUrl,
-      logger: options.logger,
-      applicationName: `${options.schema}-outbox-listener`,
+    const { pool, schema, relayId, logger, batchSize, pollIntervalMs, maxAttempts, retryBaseMs, retryMaxMs } = this.options;
+    this.listener = new NotificationListener({ databaseUrl: options.databaseUrl, logger, applicationName: `${schema}-outbox-listener` });
+    this.listener.on(outboxChannel(schema), () => this.wake());
+    const logFields = { schema };
+    this.cycles = new RelayCycles({
+      pool,
+      schema,
+      cycle: () => this.runOnce(),
+      batchSize,
+      pollIntervalMs,
+      logger,
+      logFields,
+      quietUnansweredCycles: QUIET_UNANSWERED_CYCLES,
+      lockTimeoutMs: this.options.lockTimeoutMs,
+      housekeepingName: `${schema} outbox housekeeping`,
+      moreHousekeeping: () => this.prunePublished(),
     });
-    this.listener.on(outboxChannel(options.schema), () => this.wake());
+    this.settling = {
+      pool,
+      schema,
+      relayId,
+      maxAttempts,
+      retryBaseMs,
+      retryMaxMs,
+      logger,
+      logFields,
+      streamsDeclaredAt: () => this.streamsDeclaredAt,
+      restoreStreams: () => this.declareStreams(),
+    };
   }
 
   /** Starts listening and publishing; resolves once the LISTEN connection was tried (the poll covers its absence). */
   async start(): Promise<void> {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.stopping = new AbortController();
+    if (this.cycles.running) return;
     await this.listener.start();
-    this.loop = this.run();
-    this.housekeeping = startPeriodicTask({
-      name: `${this.options.schema} outbox housekeeping`,
-      intervalMs: Math.max(1_000, this.options.lockTimeoutMs / 2),
-      logger: this.options.logger,
-      run: () => this.keepHouse(),
-    });
+    this.cycles.start();
   }
 
   /** Asks for a cycle now (coalescing). */
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    this.cycles.wake();
   }
 
   /** Ends the loop after the cycle in flight (whose rows are settled: none is left claimed). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.stopping.abort();
-    this.wakeUp?.();
-    await Promise.all([this.loop, this.housekeeping?.stop()]);
+    await this.cycles.stop();
     await this.listener.stop();
   }
 
@@ -141,60 +131,8 @@ export class OutboxRelay {
     const { pool, schema, relayId } = this.options;
     const rows = await claimDueOutboxRows(pool, schema, relayId, this.options.batchSize);
     if (rows.length === 0) return 0;
-
     const results = await Promise.allSettled(rows.map((row) => this.publish(js, row)));
-    const failed = results.flatMap((result, i) =>
-      result.status === 'rejected' ? [{ row: rows[i]!, error: result.reason as unknown, kind: publishFailureOf(result.reason) }] : [],
-    );
-    await markOutboxPublished(
-      pool,
-      schema,
-      relayId,
-      rows.filter((_, i) => results[i]!.status === 'fulfilled').map((row) => row.id),
-    );
-    if (failed.length === 0) return rows.length;
-
-    // No stream took a subject: declare the streams again, and count the publish as the subject's
-    // fault only if they had been declared just before it.
-    const missingIsRefusal = Date.now() - this.streamsDeclaredAt < STREAMS_TRUSTED_FOR_MS;
-    const brokerReady = missingIsRefusal || !failed.some((f) => f.kind === 'missing-stream') || (await this.declareStreams());
-    const rejected = failed.filter((f) => f.kind === 'rejected' || (f.kind === 'missing-stream' && missingIsRefusal));
-    const handedBack = failed.filter((f) => !rejected.includes(f));
-    const dead = await markOutboxRejected(
-      pool,
-      schema,
-      relayId,
-      rejected.map((f) => ({
-        id: f.row.id,
-        error: publishErrorText(f.error, f.row.subject),
-        retryInMs: backoffDelayMs(f.row.attempt_count + 1, { baseMs: this.options.retryBaseMs, maxMs: this.options.retryMaxMs }),
-      })),
-      this.options.maxAttempts,
-    );
-    if (handedBack.length > 0) {
-      const first = handedBack[0]!;
-      await releaseUnpublishedOutboxRows(
-        pool,
-        schema,
-        relayId,
-        handedBack.map((f) => f.row.id),
-        `not published yet: ${publishErrorText(first.error, first.row.subject)}`,
-      );
-    }
-    if (rejected.length > 0) {
-      const first = rejected[0]!;
-      this.options.logger.warn(
-        { schema, refused: rejected.length, firstError: publishErrorText(first.error, first.row.subject) },
-        'outbox publish refused; backing off',
-      );
-    }
-    for (const row of dead) {
-      this.options.logger.error(
-        { schema, outboxId: row.id, eventType: row.event_type, lastError: row.last_error },
-        'outbox row dead: the broker refused it every time',
-      );
-    }
-    return handedBack.some((f) => f.kind === 'unanswered') || !brokerReady ? 'unanswered' : rows.length;
+    return settlePublishes(this.settling, rows, results);
   }
 
   private publish(js: JetStreamClient, row: OutboxRow) {
@@ -217,68 +155,8 @@ export class OutboxRelay {
     }
   }
 
-  private async keepHouse(): Promise<void> {
+  private async prunePublished(): Promise<void> {
     const { pool, schema } = this.options;
-    const released = await releaseStaleOutboxLocks(pool, schema, this.options.lockTimeoutMs);
-    if (released > 0) {
-      this.options.logger.warn({ schema, released }, 'released outbox rows whose relay lock expired');
-      this.wake();
-    }
-    while (!this.stopped && (await prunePublishedOutboxRows(pool, schema, this.options.retainPublishedMs, 1_000)) === 1_000);
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      this.woken = false;
-      let claimed: number | 'unanswered' = 0;
-      try {
-        claimed = await this.runOnce();
-      } catch (error) {
-        this.options.logger.warn({ err: error, schema: this.options.schema }, 'outbox relay cycle failed');
-      }
-      if (this.stopped) break;
-      if (claimed === 'unanswered') {
-        this.unansweredCycles += 1;
-        if (this.unansweredCycles === QUIET_UNANSWERED_CYCLES + 1)
-          this.options.logger.warn({ schema: this.options.schema }, 'NATS does not answer: the outbox waits for it');
-        await sleep(backoffDelayMs(this.unansweredCycles, OUTAGE_BACKOFF), undefined, { signal: this.stopping.signal }).catch(() => {});
-        continue;
-      }
-      if (this.unansweredCycles > QUIET_UNANSWERED_CYCLES) {
-        this.options.logger.info(
-          { schema: this.options.schema, cycles: this.unansweredCycles },
-          'NATS answers again: the outbox carries on',
-        );
-      }
-      this.unansweredCycles = 0;
-      if (claimed === this.options.batchSize || this.woken) continue;
-      await this.sleep(await this.untilNextDue());
-    }
-  }
-
-  private async untilNextDue(): Promise<number> {
-    try {
-      const due = await nextOutboxDueAt(this.options.pool, this.options.schema);
-      if (!due) return this.options.pollIntervalMs;
-      return Math.min(this.options.pollIntervalMs, Math.max(0, due.getTime() - Date.now()));
-    } catch {
-      return this.options.pollIntervalMs;
-    }
-  }
-
-  /** Sleeps until woken, stopped or ms passed. */
-  private sleep(ms: number): Promise<void> {
-    if (this.stopped || this.woken || ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = () => {
-        this.wakeUp = undefined;
-        done();
-      };
-    });
+    while (this.cycles.running && (await prunePublishedOutboxRows(pool, schema, this.options.retainPublishedMs, 1_000)) === 1_000);
   }
 }

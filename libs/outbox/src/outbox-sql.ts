@@ -3,8 +3,8 @@ import { checkedSchema, outboxChannel } from './outbox-table.js';
 
 /**
  * The SQL of a `<schema>.outbox` table (outbox-table.ts), for the schema given: what a writer runs
- * inside its transaction, then what the relay runs. The relay's statements mirror jobs'
- * (services/jobs/src/db/outbox-sql.ts), whose outbox has a hot path of its own.
+ * inside its transaction, then what the relay runs. jobs' relay runs the relay's statements too,
+ * on `jobs.outbox` (the same shape, with a trace context a row type of its own adds).
  */
 
 /** A message to publish, as the writer of a fact describes it. */
@@ -72,9 +72,14 @@ export async function insertOutboxEvents(db: Queryable, schema: string, events: 
  * LOCKED so that relays claim disjoint rows without waiting on each other. No attempt is counted
  * here: only the broker's refusal spends one.
  */
-export async function claimDueOutboxRows(db: Queryable, schema: string, relayId: string, limit: number): Promise<OutboxRow[]> {
+export async function claimDueOutboxRows<Row extends OutboxRow = OutboxRow>(
+  db: Queryable,
+  schema: string,
+  relayId: string,
+  limit: number,
+): Promise<Row[]> {
   const s = checkedSchema(schema);
-  const result = await db.query<OutboxRow>({
+  const result = await db.query<Row>({
     name: `${s}.outbox_claim_due`,
     text: `UPDATE ${s}.outbox o
               SET status = 'processing', locked_by = $1, locked_at = now()
@@ -191,7 +196,16 @@ export async function prunePublishedOutboxRows(db: Queryable, schema: string, re
 }
 
 /** What operators watch: rows not published yet, rows given up on, and how long the oldest due one has waited. */
-export async function outboxBacklog(db: Queryable, schema: string): Promise<{ pending: number; dead: number; oldestPendingAgeMs: number }> {
+export interface OutboxBacklog {
+  /** Rows not published yet (pending or being published). */
+  pending: number;
+  /** Rows given up on. */
+  dead: number;
+  oldestPendingAgeMs: number;
+}
+
+/** Reads `<schema>.outbox`'s backlog in one statement. */
+export async function outboxBacklog(db: Queryable, schema: string): Promise<OutboxBacklog> {
   const s = checkedSchema(schema);
   const result = await db.query<{ pending: number; dead: number; oldest_pending_age_ms: number }>({
     name: `${s}.outbox_backlog`,

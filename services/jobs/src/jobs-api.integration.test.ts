@@ -163,6 +163,20 @@ describe('jobs - CreateJob', () => {
     for (let i = 0; i < 5; i += 1) expect((await h.jobs.createJob(canaryRequest(user, `canary-${i}`))).created).toBe(true);
   });
 
+  it('refuses a create in an account whose deletion was requested as ACCOUNT_DELETED, told by the create statement itself', async () => {
+    const user = newUser();
+    const input = await uploadInputImage(h.media, user);
+    // The request's row alone (what RequestAccountDeletion writes under the user's lock), without its event.
+    await h.db.query(`INSERT INTO jobs.account_deletions (user_id, deletion_id) VALUES ($1, gen_random_uuid())`, [user]);
+    const hitsBefore = await quotaHits();
+    expect(await refusal(h.jobs.createJob(await stylizeRequest(user, 'after-deletion', { inputAssetId: input })))).toMatchObject({
+      code: ErrorCode.FAILED_PRECONDITION,
+      reason: 'ACCOUNT_DELETED',
+    });
+    expect(await countRows('SELECT count(*) AS n FROM jobs.generation_jobs WHERE user_id = $1', [user])).toBe(0);
+    expect(await quotaHits()).toEqual(hitsBefore);
+  });
+
   it('refuses invalid requests with the field or rule named, and writes nothing', async () => {
     const user = newUser();
     const other = newUser();

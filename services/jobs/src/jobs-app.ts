@@ -37,7 +37,7 @@ import type { JobsContext } from './jobs-context.js';
 import { readQueueStats } from './db/queue-stats-sql.js';
 import { createTransitionBatches } from './db/transitions/transition-batches.js';
 import { JobsMetrics } from './jobs-metrics.js';
-import { JobWatchHub } from './background/job-watch-hub.js';
+import { JobWatchHub } from './announce/job-watch-hub.js';
 import { OutboxRelay } from './background/outbox-relay.js';
 import { jobsAccountDeletion } from './background/account-deletion.js';
 import { OutboxWakeups } from './background/outbox-wakeups.js';

@@ -3,10 +3,10 @@ import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from './definitions/index.js';
 import type { OutboxSubjects } from './db/job-row.js';
 import type { QuotaLimits } from './domain/quota.js';
-import type { JobWatchHub } from './background/job-watch-hub.js';
+import type { JobWatchHub } from './announce/job-watch-hub.js';
 import type { JobsMetrics } from './jobs-metrics.js';
 import type { Peers } from './peers/peer-validation.js';
-import type { AnnounceTargets } from './background/announce.js';
+import type { AnnounceTargets } from './announce/announce.js';
 import type { TransitionBatches } from './db/transitions/transition-batches.js';
 
 /** What the jobs RPC handlers depend on. */
@@ -28,7 +28,7 @@ export interface JobsContext extends AnnounceTargets {
   leaseTtlMs: number;
   /** WatchJob's safety re-read, for a change notice that was lost (WATCH_REREAD_MS). */
   watchRereadMs: number;
-  /** Call after every commit that wrote outbox rows: wakes the relays (background/announce.ts does). */
+  /** Call after every commit that wrote outbox rows: wakes the relays (announce/announce.ts does). */
   onOutboxWrite: () => void;
   metrics: JobsMetrics;
 }

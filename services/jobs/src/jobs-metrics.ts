@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from '@atelier/metrics';
+import { outboxGauges } from '@atelier/outbox';
 import type { QueueStats } from './db/queue-stats-sql.js';
 import type { JobRow } from './db/job-row.js';
 import { providerCharges } from './domain/provider-charges.js';
@@ -113,24 +114,10 @@ export class JobsMetrics {
         for (const depth of (await stats()).queues) this.set({ queue: depth.queue }, depth.oldestReadyAgeMs / 1000);
       },
     });
-    new Gauge({
-      name: 'atelier_outbox_backlog',
-      help: 'Outbox rows not yet published (pending) and given up on (dead)',
-      labelNames: ['status'] as const,
-      registers,
-      async collect() {
-        const { outboxPending, outboxDead } = await stats();
-        this.set({ status: 'pending' }, outboxPending);
-        this.set({ status: 'dead' }, outboxDead);
-      },
-    });
-    new Gauge({
-      name: 'atelier_outbox_oldest_pending_age_seconds',
-      help: 'Age of the oldest due outbox row not yet published',
-      registers,
-      async collect() {
-        this.set((await stats()).outboxOldestPendingAgeMs / 1000);
-      },
+    // The outbox series every outbox has (libs/outbox), from the same read as the queues'.
+    outboxGauges(registry, async () => {
+      const { outboxPending, outboxDead, outboxOldestPendingAgeMs } = await stats();
+      return { pending: outboxPending, dead: outboxDead, oldestPendingAgeMs: outboxOldestPendingAgeMs };
     });
   }
 }

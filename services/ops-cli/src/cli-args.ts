@@ -1,31 +1,7 @@
 import { NAMESPACE_PATTERN } from './release-labels.js';
 import { OPERATOR_ID_PATTERN } from './ops-config.js';
+import { COMMAND_GROUPS, COMMAND_NAMES, type CommandGroup, type CommandName, type HelpTopic } from './cli-commands.js';
 import { UsageError } from './usage-error.js';
-
-/** The commands, as typed after `atelier-ops`. */
-export const COMMAND_NAMES = [
-  'status',
-  'scale-workers',
-  'jobs show',
-  'jobs cancel',
-  'dead-letters list',
-  'dead-letters replay',
-  'dead-letters audit',
-  'catalog list',
-  'catalog enable',
-  'catalog disable',
-] as const;
-export type CommandName = (typeof COMMAND_NAMES)[number];
-
-/** The words that group subcommands, each with the subcommands it takes. */
-export const COMMAND_GROUPS = {
-  jobs: ['show', 'cancel'],
-  'dead-letters': ['list', 'replay', 'audit'],
-  catalog: ['list', 'enable', 'disable'],
-} as const;
-export type CommandGroup = keyof typeof COMMAND_GROUPS;
-/** What `--help` can explain: every command and every group. */
-export type HelpTopic = CommandName | CommandGroup;
 
 /** Where in Kubernetes a command looks; unset fields fall back to the environment's defaults. */
 export interface KubeTarget {

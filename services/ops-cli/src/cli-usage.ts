@@ -1,5 +1,6 @@
 import { defaultAddressOf } from '@atelier/platform';
-import { COMMAND_GROUPS, FLAGS, type CommandGroup, type CommandName, type HelpTopic } from './cli-args.js';
+import { FLAGS } from './cli-args.js';
+import { COMMAND_GROUPS, type CommandGroup, type CommandName, type HelpTopic } from './cli-commands.js';
 
 /** Help texts, built from the option table so that they cannot drift from what the parser accepts. */
 

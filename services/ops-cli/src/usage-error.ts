@@ -1,5 +1,5 @@
 import { AppError, ErrorCode } from '@atelier/errors';
-import type { HelpTopic } from './cli-args.js';
+import type { HelpTopic } from './cli-commands.js';
 
 /** The command line is wrong. `topic` says whose usage to print with the message (undefined: the overview). */
 export class UsageError extends AppError {

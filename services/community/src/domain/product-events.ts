@@ -1,6 +1,18 @@
 import type { OutboxEvent, ProductEventFact, ProductEvents } from '@atelier/outbox';
-import type { PostRow } from '../db/post-row.js';
-import type { StoredStatus } from './post-rules.js';
+import type { StoredCategory, StoredStatus } from './post-rules.js';
+
+/** What the events tell of a post: the fields of its row (db/post-row.ts) they read. */
+export interface PostFacts {
+  id: string;
+  author_user_id: string;
+  pet_id: string | null;
+  category: StoredCategory;
+  status: StoredStatus;
+  generation_job_id: string | null;
+  created_at: Date;
+  published_at: Date | null;
+  media_asset_ids: readonly string[];
+}
 
 /** A write of a post: its creation (the one-tap draft or CreatePost), or an update from the status it had. */
 export type PostWrite = { created: true; oneTapDraft: boolean } | { created: false; statusBefore: StoredStatus };
@@ -11,7 +23,7 @@ export type PostWrite = { created: true; oneTapDraft: boolean } | { created: fal
  * creation_post_published: a post of category ai_creation was published, by its create or by an
  * update of its draft; once per post, since a published post never goes back to draft.
  */
-export function postProductEvents(write: PostWrite, post: PostRow): ProductEventFact[] {
+export function postProductEvents(write: PostWrite, post: PostFacts): ProductEventFact[] {
   const events: ProductEventFact[] = [];
   const base = { aggregateId: post.id, userId: post.author_user_id };
   if (write.created && write.oneTapDraft) {
@@ -50,5 +62,5 @@ export function postProductEvents(write: PostWrite, post: PostRow): ProductEvent
 /** The outbox rows of a write, given the post it wrote: for the post's SQL to insert in the write's transaction. */
 export const postOutboxEvents =
   (productEvents: ProductEvents, write: PostWrite) =>
-  (post: PostRow): OutboxEvent[] =>
+  (post: PostFacts): OutboxEvent[] =>
     postProductEvents(write, post).map((fact) => productEvents.outboxEvent(fact));

@@ -9,7 +9,7 @@ import {
   outboxStatuses,
   postCategories,
   postStatuses,
-} from '../routes/dto-mapper.js';
+} from './api-enums.js';
 
 /**
  * JSON Schemas of the API: requests are validated against them (unknown fields, wrong types and

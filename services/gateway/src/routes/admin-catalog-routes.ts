@@ -13,7 +13,8 @@ import {
 import type { GatewayContext } from '../gateway-context.js';
 import { object, ref, responses, uuid } from '../http/schemas.js';
 import { ADMIN_EXAMPLES } from './admin-examples.js';
-import { mediaKinds, toCatalogModelDto, toCatalogStyleDto } from './dto-mapper.js';
+import { toCatalogModelDto, toCatalogStyleDto } from './dto-mapper.js';
+import { mediaKinds } from '../http/api-enums.js';
 
 // The catalog's rules, mirrored so a bad field is refused here by its API name (the catalog
 // service checks them again: domain/catalog-rules.ts is the rule, these are its first line).

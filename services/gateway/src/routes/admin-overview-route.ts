@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
 import { responses } from '../http/schemas.js';
-import { jobQueues, toOverviewDto } from './dto-mapper.js';
+import { toOverviewDto } from './dto-mapper.js';
+import { jobQueues } from '../http/api-enums.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const integer = { type: 'integer' } as const;

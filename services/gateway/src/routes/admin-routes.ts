@@ -5,7 +5,8 @@ import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { badRequest } from '../http/http-error.js';
 import { MAX_INT64, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
-import { toAdminJobDto, toJobDetailsDto, toOutboxEventDto, toOutboxReplayDto, jobQueues, jobStatuses } from './dto-mapper.js';
+import { toAdminJobDto, toJobDetailsDto, toOutboxEventDto, toOutboxReplayDto } from './dto-mapper.js';
+import { jobQueues, jobStatuses } from '../http/api-enums.js';
 import { ADMIN_EXAMPLES } from './admin-examples.js';
 
 interface AdminJobsQuery {

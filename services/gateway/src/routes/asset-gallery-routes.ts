@@ -3,7 +3,8 @@ import { mediaV1 } from '@atelier/contracts';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { idParam, nullableString, object, pageQuery, ref, responses } from '../http/schemas.js';
-import { assetPurposes, toAssetDto } from './dto-mapper.js';
+import { toAssetDto } from './dto-mapper.js';
+import { assetPurposes } from '../http/api-enums.js';
 import type { OutputLinks } from './output-links.js';
 
 const galleryPage = object({

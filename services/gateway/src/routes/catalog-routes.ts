@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayContext } from '../gateway-context.js';
-import { toModelDto, toStyleDto, mediaKinds } from './dto-mapper.js';
+import { toModelDto, toStyleDto } from './dto-mapper.js';
+import { mediaKinds } from '../http/api-enums.js';
 import { object, ref, responses } from '../http/schemas.js';
 import { localeOf } from '../i18n/request-locale.js';
 

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { IMAGE_SIDE_RANGE } from '@atelier/images';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
-import { toAssetDto, assetPurposes } from './dto-mapper.js';
+import { toAssetDto } from './dto-mapper.js';
+import { assetPurposes } from '../http/api-enums.js';
 import { USER_PURPOSES, idParam, nullableString, object, ref, responses } from '../http/schemas.js';
 
 export function registerMediaRoutes(app: FastifyInstance, { peers }: GatewayContext): void {

@@ -4,7 +4,8 @@ import { MAX_MEDIA_PER_POST, MAX_POST_CONTENT_LENGTH, MAX_POST_TITLE_LENGTH } fr
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { MAX_VERSION, idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
-import { toPostDto, postCategories, postStatuses } from './dto-mapper.js';
+import { toPostDto } from './dto-mapper.js';
+import { postCategories, postStatuses } from '../http/api-enums.js';
 
 const mediaIds = { type: 'array', items: uuid, maxItems: MAX_MEDIA_PER_POST, uniqueItems: true } as const;
 

@@ -7,7 +7,7 @@ import { createJobs } from '../db/transitions/create-sql.js';
 import { suiteJobsPool, testOutboxSubjects } from '../test-support/jobs-database.js';
 import { newCanaryJob } from '../test-support/new-job.js';
 import { jobsAccountDeletion } from './account-deletion.js';
-import type { AnnounceTargets } from './announce.js';
+import type { AnnounceTargets } from '../announce/announce.js';
 
 /**
  * The jobs part of deleting an account on its statements: the request writes the event the other

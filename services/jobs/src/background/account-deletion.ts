@@ -5,7 +5,7 @@ import { JOBS_ACCOUNT_DELETIONS, JOBS_OF_USER, selectInFlightJobIdsOfUser } from
 import type { OutboxSubjects } from '../db/job-row.js';
 import { deleteQuotaHitsOfUser } from '../db/quota-hits-sql.js';
 import { cancel } from '../db/transitions/cancel-sql.js';
-import { announce, type AnnounceTargets } from './announce.js';
+import { announce, type AnnounceTargets } from '../announce/announce.js';
 
 const BATCH = 200;
 

@@ -4,7 +4,7 @@ import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from '../definitions/index.js';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
 import { reapExpiredLeases } from '../db/transitions/reap-sql.js';
-import { announce, type AnnounceTargets } from './announce.js';
+import { announce, type AnnounceTargets } from '../announce/announce.js';
 
 export interface LeaseReaperOptions {
   pool: SqlPool;

@@ -10,7 +10,7 @@ describe('outbox relay - stopping', () => {
     // No row is ever due; reading the next due time is slow, so stop() lands in the middle of it.
     const pool = {
       query: async ({ name }: { name: string }) => {
-        if (name !== 'outbox.next_due') return { rows: [], rowCount: 0 };
+        if (name !== 'jobs.outbox_next_due') return { rows: [], rowCount: 0 };
         dueReads += 1;
         await new Promise((resolve) => setTimeout(resolve, 100));
         return { rows: [{ due: null }], rowCount: 1 };

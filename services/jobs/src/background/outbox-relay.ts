@@ -1,26 +1,11 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
-import { headers, type JetStreamClient } from '@atelier/nats';
-import { inSpan, SpanKind } from '@atelier/telemetry';
-import { backoffDelayMs, startPeriodicTask, type PeriodicTask } from '@atelier/lifecycle';
-import { OUTAGE_BACKOFF, STREAMS_TRUSTED_FOR_MS, publishErrorText, publishFailureOf, type PublishFailure } from '@atelier/outbox';
-import {
-  claimDueOutboxRows,
-  markOutboxPublished,
-  markOutboxRejected,
-  nextOutboxDueAt,
-  releaseStaleOutboxLocks,
-  releaseUnpublishedOutboxRows,
-  type ClaimedOutboxRow,
-  type OutboxRow,
-} from '../db/outbox-sql.js';
-
-/** What publishing a row and settling it needs, whether the relay claimed it or a transition did. */
-type PublishableRow = Pick<
-  OutboxRow,
-  'id' | 'aggregate_id' | 'event_type' | 'subject' | 'dedupe_key' | 'payload' | 'trace_context' | 'available_at' | 'attempt_count'
->;
+import type { JetStreamClient } from '@atelier/nats';
+import { RelayCycles } from '@atelier/outbox';
+import { claimDueOutboxRows } from '../db/outbox-sql.js';
+import { JOBS_OUTBOX_SCHEMA, type ClaimedOutboxRow } from '../db/outbox-row.js';
+import { HandOverLane } from './outbox-hand-over.js';
+import { publishAndSettle, type OutboxPublishing } from './outbox-publish.js';
 
 export interface OutboxRelayOptions {
   pool: SqlPool;
@@ -59,27 +44,18 @@ export interface OutboxRelayOptions {
  * While the broker is away nothing is claimed and nothing counts against a row: the relay
  * pauses (backoff capped at 5 s) and carries on when it answers again. Wakes when told (a local
  * commit, a NOTIFY from another replica), when the next delayed row falls due, and at least every
- * poll interval. Any number of replicas may run one.
+ * poll interval. Any number of replicas may run one. Its loop, statements and settlement are
+ * libs/outbox's; its own are the rows transitions hand over (outbox-hand-over.ts) and the trace
+ * each publish continues (outbox-publish.ts).
  */
 export class OutboxRelay {
   private readonly options: Required<Omit<OutboxRelayOptions, 'publishLag' | 'restoreStreams'>> &
     Pick<OutboxRelayOptions, 'publishLag' | 'restoreStreams'>;
+  private readonly cycles: RelayCycles;
+  private readonly publishing: OutboxPublishing;
+  private readonly handOver: HandOverLane;
   /** When the streams were last declared successfully (a publish that finds none after that is refused). */
   private streamsDeclaredAt = 0;
-  /** Cycles in a row in which the broker did not answer: how long to pause before the next. */
-  private unansweredCycles = 0;
-  private wakeUp: (() => void) | undefined;
-  private woken = false;
-  private stopped = true;
-  private loop: Promise<void> | undefined;
-  private housekeeping: PeriodicTask | undefined;
-  private stopping = new AbortController();
-  /** Rows transitions wrote claimed for this relay, waiting for the next hand-over flush. */
-  private handedOver: PublishableRow[] = [];
-  /** Of those, and of the flushes running, how many are not settled yet. */
-  private handedOverUnsettled = 0;
-  private readonly flushes = new Set<Promise<void>>();
-  private flushScheduled = false;
 
   constructor(options: OutboxRelayOptions) {
     this.options = {
@@ -93,35 +69,58 @@ export class OutboxRelay {
       maxHandedOver: 5_000,
       ...options,
     };
+    const { pool, relayId, logger, broker } = this.options;
+    this.cycles = new RelayCycles({
+      pool,
+      schema: JOBS_OUTBOX_SCHEMA,
+      cycle: () => this.runOnce(),
+      batchSize: this.options.batchSize,
+      pollIntervalMs: this.options.pollIntervalMs,
+      logger,
+      lockTimeoutMs: this.options.lockTimeoutMs,
+      // Published rows are pruned by background/retention-pruner.ts.
+      housekeepingName: 'outbox housekeeping',
+    });
+    this.publishing = {
+      settling: {
+        pool,
+        schema: JOBS_OUTBOX_SCHEMA,
+        relayId,
+        maxAttempts: this.options.maxAttempts,
+        retryBaseMs: this.options.retryBaseMs,
+        retryMaxMs: this.options.retryMaxMs,
+        logger,
+        streamsDeclaredAt: () => this.streamsDeclaredAt,
+        restoreStreams: () => this.restoreStreams(),
+      },
+      publishTimeoutMs: this.options.publishTimeoutMs,
+      publishLag: this.options.publishLag,
+    };
+    this.handOver = new HandOverLane({
+      pool,
+      relayId,
+      broker,
+      logger,
+      publishing: this.publishing,
+      flushSize: this.options.batchSize * 5,
+      running: () => this.cycles.running,
+      wake: () => this.wake(),
+    });
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.stopping = new AbortController();
-    this.loop = this.run();
-    this.housekeeping = startPeriodicTask({
-      name: 'outbox housekeeping',
-      intervalMs: Math.max(1_000, this.options.lockTimeoutMs / 2),
-      logger: this.options.logger,
-      run: () => this.keepHouse(),
-    });
+    this.cycles.start();
   }
 
   /** Asks for a cycle now. Cheap and coalescing: call it after every commit that wrote the outbox. */
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    this.cycles.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.stopping.abort();
-    this.wakeUp?.();
-    await Promise.all([this.loop, this.housekeeping?.stop()]);
+    await this.cycles.stop();
     // Rows handed over in this very turn are handed back now (the relay is stopped), not left to a timer.
-    while (this.handedOver.length > 0) this.flushHandedOver();
-    await Promise.all(this.flushes);
+    await this.handOver.drain();
   }
 
   /**
@@ -130,64 +129,13 @@ export class OutboxRelay {
    * stopped, the broker away or too many handed-over rows are still unsettled.
    */
   claimLane(): string | null {
-    if (this.stopped || this.unansweredCycles > 0 || this.handedOverUnsettled >= this.options.maxHandedOver) return null;
+    if (!this.cycles.running || this.cycles.unansweredCycles > 0 || this.handOver.unsettled >= this.options.maxHandedOver) return null;
     return this.options.broker() ? this.options.relayId : null;
   }
 
-  /**
-   * Publishes rows a committed transition wrote claimed for this relay (claimLane): the rows of
-   * every commit in this turn of the event loop go together, settled as a claimed batch is —
-   * published, refused (backed off) or handed back to pending when the broker does not answer.
-   */
+  /** Publishes rows a committed transition wrote claimed for this relay (claimLane): HandOverLane. */
   publishClaimed(rows: readonly ClaimedOutboxRow[]): void {
-    if (rows.length === 0) return;
-    for (const row of rows) this.handedOver.push({ ...row, available_at: new Date(row.available_at), attempt_count: 0 });
-    this.handedOverUnsettled += rows.length;
-    this.scheduleFlush();
-  }
-
-  /**
-   * At most two flushes run at once: under load the rows handed over meanwhile leave together in
-   * the next one (one publish round and one UPDATE for many commits), and a lone commit's rows
-   * leave at once (a microtask: after the announcements of its whole batch).
-   */
-  private scheduleFlush(): void {
-    if (this.flushScheduled || this.flushes.size >= 2 || this.handedOver.length === 0) return;
-    this.flushScheduled = true;
-    queueMicrotask(() => {
-      this.flushScheduled = false;
-      if (this.handedOver.length > 0) this.flushHandedOver();
-    });
-  }
-
-  private flushHandedOver(): void {
-    const rows = this.handedOver.splice(0, this.options.batchSize * 5);
-    const flush = (async () => {
-      const js = this.options.broker();
-      try {
-        if (!js || this.stopped) {
-          await releaseUnpublishedOutboxRows(
-            this.options.pool,
-            this.options.relayId,
-            rows.map((row) => row.id),
-            this.stopped ? 'handed back: the relay stopped' : 'not published yet: NATS is not connected',
-          );
-          this.wake();
-          return;
-        }
-        if ((await this.settle(js, rows)) === 'unanswered') this.wake();
-      } catch (error) {
-        // Left claimed: once the lock expires any relay publishes them (releaseStaleOutboxLocks).
-        this.options.logger.warn({ err: error, rows: rows.length }, 'settling handed-over outbox rows failed; their locks will expire');
-      } finally {
-        this.handedOverUnsettled -= rows.length;
-      }
-    })();
-    this.flushes.add(flush);
-    void flush.finally(() => {
-      this.flushes.delete(flush);
-      this.scheduleFlush();
-    });
+    this.handOver.push(rows);
   }
 
   /**
@@ -199,112 +147,7 @@ export class OutboxRelay {
     if (!js) return 'unanswered';
     const rows = await claimDueOutboxRows(this.options.pool, this.options.relayId, this.options.batchSize);
     if (rows.length === 0) return 0;
-    return this.settle(js, rows);
-  }
-
-  /**
-   * Publishes rows this relay holds and settles each: published, refused (backed off, dead after
-   * the attempts), or handed back untouched when the broker did not answer. Answers how many rows
-   * it settled, or 'unanswered'.
-   */
-  private async settle(js: JetStreamClient, rows: readonly PublishableRow[]): Promise<number | 'unanswered'> {
-    const results = await Promise.allSettled(rows.map((row) => this.publish(js, row)));
-    const publishedAt = Date.now();
-    const published: string[] = [];
-    const failed: { row: PublishableRow; error: unknown; kind: PublishFailure }[] = [];
-    results.forEach((result, i) => {
-      const row = rows[i]!;
-      if (result.status === 'fulfilled') {
-        published.push(row.id);
-        this.options.publishLag?.observe(Math.max(0, publishedAt - row.available_at.getTime()) / 1000);
-      } else failed.push({ row, error: result.reason, kind: publishFailureOf(result.reason) });
-    });
-    await markOutboxPublished(this.options.pool, this.options.relayId, published);
-    if (failed.length === 0) return rows.length;
-
-    // No stream took a subject: declare the streams (again). If that cannot be done the broker is
-    // not ready; if it was done just now, the next try tells. Only a publish that finds no stream
-    // although the streams were declared recently is the subject's fault.
-    let missingIsRefusal = Date.now() - this.streamsDeclaredAt < STREAMS_TRUSTED_FOR_MS;
-    let brokerReady = true;
-    if (!missingIsRefusal && failed.some((f) => f.kind === 'missing-stream')) {
-      brokerReady = await this.restoreStreams();
-      missingIsRefusal = false;
-    }
-    const rejected = failed.filter((f) => f.kind === 'rejected' || (f.kind === 'missing-stream' && missingIsRefusal));
-    const handedBack = failed.filter((f) => !rejected.includes(f));
-    await markOutboxRejected(
-      this.options.pool,
-      this.options.relayId,
-      rejected.map((f) => ({
-        id: f.row.id,
-        error: publishErrorText(f.error, f.row.subject),
-        retryInMs: this.retryDelay(f.row.attempt_count + 1),
-      })),
-      this.options.maxAttempts,
-    );
-    if (handedBack.length > 0) {
-      const first = handedBack[0]!;
-      await releaseUnpublishedOutboxRows(
-        this.options.pool,
-        this.options.relayId,
-        handedBack.map((f) => f.row.id),
-        `not published yet: ${publishErrorText(first.error, first.row.subject)}`,
-      );
-    }
-    if (rejected.length > 0) {
-      this.options.logger.warn(
-        { refused: rejected.length, firstError: publishErrorText(rejected[0]!.error, rejected[0]!.row.subject) },
-        'outbox publish refused; backing off',
-      );
-    }
-    const unanswered = handedBack.some((f) => f.kind === 'unanswered') || !brokerReady;
-    return unanswered ? 'unanswered' : rows.length;
-  }
-
-  /** Releases expired locks. (Published rows are pruned by background/retention-pruner.ts.) */
-  private async keepHouse(): Promise<void> {
-    const released = await releaseStaleOutboxLocks(this.options.pool, this.options.lockTimeoutMs);
-    if (released > 0) {
-      this.options.logger.warn({ released }, 'released outbox rows whose relay lock expired');
-      this.wake();
-    }
-  }
-
-  /**
-   * A row that carries its job's trace is published in a producer span of that trace, whose
-   * context travels in the message headers to the consumer. Rows without one (tracing off when
-   * the job was created) are published bare: no span, no headers.
-   */
-  private publish(js: JetStreamClient, row: PublishableRow) {
-    const send = (carrier?: Record<string, string>) => {
-      let traceHeaders;
-      if (carrier?.traceparent) {
-        traceHeaders = headers();
-        for (const [name, value] of Object.entries(carrier)) traceHeaders.set(name, value);
-      }
-      return js.publish(row.subject, JSON.stringify(row.payload), {
-        msgID: row.dedupe_key,
-        timeout: this.options.publishTimeoutMs,
-        headers: traceHeaders,
-      });
-    };
-    if (!row.trace_context) return send();
-    return inSpan(
-      `${row.event_type} publish`,
-      {
-        kind: SpanKind.PRODUCER,
-        parent: row.trace_context,
-        attributes: {
-          'messaging.system': 'nats',
-          'messaging.operation.type': 'publish',
-          'messaging.destination.name': row.subject,
-          'messaging.message.id': row.dedupe_key,
-          'atelier.job.id': row.aggregate_id,
-        },
-      },
-      send,
-    );
+    return publishAndSettle(this.publishing, js, rows);
   }
 
   /** Declares the streams again; answers whether that worked (if not, the broker is not ready). */
@@ -320,65 +163,5 @@ export class OutboxRelay {
       logger.warn({ err: error }, 'declaring the JetStream streams failed: the broker is not ready');
       return false;
     }
-  }
-
-  private retryDelay(attempt: number): number {
-    return backoffDelayMs(attempt, { baseMs: this.options.retryBaseMs, maxMs: this.options.retryMaxMs });
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      this.woken = false;
-      let claimed: number | 'unanswered' = 0;
-      try {
-        claimed = await this.runOnce();
-      } catch (error) {
-        this.options.logger.warn({ err: error }, 'outbox relay cycle failed');
-      }
-      if (this.stopped) break;
-      if (claimed === 'unanswered') {
-        // The broker is away: wait (not woken by commits, which would only retry at once).
-        this.unansweredCycles += 1;
-        if (this.unansweredCycles === 1) this.options.logger.warn({}, 'NATS does not answer: the outbox waits for it');
-        await this.pause(backoffDelayMs(this.unansweredCycles, OUTAGE_BACKOFF));
-        continue;
-      }
-      if (this.unansweredCycles > 0)
-        this.options.logger.info({ cycles: this.unansweredCycles }, 'NATS answers again: the outbox carries on');
-      this.unansweredCycles = 0;
-      if (claimed === this.options.batchSize || this.woken) continue;
-      await this.sleep(await this.untilNextDue());
-    }
-  }
-
-  /** Sleeps through wake-ups; only stop() ends it early. */
-  private pause(ms: number): Promise<void> {
-    return sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => {});
-  }
-
-  private async untilNextDue(): Promise<number> {
-    try {
-      const due = await nextOutboxDueAt(this.options.pool);
-      if (!due) return this.options.pollIntervalMs;
-      return Math.min(this.options.pollIntervalMs, Math.max(0, due.getTime() - Date.now()));
-    } catch {
-      return this.options.pollIntervalMs;
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    // stop() may come while the next due time is being read, before there is a wake-up to call.
-    if (this.stopped || this.woken || ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = () => {
-        this.wakeUp = undefined;
-        done();
-      };
-    });
   }
 }

@@ -3,7 +3,7 @@ import { BatchedSweep } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import type { JobRow, OutboxSubjects } from '../db/job-row.js';
 import { expireStartDeadlines } from '../db/transitions/expire-sql.js';
-import { announce, type AnnounceTargets } from './announce.js';
+import { announce, type AnnounceTargets } from '../announce/announce.js';
 
 export interface StartDeadlineSweeperOptions {
   pool: SqlPool;

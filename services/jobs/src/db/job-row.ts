@@ -1,4 +1,4 @@
-import type { ClaimedOutboxRow } from './outbox-sql.js';
+import type { ClaimedOutboxRow } from './outbox-row.js';
 
 /** A row of jobs.generation_jobs as pg returns it. */
 export interface JobRow {
@@ -53,7 +53,7 @@ export interface JobRow {
   effective_prompt: string | null;
   /**
    * Not a column: the outbox rows the transition that answered this row wrote claimed for this
-   * replica's relay, which publishes them after the commit (transitions/transition-sql.ts, background/announce.ts).
+   * replica's relay, which publishes them after the commit (transitions/transition-sql.ts, announce/announce.ts).
    */
   claimed_outbox?: ClaimedOutboxRow[] | null;
 }

@@ -1,135 +1,17 @@
 import type { Queryable } from '@atelier/db';
 import type { OutboxSubjects } from './job-row.js';
 import { dispatchPayloadSql, dispatchSubjectSql, redispatchDedupeSql } from './outbox-payload-sql.js';
-
-/** A row of jobs.outbox. Ids are bigint, kept as strings. */
-export interface OutboxRow {
-  id: string;
-  aggregate_id: string;
-  event_type: string;
-  subject: string;
-  dedupe_key: string;
-  payload: Record<string, unknown>;
-  status: 'pending' | 'processing' | 'published' | 'dead';
-  attempt_count: number;
-  available_at: Date;
-  locked_by: string | null;
-  locked_at: Date | null;
-  last_error: string | null;
-  created_at: Date;
-  /** Copied from the job: the publication continues the job's trace. */
-  trace_context: Record<string, string> | null;
-  published_at: Date | null;
-}
-
-/** An outbox row a transition wrote claimed for this replica's relay (transitions/transition-sql.ts), as the statement answered it. */
-export type ClaimedOutboxRow = Pick<
-  OutboxRow,
-  'id' | 'aggregate_id' | 'event_type' | 'subject' | 'dedupe_key' | 'payload' | 'trace_context'
-> & {
-  /** As JSON gives it: an RFC 3339 string. */
-  available_at: string;
-};
+import { claimDueOutboxRows as claimDueRows } from '@atelier/outbox';
+import { JOBS_OUTBOX_SCHEMA, type OutboxRow } from './outbox-row.js';
 
 /**
- * Claim first, publish after: due pending rows become `processing` under this relay's name in
- * one statement. SKIP LOCKED lets any number of relays claim disjoint rows without waiting on
- * each other. No attempt is counted here: only the broker's refusal of a publish spends one
- * (markOutboxRejected), so an outage, or a relay that dies holding rows, never kills a row.
+ * Claim first, publish after: due pending rows become `processing` under this relay's name, SKIP
+ * LOCKED, no attempt counted (libs/outbox's statement, on jobs.outbox). The relay settles them
+ * with libs/outbox's statements as well: jobs' own are those below, of its dead rows and its
+ * dispatches.
  */
-export async function claimDueOutboxRows(db: Queryable, relayId: string, limit: number): Promise<OutboxRow[]> {
-  const result = await db.query<OutboxRow>({
-    name: 'outbox.claim_due',
-    text: `UPDATE jobs.outbox o
-              SET status = 'processing', locked_by = $1, locked_at = now()
-            WHERE o.id IN (SELECT id FROM jobs.outbox
-                            WHERE status = 'pending' AND available_at <= now()
-                            ORDER BY available_at, id
-                            LIMIT $2
-                            FOR UPDATE SKIP LOCKED)
-           RETURNING o.*`,
-    values: [relayId, limit],
-  });
-  return result.rows;
-}
-
-/** The rows this relay still holds become published. A row whose lock expired and moved on is left alone. */
-export async function markOutboxPublished(db: Queryable, relayId: string, ids: readonly string[]): Promise<number> {
-  if (ids.length === 0) return 0;
-  const result = await db.query({
-    name: 'outbox.mark_published',
-    text: `UPDATE jobs.outbox SET status = 'published', published_at = now(), locked_by = NULL, locked_at = NULL, last_error = NULL
-            WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'processing'`,
-    values: [ids, relayId],
-  });
-  return result.rowCount ?? 0;
-}
-
-/**
- * Publishes the broker refused (no stream takes the subject, the message is too large …): the
- * attempt is spent; back to pending after a backoff, or dead once the attempts are spent
- * (visible to operators, replayable).
- */
-export async function markOutboxRejected(
-  db: Queryable,
-  relayId: string,
-  failures: readonly { id: string; error: string; retryInMs: number }[],
-  maxAttempts: number,
-): Promise<void> {
-  if (failures.length === 0) return;
-  await db.query({
-    name: 'outbox.mark_rejected',
-    text: `UPDATE jobs.outbox o
-              SET attempt_count = o.attempt_count + 1,
-                  status = CASE WHEN o.attempt_count + 1 >= $5 THEN 'dead' ELSE 'pending' END,
-                  available_at = now() + f.retry_ms * interval '1 millisecond',
-                  last_error = left(f.error, 1000), locked_by = NULL, locked_at = NULL
-             FROM unnest($1::bigint[], $2::text[], $3::int[]) AS f(id, error, retry_ms)
-            WHERE o.id = f.id AND o.locked_by = $4 AND o.status = 'processing'`,
-    values: [failures.map((f) => f.id), failures.map((f) => f.error), failures.map((f) => f.retryInMs), relayId, maxAttempts],
-  });
-}
-
-/**
- * Publishes that got no answer (the broker is unreachable, restarting, or has no JetStream yet):
- * back to pending at once, with no attempt spent — an outage is waited out, however long.
- */
-export async function releaseUnpublishedOutboxRows(db: Queryable, relayId: string, ids: readonly string[], error: string): Promise<void> {
-  if (ids.length === 0) return;
-  await db.query({
-    name: 'outbox.release_unpublished',
-    text: `UPDATE jobs.outbox
-              SET status = 'pending', last_error = left($3, 1000), locked_by = NULL, locked_at = NULL
-            WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND status = 'processing'`,
-    values: [ids, relayId, error],
-  });
-}
-
-/**
- * Rows a relay claimed but never settled (it crashed or hung) go back to pending once their lock
- * is older than lockTimeoutMs, with no attempt spent. Publishing such a row again is harmless:
- * JetStream drops the copy by its Nats-Msg-Id within the duplicate window.
- */
-export async function releaseStaleOutboxLocks(db: Queryable, lockTimeoutMs: number): Promise<number> {
-  const result = await db.query({
-    name: 'outbox.release_stale',
-    text: `UPDATE jobs.outbox
-              SET status = 'pending',
-                  last_error = 'relay ' || locked_by || ' held the row past its lock timeout',
-                  locked_by = NULL, locked_at = NULL
-            WHERE status = 'processing' AND locked_at < now() - $1::int * interval '1 millisecond'`,
-    values: [lockTimeoutMs],
-  });
-  return result.rowCount ?? 0;
-}
-
-/** When the next pending row becomes due (null when none is pending). */
-export async function nextOutboxDueAt(db: Queryable): Promise<Date | null> {
-  const result = await db.query<{ due: Date | null }>({
-    name: 'outbox.next_due',
-    text: `SELECT min(available_at) AS due FROM jobs.outbox WHERE status = 'pending'`,
-  });
-  return result.rows[0]?.due ?? null;
+export function claimDueOutboxRows(db: Queryable, relayId: string, limit: number): Promise<OutboxRow[]> {
+  return claimDueRows<OutboxRow>(db, JOBS_OUTBOX_SCHEMA, relayId, limit);
 }
 
 export async function listDeadOutboxRows(db: Queryable, afterId: string | undefined, limit: number): Promise<OutboxRow[]> {

@@ -35,11 +35,11 @@ describe('request hash - canonical command', () => {
   });
 });
 
-describe('quota - which allowance refused, its retry-after and reset', () => {
+describe('quota - a refusal: its retry-after, reset and message (which allowance refused is the create statement’s)', () => {
   const limits = { dailyLimit: 20, monthlyLimit: 300, maxInFlight: 2, inFlightRetryAfterSeconds: 10 };
   const noon = new Date('2026-11-30T12:00:00.000Z');
   it('refuses over the daily limit until the next UTC day, naming the daily allowance', () => {
-    expect(quotaRefusal({ today: 20, thisMonth: 120, inFlight: 0 }, limits, noon)).toEqual({
+    expect(quotaRefusal('daily', limits, noon)).toEqual({
       allowance: 'daily',
       reason: 'GENERATION_QUOTA_EXCEEDED',
       retryAfterSeconds: 12 * 3600,
@@ -51,7 +51,7 @@ describe('quota - which allowance refused, its retry-after and reset', () => {
   });
   it('refuses over the monthly limit until the 1st of the next UTC month with its own reason, even while the day has room', () => {
     const midMonth = new Date('2026-11-14T18:00:00.000Z');
-    expect(quotaRefusal({ today: 3, thisMonth: 300, inFlight: 0 }, limits, midMonth)).toEqual({
+    expect(quotaRefusal('monthly', limits, midMonth)).toEqual({
       allowance: 'monthly',
       reason: 'GENERATION_MONTHLY_QUOTA_EXCEEDED',
       retryAfterSeconds: (16 * 24 + 6) * 3600,
@@ -60,21 +60,15 @@ describe('quota - which allowance refused, its retry-after and reset', () => {
       params: { variant: 'monthly', allowance: 'monthly', limit: 300, resetsAt: '2026-12-01T00:00:00.000Z' },
     });
   });
-  it('names the allowance that frees last when several are used up: the month, then the day, then the slots', () => {
-    expect(quotaRefusal({ today: 20, thisMonth: 300, inFlight: 2 }, limits, noon).allowance).toBe('monthly');
-    expect(quotaRefusal({ today: 20, thisMonth: 299, inFlight: 2 }, limits, noon).allowance).toBe('daily');
-    // A monthly limit lowered under a user's month: refused as monthly, not as whatever else is full.
-    expect(quotaRefusal({ today: 0, thisMonth: 40, inFlight: 0 }, { ...limits, monthlyLimit: 30 }, noon).allowance).toBe('monthly');
-  });
   it('refuses over the in-flight limit with the fixed small retry-after and no reset time', () => {
-    expect(quotaRefusal({ today: 3, thisMonth: 3, inFlight: 2 }, limits, noon)).toMatchObject({
+    expect(quotaRefusal('in_flight', limits, noon)).toMatchObject({
       allowance: 'in_flight',
       reason: 'GENERATION_QUOTA_EXCEEDED',
       retryAfterSeconds: 10,
       resetsAt: null,
       params: { variant: 'in_flight', allowance: 'in_flight', limit: 2 },
     });
-    expect(quotaRefusal({ today: 3, thisMonth: 3, inFlight: 2 }, limits, noon).params).not.toHaveProperty('resetsAt');
+    expect(quotaRefusal('in_flight', limits, noon).params).not.toHaveProperty('resetsAt');
   });
   it('reports as left now the least of the three limits, never below 0 (limits lowered under a user)', () => {
     expect(quotaStanding({ today: 17, thisMonth: 100, inFlight: 1 }, limits)).toEqual({

@@ -112,14 +112,12 @@ export function quotaStanding(usage: QuotaUsage, limits: Pick<QuotaLimits, 'dail
 }
 
 /**
- * Explains a create the quota refused. The rule itself — under the daily, the monthly and the
- * in-flight limit — is applied where the usage is counted, by the create statement
- * (db/transitions/create-sql.ts); this names the allowance that was reached. When several are,
- * the one that frees last: the month (its end is never before the day's), then the day, then the
- * in-flight slots (they free as soon as a job ends).
+ * Explains a create the quota refused: when the user may try again, and what to tell them. The
+ * rule itself — under the daily, the monthly and the in-flight limit — and which allowance a
+ * refusal names are the create statement's (db/transitions/create-sql.ts), which answers it.
  */
-export function quotaRefusal(usage: QuotaUsage, limits: QuotaLimits, now: Date): QuotaRefusal {
-  if (usage.thisMonth >= limits.monthlyLimit) {
+export function quotaRefusal(allowance: QuotaAllowance, limits: QuotaLimits, now: Date): QuotaRefusal {
+  if (allowance === 'monthly') {
     const resetsAt = nextUtcMonth(now);
     return {
       allowance: 'monthly',
@@ -130,7 +128,7 @@ export function quotaRefusal(usage: QuotaUsage, limits: QuotaLimits, now: Date):
       params: { variant: 'monthly', allowance: 'monthly', limit: limits.monthlyLimit, resetsAt: resetsAt.toISOString() },
     };
   }
-  if (usage.today >= limits.dailyLimit) {
+  if (allowance === 'daily') {
     const resetsAt = nextUtcDay(now);
     return {
       allowance: 'daily',

@@ -5,7 +5,7 @@ import { requireUuid } from '@atelier/validation';
 import { isTerminal } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
-import { announce } from '../background/announce.js';
+import { announce } from '../announce/announce.js';
 import { claim } from '../db/transitions/claim-sql.js';
 import type { TransitionResult } from '../db/transitions/found-job-row.js';
 import { requireWorkerId } from './worker-id.js';

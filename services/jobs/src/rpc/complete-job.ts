@@ -4,7 +4,7 @@ import { toStatusDetails, type Handler } from '@atelier/grpc';
 import { requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
-import { announce } from '../background/announce.js';
+import { announce } from '../announce/announce.js';
 import { complete, type CompleteRequest } from '../db/transitions/complete-sql.js';
 import type { FoundJob, TransitionResult } from '../db/transitions/found-job-row.js';
 import { holdsLease, leaseRefusal } from './lease-refusal.js';

@@ -1,4 +1,3 @@
-import { accountDeletionStarted } from '@atelier/account-deletion';
 import type { jobsV1 } from '@atelier/contracts';
 import { MicroBatcher } from '@atelier/batching';
 import { uuidv7, inTransaction } from '@atelier/db';
@@ -18,9 +17,8 @@ import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
 import { quotaCheckOf } from './quota-check.js';
 import { resolveAgainstPeers } from '../peers/peer-validation.js';
-import { announce } from '../background/announce.js';
+import { announce } from '../announce/announce.js';
 import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../db/transitions/create-sql.js';
-import { JOBS_ACCOUNT_DELETIONS } from '../db/account-deletion-sql.js';
 import { insertQuotaHit } from '../db/quota-hits-sql.js';
 import { AccountDeletedError } from '@atelier/errors';
 
@@ -160,10 +158,10 @@ export function createJob(context: JobsContext): CreateJob {
     const outcome: CreateOutcome = definition.countsTowardQuota
       ? await retryWithBackoff(async () => {
           const within = await quotaCreates.submit({ job, actor }, call.signal);
-          if (!within.outcome.inserted && !within.outcome.job) {
-            // Refused under the lock: the account is being deleted, or the quota is used up.
-            if (await accountDeletionStarted(context.pool, JOBS_ACCOUNT_DELETIONS, userId)) throw new AccountDeletedError();
-            const refusal = quotaRefusal(within.usage, context.quota, new Date());
+          // Refused under the lock, and the statement says why: the account is being deleted, or an allowance ran out.
+          if (within.refusal === 'account_deleted') throw new AccountDeletedError();
+          if (within.refusal) {
+            const refusal = quotaRefusal(within.refusal, context.quota, new Date());
             await recordQuotaHit(context, userId, refusal.allowance);
             throw new ResourceExhaustedError(refusal.reason, refusal.message, refusal.retryAfterSeconds, { params: refusal.params });
           }

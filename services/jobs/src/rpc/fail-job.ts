@@ -5,7 +5,7 @@ import { requireErrorClass, requireErrorCode } from '../domain/error-class.js';
 import { decideFailure, type FailureDecision } from '../domain/retry-policy.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
-import { announce } from '../background/announce.js';
+import { announce } from '../announce/announce.js';
 import { applyFailure, readFailingJob, type FailureRecord } from '../db/transitions/fail-sql.js';
 import { holdsLease, leaseRefusal } from './lease-refusal.js';
 import { requireWorkerId } from './worker-id.js';

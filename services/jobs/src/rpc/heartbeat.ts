@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
 import { requireIntInRange, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
-import { announce } from '../background/announce.js';
+import { announce } from '../announce/announce.js';
 import { extendLeases, type HeartbeatRequest } from '../db/transitions/heartbeat-sql.js';
 import { stopReasonFor } from './lease-refusal.js';
 import { requireWorkerId } from './worker-id.js';

@@ -1,7 +1,7 @@
 import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
 import type { JobRow } from '../db/job-row.js';
 import { cancel } from '../db/transitions/cancel-sql.js';
-import { announce } from '../background/announce.js';
+import { announce } from '../announce/announce.js';
 import type { JobsContext } from '../jobs-context.js';
 
 /**

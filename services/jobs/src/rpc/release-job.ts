@@ -3,7 +3,7 @@ import type { Handler } from '@atelier/grpc';
 import { requireText, requireUuid } from '@atelier/validation';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
-import { announce } from '../background/announce.js';
+import { announce } from '../announce/announce.js';
 import { leaseRefusal } from './lease-refusal.js';
 import { release } from '../db/transitions/release-sql.js';
 import { requireWorkerId } from './worker-id.js';

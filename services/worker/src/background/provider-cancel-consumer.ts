@@ -2,8 +2,8 @@ import { jobsEventsV1 } from '@atelier/contracts';
 import { backoffDelayMs } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startDurablePull, type DurablePull, type JetStreamClient, type JobsTopology, type JsMsg } from '@atelier/nats';
-import { isTransientFailure, JobFailure } from '../domain/job-failure.js';
 import type { ProviderClient } from '../peers/provider/provider-client.js';
+import { ProviderFailure } from '../peers/provider/provider-failure.js';
 
 /** Between tries of one cancel: from one second up to a minute. */
 const CANCEL_BACKOFF = { baseMs: 1_000, maxMs: 60_000 };
@@ -78,13 +78,19 @@ export class ProviderCancelConsumer {
       logger.info({ jobId: task.jobId, predictionId: task.providerRequestId }, 'prediction cancelled at the provider');
       message.ack();
     } catch (error) {
-      if (error instanceof JobFailure && error.abandonsPrediction) {
+      if (error instanceof ProviderFailure && error.abandonsPrediction) {
         message.ack(); // the vendor does not know it (any more): nothing runs to cancel
         return;
       }
       const delayMs = backoffDelayMs(message.info.deliveryCount, CANCEL_BACKOFF);
       logger.warn(
-        { jobId: task.jobId, predictionId: task.providerRequestId, delayMs, transient: isTransientFailure(error), err: error },
+        {
+          jobId: task.jobId,
+          predictionId: task.providerRequestId,
+          delayMs,
+          transient: error instanceof ProviderFailure && error.transient,
+          err: error,
+        },
         'cancel at the provider failed; trying again later',
       );
       message.nak(delayMs);

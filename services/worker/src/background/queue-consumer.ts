@@ -11,7 +11,7 @@ import {
   type JsMsg,
 } from '@atelier/nats';
 import { inSpan, SpanKind, traceCarrierFrom } from '@atelier/telemetry';
-import type { Settlement } from '../domain/job-runner.js';
+import type { Settlement } from '../attempt/job-runner.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 
 /** A message handed back because the jobs service was unreachable: from a second, growing to ten. */

@@ -8,6 +8,7 @@ import type { CrashPoint } from '../domain/crash-points.js';
 import { JobFailure } from '../domain/job-failure.js';
 import { predictionFailure, type Prediction, type ProviderClient } from '../peers/provider/provider-client.js';
 import type { ExecutionContext, JobExecutor } from './job-executor.js';
+import { asJobFailures, jobFailureOf } from './provider-failures.js';
 
 export interface ImageExecutorOptions {
   providers: ReadonlyMap<string, ProviderClient>;
@@ -73,7 +74,7 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
         // same prediction, whether or not the first POST reached the vendor.
         const prediction = await retryInAttempt(
           'submit to the provider',
-          () => provider.submit(request, claimed.providerIdempotencyKey, signal),
+          asJobFailures(() => provider.submit(request, claimed.providerIdempotencyKey, signal)),
           signal,
           logger,
         );
@@ -90,10 +91,15 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
       const echoes = [prompt, job.prompt, job.negativePrompt].filter((text): text is string => Boolean(text));
       for (let polls = 0; ; polls += 1) {
         const id = predictionId;
-        prediction = await retryInAttempt('poll the prediction', () => provider.get(id, signal, echoes), signal, logger);
+        prediction = await retryInAttempt(
+          'poll the prediction',
+          asJobFailures(() => provider.get(id, signal, echoes)),
+          signal,
+          logger,
+        );
         context.reportProgress(Math.min(99, Math.max(0, Math.round(prediction.progress))));
         const failure = predictionFailure(prediction, echoes);
-        if (failure) throw failure;
+        if (failure) throw jobFailureOf(failure);
         if (prediction.status === 'succeeded') break;
         if (polls === 1) options.crashPoint('while-polling');
         await sleep(options.pollIntervalMs, undefined, { signal });
@@ -105,7 +111,12 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
         throw JobFailure.contentSafety('CONTENT_SAFETY_FLAGGED', `prediction ${predictionId} output was flagged by the safety check`);
       }
       const outputUrl = prediction.output_url;
-      const { bytes } = await retryInAttempt('download the output', () => provider.download(outputUrl, signal), signal, logger);
+      const { bytes } = await retryInAttempt(
+        'download the output',
+        asJobFailures(() => provider.download(outputUrl, signal)),
+        signal,
+        logger,
+      );
       const facts = probeImage(bytes);
       if (!facts)
         throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is not a PNG, JPEG or WebP image`);

@@ -1,6 +1,6 @@
 import { lockAllForTransaction, type Queryable } from '@atelier/db';
 import type { JobRow, OutboxSubjects } from '../job-row.js';
-import type { QuotaUsage } from '../../domain/quota.js';
+import type { QuotaAllowance, QuotaUsage } from '../../domain/quota.js';
 import { quotaUsageSql } from '../quota-usage-sql.js';
 import { CLAIMED_OUTBOX_JOIN, DISPATCH_OUTBOX, SUBMITTED_OUTBOX, productEventParamsAt, productEventValues } from './transition-sql.js';
 
@@ -57,7 +57,11 @@ export interface QuotaCheck {
  * (creation_job_submitted), one statement for a batch. With `quota`, each row's insert also needs its user's usage (counted in the same
  * statement by quotaUsageSql, which GetQuota reads too) to be under all three limits — daily,
  * monthly, in flight — the one place that rule is applied. Nor is a row of a user whose account's deletion was requested
- * (db/account-deletion-sql.ts takes the same lock). The caller holds the lock of every user in the batch, taken before
+ * (db/account-deletion-sql.ts takes the same lock). The usage CTE says which of these refuses a
+ * row, its `refusal` column, and the insert takes only the rows it leaves null: the statement
+ * answers why it refused, no second read. When several allowances ran out it names the one that
+ * frees last: the month (its end is never before the day's), then the day, then the in-flight
+ * slots (they free as soon as a job ends). The caller holds the lock of every user in the batch, taken before
  * this statement so that its snapshot sees every committed job of theirs, and gives each user at
  * most one row per statement (the rows of one statement do not see each other, so two of one
  * user would both count the same usage).
@@ -76,7 +80,12 @@ function insertStatement(quota: boolean): string {
           ${
             quota
               ? `usage AS (
-            SELECT i.n AS usage_n, u.today, u.this_month, u.in_flight
+            SELECT i.n AS usage_n, u.today, u.this_month, u.in_flight,
+                   CASE WHEN EXISTS (SELECT 1 FROM jobs.account_deletions d WHERE d.user_id = i.user_id) THEN 'account_deleted'
+                        WHEN u.this_month >= $38::int THEN 'monthly'
+                        WHEN u.today >= $36 THEN 'daily'
+                        WHEN u.in_flight >= $37 THEN 'in_flight'
+                   END AS refusal
               FROM incoming i CROSS JOIN LATERAL (${quotaUsageSql('i.user_id', '$35::text[]', '$38::int')}) u),`
               : ''
           }
@@ -92,12 +101,7 @@ function insertStatement(quota: boolean): string {
                    retry_of_job_id, now(), trace_context, now() + start_within_seconds * interval '1 second',
                    effective_parameters, effective_prompt
               FROM incoming
-             ${
-               quota
-                 ? `WHERE (SELECT u.today < $36 AND u.this_month < $38::int AND u.in_flight < $37 FROM usage u WHERE u.usage_n = incoming.n)
-                      AND NOT EXISTS (SELECT 1 FROM jobs.account_deletions d WHERE d.user_id = incoming.user_id)`
-                 : ''
-             }
+             ${quota ? `WHERE (SELECT u.refusal IS NULL FROM usage u WHERE u.usage_n = incoming.n)` : ''}
             ON CONFLICT (user_id, idempotency_key) DO NOTHING
             RETURNING *),
           event AS (
@@ -114,7 +118,7 @@ function insertStatement(quota: boolean): string {
             SELECT i.n, false, earlier.* FROM incoming i
               JOIN jobs.generation_jobs earlier ON earlier.user_id = i.user_id AND earlier.idempotency_key = i.idempotency_key)
           SELECT i.n AS incoming_n, o.*, CASE WHEN o.inserted THEN claimed.claimed_outbox END AS claimed_outbox
-                 ${quota ? ', u.today AS usage_today, u.this_month AS usage_this_month, u.in_flight AS usage_in_flight' : ''}
+                 ${quota ? ', u.today AS usage_today, u.this_month AS usage_this_month, u.in_flight AS usage_in_flight, CASE WHEN o.n IS NULL THEN u.refusal END AS refusal' : ''}
             FROM incoming i LEFT JOIN outcome o ON o.n = i.n${quota ? ' JOIN usage u ON u.usage_n = i.n' : ''}
             ${CLAIMED_OUTBOX_JOIN(['dispatch', 'submitted'], 'o')}
            ORDER BY i.n`;
@@ -168,6 +172,7 @@ type OutcomeRow = JobRow & {
   usage_today?: number;
   usage_this_month?: number;
   usage_in_flight?: number;
+  refusal?: CreateRefusal | null;
 };
 
 function outcomeOf(row: OutcomeRow): CreateOutcome {
@@ -178,6 +183,7 @@ function outcomeOf(row: OutcomeRow): CreateOutcome {
     usage_today: _today,
     usage_this_month: _thisMonth,
     usage_in_flight: _inFlight,
+    refusal: _refusal,
     ...job
   } = row;
   if (inserted === null) return { inserted: false, job: null };
@@ -200,10 +206,15 @@ export async function createJobs(
   return rows.map(outcomeOf);
 }
 
-/** What a create counted against its user's quota found: its outcome, and the usage it was counted against. */
+/** Why the statement refused a job: the account's deletion was requested, or an allowance ran out. */
+export type CreateRefusal = 'account_deleted' | QuotaAllowance;
+
+/** What a create counted against its user's quota found: its outcome, the usage it was counted against, and why it was refused. */
 export interface WithinQuota {
   outcome: CreateOutcome;
   usage: QuotaUsage;
+  /** Set when no job was inserted and the key names no earlier one; null otherwise. */
+  refusal: CreateRefusal | null;
 }
 
 /**
@@ -257,13 +268,14 @@ export async function createJobsWithinQuota(
       results[round[k]!] = {
         outcome: outcomeOf(row),
         usage: { today: row.usage_today!, thisMonth: row.usage_this_month!, inFlight: row.usage_in_flight! },
+        refusal: row.refusal ?? null,
       };
     });
   }
   return results;
 }
 
-/** createJobsWithinQuota for one job. No job and no earlier job in its outcome means refused. */
+/** createJobsWithinQuota for one job. No job and no earlier job in its outcome means refused, and `refusal` says why. */
 export async function createJobWithinQuota(
   db: Queryable,
   job: NewJob,

@@ -23,7 +23,7 @@ import {
  * An outbox row is written claimed by this replica's relay (`processing`, locked by it) when the
  * statement is given the relay's name (`claimParam`, null while the broker is away or the relay
  * is busy) and the row is due now. After the commit the relay publishes it at once
- * (background/announce.ts → OutboxRelay.publishClaimed): no wake-up, no claim statement, no NOTIFY. Should
+ * (announce/announce.ts → OutboxRelay.publishClaimed): no wake-up, no claim statement, no NOTIFY. Should
  * this process die first, the row is an expired lock like any other claimed row and another relay
  * publishes it (releaseStaleOutboxLocks); JetStream drops a second copy by its Nats-Msg-Id.
  */

@@ -319,6 +319,26 @@ describe('create', () => {
     }
   });
 
+  it('within the quota: the statement answers why it refused — the account, else the allowance that frees last — and nothing when it did not', async () => {
+    const createFor = (userId: string, quota: Parameters<typeof createJobWithinQuota>[3], job = newJob({ userId })) =>
+      inTransaction(pool, (client) => createJobWithinQuota(client, job, 't', quota, subjects));
+    const roomy = { jobTypes: ['system.canary'], dailyLimit: 100, monthlyLimit: 300, maxInFlight: 100 };
+    const userId = user();
+    const first = newJob({ userId });
+    expect((await createFor(userId, roomy, first)).refusal).toBeNull();
+    expect((await createFor(userId, roomy)).refusal).toBeNull();
+    // A replay of the first key is its job, whatever the quota: no refusal.
+    const replay = await createFor(userId, { ...roomy, maxInFlight: 1 }, { ...newJob({ userId }), idempotencyKey: first.idempotencyKey });
+    expect(replay).toMatchObject({ outcome: { inserted: false, job: { id: first.id } }, refusal: null });
+    // Two in flight, two today, two this month: each limit alone, then several at once.
+    expect((await createFor(userId, { ...roomy, maxInFlight: 2 })).refusal).toBe('in_flight');
+    expect((await createFor(userId, { ...roomy, dailyLimit: 2 })).refusal).toBe('daily');
+    expect((await createFor(userId, { ...roomy, dailyLimit: 2, maxInFlight: 2 })).refusal).toBe('daily');
+    expect((await createFor(userId, { ...roomy, dailyLimit: 2, monthlyLimit: 2, maxInFlight: 2 })).refusal).toBe('monthly');
+    await pool.query('INSERT INTO jobs.account_deletions (user_id, deletion_id) VALUES ($1, $2)', [userId, uuidv7()]);
+    expect(await createFor(userId, roomy)).toMatchObject({ outcome: { inserted: false, job: null }, refusal: 'account_deleted' });
+  });
+
   it('within the quota, batched: each user counted alone, a refusal is that user alone, the second job of a user counted after the first', async () => {
     const quota = { jobTypes: ['system.canary'], dailyLimit: 2, monthlyLimit: 300, maxInFlight: 5 };
     const [full, fresh, twice] = [user(), user(), user()];

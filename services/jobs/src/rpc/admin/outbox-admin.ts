@@ -4,7 +4,8 @@ import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '@a
 import type { Handler } from '@atelier/grpc';
 import { requireUserId } from '@atelier/validation';
 import { inTransaction } from '@atelier/db';
-import { findOutboxRow, listDeadOutboxRows, replayDeadOutboxRow, type OutboxRow } from '../../db/outbox-sql.js';
+import { findOutboxRow, listDeadOutboxRows, replayDeadOutboxRow } from '../../db/outbox-sql.js';
+import type { OutboxRow } from '../../db/outbox-row.js';
 import { insertOutboxReplay, selectOutboxReplays, type OutboxReplayRow } from '../../db/outbox-replay-sql.js';
 import type { JobsContext } from '../../jobs-context.js';
 

@@ -7,7 +7,7 @@ import { requireUserId, requireUuid } from '@atelier/validation';
 import { selectJob, selectJobEvents } from '../../db/job-sql.js';
 import type { JobsContext } from '../../jobs-context.js';
 import { toAdminJobMessage } from '../job-mapper.js';
-import { announce } from '../../background/announce.js';
+import { announce } from '../../announce/announce.js';
 import { createJobs } from '../../db/transitions/create-sql.js';
 
 type RetryJob = Handler<typeof jobsAdminV1.JobsAdminServiceService.retryJob>;

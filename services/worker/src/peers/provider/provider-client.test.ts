@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsExecutionV1 } from '@atelier/contracts';
-import { JobFailure } from '../../domain/job-failure.js';
+import { ProviderFailure } from './provider-failure.js';
 import { HttpProviderClient, predictionFailure } from './provider-client.js';
 
 const { ErrorClass } = jobsExecutionV1;
@@ -64,13 +64,13 @@ function client(hosts = [new URL(base).host]) {
   return new HttpProviderClient({ baseUrl: base, apiKey: 'test', output: { hosts, maxBytes: MAX_BYTES } });
 }
 
-async function failure(promise: Promise<unknown>): Promise<JobFailure> {
+async function failure(promise: Promise<unknown>): Promise<ProviderFailure> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(JobFailure);
-  return error as JobFailure;
+  expect(error).toBeInstanceOf(ProviderFailure);
+  return error as ProviderFailure;
 }
 
 describe('provider client - vendor outputs fetched safely', () => {

@@ -1,6 +1,6 @@
 import { isTransientError, isTransientHttpStatus } from '@atelier/errors';
 import { inSpan, SpanKind } from '@atelier/telemetry';
-import { JobFailure } from '../../domain/job-failure.js';
+import { ProviderFailure } from './provider-failure.js';
 import { isAllowedOutputUrl, OutputTooLargeError, readCappedBody, type OutputLimits } from './output-limits.js';
 import { redactVendorText } from './vendor-text.js';
 
@@ -35,7 +35,7 @@ const REQUEST_TIMEOUT_MS = 15_000;
 
 /**
  * HTTP client of provider-sim (and of vendors with the same submit / poll / cancel shape).
- * Transport and status failures become classified JobFailures — transient ones (5xx, 429,
+ * Transport and status failures become classified ProviderFailures — transient ones (5xx, 429,
  * refused, reset, no answer) marked so, for the executor to retry inside the attempt; an abort of
  * the caller's signal (timeout, cancel, lost lease) is rethrown untouched for the pipeline to
  * interpret.
@@ -71,10 +71,10 @@ export class HttpProviderClient implements ProviderClient {
     try {
       target = new URL(url);
     } catch {
-      throw JobFailure.validation('VALIDATION_OUTPUT_URL_INVALID', 'the output URL is not a URL');
+      throw ProviderFailure.validation('VALIDATION_OUTPUT_URL_INVALID', 'the output URL is not a URL');
     }
     if (!isAllowedOutputUrl(target, hosts)) {
-      throw JobFailure.validation(
+      throw ProviderFailure.validation(
         'VALIDATION_OUTPUT_HOST_NOT_ALLOWED',
         `the output is on ${target.protocol}//${target.host}, not on an allowed host (PROVIDER_OUTPUT_HOSTS)`,
       );
@@ -86,14 +86,17 @@ export class HttpProviderClient implements ProviderClient {
     );
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => {});
-      throw JobFailure.validation('VALIDATION_OUTPUT_HOST_NOT_ALLOWED', `the output download answered a redirect (${response.status})`);
+      throw ProviderFailure.validation(
+        'VALIDATION_OUTPUT_HOST_NOT_ALLOWED',
+        `the output download answered a redirect (${response.status})`,
+      );
     }
     if (!response.ok) {
       await response.body?.cancel().catch(() => {});
       // The prediction succeeded, so its output is there to fetch: a 5xx or 429 now is the vendor's
       // passing trouble. Only an output the vendor no longer has (404, 410) gives the prediction up.
       const gone = response.status === 404 || response.status === 410;
-      throw JobFailure.provider(
+      throw ProviderFailure.provider(
         gone ? 'PROVIDER_OUTPUT_LOST' : 'PROVIDER_OUTPUT_UNAVAILABLE',
         `output download answered ${response.status}`,
         {
@@ -109,9 +112,9 @@ export class HttpProviderClient implements ProviderClient {
         contentType: response.headers.get('content-type') ?? 'application/octet-stream',
       };
     } catch (error) {
-      if (error instanceof OutputTooLargeError) throw JobFailure.validation('VALIDATION_OUTPUT_TOO_LARGE', error.message);
+      if (error instanceof OutputTooLargeError) throw ProviderFailure.validation('VALIDATION_OUTPUT_TOO_LARGE', error.message);
       if (signal.aborted) throw signal.reason;
-      throw JobFailure.provider('PROVIDER_OUTPUT_UNAVAILABLE', `output download broke off: ${(error as Error).message}`, {
+      throw ProviderFailure.provider('PROVIDER_OUTPUT_UNAVAILABLE', `output download broke off: ${(error as Error).message}`, {
         transient: isTransientError(error),
         cause: error,
       });
@@ -142,13 +145,13 @@ export class HttpProviderClient implements ProviderClient {
     if (response.ok) return JSON.parse(text) as Prediction;
     // Stored with the attempt and logged: never the whole body, never what may be secret in it.
     const detail = `${method} ${path} answered ${response.status}: ${redactVendorText(text, extra.echoes)}`;
-    if (response.status === 401 || response.status === 403) throw JobFailure.credential('CREDENTIAL_INVALID', detail);
+    if (response.status === 401 || response.status === 403) throw ProviderFailure.credential('CREDENTIAL_INVALID', detail);
     if (response.status === 429) {
-      throw JobFailure.provider('PROVIDER_RATE_LIMITED', detail, { transient: true, retryAfterMs: retryAfterMs(response) });
+      throw ProviderFailure.provider('PROVIDER_RATE_LIMITED', detail, { transient: true, retryAfterMs: retryAfterMs(response) });
     }
-    if (response.status === 404) throw JobFailure.provider('PROVIDER_PREDICTION_LOST', detail, { abandonsPrediction: true });
-    if (isTransientHttpStatus(response.status)) throw JobFailure.provider('PROVIDER_UNAVAILABLE', detail, { transient: true });
-    throw JobFailure.internal('INTERNAL_PROVIDER_REQUEST_REJECTED', detail);
+    if (response.status === 404) throw ProviderFailure.provider('PROVIDER_PREDICTION_LOST', detail, { abandonsPrediction: true });
+    if (isTransientHttpStatus(response.status)) throw ProviderFailure.provider('PROVIDER_UNAVAILABLE', detail, { transient: true });
+    throw ProviderFailure.internal('INTERNAL_PROVIDER_REQUEST_REJECTED', detail);
   }
 
   /**
@@ -175,7 +178,7 @@ export class HttpProviderClient implements ProviderClient {
           if (callerSignal.aborted) throw callerSignal.reason;
           // Refused, reset or no answer within REQUEST_TIMEOUT_MS: the vendor may be back in a moment.
           // A request that cannot be made at all (a bad URL, a certificate refused) fails the attempt.
-          throw JobFailure.provider('PROVIDER_UNAVAILABLE', `provider unreachable: ${(error as Error).message}`, {
+          throw ProviderFailure.provider('PROVIDER_UNAVAILABLE', `provider unreachable: ${(error as Error).message}`, {
             transient: isTransientError(error),
             cause: error,
           });
@@ -191,18 +194,18 @@ function retryAfterMs(response: Response): number | undefined {
   return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 300) * 1000 : undefined;
 }
 
-/** What a finished prediction means for the job. The vendor ended it: it is given up either way. */
-export function predictionFailure(prediction: Prediction, echoes: readonly (string | undefined)[] = []): JobFailure | undefined {
+/** The failure a finished prediction is, if any. The vendor ended it: it is given up either way. */
+export function predictionFailure(prediction: Prediction, echoes: readonly (string | undefined)[] = []): ProviderFailure | undefined {
   if (prediction.status === 'failed') {
     // The vendor's message may echo the job's prompts: `echoes` are replaced in what is kept.
     const reported = redactVendorText(`${prediction.error?.code ?? 'unknown'} ${prediction.error?.message ?? ''}`.trim(), echoes);
     const detail = `prediction ${prediction.id} failed: ${reported}`;
     return prediction.error?.code === 'content_policy_violation'
-      ? JobFailure.contentSafety('CONTENT_SAFETY_REJECTED', detail)
-      : JobFailure.provider('PROVIDER_PREDICTION_FAILED', detail, { abandonsPrediction: true });
+      ? ProviderFailure.contentSafety('CONTENT_SAFETY_REJECTED', detail)
+      : ProviderFailure.provider('PROVIDER_PREDICTION_FAILED', detail, { abandonsPrediction: true });
   }
   if (prediction.status === 'canceled') {
-    return JobFailure.provider('PROVIDER_PREDICTION_CANCELED', `prediction ${prediction.id} was cancelled at the provider`, {
+    return ProviderFailure.provider('PROVIDER_PREDICTION_CANCELED', `prediction ${prediction.id} was cancelled at the provider`, {
       abandonsPrediction: true,
     });
   }

@@ -1,5 +1,5 @@
 import type { JobRow } from '../db/job-row.js';
-import type { ClaimedOutboxRow } from '../db/outbox-sql.js';
+import type { ClaimedOutboxRow } from '../db/outbox-row.js';
 import type { JobWatchHub } from './job-watch-hub.js';
 import type { JobsMetrics } from '../jobs-metrics.js';
 

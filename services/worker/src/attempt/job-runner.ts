@@ -2,14 +2,14 @@ import { type jobsEventsV1, jobsExecutionV1, type mediaV1 } from '@atelier/contr
 import { AppError, ErrorCode, isTransientError } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
-import type { CrashPoint } from './crash-points.js';
+import type { CrashPoint } from '../domain/crash-points.js';
 import type { ExecutionBatches } from '../peers/execution-batches.js';
 import type { JobExecutor } from '../executors/job-executor.js';
-import { retryInAttempt } from './attempt-retry.js';
-import { classify, isTransientFailure, JobFailure } from './job-failure.js';
-import { stopCauseOf, type AttemptClock, type StopCause } from './attempt-clock.js';
+import { retryInAttempt } from '../domain/attempt-retry.js';
+import { classify, isTransientFailure, JobFailure } from '../domain/job-failure.js';
+import { stopCauseOf, type AttemptClock, type StopCause } from '../domain/attempt-clock.js';
 import { deleteOrphan, putOutput } from '../peers/output-store.js';
-import { ProgressReporter } from './progress-reporter.js';
+import { ProgressReporter } from '../domain/progress-reporter.js';
 import type { ProviderClient } from '../peers/provider/provider-client.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 
