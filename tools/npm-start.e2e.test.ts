@@ -68,8 +68,26 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** npm start (node scripts/start.mjs) up to /readyz 200; skipped while its fixed ports are taken. */
+/**
+ * npm start up to /readyz 200. A listener of a test running beside this one may take a fixed port
+ * (the OS hands out 50051–50056 as ephemeral ports too) between the check and a service's bind:
+ * then what it started is stopped and it starts again, at most three times.
+ */
 async function startNpmStart(ctx: { skip(note?: string): never }) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startNpmStartOnce(ctx);
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes('EADDRINUSE')) throw error;
+      console.warn(`npm start lost a fixed port to a neighbour (attempt ${attempt}): starting again`);
+      for (const pid of processesOf(dataDir)) process.kill(pid, 'SIGKILL');
+      for (let waited = 0; processesOf(dataDir).length > 0 && waited < 10_000; waited += 100) await sleep(100);
+    }
+  }
+}
+
+/** npm start (node scripts/start.mjs) up to /readyz 200; skipped while its fixed ports are taken. */
+async function startNpmStartOnce(ctx: { skip(note?: string): never }) {
   // Other tests running beside this one listen on ports the OS picks (port 0), which may be one of
   // these for a while: wait for them to be given back before calling them taken.
   let taken: number[] = [];
