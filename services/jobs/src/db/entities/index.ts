@@ -5,12 +5,22 @@ import { JobEventEntity } from './job-events.entity.js';
 import { JobHistoryEntity } from './job-histories.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
 import { OutboxReplayEntity } from './outbox-replays.entity.js';
+import { ProviderCallEntity } from './provider-calls.entity.js';
 import { QuotaHitEntity } from './quota-hits.entity.js';
 
 /** jobs.account_deletions: the kit's table (@atelier/account-deletion). */
 const AccountDeletionEntity = accountDeletionEntity(JOBS_ACCOUNT_DELETIONS);
 
-export { AccountDeletionEntity, GenerationJobEntity, JobEventEntity, JobHistoryEntity, OutboxEntity, OutboxReplayEntity, QuotaHitEntity };
+export {
+  AccountDeletionEntity,
+  GenerationJobEntity,
+  JobEventEntity,
+  JobHistoryEntity,
+  OutboxEntity,
+  OutboxReplayEntity,
+  ProviderCallEntity,
+  QuotaHitEntity,
+};
 
 /** Every table of schema jobs, as MikroORM entities. */
 export const jobsEntities = [
@@ -21,4 +31,5 @@ export const jobsEntities = [
   OutboxReplayEntity,
   AccountDeletionEntity,
   QuotaHitEntity,
+  ProviderCallEntity,
 ] as const;

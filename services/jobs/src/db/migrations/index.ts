@@ -33,4 +33,5 @@ export const jobsMigrations: readonly NamedMigration[] = [
   { name: '0011-account-deletions', load: async () => (await import('./0011-account-deletions.js')).AccountDeletions },
   { name: '0012-effective-input', load: async () => (await import('./0012-effective-input.js')).EffectiveInput },
   { name: '0013-quota-hits', load: async () => (await import('./0013-quota-hits.js')).QuotaHits },
+  { name: '0014-provider-call-ledger', load: async () => (await import('./0014-provider-call-ledger.js')).ProviderCallLedger },
 ];
