@@ -218,7 +218,7 @@ export interface RecordProviderCallsRequest {
 export interface RecordProviderCallsResponse {
   /** Calls written now (those already recorded are not counted). */
   recorded: number;
-  /** Jobs jobs does not know (deleted or never created): their calls were not recorded. */
+  /** Jobs jobs does not have: their calls were recorded without owner, model or cost. */
   unknownJobIds: string[];
 }
 
@@ -2602,10 +2602,11 @@ export const ProviderUsageServiceService = {
   /**
    * Workers: records a batch of provider calls (at most 500). Idempotent per (request_key,
    * call_kind, vendor_id): the same call written again changes nothing. jobs fills the job's owner
-   * and model from the job row; calls of jobs it does not know are not recorded and come back in
-   * unknown_job_ids (the others are). The first call that reports a prediction's units is its one
-   * billable row, costed at the model's price in force at called_at. INVALID_ARGUMENT names the
-   * first bad field as calls[<i>].<field>.
+   * and model from the job row; a call of a job jobs no longer has (its account was deleted) is
+   * still recorded — money was paid — without owner, model or cost, and its job comes back in
+   * unknown_job_ids. The first call that reports a prediction's units is its one billable row,
+   * costed at the model's price in force at called_at. INVALID_ARGUMENT names the first bad field
+   * as calls[<i>].<field>, and nothing of the batch is written.
    */
   recordProviderCalls: {
     path: "/atelier.jobs.v1.ProviderUsageService/RecordProviderCalls" as const,
@@ -2676,10 +2677,11 @@ export interface ProviderUsageServiceServer extends UntypedServiceImplementation
   /**
    * Workers: records a batch of provider calls (at most 500). Idempotent per (request_key,
    * call_kind, vendor_id): the same call written again changes nothing. jobs fills the job's owner
-   * and model from the job row; calls of jobs it does not know are not recorded and come back in
-   * unknown_job_ids (the others are). The first call that reports a prediction's units is its one
-   * billable row, costed at the model's price in force at called_at. INVALID_ARGUMENT names the
-   * first bad field as calls[<i>].<field>.
+   * and model from the job row; a call of a job jobs no longer has (its account was deleted) is
+   * still recorded — money was paid — without owner, model or cost, and its job comes back in
+   * unknown_job_ids. The first call that reports a prediction's units is its one billable row,
+   * costed at the model's price in force at called_at. INVALID_ARGUMENT names the first bad field
+   * as calls[<i>].<field>, and nothing of the batch is written.
    */
   recordProviderCalls: handleUnaryCall<RecordProviderCallsRequest, RecordProviderCallsResponse>;
   /**
@@ -2702,10 +2704,11 @@ export interface ProviderUsageServiceClient extends Client {
   /**
    * Workers: records a batch of provider calls (at most 500). Idempotent per (request_key,
    * call_kind, vendor_id): the same call written again changes nothing. jobs fills the job's owner
-   * and model from the job row; calls of jobs it does not know are not recorded and come back in
-   * unknown_job_ids (the others are). The first call that reports a prediction's units is its one
-   * billable row, costed at the model's price in force at called_at. INVALID_ARGUMENT names the
-   * first bad field as calls[<i>].<field>.
+   * and model from the job row; a call of a job jobs no longer has (its account was deleted) is
+   * still recorded — money was paid — without owner, model or cost, and its job comes back in
+   * unknown_job_ids. The first call that reports a prediction's units is its one billable row,
+   * costed at the model's price in force at called_at. INVALID_ARGUMENT names the first bad field
+   * as calls[<i>].<field>, and nothing of the batch is written.
    */
   recordProviderCalls(
     request: RecordProviderCallsRequest,
