@@ -112,6 +112,13 @@ describe('usage ledger - RecordProviderCalls', () => {
     expect((await rowsOf(other.id)).map((row) => row.billable)).toEqual([true, false]);
   });
 
+  it("takes the provider model and version of a call that has none (a provider-cancel task's) from the job", async () => {
+    const job = await newStylize();
+    await worker.recordProviderCalls({ calls: [call(job.id, { callKind: Kind.CANCEL, attempt: 0, providerModel: '', modelVersion: '' })] });
+    const { rows } = await h.db.query(`SELECT attempt, provider_model, model_version FROM jobs.provider_calls WHERE job_id = $1`, [job.id]);
+    expect(rows).toEqual([{ attempt: 0, provider_model: choice.stylizer.providerModel, model_version: choice.stylizer.modelVersion }]);
+  });
+
   it('records a call of a job jobs does not have without owner or cost, and names the job', async () => {
     const ghost = randomUUID();
     const answer = await worker.recordProviderCalls({ calls: [call(ghost, { callKind: Kind.CANCEL, predictTimeMs: 500 })] });

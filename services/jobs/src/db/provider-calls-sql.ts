@@ -15,7 +15,8 @@ export interface CallToRecord extends ProviderCallRecord {
  * - Idempotent: a call already recorded (same request_key, call_kind, vendor_id) is skipped by
  *   ON CONFLICT on provider_calls_write_once, so a retried write changes nothing.
  * - The owner and the model come from the job row (LEFT JOIN: a job jobs no longer has — its
- *   account was deleted — leaves them NULL; the money stays).
+ *   account was deleted — leaves them NULL; the money stays), and so do the provider model and
+ *   version when the worker sent none.
  * - One bill per vendor prediction: a call that reports units (predict time, images) for a
  *   prediction (vendor_id not empty) is billable only if it is the first such report in the batch
  *   (row_number) and no billable row of (provider_code, vendor_id) exists yet (NOT EXISTS); only
@@ -41,6 +42,8 @@ const RECORD_CALLS_SQL = `
   ),
   decided AS (
     SELECT f.*, j.user_id, j.model_id,
+           COALESCE(NULLIF(f.provider_model, ''), j.provider_model_snapshot, '') AS job_provider_model,
+           COALESCE(NULLIF(f.model_version, ''), j.model_version_snapshot, '') AS job_model_version,
            f.first_report AND NOT EXISTS (
              SELECT 1 FROM jobs.provider_calls b WHERE b.provider_code = f.provider_code AND b.vendor_id = f.vendor_id AND b.billable
            ) AS billable
@@ -51,18 +54,28 @@ const RECORD_CALLS_SQL = `
     (job_id, user_id, attempt, call_kind, request_key, vendor_id, provider_code, provider_model, model_version, model_id,
      credential_mode, credential_id, outcome, error_code, http_status, latency_ms, predict_time_ms, images,
      billable, cost_micros, currency, called_at)
-  SELECT job_id, user_id, attempt, call_kind, request_key, vendor_id, provider_code, provider_model, model_version, model_id,
+  SELECT job_id, user_id, attempt, call_kind, request_key, vendor_id, provider_code, job_provider_model, job_model_version, model_id,
          credential_mode, credential_id, outcome, error_code, http_status, latency_ms, predict_time_ms, images,
          billable, CASE WHEN billable THEN cost_micros END, CASE WHEN billable THEN currency END, called_at
     FROM decided
    ORDER BY ord
   ON CONFLICT ON CONSTRAINT provider_calls_write_once DO NOTHING
-  RETURNING billable`;
+  RETURNING billable, provider_code, cost_micros::float8 AS cost_micros, currency`;
 
 /** How many times a batch that lost a race for a prediction's bill is run again. */
 const BILL_RACE_RETRIES = 3;
 
-export async function recordProviderCalls(db: Queryable, calls: readonly CallToRecord[]): Promise<{ recorded: number; billed: number }> {
+/** A row written with its cost (the spend counter). */
+export interface BilledCall {
+  providerCode: string;
+  costMicros: number;
+  currency: string;
+}
+
+export async function recordProviderCalls(
+  db: Queryable,
+  calls: readonly CallToRecord[],
+): Promise<{ recorded: number; billed: BilledCall[] }> {
   const input = JSON.stringify(
     calls.map((call, ord) => ({
       ord,
@@ -89,12 +102,17 @@ export async function recordProviderCalls(db: Queryable, calls: readonly CallToR
   );
   for (let attempt = 0; ; attempt += 1) {
     try {
-      const { rows } = await db.query<{ billable: boolean }>({
+      const { rows } = await db.query<{ billable: boolean; provider_code: string; cost_micros: number | null; currency: string | null }>({
         name: 'jobs.record_provider_calls',
         text: RECORD_CALLS_SQL,
         values: [input],
       });
-      return { recorded: rows.length, billed: rows.filter((row) => row.billable).length };
+      const billed = rows.flatMap((row) =>
+        row.cost_micros === null || row.currency === null
+          ? []
+          : [{ providerCode: row.provider_code, costMicros: row.cost_micros, currency: row.currency }],
+      );
+      return { recorded: rows.length, billed };
     } catch (error) {
       if (attempt >= BILL_RACE_RETRIES || !isUniqueViolation(error, 'provider_calls_one_bill_per_prediction')) throw error;
     }

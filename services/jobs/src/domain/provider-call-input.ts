@@ -80,8 +80,9 @@ export function validateProviderCall(call: jobsUsageV1.ProviderCallInput, index:
     requestKey: requireText(call.requestKey, field('request_key'), CALL_LIMITS.maxRequestKey),
     vendorId: requireText(call.vendorId, field('vendor_id'), CALL_LIMITS.maxVendorId, { allowEmpty: true }),
     providerCode: call.providerCode,
-    providerModel: requireText(call.providerModel, field('provider_model'), MAX_PROVIDER_MODEL_LENGTH),
-    modelVersion: requireText(call.modelVersion, field('model_version'), MAX_MODEL_VERSION_LENGTH),
+    // Empty: jobs fills them from the job's snapshot (a provider-cancel task does not carry them).
+    providerModel: requireText(call.providerModel, field('provider_model'), MAX_PROVIDER_MODEL_LENGTH, { allowEmpty: true }),
+    modelVersion: requireText(call.modelVersion, field('model_version'), MAX_MODEL_VERSION_LENGTH, { allowEmpty: true }),
     credentialMode: call.credentialMode as CredentialMode,
     credentialId: requireText(call.credentialId, field('credential_id'), CALL_LIMITS.maxCredentialId),
     outcome,

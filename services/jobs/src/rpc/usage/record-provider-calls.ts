@@ -31,7 +31,7 @@ export function recordProviderCalls(context: JobsContext): RecordProviderCalls {
       context,
       billed.map((call) => modelOfJob.get(call.jobId) ?? null),
     );
-    const { recorded } = await insertProviderCalls(
+    const { recorded, billed: spent } = await insertProviderCalls(
       context.pool,
       calls.map((call) => {
         const modelId = modelOfJob.get(call.jobId);
@@ -39,6 +39,7 @@ export function recordProviderCalls(context: JobsContext): RecordProviderCalls {
         return { ...call, candidateCost: modelPriceList && hasUnits(call) ? callCost(call, modelPriceList) : null };
       }),
     );
+    for (const call of spent) context.metrics.providerSpend.inc({ provider: call.providerCode, currency: call.currency }, call.costMicros);
     return { recorded, unknownJobIds: jobIds.filter((jobId) => !modelOfJob.has(jobId)) };
   };
 }

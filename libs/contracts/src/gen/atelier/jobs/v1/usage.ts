@@ -188,6 +188,7 @@ export function spendGroupingToJSON(object: SpendGrouping): string {
 /** One call as the worker saw it. */
 export interface ProviderCallInput {
   jobId: string;
+  /** 1-based; 0 for a call made outside any attempt (the cancel of an ended job's prediction). */
   attempt: number;
   callKind: ProviderCallKind;
   /** Chosen once per call by the worker (a UUID): a retried write of the call is a no-op. */
@@ -195,6 +196,7 @@ export interface ProviderCallInput {
   /** The vendor's prediction id; empty when the call has none (a refused submit). */
   vendorId: string;
   providerCode: string;
+  /** Empty: jobs takes them from the job's snapshot (a provider-cancel task does not carry them). */
   providerModel: string;
   modelVersion: string;
   /** "platform_key" or "user_key". */
