@@ -39,6 +39,7 @@ const server = await startGrpcServer({
         setModelEnabled: notUsed,
         setStyleEnabled: notUsed,
         getStylePreview: notUsed,
+        setModelPrice: notUsed,
       },
       silent,
       { gateway: ['getCatalog'] },

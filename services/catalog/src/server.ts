@@ -9,6 +9,7 @@ import { getStyle } from './rpc/get-style.js';
 import { getStylePreview } from './rpc/get-style-preview.js';
 import { listCatalogEntries } from './rpc/list-catalog-entries.js';
 import { setModelEnabled, setStyleEnabled } from './rpc/set-enabled.js';
+import { setModelPrice } from './rpc/set-model-price.js';
 import { upsertModel } from './rpc/upsert-model.js';
 import { upsertStyle } from './rpc/upsert-style.js';
 
@@ -25,6 +26,7 @@ export function startCatalogServer(context: CatalogContext, options: GrpcServing
     upsertStyle: upsertStyle(context),
     setModelEnabled: setModelEnabled(context),
     setStyleEnabled: setStyleEnabled(context),
+    setModelPrice: setModelPrice(context),
     getStylePreview: getStylePreview(context),
   };
   return startGrpcServer({

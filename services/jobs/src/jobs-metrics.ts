@@ -28,6 +28,8 @@ export class JobsMetrics {
   readonly outboxPublishLag: Histogram;
   /** Per job that ended, the provider requests it paid for (the double-charge meter's own side). */
   readonly providerChargesPerJob: Histogram<'job_type'>;
+  /** Vendor spend recorded in the usage ledger, in millionths of the currency, by provider (cost of billable calls at write). */
+  readonly providerSpend: Counter<'provider' | 'currency'>;
   /** WatchJob streams this replica is serving now: streams left behind by gone clients show here. */
   readonly watchStreamsOpen: Gauge;
   private statsRead: { at: number; stats: Promise<QueueStats> } | undefined;
@@ -48,6 +50,12 @@ export class JobsMetrics {
     const registers = [registry];
     const byType = { labelNames: ['job_type'] as const, registers };
     this.created = new Counter({ name: 'atelier_jobs_created_total', help: 'Jobs created', ...byType });
+    this.providerSpend = new Counter({
+      name: 'atelier_provider_spend_micros_total',
+      help: 'Vendor spend written to the usage ledger (cost of billable calls at write), in millionths of the currency, by provider code and currency',
+      labelNames: ['provider', 'currency'] as const,
+      registers,
+    });
     this.claimed = new Counter({ name: 'atelier_jobs_claimed_total', help: 'Attempts started: a worker claimed a queued job', ...byType });
     this.succeeded = new Counter({ name: 'atelier_jobs_succeeded_total', help: 'Jobs that ended succeeded', ...byType });
     this.failed = new Counter({ name: 'atelier_jobs_failed_total', help: 'Jobs that ended failed', ...byType });

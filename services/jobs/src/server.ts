@@ -1,7 +1,10 @@
-import { jobsAdminV1, jobsExecutionV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
+import { jobsAdminV1, jobsExecutionV1, jobsUsageV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
 import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { JobsContext } from './jobs-context.js';
-import { adminCallerPolicy, executionCallerPolicy, jobsCallerPolicy } from './rpc/caller-policy.js';
+import { adminCallerPolicy, executionCallerPolicy, jobsCallerPolicy, usageCallerPolicy } from './rpc/caller-policy.js';
+import { recordProviderCalls } from './rpc/usage/record-provider-calls.js';
+import { recomputeCosts } from './rpc/usage/recompute-costs.js';
+import { getSpend, listJobProviderCalls, listTopSpenders } from './rpc/usage/usage-reads.js';
 import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getOverview } from './rpc/admin/get-overview.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
@@ -31,9 +34,10 @@ export const JOBS_SERVICE_NAMES = {
   jobs: 'atelier.jobs.v1.JobsService',
   execution: 'atelier.jobs.v1.JobExecutionService',
   admin: 'atelier.jobs.v1.JobsAdminService',
+  usage: 'atelier.jobs.v1.ProviderUsageService',
 } as const;
 
-/** Serves the user, execution and operator APIs of atelier.jobs.v1 over mutual TLS, with health (and reflection when enabled). */
+/** Serves the user, execution, operator and usage-ledger APIs of atelier.jobs.v1 over mutual TLS, with health (and reflection when enabled). */
 export function startJobsServer(context: JobsContext, options: GrpcServingOptions): Promise<GrpcServerHandle> {
   const { logger } = context;
   return startGrpcServer({
@@ -93,6 +97,19 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
         },
         logger,
         adminCallerPolicy,
+      ),
+      registerService(
+        JOBS_SERVICE_NAMES.usage,
+        jobsUsageV1.ProviderUsageServiceService,
+        {
+          recordProviderCalls: recordProviderCalls(context),
+          getSpend: getSpend(context),
+          listTopSpenders: listTopSpenders(context),
+          listJobProviderCalls: listJobProviderCalls(context),
+          recomputeCosts: recomputeCosts(context),
+        },
+        logger,
+        usageCallerPolicy,
       ),
     ],
   });

@@ -63,6 +63,8 @@ describe('cli args - commands', () => {
   it('reads dead-letters audit, catalog list and catalog enable|disable', () => {
     expect(parseArgs(['dead-letters', 'audit', '--limit', '150'])).toEqual({ name: 'dead-letters audit', limit: 150, json: false });
     expect(parseArgs(['catalog', 'list'])).toEqual({ name: 'catalog list', kind: undefined, json: false });
+    expect(parseArgs(['spend'])).toEqual({ name: 'spend', json: false });
+    expect(parseArgs(['spend', '--json'])).toEqual({ name: 'spend', json: true });
     expect(parseArgs(['catalog', 'list', '--kind=image', '--json'])).toEqual({ name: 'catalog list', kind: 'image', json: true });
     expect(parseArgs(['catalog', 'disable', 'style', '01938c1e-7a3b-7c2e-9d41-3f0a5b6c7d8e'])).toEqual({
       name: 'catalog disable',

@@ -28,6 +28,7 @@ export type CliCommand =
   | { readonly name: 'dead-letters replay'; readonly eventIds: readonly string[]; readonly operator: string | undefined }
   | { readonly name: 'dead-letters audit'; readonly limit: number; readonly json: boolean }
   | { readonly name: 'catalog list'; readonly kind: CatalogKind | undefined; readonly json: boolean }
+  | { readonly name: 'spend'; readonly json: boolean }
   | {
       readonly name: 'catalog enable' | 'catalog disable';
       readonly entry: CatalogEntryKind;
@@ -70,7 +71,7 @@ export const FLAGS: readonly FlagSpec[] = [
   {
     long: 'json',
     help: 'print one JSON document for scripts instead of tables',
-    commands: ['status', 'jobs show', 'dead-letters list', 'dead-letters audit', 'catalog list'],
+    commands: ['status', 'jobs show', 'dead-letters list', 'dead-letters audit', 'catalog list', 'spend'],
   },
   {
     long: 'force',
@@ -165,7 +166,7 @@ function resolveTopic(words: readonly string[]): HelpTopic | undefined {
 /** Which command the leading arguments name, and the arguments left for it. */
 function resolveCommand(positionals: readonly string[], wantsHelp: boolean): { command: HelpTopic; args: string[] } {
   const [first, second] = positionals;
-  if (first === 'status' || first === 'scale-workers') return { command: first, args: positionals.slice(1) };
+  if (first === 'status' || first === 'scale-workers' || first === 'spend') return { command: first, args: positionals.slice(1) };
   if (isGroup(first)) {
     const subcommands: readonly string[] = COMMAND_GROUPS[first];
     const expected = subcommands.join(', ').replace(/, ([^,]+)$/, ' or $1');
@@ -290,6 +291,9 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       }
       return { name: command, kind: kind as CatalogKind | undefined, json: flags.has('json') };
     }
+    case 'spend':
+      noArguments(args, command);
+      return { name: command, json: flags.has('json') };
     case 'catalog enable':
     case 'catalog disable': {
       const [entry, ...rest] = args;

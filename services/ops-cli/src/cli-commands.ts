@@ -13,6 +13,7 @@ export const COMMAND_NAMES = [
   'catalog list',
   'catalog enable',
   'catalog disable',
+  'spend',
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 

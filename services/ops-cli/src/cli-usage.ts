@@ -146,6 +146,20 @@ const COMMANDS: Readonly<Record<CommandName, CommandHelp>> = {
     ],
     examples: ['atelier-ops catalog disable model 0193a0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5b'],
   },
+  spend: {
+    label: 'spend',
+    synopsis: 'spend [--json]',
+    summary: 'today’s vendor spend (UTC) per provider and per model',
+    details: [
+      'Asks the jobs usage API (JOBS_ADDR) for the cost of today’s billable vendor calls, from 00:00',
+      'UTC until now: per provider, per model and in total, in each currency, with the predictions',
+      'billed and their predict time. A prediction billed without a price in force shows under the',
+      'currency "-" (price it with the catalog, then RecomputeCosts). See docs/usage-ledger.md.',
+      '',
+      'Exit status: 0 shown; 69 jobs unreachable.',
+    ],
+    examples: ['atelier-ops spend', 'atelier-ops spend --json'],
+  },
 };
 
 /** One sentence per group, for its help. */

@@ -11,6 +11,7 @@ import { opsConfigSpec, type OpsConfig } from './ops-config.js';
 import { cancelJobCommand, showJobCommand } from './jobs-command.js';
 import { scaleWorkersCommand } from './scale-workers-command.js';
 import { statusCommand } from './status-command.js';
+import { spendCommand } from './spend-command.js';
 import { UsageError } from './usage-error.js';
 
 function run(command: Exclude<CliCommand, { name: 'help' }>, context: CommandContext): Promise<ExitCode> {
@@ -34,6 +35,8 @@ function run(command: Exclude<CliCommand, { name: 'help' }>, context: CommandCon
     case 'catalog enable':
     case 'catalog disable':
       return setCatalogEnabledCommand(command, context);
+    case 'spend':
+      return spendCommand(command, context);
   }
 }
 

@@ -1,4 +1,4 @@
-import { catalogV1, jobsAdminV1 } from '@atelier/contracts';
+import { catalogV1, jobsAdminV1, jobsUsageV1 } from '@atelier/contracts';
 import type { OperatorApi } from './operator-grpc.js';
 
 /**
@@ -9,6 +9,18 @@ import type { OperatorApi } from './operator-grpc.js';
 export const JOBS_ADMIN_API: OperatorApi<jobsAdminV1.JobsAdminServiceClient, 'JOBS_ADDR'> = {
   client: jobsAdminV1.JobsAdminServiceClient,
   api: 'the jobs admin API',
+  variable: 'JOBS_ADDR',
+  component: 'jobs',
+  reason: 'JOBS_UNREACHABLE',
+};
+
+/**
+ * The usage ledger's reads (`atelier.jobs.v1.ProviderUsageService`) on the same jobs address and
+ * `ops` certificate: spend, top spenders, a job's calls (docs/usage-ledger.md).
+ */
+export const USAGE_API: OperatorApi<jobsUsageV1.ProviderUsageServiceClient, 'JOBS_ADDR'> = {
+  client: jobsUsageV1.ProviderUsageServiceClient,
+  api: 'the jobs usage API',
   variable: 'JOBS_ADDR',
   component: 'jobs',
   reason: 'JOBS_UNREACHABLE',

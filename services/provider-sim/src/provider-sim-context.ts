@@ -2,11 +2,14 @@ import type { Logger } from '@atelier/logging';
 import type { PredictionStore } from './prediction-store.js';
 import type { SimulationKind } from './domain/simulation-directives.js';
 import type { SubmissionMeter } from './submission-meter.js';
+import type { CallMeter } from './call-meter.js';
 
 /** What the route handlers depend on: the in-memory state and the simulator's settings. */
 export interface ProviderSimContext {
   store: PredictionStore;
   meter: SubmissionMeter;
+  /** Every call per kind, for the usage ledger's exact comparison (GET /v1/stats `calls`). */
+  calls: CallMeter;
   logger: Logger;
   /** Accepted bearer tokens; undefined accepts any non-empty one. */
   apiKeys: readonly string[] | undefined;

@@ -358,10 +358,47 @@ describe('provider-sim - simulated failures', () => {
       predictions_total: 0,
       predictions_in_memory: 0,
       by_key: { k: { submissions: 0, requests: 1 } },
+      calls: { total: { submit: 1, poll: 0, cancel: 0, output_fetch: 0 }, by_prediction: {}, submits_by_key: { k: 1 } },
     });
 
     const never = await startSim({ failureRate: 0.5, failureKind: 'hang', random: () => 0.5 });
     expect((await finished(never.base, (await submit(never.base, {})).body.id)).status).toBe('succeeded');
+  });
+});
+
+describe('provider-sim - what the vendor bills and counts', () => {
+  type Calls = { submit: number; poll: number; cancel: number; output_fetch: number };
+  const callStats = async (at: string) =>
+    (
+      await call<{ calls: { total: Calls; by_prediction: Record<string, Calls>; submits_by_key: Record<string, number> } }>(
+        `${at}/v1/stats`,
+      )
+    ).body.calls;
+
+  it('reports predict_time in seconds and images on an ended prediction, and counts every call per kind and prediction', async () => {
+    const own = await startSim();
+    const idempotencyKey = key();
+    const created = await submit(own.base, { style: 'comic', prompt: 'a cat #sim-latency=300' }, { key: idempotencyKey });
+    await submit(own.base, { style: 'comic' }, { key: idempotencyKey });
+    expect(created.body.metrics).toEqual({ predict_time_ms: null });
+    let polls = 0;
+    const done = await waitFor(own.base, created.body.id, (prediction) => {
+      polls += 1;
+      return prediction.status === 'succeeded';
+    });
+    expect(done.metrics).toEqual({ predict_time_ms: expect.any(Number), predict_time: done.metrics.predict_time_ms! / 1000, images: 1 });
+    expect(done.metrics.predict_time).toBeGreaterThanOrEqual(0.29);
+    await output(done.output_url!);
+    await cancel(own.base, created.body.id);
+    await getPrediction(own.base, 'pred_unknown');
+    const calls = await callStats(own.base);
+    expect(calls.by_prediction[created.body.id]).toEqual({ submit: 2, poll: polls, cancel: 1, output_fetch: 1 });
+    expect(calls.by_prediction.pred_unknown).toEqual({ submit: 0, poll: 1, cancel: 0, output_fetch: 0 });
+    expect(calls.submits_by_key[idempotencyKey]).toBe(2);
+    expect(calls.total).toEqual({ submit: 2, poll: polls + 1, cancel: 1, output_fetch: 1 });
+
+    const failed = await submit(own.base, { prompt: '#sim:prediction_failed' }, { key: key() });
+    expect((await finished(own.base, failed.body.id)).metrics).toMatchObject({ predict_time: expect.any(Number), images: 0 });
   });
 });
 

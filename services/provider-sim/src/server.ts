@@ -13,6 +13,7 @@ import { getStats } from './routes/get-stats.js';
 import { submitPrediction } from './routes/submit-prediction.js';
 import type { SimulationKind } from './domain/simulation-directives.js';
 import { SubmissionMeter } from './submission-meter.js';
+import { CallMeter } from './call-meter.js';
 
 export interface ProviderSimOptions {
   logger: Logger;
@@ -47,13 +48,15 @@ export function buildProviderSim(options: ProviderSimOptions) {
   // Request lines are off: a worker polls every few hundred ms, so per-request logs would drown
   // the lines that matter (predictions created, ended, cancelled; failures).
   const app = Fastify({ loggerInstance: options.logger, logController: new LogController({ disableRequestLogging: true }) });
-  const store = new PredictionStore(options.maxPredictions ?? 2_000);
+  const maxPredictions = options.maxPredictions ?? 2_000;
+  const store = new PredictionStore(maxPredictions);
   const metrics = createMetricsRegistry('provider-sim');
   const meter = new SubmissionMeter(metrics);
   const configuredUrl = options.publicUrl?.replace(/\/+$/, '');
   const context: ProviderSimContext = {
     store,
     meter,
+    calls: new CallMeter(maxPredictions, metrics),
     logger: options.logger,
     apiKeys: options.apiKeys,
     latencyMs: options.latencyMs ?? 1_500,

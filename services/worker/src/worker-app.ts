@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import { catalogV1, jobsEventsV1, jobsExecutionV1, mediaV1 } from '@atelier/contracts';
+import { catalogV1, jobsEventsV1, jobsExecutionV1, jobsUsageV1, mediaV1 } from '@atelier/contracts';
 import { createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
@@ -26,6 +26,8 @@ import { executorsByJobType } from './executors/executor-registry.js';
 import { imageExecutor } from './executors/image-executor.js';
 import { AttemptClock } from './domain/attempt-clock.js';
 import { createExecutionBatches } from './peers/execution-batches.js';
+import { ProviderCallLedger } from './peers/provider-call-ledger.js';
+import { platformCredential } from './peers/provider/platform-credential.js';
 import { JobRunner } from './attempt/job-runner.js';
 import { outputHostsFrom } from './peers/provider/output-limits.js';
 import { CatalogCoverageCheck } from './background/catalog-coverage-check.js';
@@ -111,11 +113,19 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     defaultDeadlineMs: 10_000,
   });
   const media = createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, { defaultDeadlineMs: 10_000 });
+  // The usage ledger: every vendor call, recorded through jobs (docs/usage-ledger.md).
+  const usage = createServiceClient(jobsUsageV1.ProviderUsageServiceClient, config.JOBS_ADDR, security, { defaultDeadlineMs: 10_000 });
+  const calls = new ProviderCallLedger({
+    usage,
+    logger,
+    credential: platformCredential(config.PROVIDER_API_KEY),
+    calls: metrics.providerCalls,
+  });
   // Not awaited: a worker processes jobs while catalog is away; /readyz reports what it found.
   void coverage.start(nats, config.NATS_STREAM_PREFIX);
   const crashPoint = crashPointsFor(config.WORKER_CRASH_POINT);
   const executors = executorsByJobType({
-    image: imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger }),
+    image: imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger, calls }),
     canary: canaryExecutor,
   });
   const clock = new AttemptClock({
@@ -135,6 +145,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     crashPoint,
     clock,
     timeoutCapMs: config.WORKER_TIMEOUT_CAP_MS,
+    calls,
   });
 
   const js = jetstream(nats);
@@ -157,6 +168,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     topology,
     providers,
     logger,
+    calls,
     restoreTopology: declareTopologyFor(() => providerCancels),
   });
   pulls.push(...consumers, providerCancels);
@@ -186,11 +198,13 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       consuming = false;
       await Promise.all(consumers.map((consumer) => consumer.drain(config.WORKER_DRAIN_TIMEOUT_MS)));
       await providerCancels.stop();
+      await calls.flushAll();
       cancellations.unsubscribe();
       coverage.stop();
       catalog.close();
       clock.stop();
       execution.close();
+      usage.close();
       media.close();
       await link.close();
       await new Promise((resolve) => metricsServer.close(resolve));

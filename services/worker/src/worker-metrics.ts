@@ -22,6 +22,12 @@ export class WorkerMetrics {
     labelNames: ['queue'] as const,
     registers: [this.registry],
   });
+  readonly providerCalls = new Counter({
+    name: 'atelier_provider_calls_total',
+    help: 'Calls made to AI vendors, by provider code, kind (submit, poll, cancel, output_fetch) and outcome (ok, rate_limited, refused, unavailable, aborted)',
+    labelNames: ['provider', 'kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
   readonly providerSubmissions = new Counter({
     name: 'atelier_worker_provider_submissions_total',
     help: 'Predictions submitted to a provider, by provider code',

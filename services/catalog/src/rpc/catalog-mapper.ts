@@ -1,8 +1,10 @@
 import { type catalogV1 } from '@atelier/contracts';
 import type { Model, Style } from '../db/catalog-sql.js';
+import { toModelPriceMessage, type ModelPriceRow } from '../domain/model-prices.js';
 import { mediaKindMessage } from '../domain/media-kind.js';
 
-export function toModelMessage(model: Model): catalogV1.Model {
+/** A model as the contract has it; its price history only where the read includes it. */
+export function toModelMessage(model: Model, prices: readonly ModelPriceRow[] = []): catalogV1.Model {
   return {
     id: model.id,
     code: model.code,
@@ -18,6 +20,7 @@ export function toModelMessage(model: Model): catalogV1.Model {
     displayNameI18n: model.displayNameI18n,
     createdAt: model.createdAt,
     updatedAt: model.updatedAt,
+    prices: prices.map(toModelPriceMessage),
   };
 }
 

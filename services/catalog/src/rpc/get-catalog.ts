@@ -11,6 +11,6 @@ type GetCatalog = Handler<typeof catalogV1.CatalogServiceService.getCatalog>;
 export function getCatalog({ pool }: CatalogContext): GetCatalog {
   return async (request) => {
     const { models, styles } = await selectEnabledEntries(pool, requireMediaKind(request.mediaKind));
-    return { models: models.map(toModelMessage), styles: styles.map(toStyleMessage) };
+    return { models: models.map((model) => toModelMessage(model)), styles: styles.map(toStyleMessage) };
   };
 }

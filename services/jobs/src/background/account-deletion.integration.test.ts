@@ -48,12 +48,22 @@ describe('the jobs part of deleting an account', () => {
   it('cancels the jobs in flight, deletes every job of the user and counts them, and completes; a forged event is ignored', async () => {
     const userId = `deleted-${randomBytes(4).toString('hex')}`;
     const other = `kept-${randomBytes(4).toString('hex')}`;
-    await createJobs(
-      pool,
-      [newCanaryJob({ userId }), newCanaryJob({ userId }), newCanaryJob({ userId: other })],
-      ['t', 't', 't'],
-      subjects,
-    );
+    const jobs = [newCanaryJob({ userId }), newCanaryJob({ userId }), newCanaryJob({ userId: other })];
+    await createJobs(pool, jobs, ['t', 't', 't'], subjects);
+    // A billed vendor call of each user's first job: the deleted user's keeps its money, not its owner.
+    for (const [job, owner] of [
+      [jobs[0]!, userId],
+      [jobs[2]!, other],
+    ] as const) {
+      await pool.query(
+        `INSERT INTO jobs.provider_calls (job_id, user_id, attempt, call_kind, request_key, vendor_id, provider_code, provider_model,
+           model_version, credential_mode, credential_id, outcome, latency_ms, predict_time_ms, billable, cost_micros, currency, called_at)
+         VALUES ($1, $2, 1, 'poll', $3, $3, 'sim', 'm', '1', 'platform_key', 'platform:x', 'ok', 5, 1000, true, 2300, 'USD', now())`,
+        [job.id, owner, `r-${job.id}`],
+      );
+    }
+    const ledgerOf = async (job: { id: string }) =>
+      (await pool.query(`SELECT user_id, cost_micros::int AS cost FROM jobs.provider_calls WHERE job_id = $1`, [job.id])).rows;
     const request = await inTransaction(pool, (client) =>
       insertAccountDeletion(client, { userId, deletionId: uuidv7(), subject: subjects.accountDeleted }),
     );
@@ -67,6 +77,8 @@ describe('the jobs part of deleting an account', () => {
     await jobsAccountDeletion(context)({ deletionId: request.deletion_id, userId, requestedAt: request.requested_at });
     expect(await jobsOf(userId)).toBe(0);
     expect(await jobsOf(other)).toBe(1);
+    expect(await ledgerOf(jobs[0]!)).toEqual([{ user_id: null, cost: 2300 }]);
+    expect(await ledgerOf(jobs[2]!)).toEqual([{ user_id: other, cost: 2300 }]);
     expect(context.watchHub.changed).toHaveBeenCalledTimes(2);
     expect(await selectAccountDeletion(pool, JOBS_ACCOUNT_DELETIONS, userId)).toMatchObject({
       deletion_id: request.deletion_id,

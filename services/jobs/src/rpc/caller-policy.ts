@@ -1,4 +1,4 @@
-import type { jobsAdminV1, jobsExecutionV1, jobsV1 } from '@atelier/contracts';
+import type { jobsAdminV1, jobsExecutionV1, jobsUsageV1, jobsV1 } from '@atelier/contracts';
 import type { CallerPolicy } from '@atelier/grpc';
 
 // Who may call what (callers are the service identities of their certificates).
@@ -27,4 +27,14 @@ export const executionCallerPolicy: CallerPolicy<typeof jobsExecutionV1.JobExecu
 export const adminCallerPolicy: CallerPolicy<typeof jobsAdminV1.JobsAdminServiceService> = {
   gateway: 'all',
   ops: 'all',
+};
+
+/**
+ * The usage ledger: workers record the calls they made to vendors; the gateway (for admins) and
+ * the operator CLI read spend and recompute costs. Neither side may do the other's part.
+ */
+export const usageCallerPolicy: CallerPolicy<typeof jobsUsageV1.ProviderUsageServiceService> = {
+  worker: ['recordProviderCalls'],
+  gateway: ['getSpend', 'listTopSpenders', 'listJobProviderCalls', 'recomputeCosts'],
+  ops: ['getSpend', 'listTopSpenders', 'listJobProviderCalls', 'recomputeCosts'],
 };

@@ -12,6 +12,7 @@ import type { PredictionRoute } from './get-prediction.js';
  */
 export function cancelPrediction(context: ProviderSimContext) {
   return async (request: PredictionRoute, reply: FastifyReply) => {
+    context.calls.count('cancel', request.params.id);
     requireApiKey(request.headers.authorization, context.apiKeys);
     const prediction = context.store.get(request.params.id);
     if (!prediction) throw predictionNotFound(request.params.id);

@@ -10,6 +10,7 @@ import type { PredictionRoute } from './get-prediction.js';
  */
 export function getOutput(context: ProviderSimContext) {
   return async (request: PredictionRoute, reply: FastifyReply) => {
+    context.calls.count('output_fetch', request.params.id);
     const prediction = context.store.get(request.params.id);
     if (!prediction) throw predictionNotFound(request.params.id);
     if (prediction.status !== 'succeeded' || !prediction.output) {

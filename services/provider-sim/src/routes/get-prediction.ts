@@ -10,6 +10,7 @@ export type PredictionRoute = FastifyRequest<{ Params: { id: string } }>;
 /** `GET /v1/predictions/:id`: the poll. Progress is computed at the moment of the read. */
 export function getPrediction(context: ProviderSimContext) {
   return async (request: PredictionRoute, reply: FastifyReply) => {
+    context.calls.count('poll', request.params.id);
     requireApiKey(request.headers.authorization, context.apiKeys);
     const prediction = context.store.get(request.params.id);
     if (!prediction) throw predictionNotFound(request.params.id);

@@ -17,7 +17,11 @@ export interface PredictionJson {
   output_content_type: string | null;
   error: { code: string; message: string } | null;
   safety: { flagged: boolean } | null;
-  metrics: { predict_time_ms: number | null };
+  /**
+   * What the vendor bills, Replicate's shape, once the prediction ended: `predict_time` in seconds
+   * (float) and `images` produced (1 for a success, 0 otherwise); `predict_time_ms` as before.
+   */
+  metrics: { predict_time_ms: number | null; predict_time?: number; images?: number };
 }
 
 const INPUT_NAMES = {
@@ -43,7 +47,6 @@ function inputJson(input: Prediction['input']): Record<string, string | number> 
 /** `publicUrl` is the base put into output_url (PUBLIC_URL or the bound loopback address). */
 export function toPredictionJson(prediction: Prediction, publicUrl: string, now: Date): PredictionJson {
   const succeeded = prediction.status === 'succeeded';
-  const { startedAt, completedAt } = prediction;
   return {
     id: prediction.id,
     model: prediction.model,
@@ -59,7 +62,14 @@ export function toPredictionJson(prediction: Prediction, publicUrl: string, now:
     output_content_type: succeeded ? prediction.outputContentType : null,
     error: prediction.status === 'failed' ? prediction.error : null,
     safety: succeeded ? { flagged: prediction.flagged } : null,
-    // Time spent running, as vendors bill it: null until it ends, and for inputs never fetched.
-    metrics: { predict_time_ms: startedAt && completedAt ? completedAt.getTime() - startedAt.getTime() : null },
+    metrics: metricsOf(prediction),
   };
+}
+
+/** Time spent running, as vendors bill it: none until it ends, and none for inputs never fetched. */
+function metricsOf(prediction: Prediction): PredictionJson['metrics'] {
+  const { startedAt, completedAt } = prediction;
+  const predictTimeMs = startedAt && completedAt ? completedAt.getTime() - startedAt.getTime() : null;
+  if (predictTimeMs === null) return { predict_time_ms: null };
+  return { predict_time_ms: predictTimeMs, predict_time: predictTimeMs / 1000, images: prediction.status === 'succeeded' ? 1 : 0 };
 }

@@ -31,11 +31,13 @@ export function submitPrediction(context: ProviderSimContext) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
     context.meter.countRequest(idempotencyKey);
+    context.calls.countSubmit(idempotencyKey);
     requireApiKey(request.headers.authorization, context.apiKeys);
     const submit = parseSubmitRequest(request.body);
     const directives = parseSimulationDirectives(submit.input.prompt);
 
     const existing = idempotencyKey === null ? undefined : context.store.findByIdempotencyKey(idempotencyKey);
+    if (existing) context.calls.submitAnswered(existing.id);
     if (existing) return reply.code(200).send(toPredictionJson(existing, context.publicUrl(), context.now()));
 
     // Without a key every POST is a job of its own, so `#sim-once` applies to each of them.
@@ -64,6 +66,7 @@ export function submitPrediction(context: ProviderSimContext) {
     });
     const evicted = context.store.add(prediction);
     context.meter.countSubmission(idempotencyKey);
+    context.calls.submitAnswered(prediction.id);
     context.logger.info(
       { predictionId: prediction.id, model: submit.model, style: submit.input.style, idempotencyKey, simulation, evicted: evicted.length },
       'prediction created',

@@ -11,6 +11,7 @@ import { stopCauseOf, type AttemptClock, type StopCause } from '../domain/attemp
 import { deleteOrphan, putOutput } from '../peers/output-store.js';
 import { ProgressReporter } from '../domain/progress-reporter.js';
 import type { ProviderClient } from '../peers/provider/provider-client.js';
+import type { ProviderCallRecording } from '../peers/provider-call-ledger.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 
 const { ClaimOutcome, FailOutcome } = jobsExecutionV1;
@@ -51,7 +52,12 @@ export interface JobRunnerDeps {
   clock: AttemptClock;
   /** Caps the definition's time budget of every attempt. */
   timeoutCapMs?: number;
+  /** The usage ledger: the runner's own cancels are recorded, and a job's calls flushed before its outcome. */
+  calls?: ProviderCallRecording;
 }
+
+/** What a cancel at the vendor needs of a job. */
+type CancellableJob = { id: string; snapshot?: { providerCode: string; providerModel: string; modelVersion: string } };
 
 /** Outputs stay with the job when another attempt runs on or succeeded with them (same media key). */
 function outputIsOrphan(reason: string | undefined): boolean {
@@ -187,11 +193,12 @@ export class JobRunner {
         this.deps.crashPoint('after-output-stored');
       }
       const done = { jobId: job.id, workerId, outputAssetId: stored?.id ?? '', outputSha256: put?.sha256 ?? '' };
+      await this.flushCalls(job.id);
       await retryInAttempt('record the success', () => this.deps.batches.complete(done), signal, logger);
       finish('succeeded');
       return ACK;
     } catch (error) {
-      return await this.settleFailure(error, controller.signal, { job, stored, predictionId, finish });
+      return await this.settleFailure(error, controller.signal, { job, attempt: claimed.attempt, stored, predictionId, finish });
     } finally {
       unclock();
       reporter.stop();
@@ -203,7 +210,8 @@ export class JobRunner {
     error: unknown,
     signal: AbortSignal,
     state: {
-      job: { id: string; userId: string; jobType: string; snapshot?: { providerCode: string } };
+      job: CancellableJob & { userId: string; jobType: string };
+      attempt: number;
       stored?: mediaV1.Asset;
       predictionId?: string;
       finish: (o: string) => void;
@@ -216,12 +224,12 @@ export class JobRunner {
     // Refused by the jobs service: the lease is gone. The reason says whether our output is an orphan.
     if (error instanceof AppError && error.code === ErrorCode.ABORTED) {
       if (state.stored && outputIsOrphan(error.reason)) await this.removeOrphan(state.stored, job.userId);
-      if (error.reason === 'JOB_CANCELLED') await this.cancelAtProvider(job, state.predictionId);
+      if (error.reason === 'JOB_CANCELLED') await this.cancelAtProvider(job, state.attempt, state.predictionId);
       state.finish(error.reason === 'JOB_CANCELLED' ? 'cancelled' : 'lease_lost');
       return ACK;
     }
     if (cause === 'cancelled') {
-      await this.cancelAtProvider(job, state.predictionId);
+      await this.cancelAtProvider(job, state.attempt, state.predictionId);
       if (state.stored) await this.removeOrphan(state.stored, job.userId);
       state.finish('cancelled');
       return ACK;
@@ -232,6 +240,7 @@ export class JobRunner {
     }
     if (cause === 'shutdown') {
       // Handed back, not charged: the next attempt resumes the recorded provider request.
+      await this.flushCalls(job.id);
       await execution.releaseJob({ jobId: job.id, workerId, reason: 'worker shutdown' }).catch((releaseError: unknown) => {
         logger.warn({ jobId: job.id, err: releaseError }, 'release failed; the lease will expire instead');
       });
@@ -246,7 +255,8 @@ export class JobRunner {
     // A timeout leaves the prediction running: the next attempt resumes it and pays nothing more.
     const failure =
       cause === 'timeout' && !isTransientFailure(error) ? JobFailure.timeout(`the attempt exceeded its time budget`) : classify(error);
-    if (failure.abandonsPrediction) await this.cancelAtProvider(job, state.predictionId);
+    if (failure.abandonsPrediction) await this.cancelAtProvider(job, state.attempt, state.predictionId);
+    await this.flushCalls(job.id);
     if (failure.errorClass === jobsExecutionV1.ErrorClass.INTERNAL)
       logger.error({ jobId: job.id, err: error }, 'attempt failed on our side');
     try {
@@ -262,7 +272,7 @@ export class JobRunner {
       });
       if (answer.outcome === FailOutcome.FAILED) {
         // The job is over: nothing will poll its prediction again.
-        if (!failure.abandonsPrediction) await this.cancelAtProvider(job, state.predictionId);
+        if (!failure.abandonsPrediction) await this.cancelAtProvider(job, state.attempt, state.predictionId);
         if (state.stored) await this.removeOrphan(state.stored, job.userId);
       }
       state.finish(answer.outcome === FailOutcome.REQUEUED ? 'requeued' : 'failed');
@@ -276,12 +286,24 @@ export class JobRunner {
     }
   }
 
-  private async cancelAtProvider(job: { snapshot?: { providerCode: string } }, predictionId: string | undefined): Promise<void> {
+  private async cancelAtProvider(job: CancellableJob, attempt: number, predictionId: string | undefined): Promise<void> {
     if (!predictionId || !job.snapshot) return;
-    await this.deps.providers
-      .get(job.snapshot.providerCode)
-      ?.cancel(predictionId)
+    const { providerCode, providerModel, modelVersion } = job.snapshot;
+    const vendor = this.deps.providers.get(providerCode);
+    if (!vendor) return;
+    const provider = this.deps.calls?.clientFor(vendor, { jobId: job.id, attempt, providerCode, providerModel, modelVersion }) ?? vendor;
+    await provider
+      .cancel(predictionId)
       .catch((error: unknown) => this.deps.logger.warn({ predictionId, err: error }, 'cancel at the provider failed'));
+  }
+
+  /**
+   * Waits until the job's vendor calls are in the usage ledger, before its outcome is recorded (the
+   * lease is kept meanwhile). Writes jobs refuses for long are given up by the ledger after its
+   * retries (about a minute), logged, and the outcome goes on.
+   */
+  private async flushCalls(jobId: string): Promise<void> {
+    await this.deps.calls?.flush(jobId);
   }
 
   private async removeOrphan(asset: mediaV1.Asset, ownerUserId: string): Promise<void> {

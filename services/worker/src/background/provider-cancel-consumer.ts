@@ -3,6 +3,7 @@ import { backoffDelayMs } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startDurablePull, type DurablePull, type JetStreamClient, type JobsTopology, type JsMsg } from '@atelier/nats';
 import type { ProviderClient } from '../peers/provider/provider-client.js';
+import type { ProviderCallRecording } from '../peers/provider-call-ledger.js';
 import { ProviderFailure } from '../peers/provider/provider-failure.js';
 
 /** Between tries of one cancel: from one second up to a minute. */
@@ -16,6 +17,11 @@ export interface ProviderCancelConsumerOptions {
   /** Declares the stream and the consumer again when JetStream reports them gone. */
   restoreTopology: () => Promise<void>;
   onCancelled?: () => void;
+  /**
+   * The usage ledger: each cancel is recorded, as a call of no attempt (0) whose provider model
+   * and version jobs fills from the job's snapshot (the task does not carry them).
+   */
+  calls?: Pick<ProviderCallRecording, 'clientFor'>;
 }
 
 /**
@@ -66,12 +72,20 @@ export class ProviderCancelConsumer {
       message.term();
       return;
     }
-    const provider = providers.get(task.providerCode);
-    if (!provider) {
+    const vendor = providers.get(task.providerCode);
+    if (!vendor) {
       logger.error({ jobId: task.jobId, providerCode: task.providerCode }, 'no client for this provider: the cancel cannot be made');
       message.term();
       return;
     }
+    const provider =
+      this.options.calls?.clientFor(vendor, {
+        jobId: task.jobId,
+        attempt: 0,
+        providerCode: task.providerCode,
+        providerModel: '',
+        modelVersion: '',
+      }) ?? vendor;
     try {
       await provider.cancel(task.providerRequestId);
       this.options.onCancelled?.();

@@ -7,6 +7,7 @@ import { retryInAttempt } from '../domain/attempt-retry.js';
 import type { CrashPoint } from '../domain/crash-points.js';
 import { JobFailure } from '../domain/job-failure.js';
 import { predictionFailure, type Prediction, type ProviderClient } from '../peers/provider/provider-client.js';
+import type { ProviderCallRecording } from '../peers/provider-call-ledger.js';
 import type { ExecutionContext, JobExecutor } from './job-executor.js';
 import { asJobFailures, jobFailureOf } from './provider-failures.js';
 
@@ -16,6 +17,8 @@ export interface ImageExecutorOptions {
   pollIntervalMs: number;
   crashPoint: (point: CrashPoint) => void;
   logger: Logger;
+  /** The usage ledger: every call to the vendor is recorded through it (none when absent). */
+  calls?: Pick<ProviderCallRecording, 'clientFor'>;
 }
 
 /**
@@ -32,10 +35,13 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
       const { claimed, signal } = context;
       const job = claimed.job!;
       const snapshot = job.snapshot;
-      const provider = snapshot ? options.providers.get(snapshot.providerCode) : undefined;
-      if (!snapshot || !provider) {
+      const vendor = snapshot ? options.providers.get(snapshot.providerCode) : undefined;
+      if (!snapshot || !vendor) {
         throw JobFailure.internal('INTERNAL_PROVIDER_UNKNOWN', `no provider client for "${snapshot?.providerCode ?? '(none)'}"`);
       }
+      const { providerCode, providerModel, modelVersion } = snapshot;
+      const provider =
+        options.calls?.clientFor(vendor, { jobId: job.id, attempt: claimed.attempt, providerCode, providerModel, modelVersion }) ?? vendor;
 
       const { logger } = options;
       // What the jobs service fixed at create (catalog defaults, style preset, user values); a job

@@ -15,4 +15,8 @@ export const catalogMigrations: readonly NamedMigration[] = [
     load: async () => (await import('./0003-catalog-localized-names.js')).CatalogLocalizedNames,
   },
   { name: '0004-catalog-app-seed', load: async () => (await import('./0004-catalog-app-seed.js')).CatalogAppSeed },
+  {
+    name: '0005-catalog-model-prices',
+    load: async () => (await import('./0005-catalog-model-prices.js')).CatalogModelPrices,
+  },
 ];

@@ -13,6 +13,8 @@ export interface Prediction {
   output_content_type: string | null;
   error: { code: string; message: string } | null;
   safety: { flagged: boolean } | null;
+  /** What the vendor bills for the prediction once it ended (Replicate's shape): seconds of predict time, images. */
+  metrics?: { predict_time?: number | null; images?: number | null } | null;
 }
 
 export interface PredictionRequest {
@@ -103,6 +105,7 @@ export class HttpProviderClient implements ProviderClient {
           transient: isTransientHttpStatus(response.status),
           abandonsPrediction: gone,
           retryAfterMs: retryAfterMs(response),
+          httpStatus: response.status,
         },
       );
     }
@@ -145,13 +148,18 @@ export class HttpProviderClient implements ProviderClient {
     if (response.ok) return JSON.parse(text) as Prediction;
     // Stored with the attempt and logged: never the whole body, never what may be secret in it.
     const detail = `${method} ${path} answered ${response.status}: ${redactVendorText(text, extra.echoes)}`;
-    if (response.status === 401 || response.status === 403) throw ProviderFailure.credential('CREDENTIAL_INVALID', detail);
-    if (response.status === 429) {
-      throw ProviderFailure.provider('PROVIDER_RATE_LIMITED', detail, { transient: true, retryAfterMs: retryAfterMs(response) });
+    const httpStatus = response.status;
+    if (httpStatus === 401 || httpStatus === 403) throw ProviderFailure.credential('CREDENTIAL_INVALID', detail, { httpStatus });
+    if (httpStatus === 429) {
+      throw ProviderFailure.provider('PROVIDER_RATE_LIMITED', detail, {
+        transient: true,
+        retryAfterMs: retryAfterMs(response),
+        httpStatus,
+      });
     }
-    if (response.status === 404) throw ProviderFailure.provider('PROVIDER_PREDICTION_LOST', detail, { abandonsPrediction: true });
-    if (isTransientHttpStatus(response.status)) throw ProviderFailure.provider('PROVIDER_UNAVAILABLE', detail, { transient: true });
-    throw ProviderFailure.internal('INTERNAL_PROVIDER_REQUEST_REJECTED', detail);
+    if (httpStatus === 404) throw ProviderFailure.provider('PROVIDER_PREDICTION_LOST', detail, { abandonsPrediction: true, httpStatus });
+    if (isTransientHttpStatus(httpStatus)) throw ProviderFailure.provider('PROVIDER_UNAVAILABLE', detail, { transient: true, httpStatus });
+    throw ProviderFailure.internal('INTERNAL_PROVIDER_REQUEST_REJECTED', detail, { httpStatus });
   }
 
   /**

@@ -10,6 +10,8 @@ export interface ProviderFailureOptions {
   retryAfterMs?: number;
   /** The prediction cannot give its output any more (the vendor failed, cancelled or lost it, or its output is unusable). */
   abandonsPrediction?: boolean;
+  /** The vendor's HTTP status, when it answered one (the usage ledger records it). */
+  httpStatus?: number;
 }
 
 /**
@@ -22,6 +24,7 @@ export class ProviderFailure extends Error {
   readonly transient: boolean;
   readonly retryAfterMs: number | undefined;
   readonly abandonsPrediction: boolean;
+  readonly httpStatus: number | undefined;
 
   constructor(
     readonly errorClass: jobsExecutionV1.ErrorClass,
@@ -33,6 +36,7 @@ export class ProviderFailure extends Error {
     this.transient = options.transient ?? false;
     this.retryAfterMs = options.retryAfterMs;
     this.abandonsPrediction = options.abandonsPrediction ?? false;
+    this.httpStatus = options.httpStatus;
   }
 
   /** The vendor failed, was unavailable or lost the prediction. */
@@ -51,12 +55,12 @@ export class ProviderFailure extends Error {
   }
 
   /** The vendor refused our credentials. */
-  static credential(code: string, message: string): ProviderFailure {
-    return new ProviderFailure(ErrorClass.CREDENTIAL, code, message);
+  static credential(code: string, message: string, options: ProviderFailureOptions = {}): ProviderFailure {
+    return new ProviderFailure(ErrorClass.CREDENTIAL, code, message, options);
   }
 
   /** The vendor refused a request of ours as malformed: our fault. */
-  static internal(code: string, message: string): ProviderFailure {
-    return new ProviderFailure(ErrorClass.INTERNAL, code, message);
+  static internal(code: string, message: string, options: ProviderFailureOptions = {}): ProviderFailure {
+    return new ProviderFailure(ErrorClass.INTERNAL, code, message, options);
   }
 }

@@ -26,6 +26,17 @@ export const protobufPackage = "atelier.catalog.v1";
 
 export const protobufFileName = "atelier/catalog/v1/catalog.proto";
 
+/** What a model costs at the vendor per unit, from effective_from until the unit's next price. */
+export interface ModelPrice {
+  /** "predict_second" (a second of the vendor's predict time) or "image" (an output image). */
+  unit: string;
+  /** Millionths of currency per unit. */
+  unitPriceMicros: number;
+  /** ISO 4217, e.g. "USD". All prices of one model share it. */
+  currency: string;
+  effectiveFrom: Date | undefined;
+}
+
 export interface Model {
   id: string;
   code: string;
@@ -51,6 +62,11 @@ export interface Model {
    * entry shows display_name (English).
    */
   displayNameI18n: { [key: string]: string };
+  /**
+   * The price history, oldest first (filled by GetModel, ListCatalogEntries and SetModelPrice;
+   * GetCatalog, the users' read, leaves it empty).
+   */
+  prices: ModelPrice[];
 }
 
 export interface Model_DisplayNameI18nEntry {
@@ -213,6 +229,143 @@ export interface GetStylePreviewResponse {
   contentType: string;
 }
 
+export interface SetModelPriceRequest {
+  modelId: string;
+  unit: string;
+  unitPriceMicros: number;
+  currency: string;
+  effectiveFrom?: Date | undefined;
+}
+
+export interface SetModelPriceResponse {
+  model: Model | undefined;
+}
+
+function createBaseModelPrice(): ModelPrice {
+  return { unit: "", unitPriceMicros: 0, currency: "", effectiveFrom: undefined };
+}
+
+export const ModelPrice: MessageFns<ModelPrice> = {
+  encode(message: ModelPrice, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.unit !== "") {
+      writer.uint32(10).string(message.unit);
+    }
+    if (message.unitPriceMicros !== 0) {
+      writer.uint32(16).int64(message.unitPriceMicros);
+    }
+    if (message.currency !== "") {
+      writer.uint32(26).string(message.currency);
+    }
+    if (message.effectiveFrom !== undefined) {
+      Timestamp.encode(toTimestamp(message.effectiveFrom), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ModelPrice {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseModelPrice();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.unit = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.unitPriceMicros = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.effectiveFrom = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ModelPrice {
+    return {
+      unit: isSet(object.unit) ? globalThis.String(object.unit) : "",
+      unitPriceMicros: isSet(object.unitPriceMicros)
+        ? globalThis.Number(object.unitPriceMicros)
+        : isSet(object.unit_price_micros)
+        ? globalThis.Number(object.unit_price_micros)
+        : 0,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
+      effectiveFrom: isSet(object.effectiveFrom)
+        ? fromJsonTimestamp(object.effectiveFrom)
+        : isSet(object.effective_from)
+        ? fromJsonTimestamp(object.effective_from)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ModelPrice): unknown {
+    const obj: any = {};
+    if (message.unit !== "") {
+      obj.unit = message.unit;
+    }
+    if (message.unitPriceMicros !== 0) {
+      obj.unitPriceMicros = Math.round(message.unitPriceMicros);
+    }
+    if (message.currency !== "") {
+      obj.currency = message.currency;
+    }
+    if (message.effectiveFrom !== undefined) {
+      obj.effectiveFrom = message.effectiveFrom.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ModelPrice>): ModelPrice {
+    return ModelPrice.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ModelPrice>): ModelPrice {
+    const message = createBaseModelPrice();
+    message.unit = object.unit ?? "";
+    message.unitPriceMicros = object.unitPriceMicros ?? 0;
+    message.currency = object.currency ?? "";
+    message.effectiveFrom = object.effectiveFrom ?? undefined;
+    return message;
+  },
+};
+
 function createBaseModel(): Model {
   return {
     id: "",
@@ -229,6 +382,7 @@ function createBaseModel(): Model {
     createdAt: undefined,
     updatedAt: undefined,
     displayNameI18n: {},
+    prices: [],
   };
 }
 
@@ -276,6 +430,9 @@ export const Model: MessageFns<Model> = {
     globalThis.Object.entries(message.displayNameI18n).forEach(([key, value]: [string, string]) => {
       Model_DisplayNameI18nEntry.encode({ key: key as any, value }, writer.uint32(162).fork()).join();
     });
+    for (const v of message.prices) {
+      ModelPrice.encode(v!, writer.uint32(170).fork()).join();
+    }
     return writer;
   },
 
@@ -407,6 +564,14 @@ export const Model: MessageFns<Model> = {
             }
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.prices.push(ModelPrice.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -501,6 +666,9 @@ export const Model: MessageFns<Model> = {
           {},
         )
         : {},
+      prices: globalThis.Array.isArray(object?.prices)
+        ? object.prices.map((e: any) => ModelPrice.fromJSON(e))
+        : [],
     };
   },
 
@@ -554,6 +722,9 @@ export const Model: MessageFns<Model> = {
         });
       }
     }
+    if (message.prices?.length) {
+      obj.prices = message.prices.map((e) => ModelPrice.toJSON(e));
+    }
     return obj;
   },
 
@@ -584,6 +755,7 @@ export const Model: MessageFns<Model> = {
       },
       {},
     );
+    message.prices = object.prices?.map((e) => ModelPrice.fromPartial(e)) || [];
     return message;
   },
 };
@@ -3207,6 +3379,218 @@ export const GetStylePreviewResponse: MessageFns<GetStylePreviewResponse> = {
   },
 };
 
+function createBaseSetModelPriceRequest(): SetModelPriceRequest {
+  return { modelId: "", unit: "", unitPriceMicros: 0, currency: "", effectiveFrom: undefined };
+}
+
+export const SetModelPriceRequest: MessageFns<SetModelPriceRequest> = {
+  encode(message: SetModelPriceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.modelId !== "") {
+      writer.uint32(10).string(message.modelId);
+    }
+    if (message.unit !== "") {
+      writer.uint32(18).string(message.unit);
+    }
+    if (message.unitPriceMicros !== 0) {
+      writer.uint32(24).int64(message.unitPriceMicros);
+    }
+    if (message.currency !== "") {
+      writer.uint32(34).string(message.currency);
+    }
+    if (message.effectiveFrom !== undefined) {
+      Timestamp.encode(toTimestamp(message.effectiveFrom), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetModelPriceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetModelPriceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.modelId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.unit = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.unitPriceMicros = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.effectiveFrom = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetModelPriceRequest {
+    return {
+      modelId: isSet(object.modelId)
+        ? globalThis.String(object.modelId)
+        : isSet(object.model_id)
+        ? globalThis.String(object.model_id)
+        : "",
+      unit: isSet(object.unit) ? globalThis.String(object.unit) : "",
+      unitPriceMicros: isSet(object.unitPriceMicros)
+        ? globalThis.Number(object.unitPriceMicros)
+        : isSet(object.unit_price_micros)
+        ? globalThis.Number(object.unit_price_micros)
+        : 0,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
+      effectiveFrom: isSet(object.effectiveFrom)
+        ? fromJsonTimestamp(object.effectiveFrom)
+        : isSet(object.effective_from)
+        ? fromJsonTimestamp(object.effective_from)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SetModelPriceRequest): unknown {
+    const obj: any = {};
+    if (message.modelId !== "") {
+      obj.modelId = message.modelId;
+    }
+    if (message.unit !== "") {
+      obj.unit = message.unit;
+    }
+    if (message.unitPriceMicros !== 0) {
+      obj.unitPriceMicros = Math.round(message.unitPriceMicros);
+    }
+    if (message.currency !== "") {
+      obj.currency = message.currency;
+    }
+    if (message.effectiveFrom !== undefined) {
+      obj.effectiveFrom = message.effectiveFrom.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetModelPriceRequest>): SetModelPriceRequest {
+    return SetModelPriceRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetModelPriceRequest>): SetModelPriceRequest {
+    const message = createBaseSetModelPriceRequest();
+    message.modelId = object.modelId ?? "";
+    message.unit = object.unit ?? "";
+    message.unitPriceMicros = object.unitPriceMicros ?? 0;
+    message.currency = object.currency ?? "";
+    message.effectiveFrom = object.effectiveFrom ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetModelPriceResponse(): SetModelPriceResponse {
+  return { model: undefined };
+}
+
+export const SetModelPriceResponse: MessageFns<SetModelPriceResponse> = {
+  encode(message: SetModelPriceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.model !== undefined) {
+      Model.encode(message.model, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetModelPriceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetModelPriceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.model = Model.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetModelPriceResponse {
+    return { model: isSet(object.model) ? Model.fromJSON(object.model) : undefined };
+  },
+
+  toJSON(message: SetModelPriceResponse): unknown {
+    const obj: any = {};
+    if (message.model !== undefined) {
+      obj.model = Model.toJSON(message.model);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SetModelPriceResponse>): SetModelPriceResponse {
+    return SetModelPriceResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SetModelPriceResponse>): SetModelPriceResponse {
+    const message = createBaseSetModelPriceResponse();
+    message.model = (object.model !== undefined && object.model !== null) ? Model.fromPartial(object.model) : undefined;
+    return message;
+  },
+};
+
 /**
  * CatalogService owns schema `catalog`. Reads are for the app and for the jobs service; the
  * upsert and enable/disable RPCs are for operators.
@@ -3328,6 +3712,22 @@ export const CatalogServiceService = {
       Buffer.from(GetStylePreviewResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetStylePreviewResponse => GetStylePreviewResponse.decode(value),
   },
+  /**
+   * Operators: adds a price of a model's unit from effective_from on (absent: now). History is
+   * never rewritten: INVALID_ARGUMENT (field effective_from) for a time more than a minute in the
+   * past, (field currency) for a currency other than the model's other prices';
+   * ALREADY_EXISTS for a price of that unit from that very time. NOT_FOUND for an unknown model.
+   */
+  setModelPrice: {
+    path: "/atelier.catalog.v1.CatalogService/SetModelPrice" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetModelPriceRequest): Buffer => Buffer.from(SetModelPriceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetModelPriceRequest => SetModelPriceRequest.decode(value),
+    responseSerialize: (value: SetModelPriceResponse): Buffer =>
+      Buffer.from(SetModelPriceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetModelPriceResponse => SetModelPriceResponse.decode(value),
+  },
 } as const;
 
 export interface CatalogServiceServer extends UntypedServiceImplementation {
@@ -3366,6 +3766,13 @@ export interface CatalogServiceServer extends UntypedServiceImplementation {
    * exist, is disabled or has no preview, or its asset is gone — the same answer for all four.
    */
   getStylePreview: handleUnaryCall<GetStylePreviewRequest, GetStylePreviewResponse>;
+  /**
+   * Operators: adds a price of a model's unit from effective_from on (absent: now). History is
+   * never rewritten: INVALID_ARGUMENT (field effective_from) for a time more than a minute in the
+   * past, (field currency) for a currency other than the model's other prices';
+   * ALREADY_EXISTS for a price of that unit from that very time. NOT_FOUND for an unknown model.
+   */
+  setModelPrice: handleUnaryCall<SetModelPriceRequest, SetModelPriceResponse>;
 }
 
 export interface CatalogServiceClient extends Client {
@@ -3530,6 +3937,27 @@ export interface CatalogServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetStylePreviewResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Operators: adds a price of a model's unit from effective_from on (absent: now). History is
+   * never rewritten: INVALID_ARGUMENT (field effective_from) for a time more than a minute in the
+   * past, (field currency) for a currency other than the model's other prices';
+   * ALREADY_EXISTS for a price of that unit from that very time. NOT_FOUND for an unknown model.
+   */
+  setModelPrice(
+    request: SetModelPriceRequest,
+    callback: (error: ServiceError | null, response: SetModelPriceResponse) => void,
+  ): ClientUnaryCall;
+  setModelPrice(
+    request: SetModelPriceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetModelPriceResponse) => void,
+  ): ClientUnaryCall;
+  setModelPrice(
+    request: SetModelPriceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetModelPriceResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const CatalogServiceClient = makeGenericClientConstructor(
@@ -3570,6 +3998,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isObject(value: any): boolean {
