@@ -7,6 +7,7 @@ import { DeadLettersPage } from './pages/dead-letters-page';
 import { JobPage } from './pages/job-page';
 import { JobsPage } from './pages/jobs-page';
 import { OverviewPage } from './pages/overview-page';
+import { SpendPage } from './pages/spend-page';
 import { WorkersPage } from './pages/workers-page';
 import { SignIn } from './sign-in';
 import { ErrorState, Loading } from './ui/states';
@@ -16,6 +17,7 @@ const NAV = [
   ['#/jobs', 'Jobs'],
   ['#/dead-letters', 'Dead letters'],
   ['#/catalog', 'Catalog'],
+  ['#/spend', 'Spend'],
   ['#/workers', 'Workers'],
 ] as const;
 
@@ -39,6 +41,8 @@ function Page({ hash }: { hash: string }) {
       return <DeadLettersPage />;
     case '#/catalog':
       return <CatalogPage />;
+    case '#/spend':
+      return <SpendPage />;
     case '#/workers':
       return <WorkersPage />;
     default:

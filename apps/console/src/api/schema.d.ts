@@ -170,6 +170,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin-api/jobs/{jobId}/provider-calls': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A job's calls to the AI vendor, in the order they were made, and what they cost */
+    get: operations['adminListJobProviderCalls'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-api/jobs/{jobId}/retry': {
     parameters: {
       query?: never;
@@ -247,6 +264,23 @@ export interface paths {
     };
     /** Throughput, queue wait and run time percentiles, queue depth, outbox backlog and live workers over the last 1–24 h; users the quota refused today and this month */
     get: operations['adminGetOverview'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-api/spend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What the AI vendors were paid: per day, provider and model, and the users who cost most, over the last 1–92 days */
+    get: operations['adminGetSpend'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2444,6 +2478,79 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  adminListJobProviderCalls: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            billablePredictions: number;
+            /** @description at most 1000, oldest first */
+            calls: {
+              attempt: number;
+              /** @description the one call that carries the prediction's billed units */
+              billable: boolean;
+              /** Format: date-time */
+              calledAt: string;
+              costMicros: number | null;
+              /** @description a non-secret id of the credential, never the key */
+              credentialId: string;
+              /** @enum {string} */
+              credentialMode: 'platform_key' | 'user_key';
+              currency: string | null;
+              errorCode: string | null;
+              httpStatus: number | null;
+              id: string;
+              images: number | null;
+              /** @enum {string} */
+              kind: 'submit' | 'poll' | 'cancel' | 'output_fetch';
+              latencyMs: number;
+              modelVersion: string;
+              /** @enum {string} */
+              outcome: 'ok' | 'rate_limited' | 'refused' | 'unavailable' | 'aborted';
+              predictTimeMs: number | null;
+              providerCode: string;
+              providerModel: string;
+              /** @description the vendor's prediction id; empty when the call got none */
+              vendorId: string;
+            }[];
+            /** @description per currency: the sum of the billable calls */
+            cost: {
+              /** @description millionths of the currency */
+              costMicros: number;
+              /** @description ISO 4217; empty for billable predictions that had no price in force */
+              currency: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   adminRetryJob: {
     parameters: {
       query?: never;
@@ -2934,6 +3041,163 @@ export interface operations {
               /** Format: date-time */
               lastLeaseRenewalAt: string;
               workerId: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  adminGetSpend: {
+    parameters: {
+      query?: {
+        /** @description whole UTC days ending today, 1–92 */
+        days?: number;
+      };
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "from": "2026-11-27T00:00:00.000Z",
+           *       "to": "2026-12-03T21:40:00.000Z",
+           *       "totals": [
+           *         {
+           *           "currency": "USD",
+           *           "costMicros": 41400,
+           *           "billablePredictions": 12,
+           *           "predictTimeMs": 18000,
+           *           "images": 12
+           *         }
+           *       ],
+           *       "days": [
+           *         {
+           *           "day": "2026-12-03",
+           *           "currency": "USD",
+           *           "costMicros": 41400,
+           *           "billablePredictions": 12,
+           *           "predictTimeMs": 18000,
+           *           "images": 12
+           *         }
+           *       ],
+           *       "providers": [
+           *         {
+           *           "providerCode": "sim",
+           *           "currency": "USD",
+           *           "costMicros": 41400,
+           *           "billablePredictions": 12,
+           *           "predictTimeMs": 18000,
+           *           "images": 12
+           *         }
+           *       ],
+           *       "models": [
+           *         {
+           *           "providerCode": "sim",
+           *           "providerModel": "sim-stylize",
+           *           "modelVersion": "1.0",
+           *           "modelId": "019ad2c4-5b1e-7000-8000-00000000c0de",
+           *           "currency": "USD",
+           *           "costMicros": 41400,
+           *           "billablePredictions": 12,
+           *           "predictTimeMs": 18000,
+           *           "images": 12
+           *         }
+           *       ],
+           *       "topUsers": [
+           *         {
+           *           "userId": "user-42",
+           *           "currency": "USD",
+           *           "costMicros": 10350,
+           *           "jobs": 3
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @description per UTC day with spend, oldest first */
+            days: {
+              billablePredictions: number;
+              /** @description millionths of the currency */
+              costMicros: number;
+              /** @description ISO 4217; empty for billable predictions that had no price in force */
+              currency: string;
+              /** Format: date */
+              day: string;
+              images: number;
+              predictTimeMs: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description UTC midnight, `days - 1` days before today
+             */
+            from: string;
+            models: {
+              billablePredictions: number;
+              /** @description millionths of the currency */
+              costMicros: number;
+              /** @description ISO 4217; empty for billable predictions that had no price in force */
+              currency: string;
+              images: number;
+              modelId: string | null;
+              modelVersion: string;
+              predictTimeMs: number;
+              providerCode: string;
+              providerModel: string;
+            }[];
+            providers: {
+              billablePredictions: number;
+              /** @description millionths of the currency */
+              costMicros: number;
+              /** @description ISO 4217; empty for billable predictions that had no price in force */
+              currency: string;
+              images: number;
+              predictTimeMs: number;
+              providerCode: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description now
+             */
+            to: string;
+            /** @description the 10 users who cost most in the window, most first; userId null for deleted accounts */
+            topUsers: {
+              /** @description millionths of the currency */
+              costMicros: number;
+              /** @description ISO 4217; empty for billable predictions that had no price in force */
+              currency: string;
+              jobs: number;
+              userId: string | null;
+            }[];
+            /** @description the whole window, per currency */
+            totals: {
+              billablePredictions: number;
+              /** @description millionths of the currency */
+              costMicros: number;
+              /** @description ISO 4217; empty for billable predictions that had no price in force */
+              currency: string;
+              images: number;
+              predictTimeMs: number;
             }[];
           };
         };

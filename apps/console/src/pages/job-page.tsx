@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
-import { Badge, ErrorState, Loading, ms, when } from '../ui/states';
+import { money } from '../ui/money';
+import { Badge, Empty, ErrorState, Loading, ms, when } from '../ui/states';
 
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
 
@@ -11,6 +12,13 @@ export function JobPage({ jobId }: { jobId: string }) {
     queryKey: ['job', jobId],
     queryFn: async () => unwrap(await api.GET('/admin-api/jobs/{jobId}', { params: { path: { jobId } } })),
     refetchInterval: (query) => (query.state.data && FINISHED.has(query.state.data.job.status) ? false : 2000),
+  });
+  // Read again whenever the job's status changes: a finished job's calls are all recorded by then.
+  const status = details.data?.job.status;
+  const calls = useQuery({
+    queryKey: ['job-calls', jobId, status],
+    queryFn: () => fetchCalls(jobId),
+    refetchInterval: status && FINISHED.has(status) ? false : 2000,
   });
   const cancel = useMutation({
     mutationFn: async () => unwrap(await api.POST('/admin-api/jobs/{jobId}/cancel', { params: { path: { jobId } } })),
@@ -115,6 +123,72 @@ export function JobPage({ jobId }: { jobId: string }) {
           ))}
         </tbody>
       </table>
+      <h2>Vendor calls</h2>
+      {calls.isPending ? (
+        <Loading what="the vendor calls" />
+      ) : calls.isError ? (
+        <ErrorState error={calls.error} />
+      ) : (
+        <VendorCalls data={calls.data} />
+      )}
     </section>
+  );
+}
+
+type CallsAnswer = Awaited<ReturnType<typeof fetchCalls>>;
+const fetchCalls = async (jobId: string) =>
+  unwrap(await api.GET('/admin-api/jobs/{jobId}/provider-calls', { params: { path: { jobId } } }));
+
+/** The job's calls to the AI vendor from the usage ledger, and what its billed predictions cost. */
+function VendorCalls({ data }: { data: CallsAnswer }) {
+  if (data.calls.length === 0) return <Empty>This job made no call to a vendor.</Empty>;
+  const cost = data.cost.length === 0 ? 'nothing billed' : data.cost.map((c) => money(c.costMicros, c.currency)).join(' + ');
+  return (
+    <>
+      <p data-job-cost>
+        Cost <strong>{cost}</strong>, {data.billablePredictions} billed prediction{data.billablePredictions === 1 ? '' : 's'},{' '}
+        {data.calls.length} call{data.calls.length === 1 ? '' : 's'}.
+      </p>
+      <table data-table="vendor-calls">
+        <thead>
+          <tr>
+            <th>When</th>
+            <th>#</th>
+            <th>Call</th>
+            <th>Prediction</th>
+            <th>Outcome</th>
+            <th>Latency</th>
+            <th>Key</th>
+            <th>Billed</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.calls.map((call) => (
+            <tr key={call.id} className={call.outcome === 'ok' ? '' : 'failed'}>
+              <td>{when(call.calledAt)}</td>
+              <td>{call.attempt}</td>
+              <td>{call.kind}</td>
+              <td>
+                <code>{call.vendorId || '—'}</code>
+              </td>
+              <td>
+                {call.outcome}
+                {call.httpStatus !== null && ` (${call.httpStatus})`}
+                {call.errorCode && <div className="muted">{call.errorCode}</div>}
+              </td>
+              <td>{ms(call.latencyMs)}</td>
+              <td className="muted">
+                {call.credentialMode === 'user_key' ? "user's key" : 'platform key'} {call.credentialId}
+              </td>
+              <td>
+                {call.billable
+                  ? `${call.predictTimeMs === null ? '' : `${(call.predictTimeMs / 1000).toFixed(1)} s → `}${call.costMicros === null ? 'unpriced' : money(call.costMicros, call.currency ?? '')}`
+                  : ''}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
