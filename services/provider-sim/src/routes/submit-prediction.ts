@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/api-error.js';
-import { requireApiKey } from './auth.js';
+import { accountOf, requireApiKey } from './auth.js';
 import { newPrediction } from '../domain/prediction.js';
 import { runPrediction } from '../prediction-runner.js';
 import { toPredictionJson } from './prediction-view.js';
@@ -31,7 +31,7 @@ export function submitPrediction(context: ProviderSimContext) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
     context.meter.countRequest(idempotencyKey);
-    requireApiKey(request.headers.authorization, context.apiKeys);
+    const account = accountOf(requireApiKey(request.headers.authorization, context.apiKeys));
     const submit = parseSubmitRequest(request.body);
     const directives = parseSimulationDirectives(submit.input.prompt);
 
@@ -57,6 +57,7 @@ export function submitPrediction(context: ProviderSimContext) {
       model: submit.model,
       version: submit.version,
       idempotencyKey,
+      account,
       latencyMs: directives.latencyMs ?? context.latencyMs,
       now: context.now(),
       flakyReads: directives.flakyReads,
