@@ -130,13 +130,19 @@ export function reconciliationFindingKindToJSON(object: ReconciliationFindingKin
 export interface ReconciliationRun {
   runId: string;
   providerCode: string;
-  /**
-   * The vendor's predictions created in [window_start, window_end), and the ledger's submit calls
-   * made in it, are matched.
-   */
+  /** The window of creation times this run covers: [window_start, window_end). */
   windowStart: Date | undefined;
   windowEnd: Date | undefined;
-  leaseExpiresAt: Date | undefined;
+  leaseExpiresAt:
+    | Date
+    | undefined;
+  /**
+   * List the vendor's predictions created in [list_from, window_end): a minute before the
+   * window too, because a ledger call is stamped by the worker's clock a moment before the vendor
+   * stamps the prediction it creates. The ledger's submit calls of [list_from, window_end minus
+   * that minute) are the ones matched against the list.
+   */
+  listFrom: Date | undefined;
 }
 
 export interface BeginReconciliationRequest {
@@ -259,7 +265,14 @@ export interface AcknowledgeReconciliationFindingResponse {
 }
 
 function createBaseReconciliationRun(): ReconciliationRun {
-  return { runId: "", providerCode: "", windowStart: undefined, windowEnd: undefined, leaseExpiresAt: undefined };
+  return {
+    runId: "",
+    providerCode: "",
+    windowStart: undefined,
+    windowEnd: undefined,
+    leaseExpiresAt: undefined,
+    listFrom: undefined,
+  };
 }
 
 export const ReconciliationRun: MessageFns<ReconciliationRun> = {
@@ -278,6 +291,9 @@ export const ReconciliationRun: MessageFns<ReconciliationRun> = {
     }
     if (message.leaseExpiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.leaseExpiresAt), writer.uint32(42).fork()).join();
+    }
+    if (message.listFrom !== undefined) {
+      Timestamp.encode(toTimestamp(message.listFrom), writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -335,6 +351,14 @@ export const ReconciliationRun: MessageFns<ReconciliationRun> = {
             message.leaseExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.listFrom = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -374,6 +398,11 @@ export const ReconciliationRun: MessageFns<ReconciliationRun> = {
         : isSet(object.lease_expires_at)
         ? fromJsonTimestamp(object.lease_expires_at)
         : undefined,
+      listFrom: isSet(object.listFrom)
+        ? fromJsonTimestamp(object.listFrom)
+        : isSet(object.list_from)
+        ? fromJsonTimestamp(object.list_from)
+        : undefined,
     };
   },
 
@@ -394,6 +423,9 @@ export const ReconciliationRun: MessageFns<ReconciliationRun> = {
     if (message.leaseExpiresAt !== undefined) {
       obj.leaseExpiresAt = message.leaseExpiresAt.toISOString();
     }
+    if (message.listFrom !== undefined) {
+      obj.listFrom = message.listFrom.toISOString();
+    }
     return obj;
   },
 
@@ -407,6 +439,7 @@ export const ReconciliationRun: MessageFns<ReconciliationRun> = {
     message.windowStart = object.windowStart ?? undefined;
     message.windowEnd = object.windowEnd ?? undefined;
     message.leaseExpiresAt = object.leaseExpiresAt ?? undefined;
+    message.listFrom = object.listFrom ?? undefined;
     return message;
   },
 };
