@@ -1,7 +1,9 @@
-import { jobsAdminV1, jobsExecutionV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
+import { jobsAdminV1, jobsExecutionV1, jobsReconciliationV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
 import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { JobsContext } from './jobs-context.js';
-import { adminCallerPolicy, executionCallerPolicy, jobsCallerPolicy } from './rpc/caller-policy.js';
+import { adminCallerPolicy, executionCallerPolicy, jobsCallerPolicy, reconciliationCallerPolicy } from './rpc/caller-policy.js';
+import { acknowledgeReconciliationFinding, listReconciliationFindings } from './rpc/admin/reconciliation-findings.js';
+import { beginReconciliation, finishReconciliation, submitVendorPredictions } from './rpc/reconciliation-run.js';
 import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getOverview } from './rpc/admin/get-overview.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
@@ -31,6 +33,7 @@ export const JOBS_SERVICE_NAMES = {
   jobs: 'atelier.jobs.v1.JobsService',
   execution: 'atelier.jobs.v1.JobExecutionService',
   admin: 'atelier.jobs.v1.JobsAdminService',
+  reconciliation: 'atelier.jobs.v1.ProviderReconciliationService',
 } as const;
 
 /** Serves the user, execution and operator APIs of atelier.jobs.v1 over mutual TLS, with health (and reflection when enabled). */
@@ -93,6 +96,19 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
         },
         logger,
         adminCallerPolicy,
+      ),
+      registerService(
+        JOBS_SERVICE_NAMES.reconciliation,
+        jobsReconciliationV1.ProviderReconciliationServiceService,
+        {
+          beginReconciliation: beginReconciliation(context),
+          submitVendorPredictions: submitVendorPredictions(context),
+          finishReconciliation: finishReconciliation(context),
+          listReconciliationFindings: listReconciliationFindings(context),
+          acknowledgeReconciliationFinding: acknowledgeReconciliationFinding(context),
+        },
+        logger,
+        reconciliationCallerPolicy,
       ),
     ],
   });

@@ -1,4 +1,4 @@
-import type { jobsAdminV1, jobsExecutionV1, jobsV1 } from '@atelier/contracts';
+import type { jobsAdminV1, jobsExecutionV1, jobsReconciliationV1, jobsV1 } from '@atelier/contracts';
 import type { CallerPolicy } from '@atelier/grpc';
 
 // Who may call what (callers are the service identities of their certificates).
@@ -27,4 +27,15 @@ export const executionCallerPolicy: CallerPolicy<typeof jobsExecutionV1.JobExecu
 export const adminCallerPolicy: CallerPolicy<typeof jobsAdminV1.JobsAdminServiceService> = {
   gateway: 'all',
   ops: 'all',
+};
+
+/**
+ * Reconciliation with the vendor: workers run it (they hold the vendor's platform key and list its
+ * predictions); operators, through the gateway's admin API or the operator CLI, read the findings
+ * and acknowledge them. Neither may do the other's part.
+ */
+export const reconciliationCallerPolicy: CallerPolicy<typeof jobsReconciliationV1.ProviderReconciliationServiceService> = {
+  worker: ['beginReconciliation', 'submitVendorPredictions', 'finishReconciliation'],
+  gateway: ['listReconciliationFindings', 'acknowledgeReconciliationFinding'],
+  ops: ['listReconciliationFindings', 'acknowledgeReconciliationFinding'],
 };
