@@ -1,6 +1,6 @@
 import { PROVIDER_CODES } from '@atelier/job-types';
 import { Counter, Gauge, type Registry } from '@atelier/metrics';
-import type { FindingKindWord } from './db/reconciliation-sql.js';
+import { FINDING_KIND_WORDS, type FindingKindWord } from './domain/reconciliation.js';
 
 /** What the gauges read at scrape time (db/reconciliation-sql.ts). */
 export interface ReconciliationReads {
@@ -32,6 +32,8 @@ export class ReconciliationMetrics {
       registers,
       async collect() {
         this.reset();
+        // Every known (provider, kind) shows, 0 when none is open: an alert sees it go back to 0.
+        for (const provider of PROVIDER_CODES) for (const kind of FINDING_KIND_WORDS) this.set({ provider, kind }, 0);
         for (const row of await reads.openFindings()) this.set({ provider: row.provider_code, kind: row.kind }, row.open);
       },
     });

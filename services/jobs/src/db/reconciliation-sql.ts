@@ -1,4 +1,5 @@
 import type { Queryable } from '@atelier/db';
+import type { FindingKindWord } from '../domain/reconciliation.js';
 
 /**
  * Reconciliation with the vendor (migration 0016): the statements of a run and of the findings'
@@ -16,8 +17,7 @@ import type { Queryable } from '@atelier/db';
 /** Whether a run is `running`, `finished` or `abandoned` (reconciliation_runs.status). */
 export type ReconciliationRunStatus = 'running' | 'finished' | 'abandoned';
 
-/** The words of reconciliation_findings.kind. */
-export type FindingKindWord = 'prediction_without_job' | 'job_with_two_billable_predictions' | 'ledger_unknown_to_vendor';
+export type { FindingKindWord };
 
 export interface ReconciliationRunRow {
   id: string;

@@ -13,6 +13,10 @@ import { InvalidArgumentError } from '@atelier/errors';
  */
 export const VENDOR_CLOCK_SLACK_MS = 60_000;
 
+/** The kinds of finding (reconciliation_findings.kind; the contract's ReconciliationFindingKind words). */
+export const FINDING_KIND_WORDS = ['prediction_without_job', 'job_with_two_billable_predictions', 'ledger_unknown_to_vendor'] as const;
+export type FindingKindWord = (typeof FINDING_KIND_WORDS)[number];
+
 /** The most predictions one SubmitVendorPredictions call may carry (the vendor's largest page). */
 export const MAX_VENDOR_PREDICTIONS_PER_PAGE = 500;
 
