@@ -23,6 +23,7 @@ import { schemaCompilers } from './http/lazy-schema-compilers.js';
 import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-limit/rate-limit-hooks.js';
 import { sharedSchemas } from './http/schemas.js';
 import { registerAdminOverviewRoute } from './routes/admin-overview-route.js';
+import { registerAdminReconciliationRoutes } from './routes/admin-reconciliation-routes.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAdminCatalogRoutes } from './routes/admin-catalog-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
@@ -229,6 +230,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     registerAdminRoutes(admin, context);
     registerAdminCatalogRoutes(admin, context);
     registerAdminOverviewRoute(admin, context);
+    registerAdminReconciliationRoutes(admin, context);
   });
   return app;
 }

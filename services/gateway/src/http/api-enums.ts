@@ -1,4 +1,4 @@
-import { commonV1, communityV1, enumWords, jobsAdminV1, jobsExecutionV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import { commonV1, communityV1, enumWords, jobsAdminV1, jobsExecutionV1, jobsReconciliationV1, jobsV1, mediaV1 } from '@atelier/contracts';
 
 /**
  * Two-way maps between the API's lower-case enum words and the contracts' enums. The words are
@@ -23,3 +23,4 @@ export const postStatuses = enumMap(communityV1.PostStatus);
 export const outboxStatuses = enumMap(jobsAdminV1.OutboxStatus);
 export const outboxReplayResults = enumMap(jobsAdminV1.OutboxReplayResult);
 export const errorClasses = enumMap(jobsExecutionV1.ErrorClass);
+export const findingKinds = enumMap(jobsReconciliationV1.ReconciliationFindingKind);
