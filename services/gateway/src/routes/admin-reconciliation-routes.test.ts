@@ -1,4 +1,3 @@
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jobsReconciliationV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
@@ -7,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildGateway } from '../server.js';
 import { createTokenVerifier } from '../auth/token-verifier.js';
 import type { GatewayPeers } from '../gateway-context.js';
+import { TEST_AUDIENCE, TEST_ISSUER, testTokenKey } from '../test-support/gateway-harness.js';
 
 // The reconciliation findings routes over a fake jobs peer: the filters as they reach jobs, the
 // JSON of a finding, who acknowledges, and the refusals before any call.
@@ -56,20 +56,11 @@ let admin: string;
 let user: string;
 
 beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  const sign = (subject: string, roles: string[]) =>
-    new SignJWT({ roles })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setSubject(subject)
-      .setIssuer('test')
-      .setAudience('app')
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(privateKey);
-  [admin, user] = await Promise.all([sign('ops-carol', ['admin']), sign('alice', [])]);
+  const key = await testTokenKey();
+  [admin, user] = await Promise.all([key.sign('ops-carol', { roles: ['admin'] }), key.sign('alice')]);
   app = await buildGateway({
     peers,
-    tokens: await createTokenVerifier({ publicKeyPem: await exportSPKI(publicKey), issuer: 'test', audience: 'app' }),
+    tokens: await createTokenVerifier({ publicKeyPem: key.gatewayEnv.JWT_PUBLIC_KEY!, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }),
     logger: createLogger({ service: 'gateway-test', level: 'silent' }),
     upstreamDeadlineMs: 1000,
     sseKeepAliveMs: 60_000,

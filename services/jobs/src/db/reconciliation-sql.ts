@@ -1,5 +1,5 @@
 import type { Queryable } from '@atelier/db';
-import type { FindingKindWord } from '../domain/reconciliation.js';
+import type { FindingKindWord, ValidVendorPrediction } from '../domain/reconciliation.js';
 
 /**
  * Reconciliation with the vendor (migration 0016): the statements of a run and of the findings'
@@ -44,16 +44,6 @@ export interface ReconciliationFindingRow {
   found_at: Date;
   acknowledged_at: Date | null;
   acknowledged_by: string | null;
-}
-
-/** A vendor prediction as a page submits it (validated by the handler). */
-export interface VendorPredictionInput {
-  id: string;
-  status: string;
-  createdAt: Date;
-  idempotencyKey: string | null;
-  predictTimeMs: number | null;
-  images: number | null;
 }
 
 const MS = `* interval '1 millisecond'`;
@@ -117,7 +107,7 @@ export async function upsertVendorPredictions(
   runId: string,
   workerId: string,
   leaseMs: number,
-  predictions: readonly VendorPredictionInput[],
+  predictions: readonly ValidVendorPrediction[],
 ): Promise<Date | undefined> {
   const { rows } = await db.query<{ lease_expires_at: Date }>({
     name: 'jobs.reconciliation_upsert_predictions',
