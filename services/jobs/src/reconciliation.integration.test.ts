@@ -219,13 +219,25 @@ describe('reconciliation - one window, one worker', () => {
     ]);
   });
 
+  it('gives a free window to exactly one of two workers asking at the same moment', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const answers = await Promise.all([begin(WORKER_1), begin(WORKER_2), begin(WORKER_1), begin(WORKER_2)]);
+    const started = answers.filter((answer) => answer.outcome === Outcome.STARTED);
+    expect(started).toHaveLength(1);
+    expect(answers.filter((answer) => answer.outcome === Outcome.TAKEN)).toHaveLength(3);
+    const [winner] = started;
+    const workerId = answers.indexOf(winner!) % 2 === 0 ? WORKER_1 : WORKER_2;
+    await worker.finishReconciliation({ runId: winner!.run!.runId, workerId });
+  });
+
   it('answers NOT_DUE while the covered windows reach now minus the settle margin', async () => {
-    await h.db.query(`UPDATE jobs.reconciliation_runs SET window_end = now() + interval '1 minute' WHERE status = 'finished'`);
+    await h.db.query(`UPDATE jobs.reconciliation_runs SET window_end = window_end + interval '1 hour' WHERE status = 'finished'`);
     expect((await begin()).outcome).toBe(Outcome.NOT_DUE);
-    await h.db.query(`UPDATE jobs.reconciliation_runs SET window_end = window_start + interval '1 second' WHERE status = 'finished'`);
+    await h.db.query(`UPDATE jobs.reconciliation_runs SET window_end = window_end - interval '1 hour' WHERE status = 'finished'`);
   });
 
   it('refuses a bad page with the field at fault', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const started = await begin();
     const runId = started.run!.runId;
     await expect(
