@@ -197,6 +197,8 @@ describe('chart monitoring - PrometheusRule', () => {
       'AtelierLeaseExpiries',
       'AtelierOutboxDeadRows',
       'AtelierQueueWaitTooLong',
+      'AtelierReconciliationFindings',
+      'AtelierReconciliationNotRunning',
       'AtelierWorkerFailureRatio',
     ]);
     for (const alert of alerts) {
@@ -262,7 +264,16 @@ describe('chart monitoring - PrometheusRule', () => {
 
   it('renders a valid rule with every alert disabled', () => {
     const set: Record<string, string> = {};
-    for (const alert of ['outboxDead', 'oldestReadyAge', 'leaseExpiries', 'workerFailures', 'consumerLag', 'gateway5xx']) {
+    for (const alert of [
+      'outboxDead',
+      'oldestReadyAge',
+      'leaseExpiries',
+      'workerFailures',
+      'consumerLag',
+      'gateway5xx',
+      'reconciliationFindings',
+      'reconciliationStale',
+    ]) {
       set[`monitoring.prometheusRule.alerts.${alert}.enabled`] = 'false';
     }
     const rule = ruleOf(helm.render(withMonitoring({ set })));

@@ -1,6 +1,15 @@
 // @fastify/swagger adds tags, summary and description to route schemas.
 import type {} from '@fastify/swagger';
-import type { catalogV1, communityV1, jobsAdminV1, jobsUsageV1, jobsV1, mediaV1, webhooksV1 } from '@atelier/contracts';
+import type {
+  catalogV1,
+  communityV1,
+  jobsAdminV1,
+  jobsReconciliationV1,
+  jobsUsageV1,
+  jobsV1,
+  mediaV1,
+  webhooksV1,
+} from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { TokenVerifier } from './auth/token-verifier.js';
@@ -15,6 +24,8 @@ export interface GatewayPeers {
   jobsAdmin: PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
   /** The usage ledger's reads (spend, top users, a job's calls): operators only. */
   usage: PromiseClient<jobsUsageV1.ProviderUsageServiceClient>;
+  /** Reconciliation with the vendor: the findings operators read and acknowledge. */
+  reconciliation: PromiseClient<jobsReconciliationV1.ProviderReconciliationServiceClient>;
   community: PromiseClient<communityV1.CommunityServiceClient>;
   webhooks: PromiseClient<webhooksV1.WebhooksServiceClient>;
 }

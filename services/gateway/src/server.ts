@@ -24,6 +24,7 @@ import { authenticateWithinLimits, limitUnauthenticatedRoutes } from './rate-lim
 import { sharedSchemas } from './http/schemas.js';
 import { registerAdminOverviewRoute } from './routes/admin-overview-route.js';
 import { registerAdminSpendRoutes } from './routes/admin-spend-routes.js';
+import { registerAdminReconciliationRoutes } from './routes/admin-reconciliation-routes.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAdminCatalogRoutes } from './routes/admin-catalog-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
@@ -231,6 +232,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     registerAdminCatalogRoutes(admin, context);
     registerAdminOverviewRoute(admin, context);
     registerAdminSpendRoutes(admin, context);
+    registerAdminReconciliationRoutes(admin, context);
   });
   return app;
 }

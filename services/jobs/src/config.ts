@@ -69,6 +69,18 @@ export const jobsConfigSpec = {
     'the Retry-After of the in-flight refusal (the daily and monthly ones say when their period ends)',
   ),
   LEASE_TTL_MS: doc(int({ default: 60_000, min: 1_000, max: 3_600_000 }), "a claim's lease; workers heartbeat every third of it"),
+  RECONCILIATION_SETTLE_MS: doc(
+    int({ default: 120_000, min: 1_000, max: 24 * 3_600_000 }),
+    "reconciliation with the vendor covers predictions created up to this long ago, not later: the ledger rows of a window's calls are written by then",
+  ),
+  RECONCILIATION_MAX_WINDOW_MS: doc(
+    int({ default: 3_600_000, min: 1_000, max: 7 * 24 * 3_600_000 }),
+    'the longest window one reconciliation run covers (the first run looks this far back); a worker that fell behind catches up window by window',
+  ),
+  RECONCILIATION_LEASE_MS: doc(
+    int({ default: 120_000, min: 1_000, max: 3_600_000 }),
+    "a reconciliation run's lease, renewed by every page the worker submits: a run not renewed within it is abandoned and its window offered again",
+  ),
   REAPER_INTERVAL_MS: doc(int({ default: 10_000, min: 100, max: 3_600_000 }), 'how often expired leases are reaped (requeued or failed)'),
   DISPATCH_STALE_AFTER_MS: doc(
     int({ default: 120_000, min: 1_000, max: 7 * 24 * 3_600_000 }),

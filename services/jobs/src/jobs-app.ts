@@ -37,6 +37,8 @@ import type { JobsContext } from './jobs-context.js';
 import { readQueueStats } from './db/queue-stats-sql.js';
 import { createTransitionBatches } from './db/transitions/transition-batches.js';
 import { JobsMetrics } from './jobs-metrics.js';
+import { ReconciliationMetrics } from './reconciliation-metrics.js';
+import { selectOpenFindingCounts, selectReconciliationCoverage } from './db/reconciliation-sql.js';
 import { JobWatchHub } from './announce/job-watch-hub.js';
 import { OutboxRelay } from './background/outbox-relay.js';
 import { jobsAccountDeletion } from './background/account-deletion.js';
@@ -190,6 +192,15 @@ export async function startJobsApp(
     watchRereadMs: config.WATCH_REREAD_MS,
     onOutboxWrite,
     metrics,
+    reconciliation: {
+      settleMs: config.RECONCILIATION_SETTLE_MS,
+      maxWindowMs: config.RECONCILIATION_MAX_WINDOW_MS,
+      leaseMs: config.RECONCILIATION_LEASE_MS,
+    },
+    reconciliationMetrics: new ReconciliationMetrics(metricsRegistry, {
+      openFindings: () => selectOpenFindingCounts(pool),
+      coverage: () => selectReconciliationCoverage(pool),
+    }),
   };
   const reaper = new LeaseReaper({
     pool,

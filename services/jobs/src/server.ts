@@ -1,7 +1,15 @@
-import { jobsAdminV1, jobsExecutionV1, jobsUsageV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
+import { jobsAdminV1, jobsExecutionV1, jobsReconciliationV1, jobsUsageV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
 import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { JobsContext } from './jobs-context.js';
-import { adminCallerPolicy, executionCallerPolicy, jobsCallerPolicy, usageCallerPolicy } from './rpc/caller-policy.js';
+import {
+  adminCallerPolicy,
+  executionCallerPolicy,
+  jobsCallerPolicy,
+  reconciliationCallerPolicy,
+  usageCallerPolicy,
+} from './rpc/caller-policy.js';
+import { acknowledgeReconciliationFinding, listReconciliationFindings } from './rpc/admin/reconciliation-findings.js';
+import { beginReconciliation, finishReconciliation, submitVendorPredictions } from './rpc/reconciliation-run.js';
 import { recordProviderCalls } from './rpc/usage/record-provider-calls.js';
 import { recomputeCosts } from './rpc/usage/recompute-costs.js';
 import { getSpend, listJobProviderCalls, listTopSpenders } from './rpc/usage/usage-reads.js';
@@ -35,6 +43,7 @@ export const JOBS_SERVICE_NAMES = {
   execution: 'atelier.jobs.v1.JobExecutionService',
   admin: 'atelier.jobs.v1.JobsAdminService',
   usage: 'atelier.jobs.v1.ProviderUsageService',
+  reconciliation: 'atelier.jobs.v1.ProviderReconciliationService',
 } as const;
 
 /** Serves the user, execution, operator and usage-ledger APIs of atelier.jobs.v1 over mutual TLS, with health (and reflection when enabled). */
@@ -110,6 +119,19 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
         },
         logger,
         usageCallerPolicy,
+      ),
+      registerService(
+        JOBS_SERVICE_NAMES.reconciliation,
+        jobsReconciliationV1.ProviderReconciliationServiceService,
+        {
+          beginReconciliation: beginReconciliation(context),
+          submitVendorPredictions: submitVendorPredictions(context),
+          finishReconciliation: finishReconciliation(context),
+          listReconciliationFindings: listReconciliationFindings(context),
+          acknowledgeReconciliationFinding: acknowledgeReconciliationFinding(context),
+        },
+        logger,
+        reconciliationCallerPolicy,
       ),
     ],
   });

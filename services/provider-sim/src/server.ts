@@ -10,6 +10,7 @@ import { cancelPrediction } from './routes/cancel-prediction.js';
 import { getOutput } from './routes/get-output.js';
 import { getPrediction } from './routes/get-prediction.js';
 import { getStats } from './routes/get-stats.js';
+import { listPredictions } from './routes/list-predictions.js';
 import { submitPrediction } from './routes/submit-prediction.js';
 import type { SimulationKind } from './domain/simulation-directives.js';
 import { SubmissionMeter } from './submission-meter.js';
@@ -69,6 +70,7 @@ export function buildProviderSim(options: ProviderSimOptions) {
   };
 
   app.post('/v1/predictions', submitPrediction(context));
+  app.get('/v1/predictions', listPredictions(context));
   app.get('/v1/predictions/:id', getPrediction(context));
   app.post('/v1/predictions/:id/cancel', cancelPrediction(context));
   app.get('/v1/predictions/:id/output', getOutput(context));

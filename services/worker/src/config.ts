@@ -59,6 +59,10 @@ export const workerConfigSpec = {
     optional(int({ min: 1_000, max: 600_000 })),
     "caps every attempt's time budget below its job definition's (a vendor SLA, an operator's choice)",
   ),
+  RECONCILE_INTERVAL_MS: doc(
+    int({ default: 600_000, min: 1_000, max: 24 * 3_600_000 }),
+    "how often this worker offers to reconcile the vendor's predictions with jobs (one worker of all gets each window); it lists them with PROVIDER_API_KEY",
+  ),
   LOG_LEVEL: doc(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'), 'the least severe level logged'),
   WORKER_CRASH_POINT: doc(
     optional(oneOf(CRASH_POINTS)),

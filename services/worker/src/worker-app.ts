@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import { catalogV1, jobsEventsV1, jobsExecutionV1, jobsUsageV1, mediaV1 } from '@atelier/contracts';
+import { catalogV1, jobsEventsV1, jobsExecutionV1, jobsReconciliationV1, jobsUsageV1, mediaV1 } from '@atelier/contracts';
 import { createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
@@ -35,6 +35,8 @@ import { providersByCode } from './peers/provider/providers-by-code.js';
 import { HttpProviderClient } from './peers/provider/provider-client.js';
 import { ProviderCancelConsumer } from './background/provider-cancel-consumer.js';
 import { QueueConsumer } from './background/queue-consumer.js';
+import { startVendorReconciliation } from './background/vendor-reconciliation.js';
+import { listVendorPredictions } from './peers/provider/prediction-list.js';
 import { WorkerMetrics } from './worker-metrics.js';
 
 export interface WorkerApp {
@@ -189,6 +191,19 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   for (const consumer of consumers) await consumer.start();
   await providerCancels.start();
   consuming = true;
+  // Reconciliation with the vendor: the platform account's predictions (the platform key's).
+  const reconciliation = createServiceClient(jobsReconciliationV1.ProviderReconciliationServiceClient, config.JOBS_ADDR, security, {
+    defaultDeadlineMs: 30_000,
+  });
+  const reconciler = startVendorReconciliation({
+    reconciliation,
+    vendors: new Map([
+      ['sim', (window, signal) => listVendorPredictions({ baseUrl: config.PROVIDER_URL, apiKey: config.PROVIDER_API_KEY }, window, signal)],
+    ]),
+    workerId,
+    intervalMs: config.RECONCILE_INTERVAL_MS,
+    logger,
+  });
 
   return {
     workerId,
@@ -199,6 +214,8 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       await Promise.all(consumers.map((consumer) => consumer.drain(config.WORKER_DRAIN_TIMEOUT_MS)));
       await providerCancels.stop();
       await calls.flushAll();
+      await reconciler.stop();
+      reconciliation.close();
       cancellations.unsubscribe();
       coverage.stop();
       catalog.close();

@@ -272,6 +272,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin-api/reconciliation/findings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What reconciliation with the vendor found: predictions no job knows, jobs billed twice, ledger calls the vendor does not list; newest first, with the open total and each provider's coverage */
+    get: operations['adminListReconciliationFindings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-api/reconciliation/findings/{id}/acknowledge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mark a reconciliation finding seen: records who and when (the first acknowledgement stays) */
+    post: operations['adminAcknowledgeReconciliationFinding'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-api/spend': {
     parameters: {
       query?: never;
@@ -3042,6 +3076,182 @@ export interface operations {
               lastLeaseRenewalAt: string;
               workerId: string;
             }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  adminListReconciliationFindings: {
+    parameters: {
+      query?: {
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+        kind?: 'prediction_without_job' | 'job_with_two_billable_predictions' | 'ledger_unknown_to_vendor';
+        limit?: number;
+        /** @description only findings no operator acknowledged yet */
+        open?: boolean;
+        provider?: string;
+      };
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "42",
+           *           "provider": "sim",
+           *           "kind": "prediction_without_job",
+           *           "vendorId": "pred_6f1c0a9e2b7d4c3a5e8f0b1d",
+           *           "jobId": null,
+           *           "detail": "succeeded prediction created 2026-12-03T21:04:05.120Z with Idempotency-Key none",
+           *           "runId": "019ae5c1-2f3a-7000-8000-00000000c0de",
+           *           "foundAt": "2026-12-03T21:16:02.000Z",
+           *           "acknowledgedAt": null,
+           *           "acknowledgedBy": null
+           *         }
+           *       ],
+           *       "nextCursor": null,
+           *       "openTotal": 1,
+           *       "coverage": [
+           *         {
+           *           "provider": "sim",
+           *           "lastFinishedAt": "2026-12-03T21:16:02.000Z",
+           *           "coveredUntil": "2026-12-03T21:14:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @description per provider: when its last run finished and up to when its predictions are reconciled */
+            coverage: {
+              /** Format: date-time */
+              coveredUntil: string;
+              /** Format: date-time */
+              lastFinishedAt: string;
+              provider: string;
+            }[];
+            items: {
+              /** Format: date-time */
+              acknowledgedAt: string | null;
+              acknowledgedBy: string | null;
+              /** @description what was found: prediction ids, statuses, idempotency keys (never user text) */
+              detail: string;
+              /** Format: date-time */
+              foundAt: string;
+              id: string;
+              /** Format: uuid */
+              jobId: string | null;
+              /**
+               * @description prediction_without_job: the vendor lists a prediction no job knows; job_with_two_billable_predictions: a job with two or more succeeded predictions at the vendor (billed twice); ledger_unknown_to_vendor: a platform-key submit the ledger recorded whose prediction the vendor does not list
+               * @enum {string}
+               */
+              kind: 'prediction_without_job' | 'job_with_two_billable_predictions' | 'ledger_unknown_to_vendor';
+              provider: string;
+              /** Format: uuid */
+              runId: string;
+              /** @description the vendor's prediction id; empty for job_with_two_billable_predictions (detail names them) */
+              vendorId: string;
+            }[];
+            nextCursor: string | null;
+            /** @description findings no operator acknowledged yet, every provider and kind */
+            openTotal: number;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  adminAcknowledgeReconciliationFinding: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "finding": {
+           *         "id": "42",
+           *         "provider": "sim",
+           *         "kind": "prediction_without_job",
+           *         "vendorId": "pred_6f1c0a9e2b7d4c3a5e8f0b1d",
+           *         "jobId": null,
+           *         "detail": "succeeded prediction created 2026-12-03T21:04:05.120Z with Idempotency-Key none",
+           *         "runId": "019ae5c1-2f3a-7000-8000-00000000c0de",
+           *         "foundAt": "2026-12-03T21:16:02.000Z",
+           *         "acknowledgedAt": "2026-12-03T21:20:00.000Z",
+           *         "acknowledgedBy": "ops-carol"
+           *       }
+           *     }
+           */
+          'application/json': {
+            finding: {
+              /** Format: date-time */
+              acknowledgedAt: string | null;
+              acknowledgedBy: string | null;
+              /** @description what was found: prediction ids, statuses, idempotency keys (never user text) */
+              detail: string;
+              /** Format: date-time */
+              foundAt: string;
+              id: string;
+              /** Format: uuid */
+              jobId: string | null;
+              /**
+               * @description prediction_without_job: the vendor lists a prediction no job knows; job_with_two_billable_predictions: a job with two or more succeeded predictions at the vendor (billed twice); ledger_unknown_to_vendor: a platform-key submit the ledger recorded whose prediction the vendor does not list
+               * @enum {string}
+               */
+              kind: 'prediction_without_job' | 'job_with_two_billable_predictions' | 'ledger_unknown_to_vendor';
+              provider: string;
+              /** Format: uuid */
+              runId: string;
+              /** @description the vendor's prediction id; empty for job_with_two_billable_predictions (detail names them) */
+              vendorId: string;
+            };
           };
         };
       };

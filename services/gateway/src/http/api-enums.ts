@@ -1,4 +1,14 @@
-import { commonV1, communityV1, enumWords, jobsAdminV1, jobsExecutionV1, jobsUsageV1, jobsV1, mediaV1 } from '@atelier/contracts';
+import {
+  commonV1,
+  communityV1,
+  enumWords,
+  jobsAdminV1,
+  jobsExecutionV1,
+  jobsReconciliationV1,
+  jobsUsageV1,
+  jobsV1,
+  mediaV1,
+} from '@atelier/contracts';
 
 /**
  * Two-way maps between the API's lower-case enum words and the contracts' enums. The words are
@@ -25,3 +35,4 @@ export const outboxReplayResults = enumMap(jobsAdminV1.OutboxReplayResult);
 export const errorClasses = enumMap(jobsExecutionV1.ErrorClass);
 export const providerCallKinds = enumMap(jobsUsageV1.ProviderCallKind);
 export const providerCallOutcomes = enumMap(jobsUsageV1.ProviderCallOutcome);
+export const findingKinds = enumMap(jobsReconciliationV1.ReconciliationFindingKind);

@@ -1,4 +1,4 @@
-import type { jobsAdminV1, jobsExecutionV1, jobsUsageV1, jobsV1 } from '@atelier/contracts';
+import type { jobsAdminV1, jobsExecutionV1, jobsReconciliationV1, jobsUsageV1, jobsV1 } from '@atelier/contracts';
 import type { CallerPolicy } from '@atelier/grpc';
 
 // Who may call what (callers are the service identities of their certificates).
@@ -37,4 +37,15 @@ export const usageCallerPolicy: CallerPolicy<typeof jobsUsageV1.ProviderUsageSer
   worker: ['recordProviderCalls'],
   gateway: ['getSpend', 'listTopSpenders', 'listJobProviderCalls', 'recomputeCosts'],
   ops: ['getSpend', 'listTopSpenders', 'listJobProviderCalls', 'recomputeCosts'],
+};
+
+/**
+ * Reconciliation with the vendor: workers run it (they hold the vendor's platform key and list its
+ * predictions); operators, through the gateway's admin API or the operator CLI, read the findings
+ * and acknowledge them. Neither may do the other's part.
+ */
+export const reconciliationCallerPolicy: CallerPolicy<typeof jobsReconciliationV1.ProviderReconciliationServiceService> = {
+  worker: ['beginReconciliation', 'submitVendorPredictions', 'finishReconciliation'],
+  gateway: ['listReconciliationFindings', 'acknowledgeReconciliationFinding'],
+  ops: ['listReconciliationFindings', 'acknowledgeReconciliationFinding'],
 };

@@ -134,6 +134,9 @@ export async function startJobsHarness(overrides: Partial<JobsConfig> = {}, opti
       RETENTION_INTERVAL_MS: 3_600_000,
       RETENTION_BATCH_SIZE: 1_000,
       RETENTION_BATCH_PAUSE_MS: 100,
+      RECONCILIATION_SETTLE_MS: 120_000,
+      RECONCILIATION_MAX_WINDOW_MS: 3_600_000,
+      RECONCILIATION_LEASE_MS: 120_000,
       ...overrides,
     };
     const logger = createLogger({ service: 'jobs-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });

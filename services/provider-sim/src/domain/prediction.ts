@@ -24,6 +24,8 @@ export interface Prediction {
   readonly model: string;
   readonly version: string | null;
   readonly idempotencyKey: string | null;
+  /** The account (routes/auth.ts accountOf) whose key created it: the one the vendor bills, the one that lists it. */
+  readonly account: string;
   readonly createdAt: Date;
   /** How long `processing` lasts; progress is elapsed time over this. */
   readonly latencyMs: number;
@@ -54,6 +56,7 @@ export function newPrediction(fields: {
   model: string;
   version: string | null;
   idempotencyKey: string | null;
+  account?: string;
   latencyMs: number;
   now: Date;
   flakyReads?: number;
@@ -66,6 +69,7 @@ export function newPrediction(fields: {
     model: fields.model,
     version: fields.version,
     idempotencyKey: fields.idempotencyKey,
+    account: fields.account ?? '',
     createdAt: fields.now,
     latencyMs: fields.latencyMs,
     status: 'starting',

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../domain/api-error.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="provider-sim"' };
@@ -14,7 +14,7 @@ function sameSecret(a: string, b: string): boolean {
  * without, any non-empty key passes (local runs need no secrets). A missing or empty header is
  * always refused, so a client that forgets to send credentials is caught even locally.
  */
-export function requireApiKey(header: string | undefined, apiKeys: readonly string[] | undefined): void {
+export function requireApiKey(header: string | undefined, apiKeys: readonly string[] | undefined): string {
   const key = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
   if (!key) {
     throw new ApiError(401, 'unauthenticated', 'send the API key as "Authorization: Bearer <key>"', CHALLENGE);
@@ -27,4 +27,14 @@ export function requireApiKey(header: string | undefined, apiKeys: readonly stri
       CHALLENGE,
     );
   }
+  return key;
+}
+
+/**
+ * The vendor account a key belongs to: here every key is an account of its own, named by a
+ * fingerprint of the key (never the key itself). A prediction belongs to the account that created
+ * it, and `GET /v1/predictions` lists only the caller's account, as a real vendor does.
+ */
+export function accountOf(key: string): string {
+  return `acct_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/api-error.js';
-import { requireApiKey } from './auth.js';
+import { accountOf, requireApiKey } from './auth.js';
 import { newPrediction } from '../domain/prediction.js';
 import { runPrediction } from '../prediction-runner.js';
 import { toPredictionJson } from './prediction-view.js';
@@ -32,7 +32,7 @@ export function submitPrediction(context: ProviderSimContext) {
     const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
     context.meter.countRequest(idempotencyKey);
     context.calls.countSubmit(idempotencyKey);
-    requireApiKey(request.headers.authorization, context.apiKeys);
+    const account = accountOf(requireApiKey(request.headers.authorization, context.apiKeys));
     const submit = parseSubmitRequest(request.body);
     const directives = parseSimulationDirectives(submit.input.prompt);
 
@@ -59,6 +59,7 @@ export function submitPrediction(context: ProviderSimContext) {
       model: submit.model,
       version: submit.version,
       idempotencyKey,
+      account,
       latencyMs: directives.latencyMs ?? context.latencyMs,
       now: context.now(),
       flakyReads: directives.flakyReads,

@@ -51,5 +51,6 @@ describe('jobs entities - the schema described in code', () => {
     expect(await columnLengthsOf(db, 'jobs.quota_hits')).toMatchObject({ user_id: MAX_USER_ID_LENGTH });
     expect(await columnLengthsOf(db, 'jobs.outbox_replays')).toMatchObject({ operator_id: MAX_USER_ID_LENGTH });
     expect(await columnLengthsOf(db, 'jobs.account_deletions')).toMatchObject({ user_id: MAX_USER_ID_LENGTH });
+    expect(await columnLengthsOf(db, 'jobs.reconciliation_findings')).toMatchObject({ acknowledged_by: MAX_USER_ID_LENGTH });
   });
 });

@@ -7,6 +7,7 @@ import { OutboxEntity } from './outbox.entity.js';
 import { OutboxReplayEntity } from './outbox-replays.entity.js';
 import { ProviderCallEntity } from './provider-calls.entity.js';
 import { QuotaHitEntity } from './quota-hits.entity.js';
+import { ReconciliationFindingEntity, ReconciliationRunEntity, ReconciliationVendorPredictionEntity } from './reconciliation.entity.js';
 
 /** jobs.account_deletions: the kit's table (@atelier/account-deletion). */
 const AccountDeletionEntity = accountDeletionEntity(JOBS_ACCOUNT_DELETIONS);
@@ -20,6 +21,9 @@ export {
   OutboxReplayEntity,
   ProviderCallEntity,
   QuotaHitEntity,
+  ReconciliationFindingEntity,
+  ReconciliationRunEntity,
+  ReconciliationVendorPredictionEntity,
 };
 
 /** Every table of schema jobs, as MikroORM entities. */
@@ -32,4 +36,7 @@ export const jobsEntities = [
   AccountDeletionEntity,
   QuotaHitEntity,
   ProviderCallEntity,
+  ReconciliationRunEntity,
+  ReconciliationVendorPredictionEntity,
+  ReconciliationFindingEntity,
 ] as const;

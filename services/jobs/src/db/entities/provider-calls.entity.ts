@@ -38,6 +38,9 @@ export const ProviderCallEntity = defineEntity({
   indexes: [
     { name: 'provider_calls_by_job', properties: ['jobId', 'calledAt'] },
     { name: 'provider_calls_billed_by_time', properties: ['calledAt', 'providerCode'], where: 'billable' },
+    // Reconciliation's (migration 0016).
+    { name: 'provider_calls_submit_by_vendor_id', properties: ['providerCode', 'vendorId'], where: `call_kind = 'submit'` },
+    { name: 'provider_calls_submit_by_time', properties: ['providerCode', 'calledAt'], where: `call_kind = 'submit'` },
   ],
   // A range is written as the comparisons Postgres stores a BETWEEN as.
   checks: [
