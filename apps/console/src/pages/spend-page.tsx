@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client';
 import { LineChart } from '../ui/line-chart';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { money } from '../ui/money';
+import { ReconciliationFindings } from './reconciliation-findings';
 
 const WINDOWS = [1, 7, 30, 92];
 const COLORS = ['#1565c0', '#2e7d32', '#ef6c00', '#6a1b9a', '#c62828'];
@@ -121,6 +122,8 @@ export function SpendPage() {
           </tbody>
         </table>
       )}
+      <h2>Reconciliation with the vendor</h2>
+      <ReconciliationFindings />
       <p className="muted">
         From {new Date(data.from).toLocaleString()} to {new Date(data.to).toLocaleString()}: the cost of every billed vendor prediction (the
         usage ledger), platform keys and users&apos; own keys alike.
