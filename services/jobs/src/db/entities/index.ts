@@ -6,6 +6,7 @@ import { JobHistoryEntity } from './job-histories.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
 import { OutboxReplayEntity } from './outbox-replays.entity.js';
 import { ProviderCallEntity } from './provider-calls.entity.js';
+import { ProviderCredentialEntity } from './provider-credentials.entity.js';
 import { QuotaHitEntity } from './quota-hits.entity.js';
 
 /** jobs.account_deletions: the kit's table (@atelier/account-deletion). */
@@ -19,6 +20,7 @@ export {
   OutboxEntity,
   OutboxReplayEntity,
   ProviderCallEntity,
+  ProviderCredentialEntity,
   QuotaHitEntity,
 };
 
@@ -32,4 +34,5 @@ export const jobsEntities = [
   AccountDeletionEntity,
   QuotaHitEntity,
   ProviderCallEntity,
+  ProviderCredentialEntity,
 ] as const;
