@@ -202,6 +202,7 @@ describe('catalog - operator upsert and enable/disable', () => {
     jobType: 'image.stylize',
     sortOrder: 500,
     defaultParameters: { steps: 20 },
+    credentialModes: [],
   };
 
   it('creates an entry, then updates it in place by (code, media_kind)', async () => {
@@ -330,6 +331,7 @@ describe('catalog - localized names', () => {
     jobType: 'image.stylize',
     sortOrder: 600,
     defaultParameters: {},
+    credentialModes: [],
   };
   const style = {
     code: 'i18n-style',
@@ -397,6 +399,7 @@ describe('catalog - entries the platform can use', () => {
       jobType: 'image.stylize',
       sortOrder: 1,
       defaultParameters: {},
+      credentialModes: [],
     };
     expect(await refusal(client.upsertModel({ ...model, jobType: 'video.stylize' }))).toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,
@@ -442,6 +445,7 @@ describe('catalog - change notices', () => {
       jobType: 'image.stylize',
       sortOrder: 900,
       defaultParameters: {},
+      credentialModes: [],
     });
     const { style } = await client.upsertStyle({
       code: 'notice-style',

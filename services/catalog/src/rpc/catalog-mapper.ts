@@ -16,6 +16,7 @@ export function toModelMessage(model: Model): catalogV1.Model {
     sortOrder: model.sortOrder,
     defaultParameters: model.defaultParameters,
     displayNameI18n: model.displayNameI18n,
+    credentialModes: model.credentialModes,
     createdAt: model.createdAt,
     updatedAt: model.updatedAt,
   };

@@ -275,6 +275,7 @@ export const sharedSchemas = [
       providerModel: { type: 'string' },
       enabled: { type: 'boolean' },
       displayNameI18n: translations('displayName'),
+      credentialModes: { type: 'array', items: { type: 'string', enum: ['platform_key', 'user_key'] } },
       createdAt: dateTime,
       updatedAt: dateTime,
     }),

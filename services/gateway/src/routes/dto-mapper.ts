@@ -202,6 +202,7 @@ export function toCatalogModelDto(model: catalogV1.Model) {
     providerModel: model.providerModel,
     enabled: model.enabled,
     displayNameI18n: model.displayNameI18n ?? {},
+    credentialModes: model.credentialModes,
     createdAt: iso(model.createdAt),
     updatedAt: iso(model.updatedAt),
   };

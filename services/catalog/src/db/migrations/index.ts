@@ -15,4 +15,5 @@ export const catalogMigrations: readonly NamedMigration[] = [
     load: async () => (await import('./0003-catalog-localized-names.js')).CatalogLocalizedNames,
   },
   { name: '0004-catalog-app-seed', load: async () => (await import('./0004-catalog-app-seed.js')).CatalogAppSeed },
+  { name: '0006-model-credential-modes', load: async () => (await import('./0006-model-credential-modes.js')).ModelCredentialModes },
 ];

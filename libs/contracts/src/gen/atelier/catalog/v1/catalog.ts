@@ -51,6 +51,11 @@ export interface Model {
    * entry shows display_name (English).
    */
   displayNameI18n: { [key: string]: string };
+  /**
+   * Whose vendor keys a job of this model may run with: "platform_key" and/or "user_key"
+   * (docs/credentials.md). Never empty.
+   */
+  credentialModes: string[];
 }
 
 export interface Model_DisplayNameI18nEntry {
@@ -154,7 +159,14 @@ export interface UpsertModelRequest {
   enabled?: boolean | undefined;
   sortOrder: number;
   defaultParameters: { [key: string]: any } | undefined;
-  displayNameI18n?: LocalizedText | undefined;
+  displayNameI18n?:
+    | LocalizedText
+    | undefined;
+  /**
+   * Absent or empty: ["platform_key"] for a new entry, unchanged for an existing one. Each of
+   * "platform_key", "user_key" at most once; anything else is INVALID_ARGUMENT (field credential_modes).
+   */
+  credentialModes: string[];
 }
 
 export interface UpsertModelResponse {
@@ -229,6 +241,7 @@ function createBaseModel(): Model {
     createdAt: undefined,
     updatedAt: undefined,
     displayNameI18n: {},
+    credentialModes: [],
   };
 }
 
@@ -276,6 +289,9 @@ export const Model: MessageFns<Model> = {
     globalThis.Object.entries(message.displayNameI18n).forEach(([key, value]: [string, string]) => {
       Model_DisplayNameI18nEntry.encode({ key: key as any, value }, writer.uint32(162).fork()).join();
     });
+    for (const v of message.credentialModes) {
+      writer.uint32(170).string(v!);
+    }
     return writer;
   },
 
@@ -407,6 +423,14 @@ export const Model: MessageFns<Model> = {
             }
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.credentialModes.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -501,6 +525,11 @@ export const Model: MessageFns<Model> = {
           {},
         )
         : {},
+      credentialModes: globalThis.Array.isArray(object?.credentialModes)
+        ? object.credentialModes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.credential_modes)
+        ? object.credential_modes.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -554,6 +583,9 @@ export const Model: MessageFns<Model> = {
         });
       }
     }
+    if (message.credentialModes?.length) {
+      obj.credentialModes = message.credentialModes;
+    }
     return obj;
   },
 
@@ -584,6 +616,7 @@ export const Model: MessageFns<Model> = {
       },
       {},
     );
+    message.credentialModes = object.credentialModes?.map((e) => e) || [];
     return message;
   },
 };
@@ -2021,6 +2054,7 @@ function createBaseUpsertModelRequest(): UpsertModelRequest {
     sortOrder: 0,
     defaultParameters: undefined,
     displayNameI18n: undefined,
+    credentialModes: [],
   };
 }
 
@@ -2058,6 +2092,9 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     }
     if (message.displayNameI18n !== undefined) {
       LocalizedText.encode(message.displayNameI18n, writer.uint32(162).fork()).join();
+    }
+    for (const v of message.credentialModes) {
+      writer.uint32(170).string(v!);
     }
     return writer;
   },
@@ -2163,6 +2200,14 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
             message.displayNameI18n = LocalizedText.decode(reader, reader.uint32());
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.credentialModes.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2224,6 +2269,11 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
         : isSet(object.display_name_i18n)
         ? LocalizedText.fromJSON(object.display_name_i18n)
         : undefined,
+      credentialModes: globalThis.Array.isArray(object?.credentialModes)
+        ? object.credentialModes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.credential_modes)
+        ? object.credential_modes.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2262,6 +2312,9 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     if (message.displayNameI18n !== undefined) {
       obj.displayNameI18n = LocalizedText.toJSON(message.displayNameI18n);
     }
+    if (message.credentialModes?.length) {
+      obj.credentialModes = message.credentialModes;
+    }
     return obj;
   },
 
@@ -2283,6 +2336,7 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     message.displayNameI18n = (object.displayNameI18n !== undefined && object.displayNameI18n !== null)
       ? LocalizedText.fromPartial(object.displayNameI18n)
       : undefined;
+    message.credentialModes = object.credentialModes?.map((e) => e) || [];
     return message;
   },
 };
