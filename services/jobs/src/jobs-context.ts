@@ -6,6 +6,7 @@ import type { QuotaLimits } from './domain/quota.js';
 import type { JobWatchHub } from './announce/job-watch-hub.js';
 import type { JobsMetrics } from './jobs-metrics.js';
 import type { Peers } from './peers/peer-validation.js';
+import type { KekRing } from './domain/kek-ring.js';
 import type { AnnounceTargets } from './announce/announce.js';
 import type { TransitionBatches } from './db/transitions/transition-batches.js';
 
@@ -31,4 +32,10 @@ export interface JobsContext extends AnnounceTargets {
   /** Call after every commit that wrote outbox rows: wakes the relays (announce/announce.ts does). */
   onOutboxWrite: () => void;
   metrics: JobsMetrics;
+  /** Users' own vendor keys (docs/credentials.md). */
+  credentials: {
+    /** The key-encryption keys as CREDENTIALS_KEK_FILE holds them now; undefined: none configured. */
+    keks: (() => KekRing) | undefined;
+    maxPerUser: number;
+  };
 }

@@ -1,7 +1,10 @@
-import { jobsAdminV1, jobsExecutionV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
+import { jobsAdminV1, jobsCredentialsV1, jobsExecutionV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
 import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { JobsContext } from './jobs-context.js';
-import { adminCallerPolicy, executionCallerPolicy, jobsCallerPolicy } from './rpc/caller-policy.js';
+import { adminCallerPolicy, credentialsCallerPolicy, executionCallerPolicy, jobsCallerPolicy } from './rpc/caller-policy.js';
+import { createProviderCredential, deleteProviderCredential, listProviderCredentials } from './rpc/provider-credentials.js';
+import { getJobCredential, reportCredentialRefused } from './rpc/get-job-credential.js';
+import { rewrapCredentials } from './rpc/rewrap-credentials.js';
 import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getOverview } from './rpc/admin/get-overview.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
@@ -31,6 +34,7 @@ export const JOBS_SERVICE_NAMES = {
   jobs: 'atelier.jobs.v1.JobsService',
   execution: 'atelier.jobs.v1.JobExecutionService',
   admin: 'atelier.jobs.v1.JobsAdminService',
+  credentials: 'atelier.jobs.v1.ProviderCredentialsService',
 } as const;
 
 /** Serves the user, execution and operator APIs of atelier.jobs.v1 over mutual TLS, with health (and reflection when enabled). */
@@ -93,6 +97,20 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
         },
         logger,
         adminCallerPolicy,
+      ),
+      registerService(
+        JOBS_SERVICE_NAMES.credentials,
+        jobsCredentialsV1.ProviderCredentialsServiceService,
+        {
+          createProviderCredential: createProviderCredential(context),
+          listProviderCredentials: listProviderCredentials(context),
+          deleteProviderCredential: deleteProviderCredential(context),
+          getJobCredential: getJobCredential(context),
+          reportCredentialRefused: reportCredentialRefused(context),
+          rewrapCredentials: rewrapCredentials(context),
+        },
+        logger,
+        credentialsCallerPolicy,
       ),
     ],
   });

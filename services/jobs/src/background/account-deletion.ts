@@ -4,6 +4,7 @@ import type { Logger } from '@atelier/logging';
 import { JOBS_ACCOUNT_DELETIONS, JOBS_OF_USER, selectInFlightJobIdsOfUser } from '../db/account-deletion-sql.js';
 import type { OutboxSubjects } from '../db/job-row.js';
 import { deleteQuotaHitsOfUser } from '../db/quota-hits-sql.js';
+import { deleteCredentialsOfUser } from '../db/provider-credentials-sql.js';
 import { cancel } from '../db/transitions/cancel-sql.js';
 import { announce, type AnnounceTargets } from '../announce/announce.js';
 
@@ -16,7 +17,7 @@ type Context = AnnounceTargets & { pool: SqlPool; outboxSubjects(): OutboxSubjec
  * request RequestAccountDeletion recorded: every job in flight is cancelled through the cancel
  * transition (a running attempt stops within a second, a prediction is cancelled at the vendor by
  * a worker), then every job of the user is deleted with its events and history, and lastly the
- * record of the quota refusals they met (the overview's).
+ * record of the quota refusals they met (the overview's) and the user's own vendor keys.
  */
 export function jobsAccountDeletion(context: Context) {
   return accountDeletionOf(
@@ -26,7 +27,10 @@ export function jobsAccountDeletion(context: Context) {
       beforeSweep: (event) => cancelJobsInFlight(context, event),
       ...JOBS_OF_USER,
       batchSize: BATCH,
-      lastly: deleteQuotaHitsOfUser,
+      lastly: async (db, userId) => {
+        await deleteQuotaHitsOfUser(db, userId);
+        await deleteCredentialsOfUser(db, userId);
+      },
       // Locked by a transition that committed it running after the cancel step: again, later.
       remains: 'jobs of the account remain (one was moving on when it was cancelled)',
     },

@@ -1402,8 +1402,9 @@ export type ProviderCredentialsServiceService = typeof ProviderCredentialsServic
 export const ProviderCredentialsServiceService = {
   /**
    * The gateway, for a user: registers a vendor key. INVALID_ARGUMENT (field provider_code,
-   * label or api_key) for bad input; RESOURCE_EXHAUSTED (reason CREDENTIAL_LIMIT_REACHED) when the
-   * user already has the maximum number of keys; FAILED_PRECONDITION (reason
+   * label or api_key) for bad input; FAILED_PRECONDITION (reason CREDENTIAL_LIMIT_REACHED) when
+   * the user already has the maximum number of keys (a count: deleting one helps, waiting does
+   * not), (reason
    * CREDENTIALS_UNAVAILABLE) when this deployment has no key-encryption key.
    */
   createProviderCredential: {
@@ -1504,8 +1505,9 @@ export const ProviderCredentialsServiceService = {
 export interface ProviderCredentialsServiceServer extends UntypedServiceImplementation {
   /**
    * The gateway, for a user: registers a vendor key. INVALID_ARGUMENT (field provider_code,
-   * label or api_key) for bad input; RESOURCE_EXHAUSTED (reason CREDENTIAL_LIMIT_REACHED) when the
-   * user already has the maximum number of keys; FAILED_PRECONDITION (reason
+   * label or api_key) for bad input; FAILED_PRECONDITION (reason CREDENTIAL_LIMIT_REACHED) when
+   * the user already has the maximum number of keys (a count: deleting one helps, waiting does
+   * not), (reason
    * CREDENTIALS_UNAVAILABLE) when this deployment has no key-encryption key.
    */
   createProviderCredential: handleUnaryCall<CreateProviderCredentialRequest, CreateProviderCredentialResponse>;
@@ -1540,8 +1542,9 @@ export interface ProviderCredentialsServiceServer extends UntypedServiceImplemen
 export interface ProviderCredentialsServiceClient extends Client {
   /**
    * The gateway, for a user: registers a vendor key. INVALID_ARGUMENT (field provider_code,
-   * label or api_key) for bad input; RESOURCE_EXHAUSTED (reason CREDENTIAL_LIMIT_REACHED) when the
-   * user already has the maximum number of keys; FAILED_PRECONDITION (reason
+   * label or api_key) for bad input; FAILED_PRECONDITION (reason CREDENTIAL_LIMIT_REACHED) when
+   * the user already has the maximum number of keys (a count: deleting one helps, waiting does
+   * not), (reason
    * CREDENTIALS_UNAVAILABLE) when this deployment has no key-encryption key.
    */
   createProviderCredential(
