@@ -52,7 +52,8 @@ function decrypt(key: Buffer, sealed: { ciphertext: Buffer; nonce: Buffer; tag: 
   }
 }
 
-const dataAad = (context: SealContext) => Buffer.from(`atelier.credential.v1|${context.credentialId}|${context.userId}|${context.providerCode}`);
+const dataAad = (context: SealContext) =>
+  Buffer.from(`atelier.credential.v1|${context.credentialId}|${context.userId}|${context.providerCode}`);
 const wrapAad = (kekId: string, context: SealContext) => Buffer.from(`atelier.kek.v1|${kekId}|${context.credentialId}`);
 
 function wrap(kek: Kek, dataKey: Buffer, context: SealContext): Pick<SealedSecret, 'kekId' | 'wrappedKey' | 'wrapNonce' | 'wrapTag'> {

@@ -13,15 +13,17 @@ type Service = typeof jobsCredentialsV1.ProviderCredentialsServiceService;
 /**
  * Who may have a job's plain key (docs/credentials.md):
  * - the worker that holds the job's live lease (running, lease_owner = worker, not expired);
- * - for a provider-cancel task (cancel_prediction_id): any worker, only to cancel the very
- *   prediction the job recorded, and only while the job has ended without its output (cancelled
- *   or failed) less than a day ago — a running or queued job's prediction is cancelled by the
- *   worker that holds it, a succeeded job has nothing to cancel.
+ * - to cancel the very prediction the job recorded (cancel_prediction_id): the worker holding
+ *   the lease, or any worker (the provider-cancel task's) while the job has ended without its
+ *   output (cancelled or failed) less than a day ago — a succeeded job has nothing to cancel, a
+ *   queued one's prediction is resumed by its next attempt.
  * Anything else is refused as a call under a lost lease is.
  */
 function refusal(job: JobCredentialRow, workerId: string, cancelPredictionId: string | undefined): Error | undefined {
+  const holdsLease = job.status === 'running' && job.lease_owner === workerId && job.lease_live;
   if (cancelPredictionId !== undefined) {
-    if ((job.status !== 'cancelled' && job.status !== 'failed') || !job.ended_recently) {
+    const endedWithoutOutput = (job.status === 'cancelled' || job.status === 'failed') && job.ended_recently;
+    if (!endedWithoutOutput && !holdsLease) {
       return new AbortedError(`JOB_${job.status.toUpperCase()}`, `the job is ${job.status}: no cancel of its prediction is due`);
     }
     if (job.provider_request_id !== cancelPredictionId) {
@@ -29,7 +31,7 @@ function refusal(job: JobCredentialRow, workerId: string, cancelPredictionId: st
     }
     return undefined;
   }
-  if (job.status === 'running' && job.lease_owner === workerId && job.lease_live) return undefined;
+  if (holdsLease) return undefined;
   if (job.status === 'running' || job.status === 'queued') {
     return new AbortedError('LEASE_LOST', "this worker does not hold the job's lease");
   }
@@ -43,11 +45,12 @@ export function getJobCredential(context: JobsContext): Handler<Service['getJobC
     const workerId = requireWorkerId(request.workerId);
     const job = await selectJobCredential(context.pool, jobId);
     if (!job) throw new NotFoundError('job');
-    const refused = refusal(job, workerId, request.cancelPredictionId);
-    if (refused) throw refused;
+    // First, and to anyone allowed to call: it reveals nothing, and tells a cancel which key to use.
     if (job.credential_mode !== 'user_key' || !job.credential) {
       throw new FailedPreconditionError('JOB_USES_PLATFORM_KEY', "the job runs with the platform's key, which jobs does not hold");
     }
+    const refused = refusal(job, workerId, request.cancelPredictionId);
+    if (refused) throw refused;
     const { credential } = job;
     const named = { params: { label: credential.label, keyHint: credential.key_hint } };
     if (!credential.sealed) throw new FailedPreconditionError('CREDENTIAL_REVOKED', 'its owner deleted this key', named);

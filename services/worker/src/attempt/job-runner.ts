@@ -10,7 +10,7 @@ import { classify, isTransientFailure, JobFailure } from '../domain/job-failure.
 import { stopCauseOf, type AttemptClock, type StopCause } from '../domain/attempt-clock.js';
 import { deleteOrphan, putOutput } from '../peers/output-store.js';
 import { ProgressReporter } from '../domain/progress-reporter.js';
-import type { ProviderClient } from '../peers/provider/provider-client.js';
+import type { ProviderClients } from '../peers/provider/provider-clients.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 
 const { ClaimOutcome, FailOutcome } = jobsExecutionV1;
@@ -42,7 +42,8 @@ export interface JobRunnerDeps {
   batches: ExecutionBatches;
   media: PromiseClient<mediaV1.MediaServiceClient>;
   executors: ReadonlyMap<string, JobExecutor>;
-  providers: ReadonlyMap<string, ProviderClient>;
+  /** The vendor clients: a cancel uses the job's own credential (the user's key, or the platform's). */
+  providers: ProviderClients;
   workerId: string;
   logger: Logger;
   metrics: WorkerMetrics;
@@ -276,11 +277,15 @@ export class JobRunner {
     }
   }
 
-  private async cancelAtProvider(job: { snapshot?: { providerCode: string } }, predictionId: string | undefined): Promise<void> {
+  private async cancelAtProvider(
+    job: { id: string; snapshot?: { providerCode: string } },
+    predictionId: string | undefined,
+  ): Promise<void> {
     if (!predictionId || !job.snapshot) return;
+    const { providerCode } = job.snapshot;
     await this.deps.providers
-      .get(job.snapshot.providerCode)
-      ?.cancel(predictionId)
+      .forCancel(job.id, providerCode, predictionId)
+      .then((client) => client?.cancel(predictionId))
       .catch((error: unknown) => this.deps.logger.warn({ predictionId, err: error }, 'cancel at the provider failed'));
   }
 
