@@ -2,14 +2,17 @@ import type { Logger } from '@atelier/logging';
 import type { PredictionStore } from './prediction-store.js';
 import type { SimulationKind } from './domain/simulation-directives.js';
 import type { SubmissionMeter } from './submission-meter.js';
+import type { KeyUsage } from './key-usage.js';
 
 /** What the route handlers depend on: the in-memory state and the simulator's settings. */
 export interface ProviderSimContext {
   store: PredictionStore;
   meter: SubmissionMeter;
   logger: Logger;
-  /** Accepted bearer tokens; undefined accepts any non-empty one. */
-  apiKeys: readonly string[] | undefined;
+  /** Accepted bearer tokens now (PROVIDER_SIM_API_KEYS_FILE is read again on change); undefined accepts any non-empty one. */
+  apiKeys: () => readonly string[] | undefined;
+  /** Requests by the key that made them, by fingerprint (GET /v1/stats/keys). */
+  keys: KeyUsage;
   latencyMs: number;
   failureRate: number;
   failureKind: SimulationKind;

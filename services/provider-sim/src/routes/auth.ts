@@ -14,7 +14,7 @@ function sameSecret(a: string, b: string): boolean {
  * without, any non-empty key passes (local runs need no secrets). A missing or empty header is
  * always refused, so a client that forgets to send credentials is caught even locally.
  */
-export function requireApiKey(header: string | undefined, apiKeys: readonly string[] | undefined): void {
+export function requireApiKey(header: string | undefined, apiKeys: readonly string[] | undefined): string {
   const key = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
   if (!key) {
     throw new ApiError(401, 'unauthenticated', 'send the API key as "Authorization: Bearer <key>"', CHALLENGE);
@@ -23,8 +23,9 @@ export function requireApiKey(header: string | undefined, apiKeys: readonly stri
     throw new ApiError(
       401,
       'invalid_credentials',
-      "the API key is not accepted: it must be one of provider-sim's PROVIDER_SIM_API_KEYS",
+      "the API key is not accepted: it must be one of provider-sim's PROVIDER_SIM_API_KEYS (or PROVIDER_SIM_API_KEYS_FILE)",
       CHALLENGE,
     );
   }
+  return key;
 }

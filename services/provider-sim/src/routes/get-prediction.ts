@@ -10,7 +10,7 @@ export type PredictionRoute = FastifyRequest<{ Params: { id: string } }>;
 /** `GET /v1/predictions/:id`: the poll. Progress is computed at the moment of the read. */
 export function getPrediction(context: ProviderSimContext) {
   return async (request: PredictionRoute, reply: FastifyReply) => {
-    requireApiKey(request.headers.authorization, context.apiKeys);
+    context.keys.count(requireApiKey(request.headers.authorization, context.apiKeys()));
     const prediction = context.store.get(request.params.id);
     if (!prediction) throw predictionNotFound(request.params.id);
     if (takeFlakyRead(prediction, 'polls')) throw flakyRead(`prediction ${prediction.id}`);

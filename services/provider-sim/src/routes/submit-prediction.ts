@@ -31,7 +31,7 @@ export function submitPrediction(context: ProviderSimContext) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
     context.meter.countRequest(idempotencyKey);
-    requireApiKey(request.headers.authorization, context.apiKeys);
+    context.keys.count(requireApiKey(request.headers.authorization, context.apiKeys()));
     const submit = parseSubmitRequest(request.body);
     const directives = parseSimulationDirectives(submit.input.prompt);
 
