@@ -1,6 +1,6 @@
 // @fastify/swagger adds tags, summary and description to route schemas.
 import type {} from '@fastify/swagger';
-import type { catalogV1, communityV1, jobsAdminV1, jobsV1, mediaV1, webhooksV1 } from '@atelier/contracts';
+import type { catalogV1, communityV1, jobsAdminV1, jobsCredentialsV1, jobsV1, mediaV1, webhooksV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { TokenVerifier } from './auth/token-verifier.js';
@@ -15,6 +15,8 @@ export interface GatewayPeers {
   jobsAdmin: PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
   community: PromiseClient<communityV1.CommunityServiceClient>;
   webhooks: PromiseClient<webhooksV1.WebhooksServiceClient>;
+  /** Users' own vendor keys (jobs' ProviderCredentialsService). */
+  credentials: PromiseClient<jobsCredentialsV1.ProviderCredentialsServiceClient>;
 }
 
 export interface GatewayContext {

@@ -101,6 +101,8 @@ export function toJobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Dat
       : null,
     error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
     startDeadlineAt: iso(job.startDeadlineAt),
+    credentialMode: job.credentialMode === 'user_key' ? 'user_key' : 'platform_key',
+    credentialId: job.credentialId ?? null,
     retryOfJobId: orNull(job.retryOfJobId),
     createdAt: iso(job.createdAt),
     updatedAt: iso(job.updatedAt),
