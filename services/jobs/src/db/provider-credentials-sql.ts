@@ -35,8 +35,8 @@ export async function insertCredentialWithinLimit(
     name: 'jobs.insert_provider_credential',
     text: `INSERT INTO jobs.provider_credentials
              (id, user_id, provider_code, label, key_hint, kek_id, wrapped_key, wrap_nonce, wrap_tag, ciphertext, nonce, tag)
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
-            WHERE (SELECT count(*) FROM jobs.provider_credentials WHERE user_id = $2 AND deleted_at IS NULL) < $13
+           SELECT $1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $7::bytea, $8::bytea, $9::bytea, $10::bytea, $11::bytea, $12::bytea
+            WHERE (SELECT count(*) FROM jobs.provider_credentials WHERE user_id = $2::text AND deleted_at IS NULL) < $13::int
            RETURNING ${SHOWN}`,
     values: [
       row.id,
