@@ -601,6 +601,7 @@ describe('catalog - migrations', () => {
         '0002-catalog-seed',
         '0003-catalog-localized-names',
         '0004-catalog-app-seed',
+        '0006-model-credential-modes',
       ]);
       const catalogAfterFirst = await schemaSnapshot(db, 'catalog');
       const rowsAfterFirst = await db.query('SELECT * FROM catalog.models ORDER BY id');
@@ -632,7 +633,7 @@ describe('catalog - migrations', () => {
       databaseUrl: fresh.url,
       schema: CATALOG_SCHEMA,
       entities: catalogEntities,
-      migrations: catalogMigrations.filter((m) => m.name !== '0004-catalog-app-seed'),
+      migrations: catalogMigrations.filter((m) => m.name < '0004'),
       poolMax: 1,
     });
     const current = await createCatalogOrm(fresh.url, 1);
@@ -662,7 +663,7 @@ describe('catalog - migrations', () => {
       );
       const [modelsBefore, stylesBefore] = [await rowsOf('models'), await rowsOf('styles')];
 
-      expect(await migrateCatalog(current, fresh.url)).toEqual(['0004-catalog-app-seed']);
+      expect(await migrateCatalog(current, fresh.url)).toEqual(['0004-catalog-app-seed', '0006-model-credential-modes']);
       expect(await enabledImageCodes('models')).toEqual(['patbond-v1', 'pet-art-pro', 'cute-motion']);
       expect(await enabledImageCodes('styles')).toEqual(['healing', '3d', 'comic', 'watercolor']);
       // Every entry that was there still is, under its id; the image ones not the app's are disabled.
@@ -702,6 +703,7 @@ describe('catalog - migrations', () => {
         '0002-catalog-seed',
         '0003-catalog-localized-names',
         '0004-catalog-app-seed',
+        '0006-model-credential-modes',
       ]);
     } finally {
       await ormA.close();
