@@ -13,6 +13,7 @@ export const COMMAND_NAMES = [
   'catalog list',
   'catalog enable',
   'catalog disable',
+  'credentials rewrap',
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -21,6 +22,7 @@ export const COMMAND_GROUPS = {
   jobs: ['show', 'cancel'],
   'dead-letters': ['list', 'replay', 'audit'],
   catalog: ['list', 'enable', 'disable'],
+  credentials: ['rewrap'],
 } as const;
 export type CommandGroup = keyof typeof COMMAND_GROUPS;
 /** What `--help` can explain: every command and every group. */
