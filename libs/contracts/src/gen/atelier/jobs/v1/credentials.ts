@@ -1452,9 +1452,10 @@ export const ProviderCredentialsServiceService = {
   },
   /**
    * Workers: the plain key of a user_key job. Given only (1) to the worker holding the job's
-   * live lease, or (2) for cancel_prediction_id: to cancel the prediction a job recorded, when
-   * the job ended without its output (cancelled or failed) less than a day ago — the provider-cancel
-   * task's case. Otherwise ABORTED (LEASE_LOST, JOB_<STATUS>) or NOT_FOUND; FAILED_PRECONDITION
+   * live lease, or (2) with cancel_prediction_id = the prediction the job recorded, to cancel it:
+   * to that worker, or to any worker once the job ended without its output (cancelled or failed)
+   * less than a day ago — the provider-cancel task's case. Otherwise ABORTED (LEASE_LOST,
+   * JOB_<STATUS>), FAILED_PRECONDITION (PROVIDER_REQUEST_MISMATCH) or NOT_FOUND; FAILED_PRECONDITION
    * (reason CREDENTIAL_REVOKED) when its owner deleted the key, (reason CREDENTIAL_UNREADABLE)
    * when it does not open; FAILED_PRECONDITION (reason JOB_USES_PLATFORM_KEY) for a platform-key job.
    */
@@ -1520,9 +1521,10 @@ export interface ProviderCredentialsServiceServer extends UntypedServiceImplemen
   deleteProviderCredential: handleUnaryCall<DeleteProviderCredentialRequest, DeleteProviderCredentialResponse>;
   /**
    * Workers: the plain key of a user_key job. Given only (1) to the worker holding the job's
-   * live lease, or (2) for cancel_prediction_id: to cancel the prediction a job recorded, when
-   * the job ended without its output (cancelled or failed) less than a day ago — the provider-cancel
-   * task's case. Otherwise ABORTED (LEASE_LOST, JOB_<STATUS>) or NOT_FOUND; FAILED_PRECONDITION
+   * live lease, or (2) with cancel_prediction_id = the prediction the job recorded, to cancel it:
+   * to that worker, or to any worker once the job ended without its output (cancelled or failed)
+   * less than a day ago — the provider-cancel task's case. Otherwise ABORTED (LEASE_LOST,
+   * JOB_<STATUS>), FAILED_PRECONDITION (PROVIDER_REQUEST_MISMATCH) or NOT_FOUND; FAILED_PRECONDITION
    * (reason CREDENTIAL_REVOKED) when its owner deleted the key, (reason CREDENTIAL_UNREADABLE)
    * when it does not open; FAILED_PRECONDITION (reason JOB_USES_PLATFORM_KEY) for a platform-key job.
    */
@@ -1599,9 +1601,10 @@ export interface ProviderCredentialsServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Workers: the plain key of a user_key job. Given only (1) to the worker holding the job's
-   * live lease, or (2) for cancel_prediction_id: to cancel the prediction a job recorded, when
-   * the job ended without its output (cancelled or failed) less than a day ago — the provider-cancel
-   * task's case. Otherwise ABORTED (LEASE_LOST, JOB_<STATUS>) or NOT_FOUND; FAILED_PRECONDITION
+   * live lease, or (2) with cancel_prediction_id = the prediction the job recorded, to cancel it:
+   * to that worker, or to any worker once the job ended without its output (cancelled or failed)
+   * less than a day ago — the provider-cancel task's case. Otherwise ABORTED (LEASE_LOST,
+   * JOB_<STATUS>), FAILED_PRECONDITION (PROVIDER_REQUEST_MISMATCH) or NOT_FOUND; FAILED_PRECONDITION
    * (reason CREDENTIAL_REVOKED) when its owner deleted the key, (reason CREDENTIAL_UNREADABLE)
    * when it does not open; FAILED_PRECONDITION (reason JOB_USES_PLATFORM_KEY) for a platform-key job.
    */
