@@ -219,5 +219,14 @@ describe('provider credentials - jobs', () => {
     await asWorker.reportCredentialRefused({ jobId: job!.id, workerId: 'w1' });
     const listed = await asGateway.listProviderCredentials({ userId: owner });
     expect(listed.credentials.find((c) => c.id === credential!.id)?.lastRefusedAt).toBeInstanceOf(Date);
+
+    // Cancelled with its prediction recorded: any worker may have the key to cancel that prediction, and only that one.
+    await h.execution.recordProviderRequest({ jobId: job!.id, workerId: 'w1', providerRequestId: 'pred-1' });
+    await h.jobs.cancelJob({ jobId: job!.id, userId: owner });
+    expect(await refusal(asWorker.getJobCredential({ jobId: job!.id, workerId: 'w1' }))).toMatchObject({ reason: 'JOB_CANCELLED' });
+    expect(await refusal(asWorker.getJobCredential({ jobId: job!.id, workerId: 'w3', cancelPredictionId: 'pred-2' }))).toMatchObject({
+      reason: 'PROVIDER_REQUEST_MISMATCH',
+    });
+    expect((await asWorker.getJobCredential({ jobId: job!.id, workerId: 'w3', cancelPredictionId: 'pred-1' })).apiKey).toBe(key);
   });
 });
