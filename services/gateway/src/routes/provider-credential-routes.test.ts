@@ -72,8 +72,8 @@ beforeEach(() => {
   full = false;
 });
 
-const call = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) =>
-  app.inject({ method, url, headers: { authorization: `Bearer ${alice}` }, ...(payload === undefined ? {} : { payload }) });
+const call = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
+  app.inject({ method, url, headers: { authorization: `Bearer ${alice}` }, payload });
 
 describe('/api/v1/me/provider-credentials', () => {
   it('registers a key for the token user and answers it without the key', async () => {
