@@ -59,3 +59,18 @@ export function devProductEventsKey(dataDir: string): string {
   }
   return readFileSync(keyPath, 'utf8').trim();
 }
+
+/**
+ * The CREDENTIALS_KEK_FILE of `npm start`'s jobs (docs/credentials.md): one random key-encryption
+ * key, made on first start and kept under .data/, so that users' keys registered in one run still
+ * open in the next. Answers the file's path.
+ */
+export function devCredentialsKekFile(dataDir: string): string {
+  const dir = path.join(dataDir, 'dev-keys');
+  const kekPath = path.join(dir, 'credentials-kek.json');
+  if (!existsSync(kekPath)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(kekPath, JSON.stringify({ current: 'dev-1', keys: { 'dev-1': randomBytes(32).toString('base64') } }), { mode: 0o600 });
+  }
+  return kekPath;
+}

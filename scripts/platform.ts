@@ -16,7 +16,7 @@ import {
   portVariableOf,
   type DevPki,
 } from '@atelier/platform';
-import { DEV_AUDIENCE, DEV_ISSUER, devKeys, devProductEventsKey } from './dev-keys.js';
+import { DEV_AUDIENCE, DEV_ISSUER, devCredentialsKekFile, devKeys, devProductEventsKey } from './dev-keys.js';
 import { localInfrastructure, type Infrastructure } from './local-infrastructure.js';
 import { serviceNodeFlags } from './node-runtime.mjs';
 import { platformReadiness, startStatusServer, type PlatformPhase } from './platform-status.js';
@@ -114,6 +114,7 @@ try {
     S3_EMBEDDED_DIR: process.env.S3_EMBEDDED_DIR ?? path.join(dataDir, 's3'),
     ...(keys ? { JWT_PUBLIC_KEY: keys.publicKeyPem, JWT_ISSUER: DEV_ISSUER, JWT_AUDIENCE: DEV_AUDIENCE } : {}),
     PRODUCT_EVENTS_USER_KEY: process.env.PRODUCT_EVENTS_USER_KEY || devProductEventsKey(dataDir),
+    CREDENTIALS_KEK_FILE: process.env.CREDENTIALS_KEK_FILE || devCredentialsKekFile(dataDir),
   };
   if (await ensureDatabaseExists(infrastructure.databaseUrl)) console.log('platform: created the database');
   const consoleDir = ensureConsoleBuild();

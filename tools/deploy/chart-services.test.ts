@@ -187,6 +187,33 @@ describe('chart - peers and secrets', () => {
     expect(configOf(manifestsOf('default'), 'provider-sim').PUBLIC_URL).toBe(`http://${nameOf('provider-sim')}:8090`);
   });
 
+  it("mounts the platform key and the credentials' KEK as Secret files, whole directories the services read again on change", () => {
+    expect(configOf(manifestsOf('default'), 'worker').PROVIDER_API_KEY_FILE, 'unset: PROVIDER_API_KEY').toBeUndefined();
+    expect(configOf(manifestsOf('default'), 'jobs').CREDENTIALS_KEK_FILE, "unset: no users' keys").toBeUndefined();
+    const mounted = chart.helm.render({
+      set: { 'provider.apiKeyFile.existingSecret': 'vendor-key', 'credentials.kek.existingSecret': 'atelier-kek' },
+    });
+    expect(configOf(mounted, 'worker').PROVIDER_API_KEY_FILE).toBe('/etc/atelier/provider-key/PROVIDER_API_KEY');
+    expect(configOf(mounted, 'jobs').CREDENTIALS_KEK_FILE).toBe('/etc/atelier/credentials-kek/kek.json');
+    for (const [component, volume, secret] of [
+      ['worker', 'provider-key', 'vendor-key'],
+      ['jobs', 'credentials-kek', 'atelier-kek'],
+    ] as const) {
+      const pod = get(mounted, 'Deployment', nameOf(component)).spec as {
+        template: {
+          spec: {
+            volumes: { name: string; secret?: { secretName: string } }[];
+            containers: { volumeMounts: { name: string; subPath?: string }[] }[];
+          };
+        };
+      };
+      expect(pod.template.spec.volumes.find((v) => v.name === volume)?.secret?.secretName).toBe(secret);
+      const mount = pod.template.spec.containers[0]!.volumeMounts.find((m) => m.name === volume);
+      expect(mount, `${component} mounts ${volume}`).toBeDefined();
+      expect(mount!.subPath, 'a subPath mount would never see the Secret change').toBeUndefined();
+    }
+  });
+
   it('points jobs at the release pet-directory-sim in development, expecting its certificate, with the seed of the values', () => {
     expect(configOf(manifestsOf('default'), 'jobs')).toMatchObject({
       PET_DIRECTORY_ADDR: `${nameOf('pet-directory-sim')}:${portsOf('pet-directory-sim').main}`,

@@ -235,6 +235,12 @@ spec:
               mountPath: /etc/atelier/tls
               readOnly: true
             {{- end }}
+            {{- /* A whole directory, never a subPath: a subPath mount would not see the Secret change. */}}
+            {{- range $file := .secretFiles }}
+            - name: {{ $file.volume }}
+              mountPath: {{ $file.dir }}
+              readOnly: true
+            {{- end }}
       volumes:
         # The root filesystem is read-only; /tmp is the one writable place.
         - name: tmp
@@ -251,6 +257,15 @@ spec:
               - { key: ca.crt, path: ca.crt }
               - { key: tls.crt, path: tls.crt }
               - { key: tls.key, path: tls.key }
+        {{- end }}
+        {{- range $file := .secretFiles }}
+        # Read again by the service when the Secret changes (docs/credentials.md).
+        - name: {{ $file.volume }}
+          secret:
+            secretName: {{ $file.secret }}
+            defaultMode: 0440
+            items:
+              - { key: {{ $file.key }}, path: {{ $file.key }} }
         {{- end }}
 ---
 apiVersion: v1

@@ -45,7 +45,8 @@ Which component reads which secret, in one place: a YAML list of
 {{- $items = append $items (dict "env" "JWT_PUBLIC_KEY" "path" "jwt.publicKey" "ref" $values.jwt.publicKey "required" (not $values.jwt.jwksUrl)) }}
 {{- end }}
 {{- if eq .component "worker" }}
-{{- $items = append $items (dict "env" "PROVIDER_API_KEY" "path" "provider.apiKey" "ref" $values.provider.apiKey "required" true) }}
+{{- /* A mounted key file (provider.apiKeyFile) replaces it: then it is optional. */}}
+{{- $items = append $items (dict "env" "PROVIDER_API_KEY" "path" "provider.apiKey" "ref" $values.provider.apiKey "required" (not $values.provider.apiKeyFile.existingSecret)) }}
 {{- end }}
 {{- if eq .component "provider-sim" }}
 {{- /* The simulator accepts exactly the worker's key; with none it accepts any token. */}}

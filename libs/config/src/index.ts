@@ -5,3 +5,4 @@
  */
 export { loadConfig, loadConfigOrExit, ConfigError, type ConfigSpec, type ConfigOf, type ConfigCheck } from './load-config.js';
 export { str, int, port, bool, url, oneOf, hostPort, optional, doc, type VarSpec } from './var-specs.js';
+export { watchSecretFile, type SecretFile, type SecretFileOptions } from './secret-file.js';

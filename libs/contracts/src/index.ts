@@ -12,6 +12,7 @@ export * as mediaV1 from './gen/atelier/media/v1/media.js';
 export * as jobsV1 from './gen/atelier/jobs/v1/jobs.js';
 export * as jobsExecutionV1 from './gen/atelier/jobs/v1/execution.js';
 export * as jobsAdminV1 from './gen/atelier/jobs/v1/admin.js';
+export * as jobsCredentialsV1 from './gen/atelier/jobs/v1/credentials.js';
 export * as jobsEventsV1 from './gen/atelier/jobs/v1/events.js';
 export * as jobsUsageV1 from './gen/atelier/jobs/v1/usage.js';
 export * as jobsReconciliationV1 from './gen/atelier/jobs/v1/reconciliation.js';

@@ -25,3 +25,4 @@ export { testPki, testIdentityEnv, testSecurity, testClient } from './test-pki.j
 export { testProductEventsKey } from './test-product-events-key.js';
 // A PKI of a test's own making (a foreign CA, say), beside the shared one of testPki().
 export { ensureDevPki } from '@atelier/platform';
+export { kekFileText, testCredentialsKekFile } from './test-credentials-kek.js';

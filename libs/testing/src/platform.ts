@@ -6,6 +6,7 @@ import { connect } from '@nats-io/transport-node';
 import S3rver from 's3rver';
 import { natsTestPrefix, testNatsUrl } from './nats-test-prefix.js';
 import { testProductEventsKey } from './test-product-events-key.js';
+import { testCredentialsKekFile } from './test-credentials-kek.js';
 import { freePort, startGrpcServiceProcess, startHttpServiceProcess, type ServiceProcess } from './service-process.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -179,6 +180,7 @@ export async function startTestPlatform(options: PlatformOptions = {}): Promise<
         QUOTA_MONTHLY_LIMIT: '100000',
         QUOTA_MAX_IN_FLIGHT: '10000',
         DB_POOL_MAX: '10',
+        CREDENTIALS_KEK_FILE: testCredentialsKekFile(),
         ...options.jobsEnv,
       },
       options.nodeArgs?.jobs,

@@ -17,6 +17,7 @@ export const TEST_UPSCALE_MODEL = {
   // Last in display order: a test that takes the catalog's first model keeps it.
   sortOrder: 1_000_000,
   defaultParameters: { scale: 2 },
+  credentialModes: [] as string[],
 };
 
 /** Adds TEST_UPSCALE_MODEL through the gateway's admin API (a token with the admin role) and answers its id. */

@@ -203,6 +203,7 @@ describe('catalog - operator upsert and enable/disable', () => {
     jobType: 'image.stylize',
     sortOrder: 500,
     defaultParameters: { steps: 20 },
+    credentialModes: [],
   };
 
   it('creates an entry, then updates it in place by (code, media_kind)', async () => {
@@ -331,6 +332,7 @@ describe('catalog - localized names', () => {
     jobType: 'image.stylize',
     sortOrder: 600,
     defaultParameters: {},
+    credentialModes: [],
   };
   const style = {
     code: 'i18n-style',
@@ -398,6 +400,7 @@ describe('catalog - entries the platform can use', () => {
       jobType: 'image.stylize',
       sortOrder: 1,
       defaultParameters: {},
+      credentialModes: [],
     };
     expect(await refusal(client.upsertModel({ ...model, jobType: 'video.stylize' }))).toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,
@@ -443,6 +446,7 @@ describe('catalog - change notices', () => {
       jobType: 'image.stylize',
       sortOrder: 900,
       defaultParameters: {},
+      credentialModes: [],
     });
     const { style } = await client.upsertStyle({
       code: 'notice-style',
@@ -599,6 +603,7 @@ describe('catalog - migrations', () => {
         '0003-catalog-localized-names',
         '0004-catalog-app-seed',
         '0005-catalog-model-prices',
+        '0006-model-credential-modes',
       ]);
       const catalogAfterFirst = await schemaSnapshot(db, 'catalog');
       const rowsAfterFirst = await db.query('SELECT * FROM catalog.models ORDER BY id');
@@ -630,7 +635,7 @@ describe('catalog - migrations', () => {
       databaseUrl: fresh.url,
       schema: CATALOG_SCHEMA,
       entities: catalogEntities,
-      migrations: catalogMigrations.slice(0, 3),
+      migrations: catalogMigrations.filter((m) => m.name < '0004'),
       poolMax: 1,
     });
     const current = await createCatalogOrm(fresh.url, 1);
@@ -660,7 +665,11 @@ describe('catalog - migrations', () => {
       );
       const [modelsBefore, stylesBefore] = [await rowsOf('models'), await rowsOf('styles')];
 
-      expect(await migrateCatalog(current, fresh.url)).toEqual(['0004-catalog-app-seed', '0005-catalog-model-prices']);
+      expect(await migrateCatalog(current, fresh.url)).toEqual([
+        '0004-catalog-app-seed',
+        '0005-catalog-model-prices',
+        '0006-model-credential-modes',
+      ]);
       expect(await enabledImageCodes('models')).toEqual(['patbond-v1', 'pet-art-pro', 'cute-motion']);
       expect(await enabledImageCodes('styles')).toEqual(['healing', '3d', 'comic', 'watercolor']);
       // Every entry that was there still is, under its id; the image ones not the app's are disabled.
@@ -701,6 +710,7 @@ describe('catalog - migrations', () => {
         '0003-catalog-localized-names',
         '0004-catalog-app-seed',
         '0005-catalog-model-prices',
+        '0006-model-credential-modes',
       ]);
     } finally {
       await ormA.close();

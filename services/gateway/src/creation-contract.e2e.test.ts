@@ -83,6 +83,10 @@ const DEPARTURES: Readonly<Record<number, string>> = {
   50000: 'an unexpected failure (the evaluation reuses 50000)',
   50300: 'a service or the pet directory is down: retry after Retry-After (the evaluation reuses 50300)',
   40000: 'getGenerationJob and cancelGenerationJob refuse a jobId that is not a UUID before any lookup',
+  40430: "a credentialId that is not the caller's live vendor key (someone else's, deleted or unknown: one answer)",
+  42230: 'a credentialId for a model that does not allow user keys',
+  42231: "a credentialId of another provider than the model's",
+  42232: "no credentialId for a model that runs only on users' own keys",
 };
 
 const codeName = (code: number) => Object.entries(ApiError).find(([, error]) => error.code === code)?.[0];

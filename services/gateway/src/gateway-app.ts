@@ -1,5 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { catalogV1, communityV1, jobsAdminV1, jobsReconciliationV1, jobsUsageV1, jobsV1, mediaV1, webhooksV1 } from '@atelier/contracts';
+import {
+  catalogV1,
+  communityV1,
+  jobsAdminV1,
+  jobsCredentialsV1,
+  jobsReconciliationV1,
+  jobsUsageV1,
+  jobsV1,
+  mediaV1,
+  webhooksV1,
+} from '@atelier/contracts';
 import { checkHealth, createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
@@ -35,6 +45,7 @@ export async function startGatewayApp(
     reconciliation: createServiceClient(jobsReconciliationV1.ProviderReconciliationServiceClient, config.JOBS_ADDR, security, deadline),
     community: createServiceClient(communityV1.CommunityServiceClient, config.COMMUNITY_ADDR, security, deadline),
     webhooks: createServiceClient(webhooksV1.WebhooksServiceClient, config.WEBHOOKS_ADDR, security, deadline),
+    credentials: createServiceClient(jobsCredentialsV1.ProviderCredentialsServiceClient, config.JOBS_ADDR, security, deadline),
   };
   const addresses = { catalog: config.CATALOG_ADDR, media: config.MEDIA_ADDR, jobs: config.JOBS_ADDR, community: config.COMMUNITY_ADDR };
   const metrics = new HttpMetrics();

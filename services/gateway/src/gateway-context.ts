@@ -4,6 +4,7 @@ import type {
   catalogV1,
   communityV1,
   jobsAdminV1,
+  jobsCredentialsV1,
   jobsReconciliationV1,
   jobsUsageV1,
   jobsV1,
@@ -28,6 +29,8 @@ export interface GatewayPeers {
   reconciliation: PromiseClient<jobsReconciliationV1.ProviderReconciliationServiceClient>;
   community: PromiseClient<communityV1.CommunityServiceClient>;
   webhooks: PromiseClient<webhooksV1.WebhooksServiceClient>;
+  /** Users' own vendor keys (jobs' ProviderCredentialsService). */
+  credentials: PromiseClient<jobsCredentialsV1.ProviderCredentialsServiceClient>;
 }
 
 export interface GatewayContext {

@@ -42,6 +42,7 @@ import { registerQuotaRoute } from './routes/quota-route.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerStylePreviewRoute } from './routes/style-preview-route.js';
 import { registerWebhookRoutes } from './routes/webhook-routes.js';
+import { registerProviderCredentialRoutes } from './routes/provider-credential-routes.js';
 import { applyOpenApiConventions } from './http/openapi-conventions.js';
 import { API_EXAMPLES } from './routes/api-examples.js';
 
@@ -224,6 +225,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     registerAccountRoutes(api, context);
     registerPostRoutes(api, context);
     registerWebhookRoutes(api, context);
+    registerProviderCredentialRoutes(api, context);
   });
   await app.register(async (admin) => {
     admin.addHook('onRequest', authenticated);

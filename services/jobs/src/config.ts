@@ -1,5 +1,5 @@
 import { accountDeletionConfigSpec } from '@atelier/account-deletion';
-import { bool, doc, hostPort, int, oneOf, port, str, url, type ConfigOf } from '@atelier/config';
+import { bool, doc, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import { GRACEFUL_SHUTDOWN } from '@atelier/lifecycle';
 import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
@@ -64,6 +64,12 @@ export const jobsConfigSpec = {
     'generations per user per UTC calendar month, counted like the daily ones; at least QUOTA_DAILY_LIMIT (a month holds a whole day). Set it from the vendor budget per user',
   ),
   QUOTA_MAX_IN_FLIGHT: doc(int({ default: 2, min: 0, max: 10_000 }), "a user's queued and running generations at most"),
+  CREDENTIALS_KEK_FILE: doc(
+    optional(str({ maxLength: 4096 })),
+    'a mounted Secret file of key-encryption keys for users\' own vendor keys: JSON `{"current": "<id>", "keys": {"<id>": "<base64 of 32 bytes>"}}` (docs/credentials.md), read again when it changes',
+    'unset: users cannot register keys of their own (FAILED_PRECONDITION CREDENTIALS_UNAVAILABLE)',
+  ),
+  CREDENTIALS_MAX_PER_USER: doc(int({ default: 5, min: 1, max: 50 }), 'vendor keys one user may have registered at once'),
   QUOTA_IN_FLIGHT_RETRY_AFTER_SECONDS: doc(
     int({ default: 10, min: 1, max: 3600 }),
     'the Retry-After of the in-flight refusal (the daily and monthly ones say when their period ends)',

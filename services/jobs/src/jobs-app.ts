@@ -23,6 +23,8 @@ import {
 } from '@atelier/nats';
 import { UserRefKey } from '@atelier/outbox';
 import type { Telemetry } from '@atelier/telemetry';
+import { watchSecretFile } from '@atelier/config';
+import { parseKekRing } from './domain/kek-ring.js';
 import { checkQuotaLimits, checkRetention, jobsConfigSpec, shutdownPolicy, type JobsConfig } from './config.js';
 import { JOBS_SCHEMA, jobsMigrations } from './db/migrations/index.js';
 import { CatalogCache } from './peers/catalog-cache.js';
@@ -172,6 +174,14 @@ export async function startJobsApp(
     const claimFor = relay.claimLane();
     return claimFor ? { ...subjects, claimFor } : subjects;
   };
+  // Users' vendor keys are sealed under these; a rotated Secret is read again without a restart.
+  const keks = config.CREDENTIALS_KEK_FILE
+    ? watchSecretFile(config.CREDENTIALS_KEK_FILE, {
+        parse: parseKekRing,
+        onError: (error) => logger.error({ err: error }, 'CREDENTIALS_KEK_FILE changed but cannot be used: the keys in use stay'),
+        onChange: (ring) => logger.info({ currentKekId: ring.current.id, kekIds: [...ring.byId.keys()] }, 'key-encryption keys read again'),
+      })
+    : undefined;
   const context: JobsContext = {
     pool,
     batches: createTransitionBatches(pool, outboxSubjects, config.LEASE_TTL_MS),
@@ -201,6 +211,7 @@ export async function startJobsApp(
       openFindings: () => selectOpenFindingCounts(pool),
       coverage: () => selectReconciliationCoverage(pool),
     }),
+    credentials: { keks: keks ? () => keks.current() : undefined, maxPerUser: config.CREDENTIALS_MAX_PER_USER },
   };
   const reaper = new LeaseReaper({
     pool,
@@ -282,6 +293,7 @@ export async function startJobsApp(
       catalogClient.close();
       peers.media.close();
       petClient.close();
+      keks?.close();
       await nats.close();
       await pool.end();
     },

@@ -7,6 +7,7 @@ import type { JobWatchHub } from './announce/job-watch-hub.js';
 import type { JobsMetrics } from './jobs-metrics.js';
 import type { ReconciliationMetrics } from './reconciliation-metrics.js';
 import type { Peers } from './peers/peer-validation.js';
+import type { KekRing } from './domain/kek-ring.js';
 import type { AnnounceTargets } from './announce/announce.js';
 import type { TransitionBatches } from './db/transitions/transition-batches.js';
 
@@ -35,4 +36,10 @@ export interface JobsContext extends AnnounceTargets {
   /** Reconciliation with the vendor: its windows (RECONCILIATION_* variables) and its findings counter. */
   reconciliation: { settleMs: number; maxWindowMs: number; leaseMs: number };
   reconciliationMetrics: ReconciliationMetrics;
+  /** Users' own vendor keys (docs/credentials.md). */
+  credentials: {
+    /** The key-encryption keys as CREDENTIALS_KEK_FILE holds them now; undefined: none configured. */
+    keks: (() => KekRing) | undefined;
+    maxPerUser: number;
+  };
 }

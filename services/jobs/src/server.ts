@@ -1,8 +1,17 @@
-import { jobsAdminV1, jobsExecutionV1, jobsReconciliationV1, jobsUsageV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
+import {
+  jobsAdminV1,
+  jobsCredentialsV1,
+  jobsExecutionV1,
+  jobsReconciliationV1,
+  jobsUsageV1,
+  jobsV1,
+  loadDescriptorSet,
+} from '@atelier/contracts';
 import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { JobsContext } from './jobs-context.js';
 import {
   adminCallerPolicy,
+  credentialsCallerPolicy,
   executionCallerPolicy,
   jobsCallerPolicy,
   reconciliationCallerPolicy,
@@ -13,6 +22,9 @@ import { beginReconciliation, finishReconciliation, submitVendorPredictions } fr
 import { recordProviderCalls } from './rpc/usage/record-provider-calls.js';
 import { recomputeCosts } from './rpc/usage/recompute-costs.js';
 import { getSpend, listJobProviderCalls, listTopSpenders } from './rpc/usage/usage-reads.js';
+import { createProviderCredential, deleteProviderCredential, listProviderCredentials } from './rpc/provider-credentials.js';
+import { getJobCredential, reportCredentialRefused } from './rpc/get-job-credential.js';
+import { rewrapCredentials } from './rpc/rewrap-credentials.js';
 import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getOverview } from './rpc/admin/get-overview.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
@@ -44,6 +56,7 @@ export const JOBS_SERVICE_NAMES = {
   admin: 'atelier.jobs.v1.JobsAdminService',
   usage: 'atelier.jobs.v1.ProviderUsageService',
   reconciliation: 'atelier.jobs.v1.ProviderReconciliationService',
+  credentials: 'atelier.jobs.v1.ProviderCredentialsService',
 } as const;
 
 /** Serves the user, execution, operator and usage-ledger APIs of atelier.jobs.v1 over mutual TLS, with health (and reflection when enabled). */
@@ -132,6 +145,20 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
         },
         logger,
         reconciliationCallerPolicy,
+      ),
+      registerService(
+        JOBS_SERVICE_NAMES.credentials,
+        jobsCredentialsV1.ProviderCredentialsServiceService,
+        {
+          createProviderCredential: createProviderCredential(context),
+          listProviderCredentials: listProviderCredentials(context),
+          deleteProviderCredential: deleteProviderCredential(context),
+          getJobCredential: getJobCredential(context),
+          reportCredentialRefused: reportCredentialRefused(context),
+          rewrapCredentials: rewrapCredentials(context),
+        },
+        logger,
+        credentialsCallerPolicy,
       ),
     ],
   });

@@ -33,7 +33,8 @@ export type CliCommand =
       readonly name: 'catalog enable' | 'catalog disable';
       readonly entry: CatalogEntryKind;
       readonly id: string;
-    };
+    }
+  | { readonly name: 'credentials rewrap'; readonly batch: number };
 
 export interface FlagSpec {
   /** Without the leading `--`. */
@@ -86,6 +87,7 @@ export const FLAGS: readonly FlagSpec[] = [
     commands: ['jobs cancel', 'dead-letters replay'],
   },
   { long: 'kind', value: 'KIND', help: 'only entries of this media kind: image or video (default: all)', commands: ['catalog list'] },
+  { long: 'batch', value: 'N', help: 'credentials per call, 1–1000 (default 100)', commands: ['credentials rewrap'] },
   { long: 'help', short: 'h', help: 'show this help', commands: COMMAND_NAMES },
 ];
 
@@ -305,6 +307,11 @@ export function parseArgs(argv: readonly string[]): CliCommand {
       }
       const id = oneUuid(rest, `${entry} id`, `${command} ${entry} <id>`, command);
       return { name: command, entry: entry as CatalogEntryKind, id };
+    }
+    case 'credentials rewrap': {
+      noArguments(args, command);
+      const batchFlag = stringFlag(flags, 'batch');
+      return { name: command, batch: batchFlag === undefined ? 100 : wholeNumber(batchFlag, '--batch', 1, 1000, command) };
     }
   }
 }

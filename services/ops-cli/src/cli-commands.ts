@@ -14,6 +14,7 @@ export const COMMAND_NAMES = [
   'catalog enable',
   'catalog disable',
   'spend',
+  'credentials rewrap',
 ] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -22,6 +23,7 @@ export const COMMAND_GROUPS = {
   jobs: ['show', 'cancel'],
   'dead-letters': ['list', 'replay', 'audit'],
   catalog: ['list', 'enable', 'disable'],
+  credentials: ['rewrap'],
 } as const;
 export type CommandGroup = keyof typeof COMMAND_GROUPS;
 /** What `--help` can explain: every command and every group. */

@@ -160,6 +160,18 @@ const COMMANDS: Readonly<Record<CommandName, CommandHelp>> = {
     ],
     examples: ['atelier-ops spend', 'atelier-ops spend --json'],
   },
+  'credentials rewrap': {
+    label: 'credentials rewrap',
+    synopsis: 'credentials rewrap [--batch N]',
+    summary: "move users' vendor keys to the current key-encryption key",
+    details: [
+      'After a KEK rotation (docs/credentials.md): asks jobs (RewrapCredentials) batch after batch',
+      'until no key is left under an older KEK. Idempotent; safe beside another run.',
+      '',
+      'Exit status: 0 done; 69 jobs unreachable; 77 not allowed.',
+    ],
+    examples: ['atelier-ops credentials rewrap', 'atelier-ops credentials rewrap --batch 500'],
+  },
 };
 
 /** One sentence per group, for its help. */
@@ -167,6 +179,7 @@ const GROUP_SUMMARIES: Readonly<Record<CommandGroup, string>> = {
   jobs: 'One job, any user’s: its whole story, and an operator’s cancel.',
   'dead-letters': 'Outbox events the jobs relay could not publish within OUTBOX_MAX_ATTEMPTS tries.',
   catalog: 'The models and styles users pick from, disabled ones included.',
+  credentials: "Users' own vendor keys, sealed under the key-encryption keys.",
 };
 
 const ENVIRONMENT = [

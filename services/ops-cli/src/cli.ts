@@ -10,6 +10,7 @@ import { ExitCode, exitCodeFor } from './exit-codes.js';
 import { opsConfigSpec, type OpsConfig } from './ops-config.js';
 import { cancelJobCommand, showJobCommand } from './jobs-command.js';
 import { scaleWorkersCommand } from './scale-workers-command.js';
+import { rewrapCredentialsCommand } from './credentials-command.js';
 import { statusCommand } from './status-command.js';
 import { spendCommand } from './spend-command.js';
 import { UsageError } from './usage-error.js';
@@ -37,6 +38,8 @@ function run(command: Exclude<CliCommand, { name: 'help' }>, context: CommandCon
       return setCatalogEnabledCommand(command, context);
     case 'spend':
       return spendCommand(command, context);
+    case 'credentials rewrap':
+      return rewrapCredentialsCommand(command, context);
   }
 }
 

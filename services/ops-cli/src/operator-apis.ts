@@ -1,4 +1,4 @@
-import { catalogV1, jobsAdminV1, jobsUsageV1 } from '@atelier/contracts';
+import { catalogV1, jobsAdminV1, jobsCredentialsV1, jobsUsageV1 } from '@atelier/contracts';
 import type { OperatorApi } from './operator-grpc.js';
 
 /**
@@ -36,4 +36,16 @@ export const CATALOG_API: OperatorApi<catalogV1.CatalogServiceClient, 'CATALOG_A
   variable: 'CATALOG_ADDR',
   component: 'catalog',
   reason: 'CATALOG_UNREACHABLE',
+};
+
+/**
+ * Users' vendor keys (`atelier.jobs.v1.ProviderCredentialsService`), with the same `ops`
+ * certificate: jobs lets `ops` call RewrapCredentials only (never read a key).
+ */
+export const CREDENTIALS_API: OperatorApi<jobsCredentialsV1.ProviderCredentialsServiceClient, 'JOBS_ADDR'> = {
+  client: jobsCredentialsV1.ProviderCredentialsServiceClient,
+  api: 'the jobs credentials API',
+  variable: 'JOBS_ADDR',
+  component: 'jobs',
+  reason: 'JOBS_UNREACHABLE',
 };

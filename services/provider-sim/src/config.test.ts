@@ -9,6 +9,7 @@ describe('provider-sim config - environment', () => {
       LOG_LEVEL: 'info',
       SHUTDOWN_GRACE_MS: 5000,
       PROVIDER_SIM_API_KEYS: undefined,
+      PROVIDER_SIM_API_KEYS_FILE: undefined,
       PROVIDER_SIM_LATENCY_MS: 1500,
       PROVIDER_SIM_FAILURE_RATE: 0,
       PROVIDER_SIM_FAILURE_KIND: 'prediction_failed',

@@ -1,21 +1,20 @@
-import { doc, int, oneOf, optional, port, url, type ConfigOf, type VarSpec } from '@atelier/config';
+import { doc, int, oneOf, optional, port, str, url, type ConfigOf, type VarSpec } from '@atelier/config';
 import type { ShutdownPolicy } from '@atelier/lifecycle';
 import { SIMULATION_KINDS } from './domain/simulation-directives.js';
 
+/** Bearer tokens separated by commas or line breaks; at least one. Never echoes a key. */
+export function parseKeyList(raw: string | undefined): readonly string[] {
+  const keys = (raw ?? '')
+    .split(/[,\n]/)
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
+  if (keys.length === 0) throw new Error('must list at least one key');
+  return keys;
+}
+
 /** A comma-separated list of bearer tokens; a secret, so a bad value is never echoed. */
 function apiKeyList(): VarSpec<readonly string[]> {
-  return {
-    secret: true,
-    describe: 'a comma-separated list of API keys',
-    parse(raw) {
-      const keys = (raw ?? '')
-        .split(',')
-        .map((key) => key.trim())
-        .filter((key) => key !== '');
-      if (keys.length === 0) throw new Error('must list at least one key');
-      return keys;
-    },
-  };
+  return { secret: true, describe: 'a comma-separated list of API keys', parse: parseKeyList };
 }
 
 /** A probability written as a decimal, `0` to `1` (e.g. `0.25`). */
@@ -37,6 +36,10 @@ export const providerSimConfigSpec = {
   LOG_LEVEL: doc(oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'), 'the least severe level logged'),
   SHUTDOWN_GRACE_MS: doc(int({ default: 5_000, min: 0, max: 600_000 }), 'how long in-flight requests may run after SIGTERM'),
   PROVIDER_SIM_API_KEYS: doc(optional(apiKeyList()), 'comma-separated bearer tokens it accepts; unset: any non-empty token (local runs)'),
+  PROVIDER_SIM_API_KEYS_FILE: doc(
+    optional(str({ maxLength: 4096 })),
+    'a file of accepted bearer tokens (comma- or newline-separated), read again when it changes (key rotation tests); wins over PROVIDER_SIM_API_KEYS',
+  ),
   PROVIDER_SIM_LATENCY_MS: doc(
     int({ default: 1_500, min: 0, max: 600_000 }),
     'how long a prediction spends `processing`; `#sim-latency=<ms>` in a prompt overrides it',

@@ -1,6 +1,7 @@
 import { runService } from '@atelier/lifecycle';
 import type { Telemetry } from '@atelier/telemetry';
-import { providerSimConfigSpec, shutdownPolicy } from './config.js';
+import { watchSecretFile } from '@atelier/config';
+import { parseKeyList, providerSimConfigSpec, shutdownPolicy } from './config.js';
 import { buildProviderSim } from './server.js';
 
 /**
@@ -14,9 +15,17 @@ export function runProviderSim(telemetry: Telemetry): Promise<void> {
     spec: providerSimConfigSpec,
     shutdown: shutdownPolicy,
     async start(config, logger) {
+      const keysFile = config.PROVIDER_SIM_API_KEYS_FILE
+        ? watchSecretFile(config.PROVIDER_SIM_API_KEYS_FILE, {
+            parse: parseKeyList,
+            pollIntervalMs: 500,
+            onError: (error) => logger.error({ err: error }, 'PROVIDER_SIM_API_KEYS_FILE cannot be used: the keys in use stay'),
+            onChange: (keys) => logger.info({ keys: keys.length }, 'accepted API keys read again'),
+          })
+        : undefined;
       const { app } = buildProviderSim({
         logger,
-        apiKeys: config.PROVIDER_SIM_API_KEYS,
+        apiKeys: keysFile ? () => keysFile.current() : config.PROVIDER_SIM_API_KEYS,
         latencyMs: config.PROVIDER_SIM_LATENCY_MS,
         failureRate: config.PROVIDER_SIM_FAILURE_RATE,
         failureKind: config.PROVIDER_SIM_FAILURE_KIND,
@@ -31,13 +40,14 @@ export function runProviderSim(telemetry: Telemetry): Promise<void> {
           latencyMs: config.PROVIDER_SIM_LATENCY_MS,
           failureRate: config.PROVIDER_SIM_FAILURE_RATE,
           failureKind: config.PROVIDER_SIM_FAILURE_KIND,
-          apiKeysConfigured: config.PROVIDER_SIM_API_KEYS !== undefined,
+          apiKeysConfigured: config.PROVIDER_SIM_API_KEYS !== undefined || keysFile !== undefined,
         },
         'provider-sim serving HTTP',
       );
       return {
         async stop() {
           await app.close();
+          keysFile?.close();
         },
       };
     },

@@ -3,6 +3,7 @@ import type { PredictionStore } from './prediction-store.js';
 import type { SimulationKind } from './domain/simulation-directives.js';
 import type { SubmissionMeter } from './submission-meter.js';
 import type { CallMeter } from './call-meter.js';
+import type { KeyUsage } from './key-usage.js';
 
 /** What the route handlers depend on: the in-memory state and the simulator's settings. */
 export interface ProviderSimContext {
@@ -11,8 +12,10 @@ export interface ProviderSimContext {
   /** Every call per kind, for the usage ledger's exact comparison (GET /v1/stats `calls`). */
   calls: CallMeter;
   logger: Logger;
-  /** Accepted bearer tokens; undefined accepts any non-empty one. */
-  apiKeys: readonly string[] | undefined;
+  /** Accepted bearer tokens now (PROVIDER_SIM_API_KEYS_FILE is read again on change); undefined accepts any non-empty one. */
+  apiKeys: () => readonly string[] | undefined;
+  /** Requests by the key that made them, by fingerprint (GET /v1/stats/keys). */
+  keys: KeyUsage;
   latencyMs: number;
   failureRate: number;
   failureKind: SimulationKind;

@@ -15,11 +15,12 @@ import { submitPrediction } from './routes/submit-prediction.js';
 import type { SimulationKind } from './domain/simulation-directives.js';
 import { SubmissionMeter } from './submission-meter.js';
 import { CallMeter } from './call-meter.js';
+import { KeyUsage } from './key-usage.js';
 
 export interface ProviderSimOptions {
   logger: Logger;
-  /** PROVIDER_SIM_API_KEYS; undefined accepts any non-empty bearer token. */
-  apiKeys?: readonly string[];
+  /** PROVIDER_SIM_API_KEYS, or where to read the keys accepted now (a file rotated under it); undefined accepts any non-empty bearer token. */
+  apiKeys?: readonly string[] | (() => readonly string[] | undefined);
   /** PROVIDER_SIM_LATENCY_MS (default 1500). */
   latencyMs?: number;
   /** PROVIDER_SIM_FAILURE_RATE, 0..1 (default 0). */
@@ -53,13 +54,15 @@ export function buildProviderSim(options: ProviderSimOptions) {
   const store = new PredictionStore(maxPredictions);
   const metrics = createMetricsRegistry('provider-sim');
   const meter = new SubmissionMeter(metrics);
+  const keys = new KeyUsage();
   const configuredUrl = options.publicUrl?.replace(/\/+$/, '');
   const context: ProviderSimContext = {
     store,
     meter,
     calls: new CallMeter(maxPredictions, metrics),
     logger: options.logger,
-    apiKeys: options.apiKeys,
+    apiKeys: typeof options.apiKeys === 'function' ? options.apiKeys : () => options.apiKeys as readonly string[] | undefined,
+    keys,
     latencyMs: options.latencyMs ?? 1_500,
     failureRate: options.failureRate ?? 0,
     failureKind: options.failureKind ?? 'prediction_failed',
@@ -75,6 +78,7 @@ export function buildProviderSim(options: ProviderSimOptions) {
   app.post('/v1/predictions/:id/cancel', cancelPrediction(context));
   app.get('/v1/predictions/:id/output', getOutput(context));
   app.get('/v1/stats', getStats(context));
+  app.get('/v1/stats/keys', async () => ({ requests: keys.byFingerprint() }));
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/metrics', async (_request, reply) => {
     reply.header('content-type', metrics.contentType);

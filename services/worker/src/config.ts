@@ -21,7 +21,18 @@ export const workerConfigSpec = {
     url({ protocols: ['http:', 'https:'], default: `http://${defaultAddressOf('provider-sim')}` }),
     'the AI vendor serving provider code `sim` (provider-sim locally)',
   ),
-  PROVIDER_API_KEY: doc(str({ default: 'local-development', secret: true }), "the vendor's API key; never logged"),
+  PROVIDER_API_KEY: doc(
+    str({ default: 'local-development', secret: true }),
+    "the platform's vendor API key when PROVIDER_API_KEY_FILE is unset (local runs); never logged",
+  ),
+  PROVIDER_API_KEY_FILE: doc(
+    optional(str({ maxLength: 4096 })),
+    "a mounted Secret file holding the platform's vendor API key; wins over PROVIDER_API_KEY and is read again when it changes (rotation without a restart, docs/credentials.md)",
+  ),
+  PROVIDER_API_KEY_POLL_MS: doc(
+    int({ default: 5_000, min: 100, max: 300_000 }),
+    'how often PROVIDER_API_KEY_FILE is looked at again beside the change events (a Secret mount swaps a symlink)',
+  ),
   PROVIDER_OUTPUT_HOSTS: doc(
     optional(str()),
     "comma-separated hosts (`host` for any port, or `host:port`) the vendor's `output_url` may point at; any other host, scheme or a redirect is an invalid output",

@@ -19,6 +19,7 @@ beforeAll(async () => {
     jobType: 'image.stylize',
     sortOrder: 900,
     defaultParameters: { strength: 0.6, seed: 7 },
+    credentialModes: [],
   });
   modelId = model!.id;
   const { styles } = await p.catalog.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });

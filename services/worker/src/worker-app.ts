@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import { catalogV1, jobsEventsV1, jobsExecutionV1, jobsReconciliationV1, jobsUsageV1, mediaV1 } from '@atelier/contracts';
+import {
+  catalogV1,
+  jobsCredentialsV1,
+  jobsEventsV1,
+  jobsExecutionV1,
+  jobsReconciliationV1,
+  jobsUsageV1,
+  mediaV1,
+} from '@atelier/contracts';
 import { createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
@@ -27,12 +35,13 @@ import { imageExecutor } from './executors/image-executor.js';
 import { AttemptClock } from './domain/attempt-clock.js';
 import { createExecutionBatches } from './peers/execution-batches.js';
 import { ProviderCallLedger } from './peers/provider-call-ledger.js';
-import { platformCredential } from './peers/provider/platform-credential.js';
 import { JobRunner } from './attempt/job-runner.js';
 import { outputHostsFrom } from './peers/provider/output-limits.js';
 import { CatalogCoverageCheck } from './background/catalog-coverage-check.js';
 import { providersByCode } from './peers/provider/providers-by-code.js';
-import { HttpProviderClient } from './peers/provider/provider-client.js';
+import { ProviderClients, type ProviderEndpoint } from './peers/provider/provider-clients.js';
+import { platformKeySource } from './peers/provider/platform-key.js';
+import { jobCredentials } from './peers/job-credentials.js';
 import { ProviderCancelConsumer } from './background/provider-cancel-consumer.js';
 import { QueueConsumer } from './background/queue-consumer.js';
 import { startVendorReconciliation } from './background/vendor-reconciliation.js';
@@ -78,13 +87,21 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   // alive (/healthz) but not ready (/readyz) meanwhile.
   let consuming = false;
   const security = loadGrpcSecurity(config);
-  const providers = providersByCode({
-    sim: new HttpProviderClient({
+  const platformKey = platformKeySource(
+    { file: config.PROVIDER_API_KEY_FILE, fallback: config.PROVIDER_API_KEY, pollIntervalMs: config.PROVIDER_API_KEY_POLL_MS },
+    logger,
+  );
+  const endpoints: ReadonlyMap<string, ProviderEndpoint> = providersByCode({
+    sim: {
       baseUrl: config.PROVIDER_URL,
-      apiKey: config.PROVIDER_API_KEY,
       output: { hosts: outputHostsFrom(config.PROVIDER_OUTPUT_HOSTS, config.PROVIDER_URL), maxBytes: config.PROVIDER_OUTPUT_MAX_BYTES },
-    }),
+    },
   });
+  const credentialsClient = createServiceClient(jobsCredentialsV1.ProviderCredentialsServiceClient, config.JOBS_ADDR, security, {
+    defaultDeadlineMs: 10_000,
+  });
+  const clients = new ProviderClients(endpoints, () => platformKey.current(), jobCredentials(credentialsClient, workerId));
+  const providers = clients.platform;
   const catalog = createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 5_000 });
   // Ready also means able to run every enabled model (checked once NATS is up, below).
   const coverage = new CatalogCoverageCheck({ catalog, providerCodes: new Set(providers.keys()), logger });
@@ -120,14 +137,13 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   const calls = new ProviderCallLedger({
     usage,
     logger,
-    credential: platformCredential(config.PROVIDER_API_KEY),
     calls: metrics.providerCalls,
   });
   // Not awaited: a worker processes jobs while catalog is away; /readyz reports what it found.
   void coverage.start(nats, config.NATS_STREAM_PREFIX);
   const crashPoint = crashPointsFor(config.WORKER_CRASH_POINT);
   const executors = executorsByJobType({
-    image: imageExecutor({ providers, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger, calls }),
+    image: imageExecutor({ clients, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger, calls }),
     canary: canaryExecutor,
   });
   const clock = new AttemptClock({
@@ -140,7 +156,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     batches: createExecutionBatches(execution),
     media,
     executors,
-    providers,
+    providers: clients,
     workerId,
     logger,
     metrics,
@@ -168,7 +184,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   const providerCancels: ProviderCancelConsumer = new ProviderCancelConsumer({
     js,
     topology,
-    providers,
+    providers: clients,
     logger,
     calls,
     restoreTopology: declareTopologyFor(() => providerCancels),
@@ -198,7 +214,10 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   const reconciler = startVendorReconciliation({
     reconciliation,
     vendors: new Map([
-      ['sim', (window, signal) => listVendorPredictions({ baseUrl: config.PROVIDER_URL, apiKey: config.PROVIDER_API_KEY }, window, signal)],
+      [
+        'sim',
+        (window, signal) => listVendorPredictions({ baseUrl: config.PROVIDER_URL, apiKey: platformKey.current().apiKey }, window, signal),
+      ],
     ]),
     workerId,
     intervalMs: config.RECONCILE_INTERVAL_MS,
@@ -222,6 +241,8 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       clock.stop();
       execution.close();
       usage.close();
+      credentialsClient.close();
+      platformKey.close();
       media.close();
       await link.close();
       await new Promise((resolve) => metricsServer.close(resolve));

@@ -523,6 +523,44 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/me/provider-credentials': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your vendor keys, newest first (never the keys themselves) */
+    get: operations['listProviderCredentials'];
+    put?: never;
+    /**
+     * Register a vendor API key of your own; the key is never shown again (only its last four characters)
+     * @description At most 5 keys per user (409 PROVIDER_CREDENTIAL_LIMIT: delete one first). A bad field is 400 naming it. Use the key for a job with `credentialId` on POST /api/v1/jobs, for a model that allows `user_key`.
+     */
+    post: operations['createProviderCredential'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/me/provider-credentials/{credentialId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a vendor key of yours: its sealed key is destroyed; a job still waiting to run with it fails (CREDENTIAL_REVOKED) */
+    delete: operations['deleteProviderCredential'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/me/quota': {
     parameters: {
       query?: never;
@@ -759,6 +797,13 @@ export interface components {
       completedAt: string | null;
       /** Format: date-time */
       createdAt: string;
+      /** @description your vendor key the job runs with (user_key); never the key */
+      credentialId: string | null;
+      /**
+       * @description whose vendor key runs the job: the platform's, or one of your own (credentialId)
+       * @enum {string}
+       */
+      credentialMode: 'platform_key' | 'user_key';
       error: {
         code: string;
         message: string;
@@ -885,6 +930,7 @@ export interface components {
       code: string;
       /** Format: date-time */
       createdAt: string;
+      credentialModes: ('platform_key' | 'user_key')[];
       defaultParameters: {
         [key: string]: unknown;
       };
@@ -954,14 +1000,20 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 40900 | 40902 | 40905 | 40906 | 40920;
+        code: 40900 | 40902 | 40905 | 40906 | 40920 | 40930;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
          * @enum {string}
          */
-        name: 'CONFLICT' | 'VERSION_CONFLICT' | 'IDEMPOTENCY_PAYLOAD_MISMATCH' | 'ASSET_IN_USE' | 'WEBHOOK_ENDPOINT_LIMIT';
+        name:
+          | 'CONFLICT'
+          | 'VERSION_CONFLICT'
+          | 'IDEMPOTENCY_PAYLOAD_MISMATCH'
+          | 'ASSET_IN_USE'
+          | 'WEBHOOK_ENDPOINT_LIMIT'
+          | 'PROVIDER_CREDENTIAL_LIMIT';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
       };
@@ -1011,6 +1063,13 @@ export interface components {
       completedAt: string | null;
       /** Format: date-time */
       createdAt: string;
+      /** @description your vendor key the job runs with (user_key); never the key */
+      credentialId: string | null;
+      /**
+       * @description whose vendor key runs the job: the platform's, or one of your own (credentialId)
+       * @enum {string}
+       */
+      credentialMode: 'platform_key' | 'user_key';
       error: {
         code: string;
         message: string;
@@ -1158,7 +1217,7 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 40400 | 40401 | 40405 | 40406 | 40407 | 40408 | 40420 | 40421;
+        code: 40400 | 40401 | 40405 | 40406 | 40407 | 40408 | 40420 | 40421 | 40430;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
@@ -1173,7 +1232,8 @@ export interface components {
           | 'JOB_NOT_FOUND'
           | 'OUTBOX_EVENT_NOT_FOUND'
           | 'WEBHOOK_ENDPOINT_NOT_FOUND'
-          | 'WEBHOOK_DELIVERY_NOT_FOUND';
+          | 'WEBHOOK_DELIVERY_NOT_FOUND'
+          | 'PROVIDER_CREDENTIAL_NOT_FOUND';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
       };
@@ -1328,14 +1388,23 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 42200 | 42203 | 42206 | 42220 | 42221;
+        code: 42200 | 42203 | 42206 | 42220 | 42221 | 42230 | 42231 | 42232 | 42233;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
          * @enum {string}
          */
-        name: 'UNPROCESSABLE' | 'MEDIA_NOT_READY' | 'GENERATION_RULE_VIOLATION' | 'WEBHOOK_URL_NOT_ALLOWED' | 'WEBHOOK_URL_UNRESOLVABLE';
+        name:
+          | 'UNPROCESSABLE'
+          | 'MEDIA_NOT_READY'
+          | 'GENERATION_RULE_VIOLATION'
+          | 'WEBHOOK_URL_NOT_ALLOWED'
+          | 'WEBHOOK_URL_UNRESOLVABLE'
+          | 'CREDENTIAL_MODE_NOT_ALLOWED'
+          | 'CREDENTIAL_PROVIDER_MISMATCH'
+          | 'CREDENTIAL_REQUIRED'
+          | 'CREDENTIALS_UNAVAILABLE';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
       };
@@ -1491,6 +1560,9 @@ export interface operations {
            *           "displayNameI18n": {
            *             "zh-CN": "风格化"
            *           },
+           *           "credentialModes": [
+           *             "platform_key"
+           *           ],
            *           "createdAt": "2026-12-01T09:00:00.000Z",
            *           "updatedAt": "2026-12-01T09:00:00.000Z"
            *         }
@@ -1566,6 +1638,8 @@ export interface operations {
          *     }
          */
         'application/json': {
+          /** @description whose vendor keys a job of this model may run with (docs/credentials.md); absent or empty: ['platform_key'] for a new model, unchanged for an existing one */
+          credentialModes?: ('platform_key' | 'user_key')[];
           /** @description merged under a job's own parameters; at most 16 KiB */
           defaultParameters?: {
             [key: string]: unknown;
@@ -1625,6 +1699,9 @@ export interface operations {
            *         "displayNameI18n": {
            *           "zh-CN": "风格化"
            *         },
+           *         "credentialModes": [
+           *           "platform_key"
+           *         ],
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:00.000Z"
            *       },
@@ -1663,6 +1740,9 @@ export interface operations {
            *         "displayNameI18n": {
            *           "zh-CN": "风格化"
            *         },
+           *         "credentialModes": [
+           *           "platform_key"
+           *         ],
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:00.000Z"
            *       },
@@ -1726,6 +1806,9 @@ export interface operations {
            *         "displayNameI18n": {
            *           "zh-CN": "风格化"
            *         },
+           *         "credentialModes": [
+           *           "platform_key"
+           *         ],
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:00.000Z"
            *       }
@@ -1787,6 +1870,9 @@ export interface operations {
            *         "displayNameI18n": {
            *           "zh-CN": "风格化"
            *         },
+           *         "credentialModes": [
+           *           "platform_key"
+           *         ],
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:00.000Z"
            *       }
@@ -3915,6 +4001,11 @@ export interface operations {
          *     }
          */
         'application/json': {
+          /**
+           * Format: uuid
+           * @description Run on a vendor key of your own (POST /api/v1/me/provider-credentials): yours, not deleted, for the model's provider, of a model that allows user_key — else 404 PROVIDER_CREDENTIAL_NOT_FOUND, 422 CREDENTIAL_PROVIDER_MISMATCH or CREDENTIAL_MODE_NOT_ALLOWED. The vendor bills the key's owner. Absent: the platform's key. Part of the idempotent request.
+           */
+          credentialId?: string;
           height?: number;
           /** Format: uuid */
           inputAssetId?: string;
@@ -4162,14 +4253,14 @@ export interface operations {
                * @description HTTP status × 100 + a sequence; a contract, never renumbered
                * @enum {integer}
                */
-              code: 40405 | 40401;
+              code: 40405 | 40401 | 40430;
               /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
               message: string;
               /**
                * @description the code’s name; switch on this or on code
                * @enum {string}
                */
-              name: 'MEDIA_NOT_FOUND' | 'PET_NOT_FOUND';
+              name: 'MEDIA_NOT_FOUND' | 'PET_NOT_FOUND' | 'PROVIDER_CREDENTIAL_NOT_FOUND';
               /** @description quote it when reporting a problem (also the x-request-id header) */
               requestId: string;
             };
@@ -4216,14 +4307,19 @@ export interface operations {
                * @description HTTP status × 100 + a sequence; a contract, never renumbered
                * @enum {integer}
                */
-              code: 42203 | 42206;
+              code: 42203 | 42206 | 42230 | 42231 | 42232;
               /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
               message: string;
               /**
                * @description the code’s name; switch on this or on code
                * @enum {string}
                */
-              name: 'MEDIA_NOT_READY' | 'GENERATION_RULE_VIOLATION';
+              name:
+                | 'MEDIA_NOT_READY'
+                | 'GENERATION_RULE_VIOLATION'
+                | 'CREDENTIAL_MODE_NOT_ALLOWED'
+                | 'CREDENTIAL_PROVIDER_MISMATCH'
+                | 'CREDENTIAL_REQUIRED';
               /** @description quote it when reporting a problem (also the x-request-id header) */
               requestId: string;
             };
@@ -5509,6 +5605,160 @@ export interface operations {
           'application/json': {
             items: components['schemas']['Post'][];
             nextCursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  listProviderCredentials: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: uuid */
+              id: string;
+              /** @description the key's last four characters */
+              keyHint: string;
+              label: string;
+              /**
+               * Format: date-time
+               * @description the last time the vendor refused this key for a job
+               */
+              lastRefusedAt: string | null;
+              /** @enum {string} */
+              providerCode: 'sim';
+            }[];
+            /** @description how many keys you may have at once */
+            maxItems: number;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  createProviderCredential: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description 8–512 printable characters without spaces; write-only */
+          apiKey: string;
+          /** @description your name for the key */
+          label: string;
+          /**
+           * @description the vendor the key is for
+           * @enum {string}
+           */
+          providerCode: 'sim';
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            credential: {
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: uuid */
+              id: string;
+              /** @description the key's last four characters */
+              keyHint: string;
+              label: string;
+              /**
+               * Format: date-time
+               * @description the last time the vendor refused this key for a job
+               */
+              lastRefusedAt: string | null;
+              /** @enum {string} */
+              providerCode: 'sim';
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  deleteProviderCredential: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path: {
+        credentialId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            deleted: true;
           };
         };
       };

@@ -16,6 +16,7 @@ export interface Model {
   sortOrder: number;
   defaultParameters: Record<string, unknown>;
   displayNameI18n: Record<string, string>;
+  credentialModes: string[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -38,7 +39,8 @@ export interface Style {
 
 const MODEL_COLUMNS = `id, code, display_name AS "displayName", provider_code AS "providerCode", provider_model AS "providerModel",
   model_version AS "modelVersion", media_kind AS "mediaKind", job_type AS "jobType", enabled, sort_order AS "sortOrder",
-  default_parameters AS "defaultParameters", display_name_i18n AS "displayNameI18n", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  default_parameters AS "defaultParameters", display_name_i18n AS "displayNameI18n", credential_modes AS "credentialModes",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 const STYLE_COLUMNS = `id, code, title, subtitle, media_kind AS "mediaKind", preview_asset_id AS "previewAssetId",
   prompt_preset AS "promptPreset", enabled, sort_order AS "sortOrder", title_i18n AS "titleI18n",
@@ -108,8 +110,9 @@ export async function insertOrUpdateModel(db: Queryable, id: string, input: Mode
     name: 'catalog.upsert_model',
     text: `INSERT INTO catalog.models AS m
              (id, code, media_kind, display_name, provider_code, provider_model, model_version, job_type,
-              enabled, sort_order, default_parameters, display_name_i18n)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::boolean, true), $10, $11::jsonb, COALESCE($12::jsonb, '{}'::jsonb))
+              enabled, sort_order, default_parameters, display_name_i18n, credential_modes)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::boolean, true), $10, $11::jsonb, COALESCE($12::jsonb, '{}'::jsonb),
+                   COALESCE($13::text[], '{platform_key}'))
            ON CONFLICT (code, media_kind) DO UPDATE SET
              display_name       = EXCLUDED.display_name,
              provider_code      = EXCLUDED.provider_code,
@@ -120,6 +123,7 @@ export async function insertOrUpdateModel(db: Queryable, id: string, input: Mode
              sort_order         = EXCLUDED.sort_order,
              default_parameters = EXCLUDED.default_parameters,
              display_name_i18n  = COALESCE($12::jsonb, m.display_name_i18n),
+             credential_modes   = COALESCE($13::text[], m.credential_modes),
              updated_at         = GREATEST(now(), m.created_at)
            RETURNING ${MODEL_COLUMNS}, (xmax = 0) AS created`,
     values: [
@@ -135,6 +139,7 @@ export async function insertOrUpdateModel(db: Queryable, id: string, input: Mode
       input.sortOrder,
       JSON.stringify(input.defaultParameters),
       input.displayNameI18n === undefined ? null : JSON.stringify(input.displayNameI18n),
+      input.credentialModes ?? null,
     ],
   });
   const { created, ...model } = result.rows[0]!;

@@ -66,6 +66,24 @@ describe('catalog rules - model entries', () => {
   });
 });
 
+describe('catalog rules - credential modes', () => {
+  it('takes distinct known modes, and none as "the default, or unchanged"', () => {
+    expect(validateModelInput(model()).credentialModes).toBeUndefined();
+    expect(validateModelInput(model({ credentialModes: ['user_key'] })).credentialModes).toEqual(['user_key']);
+    expect(validateModelInput(model({ credentialModes: ['platform_key', 'user_key'] })).credentialModes).toEqual([
+      'platform_key',
+      'user_key',
+    ]);
+  });
+
+  it.each([[['user_key', 'user_key']], [['team_key']], [['platform_key', 'user_key', 'platform_key']]])(
+    'refuses %j naming credential_modes',
+    (modes) => {
+      expect(fieldOf(() => validateModelInput(model({ credentialModes: modes })))).toBe('credential_modes');
+    },
+  );
+});
+
 describe('catalog rules - style entries', () => {
   const style = (overrides: Partial<catalogV1.UpsertStyleRequest> = {}) =>
     catalogV1.UpsertStyleRequest.fromPartial({ code: 'noir', mediaKind: commonV1.MediaKind.IMAGE, title: 'Noir', ...overrides });

@@ -37,6 +37,22 @@ export interface ModelInput {
   defaultParameters: Record<string, unknown>;
   /** Absent: an update keeps the model's translations. */
   displayNameI18n: Translations | undefined;
+  /** Absent: ["platform_key"] for a new model, an update keeps the model's. */
+  credentialModes: CredentialMode[] | undefined;
+}
+
+/** Whose vendor key a job may run with (docs/credentials.md). */
+export const CREDENTIAL_MODES = ['platform_key', 'user_key'] as const;
+export type CredentialMode = (typeof CREDENTIAL_MODES)[number];
+
+/** Each known mode at most once; none: absent (the default, or the model's own). */
+export function requireCredentialModes(modes: readonly string[]): CredentialMode[] | undefined {
+  if (modes.length === 0) return undefined;
+  const known = new Set<string>(CREDENTIAL_MODES);
+  if (modes.length > CREDENTIAL_MODES.length || new Set(modes).size !== modes.length || !modes.every((mode) => known.has(mode))) {
+    throw new InvalidArgumentError('credential_modes', `must be distinct values of ${CREDENTIAL_MODES.join(', ')}`);
+  }
+  return modes as CredentialMode[];
 }
 
 export interface StyleInput {
@@ -107,6 +123,7 @@ export function validateModelInput(request: catalogV1.UpsertModelRequest): Model
     sortOrder: requireSortOrder(request.sortOrder),
     defaultParameters,
     displayNameI18n: requireTranslations(request.displayNameI18n, 'display_name_i18n', MAX_MODEL_DISPLAY_NAME_LENGTH),
+    credentialModes: requireCredentialModes(request.credentialModes),
   };
 }
 

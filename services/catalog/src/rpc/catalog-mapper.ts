@@ -18,6 +18,7 @@ export function toModelMessage(model: Model, prices: readonly ModelPriceRow[] = 
     sortOrder: model.sortOrder,
     defaultParameters: model.defaultParameters,
     displayNameI18n: model.displayNameI18n,
+    credentialModes: model.credentialModes,
     createdAt: model.createdAt,
     updatedAt: model.updatedAt,
     prices: prices.map(toModelPriceMessage),

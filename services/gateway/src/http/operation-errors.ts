@@ -33,6 +33,11 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly ApiErrorName[]>>
     'GENERATION_RULE_VIOLATION',
     'GENERATION_QUOTA_EXCEEDED',
     'GENERATION_MONTHLY_QUOTA_EXCEEDED',
+    // A job on a vendor key of the user's own (credentialId, docs/credentials.md).
+    'PROVIDER_CREDENTIAL_NOT_FOUND',
+    'CREDENTIAL_MODE_NOT_ALLOWED',
+    'CREDENTIAL_PROVIDER_MISMATCH',
+    'CREDENTIAL_REQUIRED',
   ],
   listGenerationJobs: ['BAD_REQUEST', ...ANY_AUTHENTICATED_ROUTE],
   // 400: a jobId that is not a UUID is refused before any lookup.

@@ -92,6 +92,12 @@ const jobProperties = {
     description:
       "no worker may start the job after this (the create's startWithinSeconds); a job not started by then is cancelled with error START_DEADLINE_EXCEEDED. null: no deadline",
   },
+  credentialMode: {
+    type: 'string',
+    enum: ['platform_key', 'user_key'],
+    description: "whose vendor key runs the job: the platform's, or one of your own (credentialId)",
+  },
+  credentialId: { ...nullableString, description: 'your vendor key the job runs with (user_key); never the key' },
   retryOfJobId: nullableString,
   createdAt: dateTime,
   updatedAt: dateTime,
@@ -275,6 +281,7 @@ export const sharedSchemas = [
       providerModel: { type: 'string' },
       enabled: { type: 'boolean' },
       displayNameI18n: translations('displayName'),
+      credentialModes: { type: 'array', items: { type: 'string', enum: ['platform_key', 'user_key'] } },
       createdAt: dateTime,
       updatedAt: dateTime,
     }),

@@ -33,6 +33,18 @@ export const API_ERROR_MESSAGES: Readonly<Record<ApiErrorName, Localized>> = {
     'zh-CN': 'Webhook 端点数量已达上限，请先删除一个。',
   },
   WEBHOOK_URL_NOT_ALLOWED: { en: 'This webhook URL is not allowed: {detail}', 'zh-CN': '不允许使用此 Webhook 地址：{detail}' },
+  PROVIDER_CREDENTIAL_NOT_FOUND: { en: 'The vendor key was not found.', 'zh-CN': '未找到该服务商密钥。' },
+  PROVIDER_CREDENTIAL_LIMIT: {
+    en: 'You have registered the most vendor keys allowed; delete one first.',
+    'zh-CN': '服务商密钥数量已达上限，请先删除一个。',
+  },
+  CREDENTIAL_MODE_NOT_ALLOWED: { en: 'This model cannot run with your own vendor key.', 'zh-CN': '此模型不支持使用您自己的服务商密钥。' },
+  CREDENTIAL_PROVIDER_MISMATCH: {
+    en: 'This vendor key is for another provider than the model.',
+    'zh-CN': '此服务商密钥不适用于该模型的服务商。',
+  },
+  CREDENTIAL_REQUIRED: { en: 'This model runs only with a vendor key of your own.', 'zh-CN': '此模型只能使用您自己的服务商密钥运行。' },
+  CREDENTIALS_UNAVAILABLE: { en: 'Vendor keys of your own cannot be used here.', 'zh-CN': '此处无法使用您自己的服务商密钥。' },
   WEBHOOK_URL_UNRESOLVABLE: { en: 'The webhook URL cannot be resolved: {detail}', 'zh-CN': '无法解析此 Webhook 地址：{detail}' },
   MEDIA_NOT_FOUND: { en: 'The image was not found.', 'zh-CN': '未找到该图片。' },
   POST_NOT_FOUND: { en: 'The post was not found.', 'zh-CN': '未找到该帖子。' },

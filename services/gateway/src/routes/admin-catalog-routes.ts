@@ -38,6 +38,7 @@ interface ModelBody {
   sortOrder: number;
   defaultParameters?: Record<string, unknown>;
   displayNameI18n?: Record<string, string>;
+  credentialModes?: string[];
 }
 
 interface StyleBody {
@@ -89,6 +90,14 @@ const modelBody = object(
     sortOrder,
     defaultParameters: { type: 'object', additionalProperties: true, description: "merged under a job's own parameters; at most 16 KiB" },
     displayNameI18n: translations('displayName', MAX_MODEL_DISPLAY_NAME_LENGTH),
+    credentialModes: {
+      type: 'array',
+      items: { type: 'string', enum: ['platform_key', 'user_key'] },
+      maxItems: 2,
+      uniqueItems: true,
+      description:
+        "whose vendor keys a job of this model may run with (docs/credentials.md); absent or empty: ['platform_key'] for a new model, unchanged for an existing one",
+    },
   },
   ['mediaKind', 'displayName', 'providerCode', 'providerModel', 'modelVersion', 'jobType'],
 );
@@ -172,6 +181,7 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
         sortOrder: body.sortOrder,
         defaultParameters: body.defaultParameters ?? {},
         displayNameI18n: localizedText(body.displayNameI18n),
+        credentialModes: body.credentialModes ?? [],
       });
       reply.code(created ? 201 : 200);
       return { model: toCatalogModelDto(model!), created };

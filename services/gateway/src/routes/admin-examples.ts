@@ -79,6 +79,7 @@ const model = {
   providerModel: 'sim-stylize',
   enabled: true,
   displayNameI18n: { 'zh-CN': '风格化' },
+  credentialModes: ['platform_key'],
   createdAt: at(0),
   updatedAt: at(0),
 };

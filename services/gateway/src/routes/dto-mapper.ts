@@ -101,6 +101,8 @@ export function toJobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Dat
       : null,
     error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
     startDeadlineAt: iso(job.startDeadlineAt),
+    credentialMode: job.credentialMode === 'user_key' ? 'user_key' : 'platform_key',
+    credentialId: job.credentialId ?? null,
     retryOfJobId: orNull(job.retryOfJobId),
     createdAt: iso(job.createdAt),
     updatedAt: iso(job.updatedAt),
@@ -202,6 +204,7 @@ export function toCatalogModelDto(model: catalogV1.Model) {
     providerModel: model.providerModel,
     enabled: model.enabled,
     displayNameI18n: model.displayNameI18n ?? {},
+    credentialModes: model.credentialModes,
     createdAt: iso(model.createdAt),
     updatedAt: iso(model.updatedAt),
   };

@@ -25,6 +25,7 @@ interface CreateJobBody {
   height?: number;
   parameters?: Record<string, unknown>;
   startWithinSeconds?: number;
+  credentialId?: string;
 }
 
 export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContext, finishedJobs: FinishedJobCache): void {
@@ -66,6 +67,13 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
                 'Absent: the job waits as long as it takes.',
               examples: [30],
             },
+            credentialId: {
+              ...uuid,
+              description:
+                "Run on a vendor key of your own (POST /api/v1/me/provider-credentials): yours, not deleted, for the model's provider, " +
+                'of a model that allows user_key — else 404 PROVIDER_CREDENTIAL_NOT_FOUND, 422 CREDENTIAL_PROVIDER_MISMATCH or ' +
+                "CREDENTIAL_MODE_NOT_ALLOWED. The vendor bills the key's owner. Absent: the platform's key. Part of the idempotent request.",
+            },
           },
           examples: [
             {
@@ -103,6 +111,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
           height: body.height,
           parameters: body.parameters ?? {},
           startWithinSeconds: body.startWithinSeconds,
+          credentialId: body.credentialId,
         }),
       );
       reply.code(created ? 201 : 200);

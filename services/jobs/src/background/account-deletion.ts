@@ -5,6 +5,7 @@ import { JOBS_ACCOUNT_DELETIONS, JOBS_OF_USER, selectInFlightJobIdsOfUser } from
 import type { OutboxSubjects } from '../db/job-row.js';
 import { deleteQuotaHitsOfUser } from '../db/quota-hits-sql.js';
 import { forgetOwnerOfProviderCalls } from '../db/provider-calls-sql.js';
+import { deleteCredentialsOfUser } from '../db/provider-credentials-sql.js';
 import { cancel } from '../db/transitions/cancel-sql.js';
 import { announce, type AnnounceTargets } from '../announce/announce.js';
 
@@ -17,8 +18,8 @@ type Context = AnnounceTargets & { pool: SqlPool; outboxSubjects(): OutboxSubjec
  * request RequestAccountDeletion recorded: every job in flight is cancelled through the cancel
  * transition (a running attempt stops within a second, a prediction is cancelled at the vendor by
  * a worker), then every job of the user is deleted with its events and history, and lastly the
- * record of the quota refusals they met (the overview's); their usage-ledger rows stay, for the
- * money, without their owner (user_id NULL).
+ * record of the quota refusals they met (the overview's) and the user's own vendor keys; their
+ * usage-ledger rows stay, for the money, without their owner (user_id NULL).
  */
 export function jobsAccountDeletion(context: Context) {
   return accountDeletionOf(
@@ -31,6 +32,7 @@ export function jobsAccountDeletion(context: Context) {
       lastly: async (db, userId) => {
         await deleteQuotaHitsOfUser(db, userId);
         await forgetOwnerOfProviderCalls(db, userId);
+        await deleteCredentialsOfUser(db, userId);
       },
       // Locked by a transition that committed it running after the cancel step: again, later.
       remains: 'jobs of the account remain (one was moving on when it was cancelled)',

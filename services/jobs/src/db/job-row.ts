@@ -51,6 +51,9 @@ export interface JobRow {
   /** What the vendor is asked (domain/effective-parameters.ts); null for jobs created before migration 0012. */
   effective_parameters: Record<string, unknown> | null;
   effective_prompt: string | null;
+  /** Whose vendor key runs the job (migration 0017): platform_key, or user_key with credential_id. */
+  credential_mode: 'platform_key' | 'user_key';
+  credential_id: string | null;
   /**
    * Not a column: the outbox rows the transition that answered this row wrote claimed for this
    * replica's relay, which publishes them after the commit (transitions/transition-sql.ts, announce/announce.ts).

@@ -21,6 +21,8 @@ export interface JobCommand {
    * leaves the hash of a command as it was before deadlines existed.
    */
   startWithinSeconds?: number;
+  /** A vendor key of the user's own (docs/credentials.md); absent: the platform's. Hashed only when present, as the deadline. */
+  credentialId?: string;
 }
 
 /**

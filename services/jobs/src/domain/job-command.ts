@@ -47,8 +47,11 @@ export function normaliseCommand(request: jobsV1.CreateJobRequest, definition: J
         ? undefined
         : requireIntInRange(request.startWithinSeconds, 'start_within_seconds', START_WITHIN_SECONDS.min, START_WITHIN_SECONDS.max),
   };
+  const credentialId = optionalUuid(request.credentialId, 'credential_id');
+  if (credentialId) command.credentialId = credentialId;
   requirePresence(command.modelId, 'model_id', definition.usesModel ? 'required' : 'none', definition.jobType);
   requirePresence(command.styleId, 'style_id', definition.style, definition.jobType);
+  if (credentialId && !definition.usesModel) throw new InvalidArgumentError('credential_id', `is not used by ${definition.jobType}`);
   requirePresence(command.inputAssetId, 'input_asset_id', definition.usesInputAsset ? 'required' : 'none', definition.jobType);
   definition.validateInput(command);
   return command;

@@ -26,6 +26,8 @@ export interface ResolvedCommand {
   /** The model's default_parameters and the style's prompt preset, for the job's effective input. */
   defaultParameters: Record<string, unknown> | undefined;
   promptPreset: string | undefined;
+  /** Whose vendor keys the model allows (docs/credentials.md); no model: none needed. */
+  credentialModes: readonly string[];
 }
 
 /** A failed lookup: NOT_FOUND becomes the caller's own refusal, anything else a peer failure. */
@@ -120,5 +122,7 @@ export async function resolveAgainstPeers(
     styleCode: style?.code ?? null,
     defaultParameters: model?.defaultParameters,
     promptPreset: style?.promptPreset,
+    // A catalog that predates credential modes answers none: the platform's key, as before.
+    credentialModes: model ? (model.credentialModes.length > 0 ? model.credentialModes : ['platform_key']) : [],
   };
 }

@@ -1,4 +1,4 @@
-import type { jobsAdminV1, jobsExecutionV1, jobsReconciliationV1, jobsUsageV1, jobsV1 } from '@atelier/contracts';
+import type { jobsAdminV1, jobsCredentialsV1, jobsExecutionV1, jobsReconciliationV1, jobsUsageV1, jobsV1 } from '@atelier/contracts';
 import type { CallerPolicy } from '@atelier/grpc';
 
 // Who may call what (callers are the service identities of their certificates).
@@ -48,4 +48,16 @@ export const reconciliationCallerPolicy: CallerPolicy<typeof jobsReconciliationV
   worker: ['beginReconciliation', 'submitVendorPredictions', 'finishReconciliation'],
   gateway: ['listReconciliationFindings', 'acknowledgeReconciliationFinding'],
   ops: ['listReconciliationFindings', 'acknowledgeReconciliationFinding'],
+};
+
+/**
+ * Users' vendor keys: the gateway registers, lists and deletes them for their owners; a worker
+ * gets a job's plain key (only under the job's lease, or to cancel its prediction, checked by the
+ * handler) and reports the vendor's refusal of it; operators rewrap them after a KEK rotation
+ * (the operator CLI). No one else — not the gateway — may ever read a plain key.
+ */
+export const credentialsCallerPolicy: CallerPolicy<typeof jobsCredentialsV1.ProviderCredentialsServiceService> = {
+  gateway: ['createProviderCredential', 'listProviderCredentials', 'deleteProviderCredential'],
+  worker: ['getJobCredential', 'reportCredentialRefused'],
+  ops: ['rewrapCredentials'],
 };

@@ -17,6 +17,7 @@ import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
 import { quotaCheckOf } from './quota-check.js';
 import { resolveAgainstPeers } from '../peers/peer-validation.js';
+import { jobCredentialOf } from './job-credential-check.js';
 import { announce } from '../announce/announce.js';
 import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../db/transitions/create-sql.js';
 import { insertQuotaHit } from '../db/quota-hits-sql.js';
@@ -105,16 +106,18 @@ export function createJob(context: JobsContext): CreateJob {
     // A replay must not depend on the peers or the quota of now (a model disabled since, a user
     // over quota since): the insert statement finds the key's earlier job whatever the quota, and
     // when the peers refuse, the key is looked up before their refusal is answered.
-    const peersAnswer = await resolveAgainstPeers(context.peers, command, definition, userId).then(
-      (value) => ({ value }),
-      (error: unknown) => ({ error }),
-    );
+    const peersAnswer = await resolveAgainstPeers(context.peers, command, definition, userId)
+      .then(
+        async (value) => ({ value, credential: await jobCredentialOf(context.pool, command.credentialId, value, userId) }),
+        (error: unknown) => ({ error }),
+      )
+      .catch((error: unknown) => ({ error }));
     if ('error' in peersAnswer) {
       const earlier = await selectJobByIdempotencyKey(context.pool, userId, idempotencyKey);
       if (earlier) return replayReply(replayOrRefuse(earlier, hash));
       throw peersAnswer.error;
     }
-    const resolved = peersAnswer.value;
+    const { value: resolved, credential } = peersAnswer;
     const effective = effectiveInput({
       defaults: resolved.defaultParameters,
       userParameters: command.parameters,
@@ -150,6 +153,7 @@ export function createJob(context: JobsContext): CreateJob {
       startWithinSeconds: command.startWithinSeconds ?? null,
       effectiveParameters: effective.parameters,
       effectivePrompt: effective.prompt,
+      ...(credential ? { credential } : {}),
     };
     const actor = `user:${userId}`;
 

@@ -94,6 +94,9 @@ export function toJobMessage(
     timings: events ? jobTimings(row.created_at, row.completed_at, events, extras.now ?? new Date()) : undefined,
     version: row.version,
     startDeadlineAt: opt(row.start_deadline_at),
+    // Older rows read before migration 0017 have none: the platform's key.
+    credentialMode: row.credential_mode ?? 'platform_key',
+    credentialId: opt(row.credential_id),
   };
 }
 

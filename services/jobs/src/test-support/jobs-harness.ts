@@ -17,6 +17,7 @@ import {
   testClient,
   testIdentityEnv,
   TEST_UPSCALE_MODEL,
+  testCredentialsKekFile,
   testProductEventsKey,
 } from '@atelier/testing';
 import type { JobsConfig } from '../config.js';
@@ -106,6 +107,8 @@ export async function startJobsHarness(overrides: Partial<JobsConfig> = {}, opti
       NATS_TOKEN: undefined,
       ACCOUNT_DELETION_ACK_WAIT_MS: 60_000,
       PRODUCT_EVENTS_USER_KEY: testProductEventsKey(),
+      CREDENTIALS_KEK_FILE: testCredentialsKekFile(),
+      CREDENTIALS_MAX_PER_USER: 5,
       CATALOG_ADDR: catalogProcess?.address ?? '127.0.0.1:1',
       MEDIA_ADDR: mediaProcess?.address ?? '127.0.0.1:1',
       CATALOG_CACHE_TTL_MS: 30_000,

@@ -23,7 +23,7 @@ export function requireApiKey(header: string | undefined, apiKeys: readonly stri
     throw new ApiError(
       401,
       'invalid_credentials',
-      "the API key is not accepted: it must be one of provider-sim's PROVIDER_SIM_API_KEYS",
+      "the API key is not accepted: it must be one of provider-sim's PROVIDER_SIM_API_KEYS (or PROVIDER_SIM_API_KEYS_FILE)",
       CHALLENGE,
     );
   }
@@ -31,10 +31,14 @@ export function requireApiKey(header: string | undefined, apiKeys: readonly stri
 }
 
 /**
- * The vendor account a key belongs to: here every key is an account of its own, named by a
- * fingerprint of the key (never the key itself). A prediction belongs to the account that created
- * it, and `GET /v1/predictions` lists only the caller's account, as a real vendor does.
+ * The vendor account a key belongs to, named by a fingerprint (never the key itself). A key
+ * written `<account>.<secret>` belongs to `<account>`, so the two keys of a rotation
+ * (`platform.old`, `platform.new`) are one account, as at a real vendor; any other key is an
+ * account of its own. A prediction belongs to the account that created it, and
+ * `GET /v1/predictions` lists only the caller's account.
  */
 export function accountOf(key: string): string {
-  return `acct_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+  const dot = key.indexOf('.');
+  const account = dot > 0 ? key.slice(0, dot) : key;
+  return `acct_${createHash('sha256').update(account).digest('hex').slice(0, 16)}`;
 }

@@ -13,7 +13,7 @@ import type { PredictionRoute } from './get-prediction.js';
 export function cancelPrediction(context: ProviderSimContext) {
   return async (request: PredictionRoute, reply: FastifyReply) => {
     context.calls.count('cancel', request.params.id);
-    requireApiKey(request.headers.authorization, context.apiKeys);
+    context.keys.count(requireApiKey(request.headers.authorization, context.apiKeys()));
     const prediction = context.store.get(request.params.id);
     if (!prediction) throw predictionNotFound(request.params.id);
     if (markCanceled(prediction, context.now())) context.logger.info({ predictionId: prediction.id }, 'prediction canceled');

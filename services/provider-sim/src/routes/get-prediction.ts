@@ -11,7 +11,7 @@ export type PredictionRoute = FastifyRequest<{ Params: { id: string } }>;
 export function getPrediction(context: ProviderSimContext) {
   return async (request: PredictionRoute, reply: FastifyReply) => {
     context.calls.count('poll', request.params.id);
-    requireApiKey(request.headers.authorization, context.apiKeys);
+    context.keys.count(requireApiKey(request.headers.authorization, context.apiKeys()));
     const prediction = context.store.get(request.params.id);
     if (!prediction) throw predictionNotFound(request.params.id);
     if (takeFlakyRead(prediction, 'polls')) throw flakyRead(`prediction ${prediction.id}`);

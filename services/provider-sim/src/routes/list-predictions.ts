@@ -25,7 +25,7 @@ export interface PredictionListJson {
  */
 export function listPredictions(context: ProviderSimContext) {
   return async (request: FastifyRequest<{ Querystring: Record<string, unknown> }>, reply: FastifyReply) => {
-    const account = accountOf(requireApiKey(request.headers.authorization, context.apiKeys));
+    const account = accountOf(requireApiKey(request.headers.authorization, context.apiKeys()));
     const query = parseListQuery(request.query);
     const page = context.store.list(account, query);
     const now = context.now();

@@ -32,7 +32,9 @@ export function submitPrediction(context: ProviderSimContext) {
     const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
     context.meter.countRequest(idempotencyKey);
     context.calls.countSubmit(idempotencyKey);
-    const account = accountOf(requireApiKey(request.headers.authorization, context.apiKeys));
+    const key = requireApiKey(request.headers.authorization, context.apiKeys());
+    context.keys.count(key);
+    const account = accountOf(key);
     const submit = parseSubmitRequest(request.body);
     const directives = parseSimulationDirectives(submit.input.prompt);
 

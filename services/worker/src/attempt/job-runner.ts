@@ -10,8 +10,8 @@ import { classify, isTransientFailure, JobFailure } from '../domain/job-failure.
 import { stopCauseOf, type AttemptClock, type StopCause } from '../domain/attempt-clock.js';
 import { deleteOrphan, putOutput } from '../peers/output-store.js';
 import { ProgressReporter } from '../domain/progress-reporter.js';
-import type { ProviderClient } from '../peers/provider/provider-client.js';
 import type { ProviderCallRecording } from '../peers/provider-call-ledger.js';
+import type { ProviderClients } from '../peers/provider/provider-clients.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
 
 const { ClaimOutcome, FailOutcome } = jobsExecutionV1;
@@ -43,7 +43,8 @@ export interface JobRunnerDeps {
   batches: ExecutionBatches;
   media: PromiseClient<mediaV1.MediaServiceClient>;
   executors: ReadonlyMap<string, JobExecutor>;
-  providers: ReadonlyMap<string, ProviderClient>;
+  /** The vendor clients: a cancel uses the job's own credential (the user's key, or the platform's). */
+  providers: ProviderClients;
   workerId: string;
   logger: Logger;
   metrics: WorkerMetrics;
@@ -289,11 +290,22 @@ export class JobRunner {
   private async cancelAtProvider(job: CancellableJob, attempt: number, predictionId: string | undefined): Promise<void> {
     if (!predictionId || !job.snapshot) return;
     const { providerCode, providerModel, modelVersion } = job.snapshot;
-    const vendor = this.deps.providers.get(providerCode);
-    if (!vendor) return;
-    const provider = this.deps.calls?.clientFor(vendor, { jobId: job.id, attempt, providerCode, providerModel, modelVersion }) ?? vendor;
-    await provider
-      .cancel(predictionId)
+    await this.deps.providers
+      .forCancel(job.id, providerCode, predictionId)
+      .then((vendor) => {
+        if (!vendor) return;
+        const { client, credential } = vendor;
+        const provider =
+          this.deps.calls?.clientFor(client, {
+            jobId: job.id,
+            attempt,
+            providerCode,
+            providerModel,
+            modelVersion,
+            credential: { mode: credential.mode, id: credential.id },
+          }) ?? client;
+        return provider.cancel(predictionId);
+      })
       .catch((error: unknown) => this.deps.logger.warn({ predictionId, err: error }, 'cancel at the provider failed'));
   }
 

@@ -1,9 +1,10 @@
 import { jobsEventsV1 } from '@atelier/contracts';
+import { AppError, ErrorCode } from '@atelier/errors';
 import { backoffDelayMs } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import { startDurablePull, type DurablePull, type JetStreamClient, type JobsTopology, type JsMsg } from '@atelier/nats';
-import type { ProviderClient } from '../peers/provider/provider-client.js';
 import type { ProviderCallRecording } from '../peers/provider-call-ledger.js';
+import type { ProviderClients } from '../peers/provider/provider-clients.js';
 import { ProviderFailure } from '../peers/provider/provider-failure.js';
 
 /** Between tries of one cancel: from one second up to a minute. */
@@ -12,7 +13,8 @@ const CANCEL_BACKOFF = { baseMs: 1_000, maxMs: 60_000 };
 export interface ProviderCancelConsumerOptions {
   js: JetStreamClient;
   topology: JobsTopology;
-  providers: ReadonlyMap<string, ProviderClient>;
+  /** The vendor clients: a user-key job's prediction is cancelled with that user's key. */
+  providers: ProviderClients;
   logger: Logger;
   /** Declares the stream and the consumer again when JetStream reports them gone. */
   restoreTopology: () => Promise<void>;
@@ -72,21 +74,40 @@ export class ProviderCancelConsumer {
       message.term();
       return;
     }
-    const vendor = providers.get(task.providerCode);
-    if (!vendor) {
+    if (!providers.platform.has(task.providerCode)) {
       logger.error({ jobId: task.jobId, providerCode: task.providerCode }, 'no client for this provider: the cancel cannot be made');
       message.term();
       return;
     }
-    const provider =
-      this.options.calls?.clientFor(vendor, {
-        jobId: task.jobId,
-        attempt: 0,
-        providerCode: task.providerCode,
-        providerModel: '',
-        modelVersion: '',
-      }) ?? vendor;
     try {
+      const vendor = await providers.forCancel(task.jobId, task.providerCode, task.providerRequestId).catch((error: unknown) => {
+        // jobs will not hand the user's key out (the job is not one that ended without its output
+        // within a day, or another prediction): nothing this worker may cancel.
+        if (
+          error instanceof AppError &&
+          (error.code === ErrorCode.ABORTED || error.code === ErrorCode.FAILED_PRECONDITION || error.code === ErrorCode.NOT_FOUND)
+        ) {
+          return undefined;
+        }
+        throw error;
+      });
+      if (!vendor) {
+        logger.warn(
+          { jobId: task.jobId, predictionId: task.providerRequestId },
+          "the job's key is not available for this cancel: dropping it",
+        );
+        message.ack();
+        return;
+      }
+      const provider =
+        this.options.calls?.clientFor(vendor.client, {
+          jobId: task.jobId,
+          attempt: 0,
+          providerCode: task.providerCode,
+          providerModel: '',
+          modelVersion: '',
+          credential: { mode: vendor.credential.mode, id: vendor.credential.id },
+        }) ?? vendor.client;
       await provider.cancel(task.providerRequestId);
       this.options.onCancelled?.();
       logger.info({ jobId: task.jobId, predictionId: task.providerRequestId }, 'prediction cancelled at the provider');

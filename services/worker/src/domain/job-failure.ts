@@ -59,8 +59,9 @@ export class JobFailure extends Error {
     });
   }
 
-  static credential(code: string, internal: string): JobFailure {
-    return new JobFailure(ErrorClass.CREDENTIAL, code, 'The image service is not available right now.', internal, false);
+  /** `publicMessage`: what the user is told; a refused key of the user's own is named (label and hint, never the key). */
+  static credential(code: string, internal: string, publicMessage = 'The image service is not available right now.'): JobFailure {
+    return new JobFailure(ErrorClass.CREDENTIAL, code, publicMessage, internal, false);
   }
 
   static timeout(internal: string): JobFailure {

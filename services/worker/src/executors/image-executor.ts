@@ -7,12 +7,15 @@ import { retryInAttempt } from '../domain/attempt-retry.js';
 import type { CrashPoint } from '../domain/crash-points.js';
 import { JobFailure } from '../domain/job-failure.js';
 import { predictionFailure, type Prediction, type ProviderClient } from '../peers/provider/provider-client.js';
+import type { ProviderClients } from '../peers/provider/provider-clients.js';
 import type { ProviderCallRecording } from '../peers/provider-call-ledger.js';
+import { credentialRefusal, resolveJobCredential } from './job-credential.js';
 import type { ExecutionContext, JobExecutor } from './job-executor.js';
 import { asJobFailures, jobFailureOf } from './provider-failures.js';
 
 export interface ImageExecutorOptions {
-  providers: ReadonlyMap<string, ProviderClient>;
+  /** The vendor clients, bound to the job's credential (the platform's key or the user's own). */
+  clients: ProviderClients;
   media: PromiseClient<mediaV1.MediaServiceClient>;
   pollIntervalMs: number;
   crashPoint: (point: CrashPoint) => void;
@@ -35,100 +38,116 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
       const { claimed, signal } = context;
       const job = claimed.job!;
       const snapshot = job.snapshot;
-      const vendor = snapshot ? options.providers.get(snapshot.providerCode) : undefined;
-      if (!snapshot || !vendor) {
+      const { logger } = options;
+      const credential = snapshot ? await resolveJobCredential(options.clients, job, signal, logger) : undefined;
+      const vendor = snapshot && credential ? options.clients.clientFor(snapshot.providerCode, credential) : undefined;
+      if (!snapshot || !vendor || !credential) {
         throw JobFailure.internal('INTERNAL_PROVIDER_UNKNOWN', `no provider client for "${snapshot?.providerCode ?? '(none)'}"`);
       }
       const { providerCode, providerModel, modelVersion } = snapshot;
       const provider =
-        options.calls?.clientFor(vendor, { jobId: job.id, attempt: claimed.attempt, providerCode, providerModel, modelVersion }) ?? vendor;
+        options.calls?.clientFor(vendor, {
+          jobId: job.id,
+          attempt: claimed.attempt,
+          providerCode,
+          providerModel,
+          modelVersion,
+          credential: { mode: credential.mode, id: credential.id },
+        }) ?? vendor;
+      const fixed = snapshot;
+      try {
+        return await run(provider, fixed);
+      } catch (error) {
+        throw await credentialRefusal(error, credential, job.id, options.clients, logger);
+      }
 
-      const { logger } = options;
-      // What the jobs service fixed at create (catalog defaults, style preset, user values); a job
-      // created before it was recorded runs with the user's own prompt and parameters.
-      const prompt = snapshot.effectivePrompt ?? job.prompt;
-      const parameters = snapshot.effectiveParameters ?? job.parameters ?? {};
-      let predictionId = claimed.providerRequestId;
-      if (!predictionId) {
-        const { downloadUrl } = await retryInAttempt(
-          'read the input asset',
-          () => options.media.getAssetInternal({ assetId: job.inputAssetId!, includeDownloadUrl: true }, { signal }),
-          signal,
-          logger,
-        ).catch((error: unknown) => {
-          if (signal.aborted) throw signal.reason;
-          throw JobFailure.internal('INTERNAL_INPUT_UNAVAILABLE', `input asset lookup failed: ${(error as Error).message}`, {
-            cause: error,
+      async function run(provider: ProviderClient, snapshot: NonNullable<typeof job.snapshot>) {
+        // What the jobs service fixed at create (catalog defaults, style preset, user values); a job
+        // created before it was recorded runs with the user's own prompt and parameters.
+        const prompt = snapshot.effectivePrompt ?? job.prompt;
+        const parameters = snapshot.effectiveParameters ?? job.parameters ?? {};
+        let predictionId = claimed.providerRequestId;
+        if (!predictionId) {
+          const { downloadUrl } = await retryInAttempt(
+            'read the input asset',
+            () => options.media.getAssetInternal({ assetId: job.inputAssetId!, includeDownloadUrl: true }, { signal }),
+            signal,
+            logger,
+          ).catch((error: unknown) => {
+            if (signal.aborted) throw signal.reason;
+            throw JobFailure.internal('INTERNAL_INPUT_UNAVAILABLE', `input asset lookup failed: ${(error as Error).message}`, {
+              cause: error,
+            });
           });
-        });
-        if (!downloadUrl) throw JobFailure.internal('INTERNAL_INPUT_UNAVAILABLE', 'the input asset is not ready');
-        const request = {
-          model: snapshot.providerModel,
-          version: snapshot.modelVersion,
-          // Only what the job has: vendors refuse empty strings and nulls.
-          input: {
-            image_url: downloadUrl,
-            ...(snapshot.styleCode ? { style: snapshot.styleCode } : {}),
-            ...(prompt ? { prompt } : {}),
-            ...(job.negativePrompt ? { negative_prompt: job.negativePrompt } : {}),
-            ...(job.width ? { width: job.width } : {}),
-            ...(job.height ? { height: job.height } : {}),
-            ...parameters,
-          },
-        };
-        // Submitting again after a transient failure is safe: the same idempotency key gets the
-        // same prediction, whether or not the first POST reached the vendor.
-        const prediction = await retryInAttempt(
-          'submit to the provider',
-          asJobFailures(() => provider.submit(request, claimed.providerIdempotencyKey, signal)),
+          if (!downloadUrl) throw JobFailure.internal('INTERNAL_INPUT_UNAVAILABLE', 'the input asset is not ready');
+          const request = {
+            model: snapshot.providerModel,
+            version: snapshot.modelVersion,
+            // Only what the job has: vendors refuse empty strings and nulls.
+            input: {
+              image_url: downloadUrl,
+              ...(snapshot.styleCode ? { style: snapshot.styleCode } : {}),
+              ...(prompt ? { prompt } : {}),
+              ...(job.negativePrompt ? { negative_prompt: job.negativePrompt } : {}),
+              ...(job.width ? { width: job.width } : {}),
+              ...(job.height ? { height: job.height } : {}),
+              ...parameters,
+            },
+          };
+          // Submitting again after a transient failure is safe: the same idempotency key gets the
+          // same prediction, whether or not the first POST reached the vendor.
+          const prediction = await retryInAttempt(
+            'submit to the provider',
+            asJobFailures(() => provider.submit(request, claimed.providerIdempotencyKey, signal)),
+            signal,
+            logger,
+          );
+          options.crashPoint('after-provider-submit');
+          context.onProviderRequest(prediction.id, true);
+          await retryInAttempt('record the provider request', () => context.recordProviderRequest(prediction.id), signal, logger);
+          options.crashPoint('after-provider-record');
+          predictionId = prediction.id;
+        } else {
+          context.onProviderRequest(predictionId, false);
+        }
+
+        let prediction: Prediction;
+        const echoes = [prompt, job.prompt, job.negativePrompt].filter((text): text is string => Boolean(text));
+        for (let polls = 0; ; polls += 1) {
+          const id = predictionId;
+          prediction = await retryInAttempt(
+            'poll the prediction',
+            asJobFailures(() => provider.get(id, signal, echoes)),
+            signal,
+            logger,
+          );
+          context.reportProgress(Math.min(99, Math.max(0, Math.round(prediction.progress))));
+          const failure = predictionFailure(prediction, echoes);
+          if (failure) throw jobFailureOf(failure);
+          if (prediction.status === 'succeeded') break;
+          if (polls === 1) options.crashPoint('while-polling');
+          await sleep(options.pollIntervalMs, undefined, { signal });
+        }
+
+        if (!prediction.output_url)
+          throw JobFailure.validation('VALIDATION_OUTPUT_MISSING', `prediction ${predictionId} succeeded without an output`);
+        if (claimed.contentSafety && prediction.safety?.flagged) {
+          throw JobFailure.contentSafety('CONTENT_SAFETY_FLAGGED', `prediction ${predictionId} output was flagged by the safety check`);
+        }
+        const outputUrl = prediction.output_url;
+        const { bytes } = await retryInAttempt(
+          'download the output',
+          asJobFailures(() => provider.download(outputUrl, signal)),
           signal,
           logger,
         );
-        options.crashPoint('after-provider-submit');
-        context.onProviderRequest(prediction.id, true);
-        await retryInAttempt('record the provider request', () => context.recordProviderRequest(prediction.id), signal, logger);
-        options.crashPoint('after-provider-record');
-        predictionId = prediction.id;
-      } else {
-        context.onProviderRequest(predictionId, false);
+        const facts = probeImage(bytes);
+        if (!facts)
+          throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is not a PNG, JPEG or WebP image`);
+        const sizeProblem = imageSizeProblem(facts.width, facts.height);
+        if (sizeProblem) throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is ${sizeProblem}`);
+        return { output: { bytes, contentType: facts.contentType } };
       }
-
-      let prediction: Prediction;
-      const echoes = [prompt, job.prompt, job.negativePrompt].filter((text): text is string => Boolean(text));
-      for (let polls = 0; ; polls += 1) {
-        const id = predictionId;
-        prediction = await retryInAttempt(
-          'poll the prediction',
-          asJobFailures(() => provider.get(id, signal, echoes)),
-          signal,
-          logger,
-        );
-        context.reportProgress(Math.min(99, Math.max(0, Math.round(prediction.progress))));
-        const failure = predictionFailure(prediction, echoes);
-        if (failure) throw jobFailureOf(failure);
-        if (prediction.status === 'succeeded') break;
-        if (polls === 1) options.crashPoint('while-polling');
-        await sleep(options.pollIntervalMs, undefined, { signal });
-      }
-
-      if (!prediction.output_url)
-        throw JobFailure.validation('VALIDATION_OUTPUT_MISSING', `prediction ${predictionId} succeeded without an output`);
-      if (claimed.contentSafety && prediction.safety?.flagged) {
-        throw JobFailure.contentSafety('CONTENT_SAFETY_FLAGGED', `prediction ${predictionId} output was flagged by the safety check`);
-      }
-      const outputUrl = prediction.output_url;
-      const { bytes } = await retryInAttempt(
-        'download the output',
-        asJobFailures(() => provider.download(outputUrl, signal)),
-        signal,
-        logger,
-      );
-      const facts = probeImage(bytes);
-      if (!facts)
-        throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is not a PNG, JPEG or WebP image`);
-      const sizeProblem = imageSizeProblem(facts.width, facts.height);
-      if (sizeProblem) throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is ${sizeProblem}`);
-      return { output: { bytes, contentType: facts.contentType } };
     },
   };
 }

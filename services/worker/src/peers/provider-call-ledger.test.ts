@@ -14,7 +14,6 @@ describe('provider call ledger - batched, retried, flushed per job', () => {
     let refusals = 2;
     const ledger = new ProviderCallLedger({
       logger,
-      credential: { mode: 'platform_key', id: 'platform:000000000000' },
       usage: {
         recordProviderCalls: async ({ calls }) => {
           if (refusals-- > 0) throw new UnavailableError('jobs restarting');
@@ -34,7 +33,6 @@ describe('provider call ledger - batched, retried, flushed per job', () => {
     const ledger = new ProviderCallLedger({
       logger,
       maxAttempts: 2,
-      credential: { mode: 'platform_key', id: 'platform:000000000000' },
       usage: {
         recordProviderCalls: async () => {
           throw new UnavailableError('jobs down');

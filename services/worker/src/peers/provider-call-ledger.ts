@@ -5,14 +5,11 @@ import type { PromiseClient } from '@atelier/grpc';
 import { retryWithBackoff } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
 import type { Counter } from '@atelier/metrics';
-import type { CallCredential } from './provider/platform-credential.js';
 import type { ProviderClient } from './provider/provider-client.js';
 import { recordingProviderClient, type ProviderCallContext, type ProviderCallSink } from './provider/recording-provider-client.js';
 
 export interface ProviderCallLedgerOptions {
   usage: Pick<PromiseClient<jobsUsageV1.ProviderUsageServiceClient>, 'recordProviderCalls'>;
-  /** The credential every call is made with (until a job may carry its own: platformCredential). */
-  credential: CallCredential;
   logger: Logger;
   /** atelier_provider_calls_total{provider,kind,outcome}. */
   calls?: Counter<'provider' | 'kind' | 'outcome'>;
@@ -44,9 +41,9 @@ export class ProviderCallLedger implements ProviderCallSink {
     );
   }
 
-  /** The client that records each call it makes for this job to this ledger. */
-  clientFor(inner: ProviderClient, job: Omit<ProviderCallContext, 'credential'>): ProviderClient {
-    return recordingProviderClient(inner, { ...job, credential: this.options.credential }, this);
+  /** The client that records each call it makes for this job, with this credential, to this ledger. */
+  clientFor(inner: ProviderClient, job: ProviderCallContext): ProviderClient {
+    return recordingProviderClient(inner, job, this);
   }
 
   record(call: jobsUsageV1.ProviderCallInput): void {

@@ -19,6 +19,7 @@ export const ModelEntity = defineEntity({
     sortOrder: p.integer().default(0),
     defaultParameters: p.json<Record<string, unknown>>().defaultRaw(`'{}'::jsonb`),
     displayNameI18n: p.json<Record<string, string>>().defaultRaw(`'{}'::jsonb`),
+    credentialModes: p.array().columnType('text[]').defaultRaw(`'{platform_key}'`),
     createdAt: p.datetime().defaultRaw('now()'),
     updatedAt: p.datetime().defaultRaw('now()'),
   },
@@ -35,5 +36,9 @@ export const ModelEntity = defineEntity({
     { name: 'models_default_parameters_object', expression: `jsonb_typeof(default_parameters) = 'object'` },
     { name: 'models_display_name_i18n_object', expression: `jsonb_typeof(display_name_i18n) = 'object'` },
     { name: 'models_updated_after_created', expression: 'updated_at >= created_at' },
+    {
+      name: 'models_credential_modes_known',
+      expression: `cardinality(credential_modes) >= 1 AND credential_modes <@ ARRAY['platform_key', 'user_key']::text[]`,
+    },
   ],
 });

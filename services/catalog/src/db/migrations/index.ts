@@ -19,4 +19,5 @@ export const catalogMigrations: readonly NamedMigration[] = [
     name: '0005-catalog-model-prices',
     load: async () => (await import('./0005-catalog-model-prices.js')).CatalogModelPrices,
   },
+  { name: '0006-model-credential-modes', load: async () => (await import('./0006-model-credential-modes.js')).ModelCredentialModes },
 ];

@@ -71,6 +71,9 @@ export const GenerationJobEntity = defineEntity({
     effectiveParameters: p.json<Record<string, unknown>>().nullable(),
     // A prompt + ", " + a style's preset.
     effectivePrompt: p.string().length(MAX_EFFECTIVE_PROMPT_LENGTH).nullable(),
+    // Whose vendor account runs the job, and which of the user's keys (migration 0017): never the key.
+    credentialMode: p.string().length(16).default('platform_key'),
+    credentialId: p.uuid().nullable(),
   },
   uniques: [
     { name: 'generation_jobs_user_idempotency_key', properties: ['userId', 'idempotencyKey'] },
@@ -128,6 +131,8 @@ export const GenerationJobEntity = defineEntity({
   // A range is written as the two comparisons Postgres stores a BETWEEN as: MikroORM compares
   // check expressions as normalised text.
   checks: [
+    { name: 'generation_jobs_credential_mode_known', expression: `credential_mode IN ('platform_key', 'user_key')` },
+    { name: 'generation_jobs_user_key_has_credential', expression: `(credential_mode = 'user_key') = (credential_id IS NOT NULL)` },
     { name: 'generation_jobs_job_type_format', expression: `job_type ~ '${JOB_TYPE_PATTERN_SOURCE}'` },
     { name: 'generation_jobs_media_kind_known', expression: `media_kind IN ('image', 'video')` },
     { name: 'generation_jobs_queue_known', expression: `queue IN ('interactive', 'background')` },

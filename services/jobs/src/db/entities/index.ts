@@ -6,6 +6,7 @@ import { JobHistoryEntity } from './job-histories.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
 import { OutboxReplayEntity } from './outbox-replays.entity.js';
 import { ProviderCallEntity } from './provider-calls.entity.js';
+import { ProviderCredentialEntity } from './provider-credentials.entity.js';
 import { QuotaHitEntity } from './quota-hits.entity.js';
 import { ReconciliationFindingEntity, ReconciliationRunEntity, ReconciliationVendorPredictionEntity } from './reconciliation.entity.js';
 
@@ -20,6 +21,7 @@ export {
   OutboxEntity,
   OutboxReplayEntity,
   ProviderCallEntity,
+  ProviderCredentialEntity,
   QuotaHitEntity,
   ReconciliationFindingEntity,
   ReconciliationRunEntity,
@@ -39,4 +41,5 @@ export const jobsEntities = [
   ReconciliationRunEntity,
   ReconciliationVendorPredictionEntity,
   ReconciliationFindingEntity,
+  ProviderCredentialEntity,
 ] as const;

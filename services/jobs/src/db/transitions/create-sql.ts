@@ -35,6 +35,8 @@ export interface NewJob {
   /** What the vendor is asked (domain/effective-parameters.ts); null only for a copy of a job created before migration 0012. */
   effectiveParameters: Record<string, unknown> | null;
   effectivePrompt: string | null;
+  /** The user's own vendor key the job runs with (docs/credentials.md); absent: the platform's. */
+  credential?: { mode: 'user_key'; id: string };
 }
 
 /**
@@ -71,22 +73,23 @@ function insertStatement(quota: boolean): string {
             SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[],
                                  $7::uuid[], $8::uuid[], $9::uuid[], $10::boolean[], $11::text[], $12::text[], $13::int[],
                                  $14::int[], $15::jsonb[], $16::text[], $17::text[], $18::text[], $19::text[], $20::smallint[],
-                                 $21::text[], $22::bytea[], $23::uuid[], $24::text[], $27::jsonb[], $29::int[], $30::jsonb[], $31::text[]) WITH ORDINALITY
+                                 $21::text[], $22::bytea[], $23::uuid[], $24::text[], $27::jsonb[], $29::int[], $30::jsonb[], $31::text[],
+                                 $35::text[], $36::uuid[]) WITH ORDINALITY
               AS t(id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id,
                    expects_output, prompt, negative_prompt, width, height, parameters, provider_code_snapshot,
                    provider_model_snapshot, model_version_snapshot, style_code_snapshot, max_attempts, idempotency_key,
                    request_hash, retry_of_job_id, actor, trace_context, start_within_seconds, effective_parameters,
-                   effective_prompt, n)),
+                   effective_prompt, credential_mode, credential_id, n)),
           ${
             quota
               ? `usage AS (
             SELECT i.n AS usage_n, u.today, u.this_month, u.in_flight,
                    CASE WHEN EXISTS (SELECT 1 FROM jobs.account_deletions d WHERE d.user_id = i.user_id) THEN 'account_deleted'
-                        WHEN u.this_month >= $38::int THEN 'monthly'
-                        WHEN u.today >= $36 THEN 'daily'
-                        WHEN u.in_flight >= $37 THEN 'in_flight'
+                        WHEN u.this_month >= $40::int THEN 'monthly'
+                        WHEN u.today >= $38 THEN 'daily'
+                        WHEN u.in_flight >= $39 THEN 'in_flight'
                    END AS refusal
-              FROM incoming i CROSS JOIN LATERAL (${quotaUsageSql('i.user_id', '$35::text[]', '$38::int')}) u),`
+              FROM incoming i CROSS JOIN LATERAL (${quotaUsageSql('i.user_id', '$37::text[]', '$40::int')}) u),`
               : ''
           }
           created AS (
@@ -94,12 +97,13 @@ function insertStatement(quota: boolean): string {
               (id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id, expects_output,
                prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
                model_version_snapshot, style_code_snapshot, status, max_attempts, idempotency_key, request_hash,
-               retry_of_job_id, next_attempt_at, trace_context, start_deadline_at, effective_parameters, effective_prompt)
+               retry_of_job_id, next_attempt_at, trace_context, start_deadline_at, effective_parameters, effective_prompt,
+               credential_mode, credential_id)
             SELECT id, user_id, pet_id, job_type, media_kind, queue, model_id, style_id, input_asset_id, expects_output,
                    prompt, negative_prompt, width, height, parameters, provider_code_snapshot, provider_model_snapshot,
                    model_version_snapshot, style_code_snapshot, 'queued', max_attempts, idempotency_key, request_hash,
                    retry_of_job_id, now(), trace_context, now() + start_within_seconds * interval '1 second',
-                   effective_parameters, effective_prompt
+                   effective_parameters, effective_prompt, credential_mode, credential_id
               FROM incoming
              ${quota ? `WHERE (SELECT u.refusal IS NULL FROM usage u WHERE u.usage_n = incoming.n)` : ''}
             ON CONFLICT (user_id, idempotency_key) DO NOTHING
@@ -162,6 +166,8 @@ function insertValues(jobs: readonly NewJob[], actors: readonly string[], subjec
     jobs.map((job) => (job.effectiveParameters ? JSON.stringify(job.effectiveParameters) : null)),
     column('effectivePrompt'),
     ...productEventValues(subjects),
+    jobs.map((job) => job.credential?.mode ?? 'platform_key'),
+    jobs.map((job) => job.credential?.id ?? null),
   ];
 }
 

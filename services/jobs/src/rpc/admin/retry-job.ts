@@ -69,6 +69,10 @@ export function retryJob(context: JobsContext): RetryJob {
           // The original's effective input, as its catalog snapshots: the retry asks the vendor what the original asked.
           effectiveParameters: original.effective_parameters,
           effectivePrompt: original.effective_prompt,
+          // The same key as the original (its owner may have deleted it since: the worker then fails the copy with CREDENTIAL_REVOKED).
+          ...(original.credential_mode === 'user_key' && original.credential_id
+            ? { credential: { mode: 'user_key' as const, id: original.credential_id } }
+            : {}),
         },
       ],
       [`operator:${operatorId}`],

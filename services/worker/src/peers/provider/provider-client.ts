@@ -43,7 +43,8 @@ const REQUEST_TIMEOUT_MS = 15_000;
  * interpret.
  */
 export class HttpProviderClient implements ProviderClient {
-  constructor(private readonly options: { baseUrl: string; apiKey: string; output: OutputLimits }) {}
+  /** `apiKey`: the key, or where to read the current one (the platform's, rotated without a restart). */
+  constructor(private readonly options: { baseUrl: string; apiKey: string | (() => string); output: OutputLimits }) {}
 
   async submit(request: PredictionRequest, idempotencyKey: string, signal: AbortSignal): Promise<Prediction> {
     return this.call('POST', '/v1/predictions', signal, {
@@ -136,7 +137,7 @@ export class HttpProviderClient implements ProviderClient {
         method,
         body: extra.body,
         headers: {
-          authorization: `Bearer ${this.options.apiKey}`,
+          authorization: `Bearer ${typeof this.options.apiKey === 'function' ? this.options.apiKey() : this.options.apiKey}`,
           ...(extra.body === undefined ? {} : { 'content-type': 'application/json' }),
           ...extra.headers,
         },

@@ -1,11 +1,9 @@
 import type { ProviderCode } from '@atelier/job-types';
-import type { ProviderClient } from './provider-client.js';
-
 /**
- * The worker's vendor clients by provider code. It takes exactly one client per code of
+ * The worker's vendors by provider code (their endpoints, or clients). It takes exactly one per code of
  * @atelier/job-types' PROVIDER_CODES (a missing or an unknown code does not compile), the list the
  * catalog checks a model's provider_code against.
  */
-export function providersByCode(clients: Readonly<Record<ProviderCode, ProviderClient>>): ReadonlyMap<string, ProviderClient> {
+export function providersByCode<T>(clients: Readonly<Record<ProviderCode, T>>): ReadonlyMap<string, T> {
   return new Map(Object.entries(clients));
 }

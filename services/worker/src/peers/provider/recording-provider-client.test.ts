@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { jobsUsageV1 } from '@atelier/contracts';
-import { platformCredential } from './platform-credential.js';
 import type { Prediction, ProviderClient } from './provider-client.js';
 import { ProviderFailure } from './provider-failure.js';
 import { recordingProviderClient } from './recording-provider-client.js';
@@ -28,7 +27,7 @@ function setup(inner: Partial<ProviderClient>) {
       providerCode: 'sim',
       providerModel: 'm',
       modelVersion: '1',
-      credential: platformCredential('secret-key'),
+      credential: { mode: 'platform_key', id: 'platform:0123456789ab' },
     },
     { record: (row) => void rows.push(row) },
   );
@@ -58,7 +57,7 @@ describe('recording provider client - one ledger row per call', () => {
     expect(rows[0]).toMatchObject({
       attempt: 2,
       credentialMode: 'platform_key',
-      credentialId: expect.stringMatching(/^platform:[0-9a-f]{12}$/),
+      credentialId: 'platform:0123456789ab',
     });
     expect(JSON.stringify(rows)).not.toContain('secret-key');
   });

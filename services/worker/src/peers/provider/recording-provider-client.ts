@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jobsUsageV1 } from '@atelier/contracts';
-import type { CallCredential } from './platform-credential.js';
+import type { CallCredential } from './call-credential.js';
 import type { Prediction, PredictionRequest, ProviderClient } from './provider-client.js';
 import { ProviderFailure } from './provider-failure.js';
 

@@ -67,6 +67,11 @@ export interface Model {
    * GetCatalog, the users' read, leaves it empty).
    */
   prices: ModelPrice[];
+  /**
+   * Whose vendor keys a job of this model may run with: "platform_key" and/or "user_key"
+   * (docs/credentials.md). Never empty.
+   */
+  credentialModes: string[];
 }
 
 export interface Model_DisplayNameI18nEntry {
@@ -170,7 +175,14 @@ export interface UpsertModelRequest {
   enabled?: boolean | undefined;
   sortOrder: number;
   defaultParameters: { [key: string]: any } | undefined;
-  displayNameI18n?: LocalizedText | undefined;
+  displayNameI18n?:
+    | LocalizedText
+    | undefined;
+  /**
+   * Absent or empty: ["platform_key"] for a new entry, unchanged for an existing one. Each of
+   * "platform_key", "user_key" at most once; anything else is INVALID_ARGUMENT (field credential_modes).
+   */
+  credentialModes: string[];
 }
 
 export interface UpsertModelResponse {
@@ -383,6 +395,7 @@ function createBaseModel(): Model {
     updatedAt: undefined,
     displayNameI18n: {},
     prices: [],
+    credentialModes: [],
   };
 }
 
@@ -432,6 +445,9 @@ export const Model: MessageFns<Model> = {
     });
     for (const v of message.prices) {
       ModelPrice.encode(v!, writer.uint32(170).fork()).join();
+    }
+    for (const v of message.credentialModes) {
+      writer.uint32(178).string(v!);
     }
     return writer;
   },
@@ -572,6 +588,14 @@ export const Model: MessageFns<Model> = {
             message.prices.push(ModelPrice.decode(reader, reader.uint32()));
             continue;
           }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.credentialModes.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -669,6 +693,11 @@ export const Model: MessageFns<Model> = {
       prices: globalThis.Array.isArray(object?.prices)
         ? object.prices.map((e: any) => ModelPrice.fromJSON(e))
         : [],
+      credentialModes: globalThis.Array.isArray(object?.credentialModes)
+        ? object.credentialModes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.credential_modes)
+        ? object.credential_modes.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -725,6 +754,9 @@ export const Model: MessageFns<Model> = {
     if (message.prices?.length) {
       obj.prices = message.prices.map((e) => ModelPrice.toJSON(e));
     }
+    if (message.credentialModes?.length) {
+      obj.credentialModes = message.credentialModes;
+    }
     return obj;
   },
 
@@ -756,6 +788,7 @@ export const Model: MessageFns<Model> = {
       {},
     );
     message.prices = object.prices?.map((e) => ModelPrice.fromPartial(e)) || [];
+    message.credentialModes = object.credentialModes?.map((e) => e) || [];
     return message;
   },
 };
@@ -2193,6 +2226,7 @@ function createBaseUpsertModelRequest(): UpsertModelRequest {
     sortOrder: 0,
     defaultParameters: undefined,
     displayNameI18n: undefined,
+    credentialModes: [],
   };
 }
 
@@ -2230,6 +2264,9 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     }
     if (message.displayNameI18n !== undefined) {
       LocalizedText.encode(message.displayNameI18n, writer.uint32(162).fork()).join();
+    }
+    for (const v of message.credentialModes) {
+      writer.uint32(170).string(v!);
     }
     return writer;
   },
@@ -2335,6 +2372,14 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
             message.displayNameI18n = LocalizedText.decode(reader, reader.uint32());
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.credentialModes.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2396,6 +2441,11 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
         : isSet(object.display_name_i18n)
         ? LocalizedText.fromJSON(object.display_name_i18n)
         : undefined,
+      credentialModes: globalThis.Array.isArray(object?.credentialModes)
+        ? object.credentialModes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.credential_modes)
+        ? object.credential_modes.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2434,6 +2484,9 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     if (message.displayNameI18n !== undefined) {
       obj.displayNameI18n = LocalizedText.toJSON(message.displayNameI18n);
     }
+    if (message.credentialModes?.length) {
+      obj.credentialModes = message.credentialModes;
+    }
     return obj;
   },
 
@@ -2455,6 +2508,7 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     message.displayNameI18n = (object.displayNameI18n !== undefined && object.displayNameI18n !== null)
       ? LocalizedText.fromPartial(object.displayNameI18n)
       : undefined;
+    message.credentialModes = object.credentialModes?.map((e) => e) || [];
     return message;
   },
 };

@@ -246,7 +246,16 @@ export interface Job {
   /** Increases with every change of the job; WatchJob and SSE resume from it. */
   version: number;
   /** No worker may start the job after this (CreateJobRequest.start_within_seconds); absent: no deadline. */
-  startDeadlineAt?: Date | undefined;
+  startDeadlineAt?:
+    | Date
+    | undefined;
+  /**
+   * Whose vendor account runs the job: "platform_key" (the platform's) or "user_key" (a key of
+   * the user's own, credential_id; docs/credentials.md). A string, as in the usage ledger.
+   */
+  credentialMode: string;
+  /** The user's key the job runs with (user_key): its id, never the key. */
+  credentialId?: string | undefined;
 }
 
 export interface CreateJobRequest {
@@ -276,7 +285,16 @@ export interface CreateJobRequest {
    * never sent to the vendor, not charged, not counted by the daily quota. Binds the first start
    * only (a job queued again after a failed attempt is retried). Part of the idempotent request.
    */
-  startWithinSeconds?: number | undefined;
+  startWithinSeconds?:
+    | number
+    | undefined;
+  /**
+   * Run with a vendor key of the user's own (ProviderCredentialsService): it must be the user's,
+   * not deleted, for the model's provider, and the model must allow credential mode user_key —
+   * else FAILED_PRECONDITION (CREDENTIAL_NOT_FOUND, CREDENTIAL_PROVIDER_MISMATCH,
+   * CREDENTIAL_MODE_NOT_ALLOWED). Absent: the platform's key. Part of the idempotent request.
+   */
+  credentialId?: string | undefined;
 }
 
 export interface CreateJobResponse {
@@ -917,6 +935,8 @@ function createBaseJob(): Job {
     timings: undefined,
     version: 0,
     startDeadlineAt: undefined,
+    credentialMode: "",
+    credentialId: undefined,
   };
 }
 
@@ -1026,6 +1046,12 @@ export const Job: MessageFns<Job> = {
     }
     if (message.startDeadlineAt !== undefined) {
       Timestamp.encode(toTimestamp(message.startDeadlineAt), writer.uint32(282).fork()).join();
+    }
+    if (message.credentialMode !== "") {
+      writer.uint32(290).string(message.credentialMode);
+    }
+    if (message.credentialId !== undefined) {
+      writer.uint32(298).string(message.credentialId);
     }
     return writer;
   },
@@ -1323,6 +1349,22 @@ export const Job: MessageFns<Job> = {
             message.startDeadlineAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 36: {
+            if (tag !== 290) {
+              break;
+            }
+
+            message.credentialMode = reader.string();
+            continue;
+          }
+          case 37: {
+            if (tag !== 298) {
+              break;
+            }
+
+            message.credentialId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1464,6 +1506,16 @@ export const Job: MessageFns<Job> = {
         : isSet(object.start_deadline_at)
         ? fromJsonTimestamp(object.start_deadline_at)
         : undefined,
+      credentialMode: isSet(object.credentialMode)
+        ? globalThis.String(object.credentialMode)
+        : isSet(object.credential_mode)
+        ? globalThis.String(object.credential_mode)
+        : "",
+      credentialId: isSet(object.credentialId)
+        ? globalThis.String(object.credentialId)
+        : isSet(object.credential_id)
+        ? globalThis.String(object.credential_id)
+        : undefined,
     };
   },
 
@@ -1574,6 +1626,12 @@ export const Job: MessageFns<Job> = {
     if (message.startDeadlineAt !== undefined) {
       obj.startDeadlineAt = message.startDeadlineAt.toISOString();
     }
+    if (message.credentialMode !== "") {
+      obj.credentialMode = message.credentialMode;
+    }
+    if (message.credentialId !== undefined) {
+      obj.credentialId = message.credentialId;
+    }
     return obj;
   },
 
@@ -1621,6 +1679,8 @@ export const Job: MessageFns<Job> = {
       : undefined;
     message.version = object.version ?? 0;
     message.startDeadlineAt = object.startDeadlineAt ?? undefined;
+    message.credentialMode = object.credentialMode ?? "";
+    message.credentialId = object.credentialId ?? undefined;
     return message;
   },
 };
@@ -1640,6 +1700,7 @@ function createBaseCreateJobRequest(): CreateJobRequest {
     height: undefined,
     parameters: undefined,
     startWithinSeconds: undefined,
+    credentialId: undefined,
   };
 }
 
@@ -1683,6 +1744,9 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
     }
     if (message.startWithinSeconds !== undefined) {
       writer.uint32(104).int32(message.startWithinSeconds);
+    }
+    if (message.credentialId !== undefined) {
+      writer.uint32(114).string(message.credentialId);
     }
     return writer;
   },
@@ -1804,6 +1868,14 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
             message.startWithinSeconds = reader.int32();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.credentialId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1867,6 +1939,11 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
         : isSet(object.start_within_seconds)
         ? globalThis.Number(object.start_within_seconds)
         : undefined,
+      credentialId: isSet(object.credentialId)
+        ? globalThis.String(object.credentialId)
+        : isSet(object.credential_id)
+        ? globalThis.String(object.credential_id)
+        : undefined,
     };
   },
 
@@ -1911,6 +1988,9 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
     if (message.startWithinSeconds !== undefined) {
       obj.startWithinSeconds = Math.round(message.startWithinSeconds);
     }
+    if (message.credentialId !== undefined) {
+      obj.credentialId = message.credentialId;
+    }
     return obj;
   },
 
@@ -1932,6 +2012,7 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
     message.height = object.height ?? undefined;
     message.parameters = object.parameters ?? undefined;
     message.startWithinSeconds = object.startWithinSeconds ?? undefined;
+    message.credentialId = object.credentialId ?? undefined;
     return message;
   },
 };
