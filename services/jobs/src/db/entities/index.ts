@@ -6,6 +6,7 @@ import { JobHistoryEntity } from './job-histories.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
 import { OutboxReplayEntity } from './outbox-replays.entity.js';
 import { ProviderCallEntity } from './provider-calls.entity.js';
+import { ProviderGateStateEntity, ProviderLimitEntity, SpendBudgetEntity } from './provider-gates.entity.js';
 import { QuotaHitEntity } from './quota-hits.entity.js';
 
 /** jobs.account_deletions: the kit's table (@atelier/account-deletion). */
@@ -19,7 +20,10 @@ export {
   OutboxEntity,
   OutboxReplayEntity,
   ProviderCallEntity,
+  ProviderGateStateEntity,
+  ProviderLimitEntity,
   QuotaHitEntity,
+  SpendBudgetEntity,
 };
 
 /** Every table of schema jobs, as MikroORM entities. */
@@ -32,4 +36,7 @@ export const jobsEntities = [
   AccountDeletionEntity,
   QuotaHitEntity,
   ProviderCallEntity,
+  SpendBudgetEntity,
+  ProviderLimitEntity,
+  ProviderGateStateEntity,
 ] as const;
