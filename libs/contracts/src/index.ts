@@ -13,6 +13,7 @@ export * as jobsV1 from './gen/atelier/jobs/v1/jobs.js';
 export * as jobsExecutionV1 from './gen/atelier/jobs/v1/execution.js';
 export * as jobsAdminV1 from './gen/atelier/jobs/v1/admin.js';
 export * as jobsEventsV1 from './gen/atelier/jobs/v1/events.js';
+export * as jobsDispatchGatesV1 from './gen/atelier/jobs/v1/dispatch_gates.js';
 export * as communityV1 from './gen/atelier/community/v1/community.js';
 export * as webhooksV1 from './gen/atelier/webhooks/v1/webhooks.js';
 export * as petsV1 from './gen/atelier/pets/v1/pets.js';
