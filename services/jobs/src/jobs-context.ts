@@ -5,6 +5,7 @@ import type { OutboxSubjects } from './db/job-row.js';
 import type { QuotaLimits } from './domain/quota.js';
 import type { JobWatchHub } from './announce/job-watch-hub.js';
 import type { JobsMetrics } from './jobs-metrics.js';
+import type { ProviderGateMetrics } from './provider-gates-metrics.js';
 import type { Peers } from './peers/peer-validation.js';
 import type { AnnounceTargets } from './announce/announce.js';
 import type { TransitionBatches } from './db/transitions/transition-batches.js';
@@ -31,4 +32,6 @@ export interface JobsContext extends AnnounceTargets {
   /** Call after every commit that wrote outbox rows: wakes the relays (announce/announce.ts does). */
   onOutboxWrite: () => void;
   metrics: JobsMetrics;
+  /** The providers' gates: paused claims, permits, budgets (provider-gates-metrics.ts). */
+  gateMetrics: ProviderGateMetrics;
 }

@@ -1,7 +1,16 @@
-import { jobsAdminV1, jobsExecutionV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
+import { jobsAdminV1, jobsDispatchGatesV1, jobsExecutionV1, jobsV1, loadDescriptorSet } from '@atelier/contracts';
 import { registerService, startGrpcServer, type GrpcServerHandle, type GrpcServingOptions } from '@atelier/grpc';
 import type { JobsContext } from './jobs-context.js';
-import { adminCallerPolicy, executionCallerPolicy, jobsCallerPolicy } from './rpc/caller-policy.js';
+import { adminCallerPolicy, dispatchGatesCallerPolicy, executionCallerPolicy, jobsCallerPolicy } from './rpc/caller-policy.js';
+import {
+  deleteProviderLimit,
+  deleteSpendBudget,
+  listProviderLimits,
+  listSpendBudgets,
+  setProviderLimit,
+  setSpendBudget,
+} from './rpc/dispatch-gates/admin-gates.js';
+import { acquireProviderPermits, reportProviderThrottle } from './rpc/dispatch-gates/worker-gates.js';
 import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getOverview } from './rpc/admin/get-overview.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
@@ -31,6 +40,7 @@ export const JOBS_SERVICE_NAMES = {
   jobs: 'atelier.jobs.v1.JobsService',
   execution: 'atelier.jobs.v1.JobExecutionService',
   admin: 'atelier.jobs.v1.JobsAdminService',
+  dispatchGates: 'atelier.jobs.v1.ProviderDispatchService',
 } as const;
 
 /** Serves the user, execution and operator APIs of atelier.jobs.v1 over mutual TLS, with health (and reflection when enabled). */
@@ -93,6 +103,22 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
         },
         logger,
         adminCallerPolicy,
+      ),
+      registerService(
+        JOBS_SERVICE_NAMES.dispatchGates,
+        jobsDispatchGatesV1.ProviderDispatchServiceService,
+        {
+          acquireProviderPermits: acquireProviderPermits(context),
+          reportProviderThrottle: reportProviderThrottle(context),
+          listSpendBudgets: listSpendBudgets(context),
+          setSpendBudget: setSpendBudget(context),
+          deleteSpendBudget: deleteSpendBudget(context),
+          listProviderLimits: listProviderLimits(context),
+          setProviderLimit: setProviderLimit(context),
+          deleteProviderLimit: deleteProviderLimit(context),
+        },
+        logger,
+        dispatchGatesCallerPolicy,
       ),
     ],
   });

@@ -1,4 +1,4 @@
-import type { jobsAdminV1, jobsExecutionV1, jobsV1 } from '@atelier/contracts';
+import type { jobsAdminV1, jobsDispatchGatesV1, jobsExecutionV1, jobsV1 } from '@atelier/contracts';
 import type { CallerPolicy } from '@atelier/grpc';
 
 // Who may call what (callers are the service identities of their certificates).
@@ -27,4 +27,14 @@ export const executionCallerPolicy: CallerPolicy<typeof jobsExecutionV1.JobExecu
 export const adminCallerPolicy: CallerPolicy<typeof jobsAdminV1.JobsAdminServiceService> = {
   gateway: 'all',
   ops: 'all',
+};
+
+/**
+ * The providers' gates: workers take request permits and report a vendor's 429; the gateway (for
+ * admins) and the operator CLI read and set budgets and limits — and nothing of each other's.
+ */
+export const dispatchGatesCallerPolicy: CallerPolicy<typeof jobsDispatchGatesV1.ProviderDispatchServiceService> = {
+  worker: ['acquireProviderPermits', 'reportProviderThrottle'],
+  gateway: ['listSpendBudgets', 'setSpendBudget', 'deleteSpendBudget', 'listProviderLimits', 'setProviderLimit', 'deleteProviderLimit'],
+  ops: ['listSpendBudgets', 'setSpendBudget', 'deleteSpendBudget', 'listProviderLimits', 'setProviderLimit', 'deleteProviderLimit'],
 };

@@ -36,7 +36,14 @@ export interface AcquireProviderPermitsResponse {
   /** When granted < wanted: ask again after this long. */
   retryAfterMs: number;
   /** Present while the vendor throttles the provider. */
-  pausedUntil?: Date | undefined;
+  pausedUntil?:
+    | Date
+    | undefined;
+  /**
+   * The provider has no request-rate cap and is not throttled: calls need no permit for this
+   * long (a cap set meanwhile binds every pod within it).
+   */
+  unmeteredForMs: number;
 }
 
 export interface ReportProviderThrottleRequest {
@@ -252,7 +259,7 @@ export const AcquireProviderPermitsRequest: MessageFns<AcquireProviderPermitsReq
 };
 
 function createBaseAcquireProviderPermitsResponse(): AcquireProviderPermitsResponse {
-  return { granted: 0, retryAfterMs: 0, pausedUntil: undefined };
+  return { granted: 0, retryAfterMs: 0, pausedUntil: undefined, unmeteredForMs: 0 };
 }
 
 export const AcquireProviderPermitsResponse: MessageFns<AcquireProviderPermitsResponse> = {
@@ -265,6 +272,9 @@ export const AcquireProviderPermitsResponse: MessageFns<AcquireProviderPermitsRe
     }
     if (message.pausedUntil !== undefined) {
       Timestamp.encode(toTimestamp(message.pausedUntil), writer.uint32(26).fork()).join();
+    }
+    if (message.unmeteredForMs !== 0) {
+      writer.uint32(32).int64(message.unmeteredForMs);
     }
     return writer;
   },
@@ -306,6 +316,14 @@ export const AcquireProviderPermitsResponse: MessageFns<AcquireProviderPermitsRe
             message.pausedUntil = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.unmeteredForMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -331,6 +349,11 @@ export const AcquireProviderPermitsResponse: MessageFns<AcquireProviderPermitsRe
         : isSet(object.paused_until)
         ? fromJsonTimestamp(object.paused_until)
         : undefined,
+      unmeteredForMs: isSet(object.unmeteredForMs)
+        ? globalThis.Number(object.unmeteredForMs)
+        : isSet(object.unmetered_for_ms)
+        ? globalThis.Number(object.unmetered_for_ms)
+        : 0,
     };
   },
 
@@ -345,6 +368,9 @@ export const AcquireProviderPermitsResponse: MessageFns<AcquireProviderPermitsRe
     if (message.pausedUntil !== undefined) {
       obj.pausedUntil = message.pausedUntil.toISOString();
     }
+    if (message.unmeteredForMs !== 0) {
+      obj.unmeteredForMs = Math.round(message.unmeteredForMs);
+    }
     return obj;
   },
 
@@ -356,6 +382,7 @@ export const AcquireProviderPermitsResponse: MessageFns<AcquireProviderPermitsRe
     message.granted = object.granted ?? 0;
     message.retryAfterMs = object.retryAfterMs ?? 0;
     message.pausedUntil = object.pausedUntil ?? undefined;
+    message.unmeteredForMs = object.unmeteredForMs ?? 0;
     return message;
   },
 };

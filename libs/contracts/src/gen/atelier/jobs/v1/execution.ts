@@ -395,7 +395,7 @@ export interface ClaimJobResponse {
     | Date
     | undefined;
   /** Present when outcome is PROVIDER_PAUSED. */
-  pauseReason: ProviderPauseReason;
+  pauseReason?: ProviderPauseReason | undefined;
 }
 
 export interface HeartbeatRequest {
@@ -871,7 +871,7 @@ export const ClaimJobRequest: MessageFns<ClaimJobRequest> = {
 };
 
 function createBaseClaimJobResponse(): ClaimJobResponse {
-  return { outcome: 0, claimed: undefined, notBefore: undefined, pauseReason: 0 };
+  return { outcome: 0, claimed: undefined, notBefore: undefined, pauseReason: undefined };
 }
 
 export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
@@ -885,7 +885,7 @@ export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
     if (message.notBefore !== undefined) {
       Timestamp.encode(toTimestamp(message.notBefore), writer.uint32(26).fork()).join();
     }
-    if (message.pauseReason !== 0) {
+    if (message.pauseReason !== undefined) {
       writer.uint32(32).int32(message.pauseReason);
     }
     return writer;
@@ -961,7 +961,7 @@ export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
         ? providerPauseReasonFromJSON(object.pauseReason)
         : isSet(object.pause_reason)
         ? providerPauseReasonFromJSON(object.pause_reason)
-        : 0,
+        : undefined,
     };
   },
 
@@ -976,7 +976,7 @@ export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
     if (message.notBefore !== undefined) {
       obj.notBefore = message.notBefore.toISOString();
     }
-    if (message.pauseReason !== 0) {
+    if (message.pauseReason !== undefined) {
       obj.pauseReason = providerPauseReasonToJSON(message.pauseReason);
     }
     return obj;
@@ -992,7 +992,7 @@ export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
       ? ClaimedJob.fromPartial(object.claimed)
       : undefined;
     message.notBefore = object.notBefore ?? undefined;
-    message.pauseReason = object.pauseReason ?? 0;
+    message.pauseReason = object.pauseReason ?? undefined;
     return message;
   },
 };

@@ -1,0 +1,62 @@
+import { Counter, Gauge, type Registry } from '@atelier/metrics';
+
+/**
+ * The providers' gates as Prometheus sees them (docs/budgets-and-limits.md). The gauges are set
+ * by the budget watch from the database, so every replica reports the same numbers: aggregate
+ * them with max(); the counters count what this replica did (sum them).
+ */
+export class ProviderGateMetrics {
+  /** Claims a gate held back, by provider and reason (budget, concurrency, vendor_throttled). */
+  readonly pausedClaims: Counter<'provider' | 'reason'>;
+  /** Today's platform-key spend over the daily budget (1 or more: the provider is paused). */
+  readonly budgetUsedRatio: Gauge<'provider' | 'model'>;
+  readonly budgetLimitMicros: Gauge<'provider' | 'model'>;
+  readonly budgetSpentMicros: Gauge<'provider' | 'model'>;
+  /** Budget warnings (80 %) written to the ops events, once per budget per UTC day. */
+  readonly budgetWarnings: Counter<'provider' | 'model'>;
+  readonly concurrencyCap: Gauge<'provider' | 'model'>;
+  /** Running jobs counted against the cap: at most one open prediction each. */
+  readonly running: Gauge<'provider' | 'model'>;
+  readonly rateCap: Gauge<'provider'>;
+  /** 1 while the vendor's Retry-After pauses the provider. */
+  readonly throttled: Gauge<'provider'>;
+  readonly throttleReports: Counter<'provider'>;
+  readonly permitsGranted: Counter<'provider'>;
+  /** Permits asked for and not granted at once (the asker waits and asks again). */
+  readonly permitsRefused: Counter<'provider'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    const byProvider = { labelNames: ['provider'] as const, registers };
+    const byModel = { labelNames: ['provider', 'model'] as const, registers };
+    this.pausedClaims = new Counter({
+      name: 'atelier_jobs_claims_paused_total',
+      help: 'Claims a provider gate held back (the job stays queued), by reason: budget, concurrency, vendor_throttled',
+      labelNames: ['provider', 'reason'] as const,
+      registers,
+    });
+    this.budgetUsedRatio = new Gauge({
+      name: 'atelier_provider_budget_used_ratio',
+      help: "Today's (UTC) platform-key spend over the daily budget; model=\"\" is the whole provider",
+      ...byModel,
+    });
+    this.budgetLimitMicros = new Gauge({ name: 'atelier_provider_budget_limit_micros', help: 'Daily budget, in micros', ...byModel });
+    this.budgetSpentMicros = new Gauge({ name: 'atelier_provider_budget_spent_micros', help: "Today's spend against the budget, in micros", ...byModel });
+    this.budgetWarnings = new Counter({
+      name: 'atelier_provider_budget_warnings_total',
+      help: 'Budget warnings (80 %) written to the ops events, once per budget per UTC day',
+      ...byModel,
+    });
+    this.concurrencyCap = new Gauge({ name: 'atelier_provider_concurrency_cap', help: 'Most jobs of the provider (model) running at once', ...byModel });
+    this.running = new Gauge({ name: 'atelier_provider_running_jobs', help: 'Jobs of the provider (model) running now', ...byModel });
+    this.rateCap = new Gauge({ name: 'atelier_provider_rate_cap_per_second', help: 'Most calls a second to the provider, every pod together', ...byProvider });
+    this.throttled = new Gauge({ name: 'atelier_provider_throttled', help: "1 while the vendor's Retry-After pauses the provider", ...byProvider });
+    this.throttleReports = new Counter({ name: 'atelier_provider_throttle_reports_total', help: 'Vendor 429s reported by workers', ...byProvider });
+    this.permitsGranted = new Counter({ name: 'atelier_provider_permits_granted_total', help: 'Request permits granted', ...byProvider });
+    this.permitsRefused = new Counter({
+      name: 'atelier_provider_permits_short_total',
+      help: 'Permits asked for and not granted at once (the asker waits)',
+      ...byProvider,
+    });
+  }
+}
