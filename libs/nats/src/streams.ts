@@ -289,7 +289,13 @@ export async function ensureAccountDeletionConsumer(
 
 /** Removes the streams (and so their consumers). For tests and for tearing an environment down. */
 export async function deleteJobStreams(jsm: JetStreamManager, topology: JobsTopology): Promise<void> {
-  for (const stream of [topology.jobsStream, topology.eventsStream, topology.accountEventsStream, topology.productEventsStream, topology.opsEventsStream]) {
+  for (const stream of [
+    topology.jobsStream,
+    topology.eventsStream,
+    topology.accountEventsStream,
+    topology.productEventsStream,
+    topology.opsEventsStream,
+  ]) {
     try {
       await jsm.streams.delete(stream);
     } catch (error) {

@@ -37,21 +37,41 @@ export class ProviderGateMetrics {
     });
     this.budgetUsedRatio = new Gauge({
       name: 'atelier_provider_budget_used_ratio',
-      help: "Today's (UTC) platform-key spend over the daily budget; model=\"\" is the whole provider",
+      help: 'Today\'s (UTC) platform-key spend over the daily budget; model="" is the whole provider',
       ...byModel,
     });
     this.budgetLimitMicros = new Gauge({ name: 'atelier_provider_budget_limit_micros', help: 'Daily budget, in micros', ...byModel });
-    this.budgetSpentMicros = new Gauge({ name: 'atelier_provider_budget_spent_micros', help: "Today's spend against the budget, in micros", ...byModel });
+    this.budgetSpentMicros = new Gauge({
+      name: 'atelier_provider_budget_spent_micros',
+      help: "Today's spend against the budget, in micros",
+      ...byModel,
+    });
     this.budgetWarnings = new Counter({
       name: 'atelier_provider_budget_warnings_total',
       help: 'Budget warnings (80 %) written to the ops events, once per budget per UTC day',
       ...byModel,
     });
-    this.concurrencyCap = new Gauge({ name: 'atelier_provider_concurrency_cap', help: 'Most jobs of the provider (model) running at once', ...byModel });
+    this.concurrencyCap = new Gauge({
+      name: 'atelier_provider_concurrency_cap',
+      help: 'Most jobs of the provider (model) running at once',
+      ...byModel,
+    });
     this.running = new Gauge({ name: 'atelier_provider_running_jobs', help: 'Jobs of the provider (model) running now', ...byModel });
-    this.rateCap = new Gauge({ name: 'atelier_provider_rate_cap_per_second', help: 'Most calls a second to the provider, every pod together', ...byProvider });
-    this.throttled = new Gauge({ name: 'atelier_provider_throttled', help: "1 while the vendor's Retry-After pauses the provider", ...byProvider });
-    this.throttleReports = new Counter({ name: 'atelier_provider_throttle_reports_total', help: 'Vendor 429s reported by workers', ...byProvider });
+    this.rateCap = new Gauge({
+      name: 'atelier_provider_rate_cap_per_second',
+      help: 'Most calls a second to the provider, every pod together',
+      ...byProvider,
+    });
+    this.throttled = new Gauge({
+      name: 'atelier_provider_throttled',
+      help: "1 while the vendor's Retry-After pauses the provider",
+      ...byProvider,
+    });
+    this.throttleReports = new Counter({
+      name: 'atelier_provider_throttle_reports_total',
+      help: 'Vendor 429s reported by workers',
+      ...byProvider,
+    });
     this.permitsGranted = new Counter({ name: 'atelier_provider_permits_granted_total', help: 'Request permits granted', ...byProvider });
     this.permitsRefused = new Counter({
       name: 'atelier_provider_permits_short_total',

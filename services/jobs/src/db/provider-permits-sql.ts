@@ -48,7 +48,12 @@ export async function acquirePermits(pool: SqlPool, providerCode: string, wanted
     });
     const state = bucket.rows[0]!;
     if (state.paused_until) {
-      return { granted: 0, retryAfterMs: Math.max(10, state.paused_until.getTime() - Date.now()), pausedUntil: state.paused_until, unmeteredForMs: 0 };
+      return {
+        granted: 0,
+        retryAfterMs: Math.max(10, state.paused_until.getTime() - Date.now()),
+        pausedUntil: state.paused_until,
+        unmeteredForMs: 0,
+      };
     }
     const available = refill(state.tokens, state.elapsed_ms, rate, burst);
     const taken = takePermits(available, wanted, rate);

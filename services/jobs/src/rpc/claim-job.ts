@@ -63,7 +63,8 @@ async function claimOne(
 
 /** Claims a provider's gate held back, by provider and reason. */
 function countPaused(context: JobsContext, results: readonly ClaimResult[]): void {
-  for (const { paused } of results.filter(isPaused)) context.gateMetrics.pausedClaims.inc({ provider: paused.provider, reason: paused.reason });
+  for (const { paused } of results.filter(isPaused))
+    context.gateMetrics.pausedClaims.inc({ provider: paused.provider, reason: paused.reason });
 }
 
 function claimResponse(context: JobsContext, result: ClaimResult): jobsExecutionV1.ClaimJobResponse {

@@ -41,7 +41,9 @@ export async function gatedClaim(pool: SqlPool, requests: readonly ClaimRequest[
       const state = job && states.get(job.provider_code);
       if (!job || !state) return undefined;
       const decision = decide(state, { providerModel: job.provider_model, onPlatformKey: job.on_platform_key }, now);
-      return decision.admit ? undefined : { changed: false, paused: { provider: job.provider_code, reason: decision.reason, notBefore: decision.notBefore } };
+      return decision.admit
+        ? undefined
+        : { changed: false, paused: { provider: job.provider_code, reason: decision.reason, notBefore: decision.notBefore } };
     });
     const admitted = requests.filter((_request, i) => results[i] === undefined);
     const claimed = admitted.length === 0 ? [] : await claim(client, admitted, leaseTtlMs);
