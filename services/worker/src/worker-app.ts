@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import { catalogV1, jobsEventsV1, jobsExecutionV1, mediaV1 } from '@atelier/contracts';
+import { catalogV1, jobsDispatchGatesV1, jobsEventsV1, jobsExecutionV1, mediaV1 } from '@atelier/contracts';
 import { createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
@@ -30,6 +30,9 @@ import { JobRunner } from './attempt/job-runner.js';
 import { outputHostsFrom } from './peers/provider/output-limits.js';
 import { CatalogCoverageCheck } from './background/catalog-coverage-check.js';
 import { providersByCode } from './peers/provider/providers-by-code.js';
+import type { ProviderClient } from './peers/provider/provider-client.js';
+import { providerPermitsFor } from './peers/provider/provider-permits-for.js';
+import { rateLimitedProviderClient } from './peers/provider/rate-limited-provider-client.js';
 import { HttpProviderClient } from './peers/provider/provider-client.js';
 import { ProviderCancelConsumer } from './background/provider-cancel-consumer.js';
 import { QueueConsumer } from './background/queue-consumer.js';
@@ -74,12 +77,21 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   // alive (/healthz) but not ready (/readyz) meanwhile.
   let consuming = false;
   const security = loadGrpcSecurity(config);
+  // Each provider's calls take permits of its request-rate cap shared by every pod, through jobs.
+  const gates = createServiceClient(jobsDispatchGatesV1.ProviderDispatchServiceClient, config.JOBS_ADDR, security, {
+    defaultDeadlineMs: 5_000,
+  });
+  const limited = (providerCode: string, client: ProviderClient) =>
+    rateLimitedProviderClient(client, providerPermitsFor({ gates, providerCode, workerId, logger, metrics }));
   const providers = providersByCode({
-    sim: new HttpProviderClient({
-      baseUrl: config.PROVIDER_URL,
-      apiKey: config.PROVIDER_API_KEY,
-      output: { hosts: outputHostsFrom(config.PROVIDER_OUTPUT_HOSTS, config.PROVIDER_URL), maxBytes: config.PROVIDER_OUTPUT_MAX_BYTES },
-    }),
+    sim: limited(
+      'sim',
+      new HttpProviderClient({
+        baseUrl: config.PROVIDER_URL,
+        apiKey: config.PROVIDER_API_KEY,
+        output: { hosts: outputHostsFrom(config.PROVIDER_OUTPUT_HOSTS, config.PROVIDER_URL), maxBytes: config.PROVIDER_OUTPUT_MAX_BYTES },
+      }),
+    ),
   });
   const catalog = createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 5_000 });
   // Ready also means able to run every enabled model (checked once NATS is up, below).
@@ -191,6 +203,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       catalog.close();
       clock.stop();
       execution.close();
+      gates.close();
       media.close();
       await link.close();
       await new Promise((resolve) => metricsServer.close(resolve));

@@ -12,6 +12,7 @@ import { deleteOrphan, putOutput } from '../peers/output-store.js';
 import { ProgressReporter } from '../domain/progress-reporter.js';
 import type { ProviderClient } from '../peers/provider/provider-client.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
+import { pausedDelayMs, pauseReasonWord } from '../domain/provider-pause.js';
 
 const { ClaimOutcome, FailOutcome } = jobsExecutionV1;
 
@@ -112,6 +113,9 @@ export class JobRunner {
         return this.runClaimed(claim.claimed!, drain);
       case ClaimOutcome.NOT_DUE:
         return { kind: 'nak', delayMs: Math.max(100, (claim.notBefore?.getTime() ?? Date.now()) - Date.now()) };
+      case ClaimOutcome.PROVIDER_PAUSED:
+        this.deps.metrics.claimsPaused.inc({ reason: pauseReasonWord(claim.pauseReason) });
+        return { kind: 'nak', delayMs: pausedDelayMs(claim) };
       case ClaimOutcome.TERMINAL:
       case ClaimOutcome.NOT_FOUND:
         return { kind: 'term' };
