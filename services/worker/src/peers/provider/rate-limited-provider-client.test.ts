@@ -56,7 +56,7 @@ describe('ProviderPermits', () => {
       { granted: 1, retryAfterMs: 20, unmeteredForMs: 0 },
       { granted: 2, retryAfterMs: 0, unmeteredForMs: 0 },
     ];
-    const acquireProviderPermits = vi.fn(async () => grants.shift()!);
+    const acquireProviderPermits = vi.fn(async (_request: { wanted: number }) => grants.shift()!);
     const permits = new ProviderPermits({
       gates: { acquireProviderPermits, reportProviderThrottle: vi.fn(async () => ({})) } as never,
       providerCode: 'sim',
@@ -67,7 +67,7 @@ describe('ProviderPermits', () => {
     const done: number[] = [];
     await Promise.all([0, 1, 2].map((i) => permits.acquire(signal).then(() => done.push(i))));
     expect(done).toEqual([0, 1, 2]);
-    expect(acquireProviderPermits.mock.calls.map(([request]) => (request as { wanted: number }).wanted)).toEqual([3, 2]);
+    expect(acquireProviderPermits.mock.calls.map(([request]) => request.wanted)).toEqual([3, 2]);
   });
 
   it('needs no ask while the provider is unmetered, and waits out a 429 it saw itself', async () => {
