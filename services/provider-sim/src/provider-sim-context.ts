@@ -2,11 +2,18 @@ import type { Logger } from '@atelier/logging';
 import type { PredictionStore } from './prediction-store.js';
 import type { SimulationKind } from './domain/simulation-directives.js';
 import type { SubmissionMeter } from './submission-meter.js';
+import type { OpenPredictions } from './open-predictions.js';
 
 /** What the route handlers depend on: the in-memory state and the simulator's settings. */
 export interface ProviderSimContext {
   store: PredictionStore;
   meter: SubmissionMeter;
+  /** Open predictions per account (GET /v1/stats), and the cap PROVIDER_SIM_MAX_OPEN_PREDICTIONS checks. */
+  openPredictions: OpenPredictions;
+  /** PROVIDER_SIM_MAX_OPEN_PREDICTIONS: beyond it a POST answers 429; undefined: no cap. */
+  maxOpenPredictions: number | undefined;
+  /** The Retry-After (seconds) of every 429 it answers. */
+  retryAfterSeconds: number;
   logger: Logger;
   /** Accepted bearer tokens; undefined accepts any non-empty one. */
   apiKeys: readonly string[] | undefined;

@@ -3,7 +3,8 @@ import type { ProviderSimContext } from '../provider-sim-context.js';
 
 /**
  * `GET /v1/stats`: the double-charge meter. `submissions` per Idempotency-Key above 1 means a
- * client paid twice for one job. No auth: tests and operators read it directly.
+ * client paid twice for one job. `open_predictions` is the concurrency a vendor caps (max: the
+ * most ever open at once). No auth: tests and operators read it directly.
  */
 export function getStats(context: ProviderSimContext) {
   return async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -11,5 +12,7 @@ export function getStats(context: ProviderSimContext) {
       predictions_total: context.store.predictionsTotal,
       predictions_in_memory: context.store.size,
       by_key: context.meter.byKey(),
+      // Open predictions now and the most ever open at once, in all and per account (a key's fingerprint).
+      open_predictions: context.openPredictions.stats(),
     });
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/api-error.js';
-import { requireApiKey } from './auth.js';
+import { bearerToken, requireApiKey } from './auth.js';
+import { accountOf } from '../open-predictions.js';
 import { newPrediction } from '../domain/prediction.js';
 import { runPrediction } from '../prediction-runner.js';
 import { toPredictionJson } from './prediction-view.js';
@@ -15,9 +16,12 @@ import {
   type RefusalKind,
 } from '../domain/simulation-directives.js';
 
-const REFUSALS: Readonly<Record<RefusalKind, () => ApiError>> = {
+const REFUSALS: Readonly<Record<RefusalKind, (retryAfterSeconds: number) => ApiError>> = {
   unavailable: () => new ApiError(503, 'unavailable', 'the provider is temporarily unavailable (simulated); retry later'),
-  rate_limit: () => new ApiError(429, 'rate_limited', 'too many requests (simulated); retry after 1 second', { 'Retry-After': '1' }),
+  rate_limit: (seconds) =>
+    new ApiError(429, 'rate_limited', `too many requests (simulated); retry after ${seconds} second(s)`, {
+      'Retry-After': String(seconds),
+    }),
   credentials: () => new ApiError(401, 'invalid_credentials', 'the API key was refused (simulated credentials failure)'),
 };
 
@@ -49,7 +53,16 @@ export function submitPrediction(context: ProviderSimContext) {
     });
     if (simulation && isRefusalKind(simulation)) {
       context.logger.info({ idempotencyKey, simulation }, 'submission refused by simulation');
-      throw REFUSALS[simulation]();
+      throw REFUSALS[simulation](context.retryAfterSeconds);
+    }
+
+    // A vendor caps an account's predictions running at once: one more is refused, nothing charged.
+    const account = accountOf(bearerToken(request.headers.authorization));
+    if (context.maxOpenPredictions !== undefined && context.openPredictions.openNow(account) >= context.maxOpenPredictions) {
+      context.logger.info({ idempotencyKey, maxOpen: context.maxOpenPredictions }, 'submission refused: too many open predictions');
+      throw new ApiError(429, 'rate_limited', `at most ${context.maxOpenPredictions} predictions may run at once`, {
+        'Retry-After': String(context.retryAfterSeconds),
+      });
     }
 
     const prediction = newPrediction({
@@ -63,6 +76,7 @@ export function submitPrediction(context: ProviderSimContext) {
       input: submit.input,
     });
     const evicted = context.store.add(prediction);
+    context.openPredictions.opened(account, prediction);
     context.meter.countSubmission(idempotencyKey);
     context.logger.info(
       { predictionId: prediction.id, model: submit.model, style: submit.input.style, idempotencyKey, simulation, evicted: evicted.length },
