@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { catalogV1, communityV1, jobsAdminV1, jobsV1, mediaV1, webhooksV1 } from '@atelier/contracts';
+import { catalogV1, communityV1, jobsAdminV1, jobsDispatchGatesV1, jobsV1, mediaV1, webhooksV1 } from '@atelier/contracts';
 import { checkHealth, createServiceClient, loadGrpcSecurity } from '@atelier/grpc';
 import { runService } from '@atelier/lifecycle';
 import type { Logger } from '@atelier/logging';
@@ -31,6 +31,7 @@ export async function startGatewayApp(
     media: createServiceClient(mediaV1.MediaServiceClient, config.MEDIA_ADDR, security, deadline),
     jobs: createServiceClient(jobsV1.JobsServiceClient, config.JOBS_ADDR, security, deadline),
     jobsAdmin: createServiceClient(jobsAdminV1.JobsAdminServiceClient, config.JOBS_ADDR, security, deadline),
+    jobsGates: createServiceClient(jobsDispatchGatesV1.ProviderDispatchServiceClient, config.JOBS_ADDR, security, deadline),
     community: createServiceClient(communityV1.CommunityServiceClient, config.COMMUNITY_ADDR, security, deadline),
     webhooks: createServiceClient(webhooksV1.WebhooksServiceClient, config.WEBHOOKS_ADDR, security, deadline),
   };

@@ -1,6 +1,6 @@
 // @fastify/swagger adds tags, summary and description to route schemas.
 import type {} from '@fastify/swagger';
-import type { catalogV1, communityV1, jobsAdminV1, jobsV1, mediaV1, webhooksV1 } from '@atelier/contracts';
+import type { catalogV1, communityV1, jobsAdminV1, jobsDispatchGatesV1, jobsV1, mediaV1, webhooksV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import type { Logger } from '@atelier/logging';
 import type { TokenVerifier } from './auth/token-verifier.js';
@@ -13,6 +13,8 @@ export interface GatewayPeers {
   media: PromiseClient<mediaV1.MediaServiceClient>;
   jobs: PromiseClient<jobsV1.JobsServiceClient>;
   jobsAdmin: PromiseClient<jobsAdminV1.JobsAdminServiceClient>;
+  /** The providers' budgets and limits (jobs' ProviderDispatchService). */
+  jobsGates: PromiseClient<jobsDispatchGatesV1.ProviderDispatchServiceClient>;
   community: PromiseClient<communityV1.CommunityServiceClient>;
   webhooks: PromiseClient<webhooksV1.WebhooksServiceClient>;
 }

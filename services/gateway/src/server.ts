@@ -25,6 +25,7 @@ import { sharedSchemas } from './http/schemas.js';
 import { registerAdminOverviewRoute } from './routes/admin-overview-route.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAdminCatalogRoutes } from './routes/admin-catalog-routes.js';
+import { registerAdminProviderGatesRoutes } from './routes/admin-provider-gates-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
 import { registerConsoleRoutes } from './routes/console-routes.js';
 import { registerDocsRoutes } from './routes/docs-routes.js';
@@ -228,6 +229,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     admin.addHook('onRequest', requireAdmin);
     registerAdminRoutes(admin, context);
     registerAdminCatalogRoutes(admin, context);
+    registerAdminProviderGatesRoutes(admin, context);
     registerAdminOverviewRoute(admin, context);
   });
   return app;

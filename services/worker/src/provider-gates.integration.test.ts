@@ -22,9 +22,8 @@ let p: Platform;
 let gates: PromiseClient<jobsDispatchGatesV1.ProviderDispatchServiceClient>;
 let workers: ServiceProcess[];
 
-interface OpenStats {
+interface OpenStats extends Awaited<ReturnType<typeof providerStats>> {
   open_predictions: { now: number; max: number };
-  by_key: Record<string, { submissions: number; requests: number }>;
 }
 
 beforeAll(async () => {

@@ -33,6 +33,8 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly ApiErrorName[]>>
     'GENERATION_RULE_VIOLATION',
     'GENERATION_QUOTA_EXCEEDED',
     'GENERATION_MONTHLY_QUOTA_EXCEEDED',
+    // The model's provider spent today's budget (docs/budgets-and-limits.md): Retry-After to the next UTC day.
+    'PROVIDER_BUDGET_EXHAUSTED',
   ],
   listGenerationJobs: ['BAD_REQUEST', ...ANY_AUTHENTICATED_ROUTE],
   // 400: a jobId that is not a UUID is refused before any lookup.
