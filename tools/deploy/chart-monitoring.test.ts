@@ -196,6 +196,7 @@ describe('chart monitoring - PrometheusRule', () => {
       'AtelierGateway5xxRatio',
       'AtelierLeaseExpiries',
       'AtelierOutboxDeadRows',
+      'AtelierProviderBudgetHigh',
       'AtelierQueueWaitTooLong',
       'AtelierWorkerFailureRatio',
     ]);
@@ -262,7 +263,15 @@ describe('chart monitoring - PrometheusRule', () => {
 
   it('renders a valid rule with every alert disabled', () => {
     const set: Record<string, string> = {};
-    for (const alert of ['outboxDead', 'oldestReadyAge', 'leaseExpiries', 'workerFailures', 'consumerLag', 'gateway5xx']) {
+    for (const alert of [
+      'outboxDead',
+      'oldestReadyAge',
+      'leaseExpiries',
+      'workerFailures',
+      'consumerLag',
+      'gateway5xx',
+      'providerBudget',
+    ]) {
       set[`monitoring.prometheusRule.alerts.${alert}.enabled`] = 'false';
     }
     const rule = ruleOf(helm.render(withMonitoring({ set })));

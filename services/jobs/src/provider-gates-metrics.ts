@@ -27,8 +27,6 @@ export class ProviderGateMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    const byProvider = { labelNames: ['provider'] as const, registers };
-    const byModel = { labelNames: ['provider', 'model'] as const, registers };
     this.pausedClaims = new Counter({
       name: 'atelier_jobs_claims_paused_total',
       help: 'Claims a provider gate held back (the job stays queued), by reason: budget, concurrency, vendor_throttled',
@@ -38,45 +36,68 @@ export class ProviderGateMetrics {
     this.budgetUsedRatio = new Gauge({
       name: 'atelier_provider_budget_used_ratio',
       help: 'Today\'s (UTC) platform-key spend over the daily budget; model="" is the whole provider',
-      ...byModel,
+      labelNames: ['provider', 'model'] as const,
+      registers,
     });
-    this.budgetLimitMicros = new Gauge({ name: 'atelier_provider_budget_limit_micros', help: 'Daily budget, in micros', ...byModel });
+    this.budgetLimitMicros = new Gauge({
+      name: 'atelier_provider_budget_limit_micros',
+      help: 'Daily budget, in micros',
+      labelNames: ['provider', 'model'] as const,
+      registers,
+    });
     this.budgetSpentMicros = new Gauge({
       name: 'atelier_provider_budget_spent_micros',
       help: "Today's spend against the budget, in micros",
-      ...byModel,
+      labelNames: ['provider', 'model'] as const,
+      registers,
     });
     this.budgetWarnings = new Counter({
       name: 'atelier_provider_budget_warnings_total',
       help: 'Budget warnings (80 %) written to the ops events, once per budget per UTC day',
-      ...byModel,
+      labelNames: ['provider', 'model'] as const,
+      registers,
     });
     this.concurrencyCap = new Gauge({
       name: 'atelier_provider_concurrency_cap',
       help: 'Most jobs of the provider (model) running at once',
-      ...byModel,
+      labelNames: ['provider', 'model'] as const,
+      registers,
     });
-    this.running = new Gauge({ name: 'atelier_provider_running_jobs', help: 'Jobs of the provider (model) running now', ...byModel });
+    this.running = new Gauge({
+      name: 'atelier_provider_running_jobs',
+      help: 'Jobs of the provider (model) running now',
+      labelNames: ['provider', 'model'] as const,
+      registers,
+    });
     this.rateCap = new Gauge({
       name: 'atelier_provider_rate_cap_per_second',
       help: 'Most calls a second to the provider, every pod together',
-      ...byProvider,
+      labelNames: ['provider'] as const,
+      registers,
     });
     this.throttled = new Gauge({
       name: 'atelier_provider_throttled',
       help: "1 while the vendor's Retry-After pauses the provider",
-      ...byProvider,
+      labelNames: ['provider'] as const,
+      registers,
     });
     this.throttleReports = new Counter({
       name: 'atelier_provider_throttle_reports_total',
       help: 'Vendor 429s reported by workers',
-      ...byProvider,
+      labelNames: ['provider'] as const,
+      registers,
     });
-    this.permitsGranted = new Counter({ name: 'atelier_provider_permits_granted_total', help: 'Request permits granted', ...byProvider });
+    this.permitsGranted = new Counter({
+      name: 'atelier_provider_permits_granted_total',
+      help: 'Request permits granted',
+      labelNames: ['provider'] as const,
+      registers,
+    });
     this.permitsRefused = new Counter({
       name: 'atelier_provider_permits_short_total',
       help: 'Permits asked for and not granted at once (the asker waits)',
-      ...byProvider,
+      labelNames: ['provider'] as const,
+      registers,
     });
   }
 }
