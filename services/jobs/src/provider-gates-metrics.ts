@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from '@atelier/metrics';
+import { Counter, Gauge, Histogram, type Registry } from '@atelier/metrics';
 
 /**
  * The providers' gates as Prometheus sees them (docs/budgets-and-limits.md). The gauges are set
@@ -24,9 +24,18 @@ export class ProviderGateMetrics {
   readonly permitsGranted: Counter<'provider'>;
   /** Permits asked for and not granted at once (the asker waits and asks again). */
   readonly permitsRefused: Counter<'provider'>;
+  /** From when a job of a provider could first start (created, or due again) to its claim: the gates' wait shows here. */
+  readonly startWait: Histogram<'provider'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
+    this.startWait = new Histogram({
+      name: 'atelier_jobs_provider_start_wait_seconds',
+      help: 'Time from when a job of the provider could start (created, or due again) to its claim: queueing and the gates together',
+      labelNames: ['provider'] as const,
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 14400],
+      registers,
+    });
     this.pausedClaims = new Counter({
       name: 'atelier_jobs_claims_paused_total',
       help: 'Claims a provider gate held back (the job stays queued), by reason: budget, concurrency, vendor_throttled',

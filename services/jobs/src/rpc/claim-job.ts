@@ -44,7 +44,7 @@ export function claimJobs(context: JobsContext): ClaimJobs {
       'claimed',
       results.flatMap((result) => (result.changed ? [result.job] : [])),
     );
-    countPaused(context, results);
+    observeGates(context, results);
     return { results: results.map((result) => claimResponse(context, result)) };
   };
 }
@@ -57,12 +57,18 @@ async function claimOne(
 ): Promise<jobsExecutionV1.ClaimJobResponse> {
   const result = await context.batches.claim({ jobId, workerId }, signal);
   if (result.changed) announce(context, 'claimed', [result.job]);
-  countPaused(context, [result]);
+  observeGates(context, [result]);
   return claimResponse(context, result);
 }
 
-/** Claims a provider's gate held back, by provider and reason. */
-function countPaused(context: JobsContext, results: readonly ClaimResult[]): void {
+/** Claims a provider's gate held back, by provider and reason; how long the claimed jobs of a provider waited. */
+function observeGates(context: JobsContext, results: readonly ClaimResult[]): void {
+  for (const result of results) {
+    if (!result.changed || !result.job.provider_code_snapshot) continue;
+    const { created_at: created, next_attempt_at: due, started_at: started, provider_code_snapshot: provider } = result.job;
+    const from = Math.max(created.getTime(), due.getTime());
+    context.gateMetrics.startWait.observe({ provider }, Math.max(0, (started ?? new Date()).getTime() - from) / 1000);
+  }
   for (const { paused } of results.filter(isPaused))
     context.gateMetrics.pausedClaims.inc({ provider: paused.provider, reason: paused.reason });
 }
