@@ -37,7 +37,7 @@ export interface GatedJob {
 export type GateDecision = { admit: true } | { admit: false; reason: PauseReason; notBefore: Date };
 
 /** How soon a concurrency-paused job is worth trying again: a slot frees when any job ends. */
-export const CONCURRENCY_RETRY_MS = 2_000;
+export const CONCURRENCY_RETRY_MS = 1_000;
 
 /** The start of the next UTC day: when a daily budget's window opens again. */
 export function nextUtcDay(now: Date): Date {

@@ -12,8 +12,8 @@ const paused = (pauseReason: jobsExecutionV1.ProviderPauseReason, inMs: number) 
 
 describe('pausedDelayMs', () => {
   it('hands a held-back dispatch back until not_before, capped by reason, spread by up to a fifth', () => {
-    expect(pausedDelayMs(paused(ProviderPauseReason.CONCURRENCY, 2_000), now, () => 0)).toBe(2_000);
-    expect(pausedDelayMs(paused(ProviderPauseReason.CONCURRENCY, 60_000), now, () => 0)).toBe(3_000);
+    expect(pausedDelayMs(paused(ProviderPauseReason.CONCURRENCY, 1_000), now, () => 0)).toBe(1_000);
+    expect(pausedDelayMs(paused(ProviderPauseReason.CONCURRENCY, 60_000), now, () => 0)).toBe(1_500);
     expect(pausedDelayMs(paused(ProviderPauseReason.BUDGET, 3 * 3_600_000), now, () => 0)).toBe(30_000);
     expect(pausedDelayMs(paused(ProviderPauseReason.BUDGET, 3 * 3_600_000), now, () => 0.99)).toBeLessThanOrEqual(36_000);
     expect(pausedDelayMs(paused(ProviderPauseReason.VENDOR_THROTTLED, 1_200), now, () => 0)).toBe(1_200);

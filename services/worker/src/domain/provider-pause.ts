@@ -4,12 +4,12 @@ const { ProviderPauseReason } = jobsExecutionV1;
 
 /**
  * The longest a dispatch held back by its provider's gate is handed back for, by reason: a
- * concurrency slot frees whenever any job of the provider ends, so a few seconds; a budget
+ * concurrency slot frees whenever any job of the provider ends, so a second and a half; a budget
  * reopens at the next UTC day but also the moment an operator raises it, so half a minute at most
  * (a raise is seen within it); a vendor throttle ends at its Retry-After.
  */
 const MAX_DELAY_MS: Readonly<Record<jobsExecutionV1.ProviderPauseReason, number>> = {
-  [ProviderPauseReason.CONCURRENCY]: 3_000,
+  [ProviderPauseReason.CONCURRENCY]: 1_500,
   [ProviderPauseReason.BUDGET]: 30_000,
   [ProviderPauseReason.VENDOR_THROTTLED]: 30_000,
   [ProviderPauseReason.UNSPECIFIED]: 5_000,
