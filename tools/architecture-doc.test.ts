@@ -184,7 +184,13 @@ describe('docs/architecture.md - streams and consumers', () => {
   const named = (name: string) => name.replace(/^PREFIX_/, '<PREFIX>_');
 
   it('lists the streams of libs/nats and the rate-limit bucket, and nothing else', () => {
-    const streams = [topology.jobsStream, topology.eventsStream, topology.accountEventsStream, topology.productEventsStream];
+    const streams = [
+      topology.jobsStream,
+      topology.eventsStream,
+      topology.accountEventsStream,
+      topology.productEventsStream,
+      topology.opsEventsStream,
+    ];
     expect(rows.map((row) => ticked(row[0]!)[0]).sort()).toEqual([...streams, windowCountersBucket('PREFIX')].map(named).sort());
   });
 

@@ -196,6 +196,7 @@ describe('chart monitoring - PrometheusRule', () => {
       'AtelierGateway5xxRatio',
       'AtelierLeaseExpiries',
       'AtelierOutboxDeadRows',
+      'AtelierProviderBudgetHigh',
       'AtelierQueueWaitTooLong',
       'AtelierReconciliationFindings',
       'AtelierReconciliationNotRunning',
@@ -273,6 +274,7 @@ describe('chart monitoring - PrometheusRule', () => {
       'gateway5xx',
       'reconciliationFindings',
       'reconciliationStale',
+      'providerBudget',
     ]) {
       set[`monitoring.prometheusRule.alerts.${alert}.enabled`] = 'false';
     }

@@ -16,6 +16,7 @@ import {
   ensureEventsConsumer,
   ensureJobStreams,
   ensureProductEventsStream,
+  ensureOpsEventsStream,
   ensureWorkerConsumer,
   jetstream,
   jetstreamManager,
@@ -96,6 +97,15 @@ describe('nats server config - each service its own subjects', () => {
     }
     // jobs has no business with the gateway's counters.
     await expect(publish(jobs, `$KV.${windowCountersBucket('ATELIER')}.user.x.1`)).rejects.toThrow(/permission/i);
+  });
+
+  it('jobs declares the ops events stream and publishes the budget warning; no one else publishes it', async () => {
+    const jobs = await as('jobs');
+    await ensureOpsEventsStream(await jetstreamManager(jobs), topology);
+    const subject = topology.opsEventSubject('provider_budget_warning');
+    await expect(publish(jobs, subject)).resolves.toMatchObject({ duplicate: false });
+    for (const service of ['worker', 'gateway'] as const)
+      await expect(publish(await as(service), subject), service).rejects.toThrow(/permission/i);
   });
 
   it('catalog announces its changes, which jobs hears, and may publish nothing else', async () => {

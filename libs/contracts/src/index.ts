@@ -16,6 +16,7 @@ export * as jobsCredentialsV1 from './gen/atelier/jobs/v1/credentials.js';
 export * as jobsEventsV1 from './gen/atelier/jobs/v1/events.js';
 export * as jobsUsageV1 from './gen/atelier/jobs/v1/usage.js';
 export * as jobsReconciliationV1 from './gen/atelier/jobs/v1/reconciliation.js';
+export * as jobsDispatchGatesV1 from './gen/atelier/jobs/v1/dispatch_gates.js';
 export * as communityV1 from './gen/atelier/community/v1/community.js';
 export * as webhooksV1 from './gen/atelier/webhooks/v1/webhooks.js';
 export * as petsV1 from './gen/atelier/pets/v1/pets.js';

@@ -11,6 +11,7 @@ export {
   ensureAccountDeletionConsumer,
   ensureAccountEventsStream,
   ensureProductEventsStream,
+  ensureOpsEventsStream,
   PRODUCT_EVENTS_MAX_AGE_MS,
   deleteJobStreams,
   type StreamOptions,

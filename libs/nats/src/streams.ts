@@ -154,6 +154,22 @@ export async function ensureProductEventsStream(jsm: JetStreamManager, topology:
   });
 }
 
+/**
+ * The operators' events stream (a budget nearly spent, …), declared by its publisher (jobs): read
+ * by alerting and chat-ops bridges, kept thirty days.
+ */
+export async function ensureOpsEventsStream(jsm: JetStreamManager, topology: JobsTopology, options: StreamOptions = {}): Promise<void> {
+  await ensureStream(jsm, {
+    name: topology.opsEventsStream,
+    subjects: [topology.opsEventSubject('>')],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: nanos(options.duplicateWindowMs ?? 5 * 60_000),
+    max_age: nanos(30 * DAY_MS),
+    num_replicas: options.replicas ?? 1,
+  });
+}
+
 export interface WorkerConsumerOptions {
   /** How long a delivered message may go without ack or `working()` before redelivery. */
   ackWaitMs: number;
@@ -273,7 +289,13 @@ export async function ensureAccountDeletionConsumer(
 
 /** Removes the streams (and so their consumers). For tests and for tearing an environment down. */
 export async function deleteJobStreams(jsm: JetStreamManager, topology: JobsTopology): Promise<void> {
-  for (const stream of [topology.jobsStream, topology.eventsStream, topology.accountEventsStream, topology.productEventsStream]) {
+  for (const stream of [
+    topology.jobsStream,
+    topology.eventsStream,
+    topology.accountEventsStream,
+    topology.productEventsStream,
+    topology.opsEventsStream,
+  ]) {
     try {
       await jsm.streams.delete(stream);
     } catch (error) {

@@ -39,6 +39,10 @@ export interface JobsTopology {
   readonly eventsStream: string;
   readonly accountEventsStream: string;
   readonly productEventsStream: string;
+  /** Operators' events (a budget nearly spent): `<root>.ops.events.>`, kept a month. */
+  readonly opsEventsStream: string;
+  /** Where an operators' event of this name goes (`<root>.ops.events.<eventName>`). */
+  opsEventSubject(eventName: string): string;
   /** Where a product event of this name goes (`<root>.product.events.<eventName>`). */
   productEventSubject(eventName: string): string;
   /** `<root>.product.events.>`: every product event. */
@@ -71,6 +75,8 @@ export function jobsTopology(prefix: string): JobsTopology {
     eventsStream: `${prefix}_JOB_EVENTS`,
     accountEventsStream: `${prefix}_ACCOUNT_EVENTS`,
     productEventsStream: `${prefix}_PRODUCT_EVENTS`,
+    opsEventsStream: `${prefix}_OPS_EVENTS`,
+    opsEventSubject: (eventName) => `${root}.ops.events.${eventName}`,
     productEventSubject: (eventName) => `${root}.product.events.${eventName}`,
     allProductEventsSubject: `${root}.product.events.>`,
     accountDeletedSubject: `${root}.accounts.events.deleted`,

@@ -82,6 +82,7 @@ const DEPARTURES: Readonly<Record<number, string>> = {
   42920: 'every route is rate limited per account and per address',
   50000: 'an unexpected failure (the evaluation reuses 50000)',
   50300: 'a service or the pet directory is down: retry after Retry-After (the evaluation reuses 50300)',
+  50301: 'the model’s provider spent today’s budget (503 like 50300): retry after Retry-After, the next UTC day',
   40000: 'getGenerationJob and cancelGenerationJob refuse a jobId that is not a UUID before any lookup',
   40430: "a credentialId that is not the caller's live vendor key (someone else's, deleted or unknown: one answer)",
   42230: 'a credentialId for a model that does not allow user keys',

@@ -5,6 +5,7 @@ import type {
   communityV1,
   jobsAdminV1,
   jobsCredentialsV1,
+  jobsDispatchGatesV1,
   jobsReconciliationV1,
   jobsUsageV1,
   jobsV1,
@@ -27,6 +28,8 @@ export interface GatewayPeers {
   usage: PromiseClient<jobsUsageV1.ProviderUsageServiceClient>;
   /** Reconciliation with the vendor: the findings operators read and acknowledge. */
   reconciliation: PromiseClient<jobsReconciliationV1.ProviderReconciliationServiceClient>;
+  /** The providers' budgets and limits (jobs' ProviderDispatchService). */
+  jobsGates: PromiseClient<jobsDispatchGatesV1.ProviderDispatchServiceClient>;
   community: PromiseClient<communityV1.CommunityServiceClient>;
   webhooks: PromiseClient<webhooksV1.WebhooksServiceClient>;
   /** Users' own vendor keys (jobs' ProviderCredentialsService). */

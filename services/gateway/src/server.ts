@@ -27,6 +27,7 @@ import { registerAdminSpendRoutes } from './routes/admin-spend-routes.js';
 import { registerAdminReconciliationRoutes } from './routes/admin-reconciliation-routes.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAdminCatalogRoutes } from './routes/admin-catalog-routes.js';
+import { registerAdminProviderGatesRoutes } from './routes/admin-provider-gates-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
 import { registerConsoleRoutes } from './routes/console-routes.js';
 import { registerDocsRoutes } from './routes/docs-routes.js';
@@ -232,6 +233,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     admin.addHook('onRequest', requireAdmin);
     registerAdminRoutes(admin, context);
     registerAdminCatalogRoutes(admin, context);
+    registerAdminProviderGatesRoutes(admin, context);
     registerAdminOverviewRoute(admin, context);
     registerAdminSpendRoutes(admin, context);
     registerAdminReconciliationRoutes(admin, context);

@@ -92,6 +92,10 @@ export const jobsConfigSpec = {
     int({ default: 120_000, min: 1_000, max: 7 * 24 * 3_600_000 }),
     'a queued job overdue this long with no dispatch pending or published within it (its message lost, or its dispatch row dead) is dispatched again',
   ),
+  PROVIDER_GATE_WATCH_INTERVAL_MS: doc(
+    int({ default: 15_000, min: 100, max: 3_600_000 }),
+    "how often the providers' budget and limit gauges are read and a budget past 80 % today is warned of (once per budget per UTC day)",
+  ),
   DISPATCH_SWEEP_INTERVAL_MS: doc(int({ default: 30_000, min: 100, max: 3_600_000 }), 'how often the stale-dispatch sweep looks'),
   START_DEADLINE_SWEEP_INTERVAL_MS: doc(
     int({ default: 1_000, min: 100, max: 600_000 }),

@@ -13,6 +13,7 @@ import {
   ensureAccountEventsStream,
   ensureJobStreams,
   ensureProductEventsStream,
+  ensureOpsEventsStream,
   jetstream,
   jetstreamManager,
   jobsTopology,
@@ -47,6 +48,8 @@ import { jobsAccountDeletion } from './background/account-deletion.js';
 import { OutboxWakeups } from './background/outbox-wakeups.js';
 import { JobChangeNotices } from './background/job-change-notices.js';
 import { LeaseReaper } from './background/lease-reaper.js';
+import { startProviderGateWatch } from './background/provider-gate-watch.js';
+import { ProviderGateMetrics } from './provider-gates-metrics.js';
 import { StaleDispatchSweeper } from './background/stale-dispatch-sweeper.js';
 import { StartDeadlineSweeper } from './background/start-deadline-sweeper.js';
 import { RetentionPruner } from './background/retention-pruner.js';
@@ -87,6 +90,7 @@ export async function startJobsApp(
   const serviceMetrics = options.metrics ?? createServiceMetrics('jobs');
   const metricsRegistry = serviceMetrics.registry;
   const metrics = new JobsMetrics(metricsRegistry, () => readQueueStats(pool));
+  const gateMetrics = new ProviderGateMetrics(metricsRegistry);
   const topology = jobsTopology(config.NATS_STREAM_PREFIX);
   const streamOptions = { replicas: config.NATS_STREAM_REPLICAS };
   // Set once serving; the link may come up (or go down) before or after.
@@ -104,6 +108,7 @@ export async function startJobsApp(
     await ensureJobStreams(jsm, topology, streamOptions);
     await ensureAccountEventsStream(jsm, topology, streamOptions);
     await ensureProductEventsStream(jsm, topology, streamOptions);
+    await ensureOpsEventsStream(jsm, topology, streamOptions);
   };
   const nats = openNatsLink({
     servers: config.NATS_URL,
@@ -212,6 +217,7 @@ export async function startJobsApp(
       coverage: () => selectReconciliationCoverage(pool),
     }),
     credentials: { keks: keks ? () => keks.current() : undefined, maxPerUser: config.CREDENTIALS_MAX_PER_USER },
+    gateMetrics,
   };
   const reaper = new LeaseReaper({
     pool,
@@ -265,6 +271,14 @@ export async function startJobsApp(
     logger,
   });
   reaper.start();
+  const gateWatch = startProviderGateWatch({
+    pool,
+    metrics: gateMetrics,
+    warningSubject: topology.opsEventSubject('provider_budget_warning'),
+    onOutboxWrite,
+    logger,
+    intervalMs: config.PROVIDER_GATE_WATCH_INTERVAL_MS,
+  });
   dispatchSweeper.start();
   deadlineSweeper.start();
   retention.start();
@@ -283,6 +297,7 @@ export async function startJobsApp(
       await server.shutdown(graceMs);
       await accountDeletions.stop();
       await reaper.stop();
+      await gateWatch.stop();
       await dispatchSweeper.stop();
       await deadlineSweeper.stop();
       await retention.stop();

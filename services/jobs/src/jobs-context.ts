@@ -6,6 +6,7 @@ import type { QuotaLimits } from './domain/quota.js';
 import type { JobWatchHub } from './announce/job-watch-hub.js';
 import type { JobsMetrics } from './jobs-metrics.js';
 import type { ReconciliationMetrics } from './reconciliation-metrics.js';
+import type { ProviderGateMetrics } from './provider-gates-metrics.js';
 import type { Peers } from './peers/peer-validation.js';
 import type { KekRing } from './domain/kek-ring.js';
 import type { AnnounceTargets } from './announce/announce.js';
@@ -42,4 +43,6 @@ export interface JobsContext extends AnnounceTargets {
     keks: (() => KekRing) | undefined;
     maxPerUser: number;
   };
+  /** The providers' gates: paused claims, permits, budgets (provider-gates-metrics.ts). */
+  gateMetrics: ProviderGateMetrics;
 }

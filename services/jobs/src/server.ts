@@ -1,6 +1,7 @@
 import {
   jobsAdminV1,
   jobsCredentialsV1,
+  jobsDispatchGatesV1,
   jobsExecutionV1,
   jobsReconciliationV1,
   jobsUsageV1,
@@ -12,6 +13,7 @@ import type { JobsContext } from './jobs-context.js';
 import {
   adminCallerPolicy,
   credentialsCallerPolicy,
+  dispatchGatesCallerPolicy,
   executionCallerPolicy,
   jobsCallerPolicy,
   reconciliationCallerPolicy,
@@ -25,6 +27,15 @@ import { getSpend, listJobProviderCalls, listTopSpenders } from './rpc/usage/usa
 import { createProviderCredential, deleteProviderCredential, listProviderCredentials } from './rpc/provider-credentials.js';
 import { getJobCredential, reportCredentialRefused } from './rpc/get-job-credential.js';
 import { rewrapCredentials } from './rpc/rewrap-credentials.js';
+import {
+  deleteProviderLimit,
+  deleteSpendBudget,
+  listProviderLimits,
+  listSpendBudgets,
+  setProviderLimit,
+  setSpendBudget,
+} from './rpc/dispatch-gates/admin-gates.js';
+import { acquireProviderPermits, reportProviderThrottle } from './rpc/dispatch-gates/worker-gates.js';
 import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getOverview } from './rpc/admin/get-overview.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
@@ -57,6 +68,7 @@ export const JOBS_SERVICE_NAMES = {
   usage: 'atelier.jobs.v1.ProviderUsageService',
   reconciliation: 'atelier.jobs.v1.ProviderReconciliationService',
   credentials: 'atelier.jobs.v1.ProviderCredentialsService',
+  dispatchGates: 'atelier.jobs.v1.ProviderDispatchService',
 } as const;
 
 /** Serves the user, execution, operator and usage-ledger APIs of atelier.jobs.v1 over mutual TLS, with health (and reflection when enabled). */
@@ -159,6 +171,22 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
         },
         logger,
         credentialsCallerPolicy,
+      ),
+      registerService(
+        JOBS_SERVICE_NAMES.dispatchGates,
+        jobsDispatchGatesV1.ProviderDispatchServiceService,
+        {
+          acquireProviderPermits: acquireProviderPermits(context),
+          reportProviderThrottle: reportProviderThrottle(context),
+          listSpendBudgets: listSpendBudgets(context),
+          setSpendBudget: setSpendBudget(context),
+          deleteSpendBudget: deleteSpendBudget(context),
+          listProviderLimits: listProviderLimits(context),
+          setProviderLimit: setProviderLimit(context),
+          deleteProviderLimit: deleteProviderLimit(context),
+        },
+        logger,
+        dispatchGatesCallerPolicy,
       ),
     ],
   });

@@ -14,6 +14,8 @@ describe('provider-sim config - environment', () => {
       PROVIDER_SIM_FAILURE_RATE: 0,
       PROVIDER_SIM_FAILURE_KIND: 'prediction_failed',
       PROVIDER_SIM_MAX_PREDICTIONS: 2000,
+      PROVIDER_SIM_MAX_OPEN_PREDICTIONS: undefined,
+      PROVIDER_SIM_RETRY_AFTER_SECONDS: 1,
       PUBLIC_URL: undefined,
     });
   });

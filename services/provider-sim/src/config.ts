@@ -50,6 +50,11 @@ export const providerSimConfigSpec = {
     int({ default: 2_000, min: 1, max: 1_000_000 }),
     'memory cap: beyond it the oldest finished predictions and their outputs are dropped',
   ),
+  PROVIDER_SIM_MAX_OPEN_PREDICTIONS: doc(
+    optional(int({ min: 1, max: 100_000 })),
+    "an account's cap of predictions running at once, as vendors have: one more POST answers 429 with Retry-After; unset: no cap",
+  ),
+  PROVIDER_SIM_RETRY_AFTER_SECONDS: doc(int({ default: 1, min: 1, max: 300 }), 'the `Retry-After` of every 429 it answers'),
   PUBLIC_URL: doc(optional(url({ protocols: ['http:', 'https:'] })), 'base of `output_url`', '`http://127.0.0.1:<bound port>`'),
 } as const;
 

@@ -30,6 +30,8 @@ export function runProviderSim(telemetry: Telemetry): Promise<void> {
         failureRate: config.PROVIDER_SIM_FAILURE_RATE,
         failureKind: config.PROVIDER_SIM_FAILURE_KIND,
         maxPredictions: config.PROVIDER_SIM_MAX_PREDICTIONS,
+        maxOpenPredictions: config.PROVIDER_SIM_MAX_OPEN_PREDICTIONS,
+        retryAfterSeconds: config.PROVIDER_SIM_RETRY_AFTER_SECONDS,
         publicUrl: config.PUBLIC_URL,
       });
       await app.listen({ port: config.HTTP_PORT, host: '0.0.0.0' });

@@ -359,6 +359,7 @@ describe('provider-sim - simulated failures', () => {
       predictions_in_memory: 0,
       by_key: { k: { submissions: 0, requests: 1 } },
       calls: { total: { submit: 1, poll: 0, cancel: 0, output_fetch: 0 }, by_prediction: {}, submits_by_key: { k: 1 } },
+      open_predictions: { now: 0, max: 0, by_account: {} },
     });
 
     const never = await startSim({ failureRate: 0.5, failureKind: 'hang', random: () => 0.5 });
@@ -588,5 +589,51 @@ describe('provider-sim - process start-up', () => {
     } finally {
       expect(await service.stop()).toBe(0);
     }
+  });
+});
+
+describe("provider-sim - open predictions (a vendor's concurrency)", () => {
+  type OpenStats = { open_predictions: { now: number; max: number; by_account: Record<string, { now: number; max: number }> } };
+
+  it('counts open predictions per account (a fingerprint of the key, never the key) and the most ever open at once', async () => {
+    const counted = await startSim();
+    const other = { authorization: 'Bearer other-key' };
+    const a = await submit(counted.base, { prompt: '#sim-latency=400' });
+    const b = await submit(counted.base, { prompt: '#sim-latency=400' });
+    await submit(counted.base, { prompt: '#sim-latency=400' }, { headers: other });
+    const during = (await call<OpenStats>(`${counted.base}/v1/stats`)).body.open_predictions;
+    expect(during).toMatchObject({ now: 3, max: 3 });
+    expect(Object.values(during.by_account).sort((x, y) => x.now - y.now)).toEqual([
+      { now: 1, max: 1 },
+      { now: 2, max: 2 },
+    ]);
+    expect(JSON.stringify(during)).not.toContain('test-key');
+    await finished(counted.base, a.body.id);
+    await finished(counted.base, b.body.id);
+    const after = (await call<OpenStats>(`${counted.base}/v1/stats`)).body.open_predictions;
+    expect(after.max).toBe(3);
+    expect(
+      Object.values(after.by_account)
+        .map((counts) => counts.max)
+        .sort(),
+    ).toEqual([1, 2]);
+  });
+
+  it('with PROVIDER_SIM_MAX_OPEN_PREDICTIONS refuses one more with 429 and its Retry-After, charging nothing', async () => {
+    const capped = await startSim({ maxOpenPredictions: 2, retryAfterSeconds: 3 });
+    const first = await submit(capped.base, { prompt: '#sim-latency=300' }, { key: 'c1' });
+    await submit(capped.base, { prompt: '#sim-latency=300' }, { key: 'c2' });
+    const refused = await submit<ErrorBody>(capped.base, {}, { key: 'c3' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('3');
+    expect((await stats(capped.base)).body.by_key.c3).toEqual({ submissions: 0, requests: 1 });
+    await finished(capped.base, first.body.id);
+    expect((await submit(capped.base, {}, { key: 'c3' })).status).toBe(201);
+  });
+
+  it('PROVIDER_SIM_RETRY_AFTER_SECONDS is the Retry-After of a simulated rate limit', async () => {
+    const slow = await startSim({ retryAfterSeconds: 2 });
+    const refused = await submit<ErrorBody>(slow.base, { prompt: '#sim:rate_limit' });
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([429, '2']);
   });
 });

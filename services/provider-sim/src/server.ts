@@ -16,6 +16,7 @@ import type { SimulationKind } from './domain/simulation-directives.js';
 import { SubmissionMeter } from './submission-meter.js';
 import { CallMeter } from './call-meter.js';
 import { KeyUsage } from './key-usage.js';
+import { OpenPredictions } from './open-predictions.js';
 
 export interface ProviderSimOptions {
   logger: Logger;
@@ -29,6 +30,10 @@ export interface ProviderSimOptions {
   failureKind?: SimulationKind;
   /** PROVIDER_SIM_MAX_PREDICTIONS (default 2000). */
   maxPredictions?: number;
+  /** PROVIDER_SIM_MAX_OPEN_PREDICTIONS: an account's concurrent-prediction cap (429 beyond it); default none. */
+  maxOpenPredictions?: number;
+  /** PROVIDER_SIM_RETRY_AFTER_SECONDS: the Retry-After of its 429s (default 1). */
+  retryAfterSeconds?: number;
   /** PUBLIC_URL; default `http://127.0.0.1:<bound port>`. */
   publicUrl?: string;
   /** For tests: a shorter input fetch timeout, a deterministic random source. */
@@ -60,6 +65,9 @@ export function buildProviderSim(options: ProviderSimOptions) {
     store,
     meter,
     calls: new CallMeter(maxPredictions, metrics),
+    openPredictions: new OpenPredictions(),
+    maxOpenPredictions: options.maxOpenPredictions,
+    retryAfterSeconds: options.retryAfterSeconds ?? 1,
     logger: options.logger,
     apiKeys: typeof options.apiKeys === 'function' ? options.apiKeys : () => options.apiKeys as readonly string[] | undefined,
     keys,

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import {
   catalogV1,
   jobsCredentialsV1,
+  jobsDispatchGatesV1,
   jobsEventsV1,
   jobsExecutionV1,
   jobsReconciliationV1,
@@ -42,6 +43,9 @@ import { providersByCode } from './peers/provider/providers-by-code.js';
 import { ProviderClients, type ProviderEndpoint } from './peers/provider/provider-clients.js';
 import { platformKeySource } from './peers/provider/platform-key.js';
 import { jobCredentials } from './peers/job-credentials.js';
+import type { ProviderClient } from './peers/provider/provider-client.js';
+import { providerPermitsFor } from './peers/provider/provider-permits-for.js';
+import { rateLimitedProviderClient } from './peers/provider/rate-limited-provider-client.js';
 import { ProviderCancelConsumer } from './background/provider-cancel-consumer.js';
 import { QueueConsumer } from './background/queue-consumer.js';
 import { startVendorReconciliation } from './background/vendor-reconciliation.js';
@@ -100,7 +104,14 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   const credentialsClient = createServiceClient(jobsCredentialsV1.ProviderCredentialsServiceClient, config.JOBS_ADDR, security, {
     defaultDeadlineMs: 10_000,
   });
-  const clients = new ProviderClients(endpoints, () => platformKey.current(), jobCredentials(credentialsClient, workerId));
+  // Calls on the platform's key take permits of its provider's request-rate cap, shared by every
+  // pod, through jobs (a user's own key is the user's vendor account: not ours to cap).
+  const gates = createServiceClient(jobsDispatchGatesV1.ProviderDispatchServiceClient, config.JOBS_ADDR, security, {
+    defaultDeadlineMs: 5_000,
+  });
+  const limited = (providerCode: string, client: ProviderClient) =>
+    rateLimitedProviderClient(client, providerPermitsFor({ gates, providerCode, workerId, logger, metrics }));
+  const clients = new ProviderClients(endpoints, () => platformKey.current(), jobCredentials(credentialsClient, workerId), limited);
   const providers = clients.platform;
   const catalog = createServiceClient(catalogV1.CatalogServiceClient, config.CATALOG_ADDR, security, { defaultDeadlineMs: 5_000 });
   // Ready also means able to run every enabled model (checked once NATS is up, below).
@@ -243,6 +254,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       usage.close();
       credentialsClient.close();
       platformKey.close();
+      gates.close();
       media.close();
       await link.close();
       await new Promise((resolve) => metricsServer.close(resolve));

@@ -34,4 +34,23 @@ export class WorkerMetrics {
     labelNames: ['provider'] as const,
     registers: [this.registry],
   });
+  readonly claimsPaused = new Counter({
+    name: 'atelier_worker_claims_paused_total',
+    help: "Dispatches handed back because their provider's gate was closed (budget, concurrency, vendor_throttled)",
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly permitWait = new Histogram({
+    name: 'atelier_worker_provider_permit_wait_seconds',
+    help: "Time a call to the vendor waited for a permit of the provider's shared request-rate cap",
+    labelNames: ['provider'] as const,
+    buckets: [0, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly providerThrottles = new Counter({
+    name: 'atelier_worker_provider_throttles_total',
+    help: 'Vendor 429s this worker met (each pauses the provider for every worker until its Retry-After)',
+    labelNames: ['provider'] as const,
+    registers: [this.registry],
+  });
 }

@@ -272,6 +272,44 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin-api/provider-budgets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every provider's daily spend budget with today's (UTC) spend */
+    get: operations['adminListProviderBudgets'];
+    /** Set (create or replace) a daily spend budget; a raised limit lets held-back jobs start at once */
+    put: operations['adminSetProviderBudget'];
+    post?: never;
+    /** Remove a budget (404 when there is none) */
+    delete: operations['adminDeleteProviderBudget'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin-api/provider-limits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The vendors' limits on our account, with each provider's running jobs and throttle now */
+    get: operations['adminListProviderLimits'];
+    /** Set (create or replace) a provider's (or model's) concurrency and request-rate caps */
+    put: operations['adminSetProviderLimit'];
+    post?: never;
+    /** Remove a limit (404 when there is none) */
+    delete: operations['adminDeleteProviderLimit'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-api/reconciliation/findings': {
     parameters: {
       query?: never;
@@ -1301,14 +1339,14 @@ export interface components {
          * @description HTTP status × 100 + a sequence; a contract, never renumbered
          * @enum {integer}
          */
-        code: 50300;
+        code: 50300 | 50301;
         /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
         message: string;
         /**
          * @description the code’s name; switch on this or on code
          * @enum {string}
          */
-        name: 'UNAVAILABLE';
+        name: 'UNAVAILABLE' | 'PROVIDER_BUDGET_EXHAUSTED';
         /** @description quote it when reporting a problem (also the x-request-id header) */
         requestId: string;
       };
@@ -3176,6 +3214,394 @@ export interface operations {
       503: components['responses']['ServiceUnavailable'];
     };
   };
+  adminListProviderBudgets: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "providerCode": "sim",
+           *           "providerModel": "",
+           *           "dailyLimitMicros": 50000000,
+           *           "currency": "USD",
+           *           "spentTodayMicros": 41250000,
+           *           "usedRatio": 0.825,
+           *           "updatedBy": "admin-1",
+           *           "updatedAt": "2026-12-03T08:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            items: {
+              currency: string;
+              /** @description per UTC day, in millionths of currency */
+              dailyLimitMicros: number;
+              providerCode: string;
+              /** @description empty: every model of the provider */
+              providerModel: string;
+              /** @description today's (UTC) spend on our own key (platform_key), in millionths of currency */
+              spentTodayMicros: number;
+              /** Format: date-time */
+              updatedAt: string;
+              updatedBy: string;
+              /** @description spent / limit: 0.8 warns, 1 or more holds new jobs of the provider (model) back */
+              usedRatio: number;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  adminSetProviderBudget: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @example USD */
+          currency: string;
+          /** @description 0 holds every new job of it back */
+          dailyLimitMicros: number;
+          /**
+           * @description the catalog's provider code
+           * @example sim
+           */
+          providerCode: string;
+          /**
+           * @description one model of the provider; empty: every model of it
+           * @default
+           */
+          providerModel?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "budget": {
+           *         "providerCode": "sim",
+           *         "providerModel": "",
+           *         "dailyLimitMicros": 50000000,
+           *         "currency": "USD",
+           *         "spentTodayMicros": 41250000,
+           *         "usedRatio": 0.825,
+           *         "updatedBy": "admin-1",
+           *         "updatedAt": "2026-12-03T08:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            budget: {
+              currency: string;
+              /** @description per UTC day, in millionths of currency */
+              dailyLimitMicros: number;
+              providerCode: string;
+              /** @description empty: every model of the provider */
+              providerModel: string;
+              /** @description today's (UTC) spend on our own key (platform_key), in millionths of currency */
+              spentTodayMicros: number;
+              /** Format: date-time */
+              updatedAt: string;
+              updatedBy: string;
+              /** @description spent / limit: 0.8 warns, 1 or more holds new jobs of the provider (model) back */
+              usedRatio: number;
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  adminDeleteProviderBudget: {
+    parameters: {
+      query: {
+        /**
+         * @description the catalog's provider code
+         * @example sim
+         */
+        providerCode: string;
+        /** @description one model of the provider; empty: every model of it */
+        providerModel?: string;
+      };
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  adminListProviderLimits: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "providerCode": "sim",
+           *           "providerModel": "",
+           *           "maxConcurrent": 3,
+           *           "maxRequestsPerSecond": 10,
+           *           "burst": 20,
+           *           "running": 2,
+           *           "pausedUntil": null,
+           *           "updatedBy": "admin-1",
+           *           "updatedAt": "2026-12-03T08:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            items: {
+              /** @description calls that may go at once after a quiet spell */
+              burst: number | null;
+              /** @description most jobs running at once (one open prediction each); null: no cap */
+              maxConcurrent: number | null;
+              /** @description calls a second to the vendor, every worker together; null: no cap */
+              maxRequestsPerSecond: number | null;
+              /**
+               * Format: date-time
+               * @description the vendor's Retry-After: nothing is sent to it before then
+               */
+              pausedUntil: string | null;
+              providerCode: string;
+              /** @description empty: the whole provider */
+              providerModel: string;
+              /** @description jobs of the provider (model) running now */
+              running: number;
+              /** Format: date-time */
+              updatedAt: string;
+              updatedBy: string;
+            }[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  adminSetProviderLimit: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description with a rate: calls that may go at once (default: the rate) */
+          burst?: number | null;
+          /** @description most jobs running at once; 0 holds every new job back; null or absent: no cap */
+          maxConcurrent?: number | null;
+          /** @description the whole provider only (providerModel empty); null or absent: no cap */
+          maxRequestsPerSecond?: number | null;
+          /**
+           * @description the catalog's provider code
+           * @example sim
+           */
+          providerCode: string;
+          /**
+           * @description one model of the provider; empty: every model of it
+           * @default
+           */
+          providerModel?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "limit": {
+           *         "providerCode": "sim",
+           *         "providerModel": "",
+           *         "maxConcurrent": 3,
+           *         "maxRequestsPerSecond": 10,
+           *         "burst": 20,
+           *         "running": 2,
+           *         "pausedUntil": null,
+           *         "updatedBy": "admin-1",
+           *         "updatedAt": "2026-12-03T08:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            limit: {
+              /** @description calls that may go at once after a quiet spell */
+              burst: number | null;
+              /** @description most jobs running at once (one open prediction each); null: no cap */
+              maxConcurrent: number | null;
+              /** @description calls a second to the vendor, every worker together; null: no cap */
+              maxRequestsPerSecond: number | null;
+              /**
+               * Format: date-time
+               * @description the vendor's Retry-After: nothing is sent to it before then
+               */
+              pausedUntil: string | null;
+              providerCode: string;
+              /** @description empty: the whole provider */
+              providerModel: string;
+              /** @description jobs of the provider (model) running now */
+              running: number;
+              /** Format: date-time */
+              updatedAt: string;
+              updatedBy: string;
+            };
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  adminDeleteProviderLimit: {
+    parameters: {
+      query: {
+        /**
+         * @description the catalog's provider code
+         * @example sim
+         */
+        providerCode: string;
+        /** @description one model of the provider; empty: every model of it */
+        providerModel?: string;
+      };
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
   adminListReconciliationFindings: {
     parameters: {
       query?: {
@@ -4405,14 +4831,14 @@ export interface operations {
                * @description HTTP status × 100 + a sequence; a contract, never renumbered
                * @enum {integer}
                */
-              code: 50300;
+              code: 50300 | 50301;
               /** @description what went wrong and what to do, for a person, in the Content-Language negotiated from Accept-Language (en, zh-CN); not for parsing */
               message: string;
               /**
                * @description the code’s name; switch on this or on code
                * @enum {string}
                */
-              name: 'UNAVAILABLE';
+              name: 'UNAVAILABLE' | 'PROVIDER_BUDGET_EXHAUSTED';
               /** @description quote it when reporting a problem (also the x-request-id header) */
               requestId: string;
             };

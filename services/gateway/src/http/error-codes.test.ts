@@ -35,6 +35,7 @@ describe('gateway errors - one table from service answers to API codes', () => {
     [ErrorCode.RESOURCE_EXHAUSTED, 'POST_QUOTA_EXCEEDED', 42912],
     [ErrorCode.RESOURCE_EXHAUSTED, 'RATE_LIMITED', 42920],
     [ErrorCode.UNAVAILABLE, 'UNAVAILABLE', 50300],
+    [ErrorCode.UNAVAILABLE, 'PROVIDER_BUDGET_EXHAUSTED', 50301],
     [ErrorCode.DEADLINE_EXCEEDED, undefined, 50300],
     [ErrorCode.INTERNAL, 'INTERNAL', 50000],
   ] as const)('maps %s / %s to %i', (code, reason, expected) => {
@@ -47,6 +48,18 @@ describe('gateway errors - one table from service answers to API codes', () => {
     for (const retired of Object.keys(RETIRED_CODES).map(Number))
       expect(codes, `${retired} is retired: never reused`).not.toContain(retired);
     for (const { status, code } of Object.values(ApiError)) expect(Math.floor(code / 100)).toBe(status);
+  });
+
+  it('answers a spent provider budget 503 50301 with its message and Retry-After to the next window, uncapped', () => {
+    const spent = toHttpError(
+      new UnavailableError('the budget is spent', { reason: 'PROVIDER_BUDGET_EXHAUSTED', retryAfterSeconds: 7_200.5 }),
+    );
+    expect(spent.http).toMatchObject({
+      status: 503,
+      apiError: 'PROVIDER_BUDGET_EXHAUSTED',
+      message: 'the budget is spent',
+      headers: { 'retry-after': '7201' },
+    });
   });
 
   it('carries Retry-After on quota refusals and hides unexpected errors', () => {

@@ -44,6 +44,7 @@ export const ApiError = {
   RATE_LIMITED: { status: 429, code: 42920 },
   INTERNAL: { status: 500, code: 50000 },
   UNAVAILABLE: { status: 503, code: 50300 },
+  PROVIDER_BUDGET_EXHAUSTED: { status: 503, code: 50301 },
 } as const;
 export type ApiErrorName = keyof typeof ApiError;
 
@@ -76,6 +77,8 @@ const BY_REASON: Readonly<Record<string, ApiErrorName>> = {
   STORAGE_QUOTA_EXCEEDED: 'STORAGE_QUOTA_EXCEEDED',
   POST_QUOTA_EXCEEDED: 'POST_QUOTA_EXCEEDED',
   RATE_LIMITED: 'RATE_LIMITED',
+  // The model's provider spent today's budget: new jobs open at the next UTC day (Retry-After) or when an operator raises it.
+  PROVIDER_BUDGET_EXHAUSTED: 'PROVIDER_BUDGET_EXHAUSTED',
   ACCOUNT_DELETED: 'ACCOUNT_DELETED',
   WEBHOOK_ENDPOINT_NOT_FOUND: 'WEBHOOK_ENDPOINT_NOT_FOUND',
   WEBHOOK_DELIVERY_NOT_FOUND: 'WEBHOOK_DELIVERY_NOT_FOUND',

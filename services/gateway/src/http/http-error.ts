@@ -45,6 +45,8 @@ export function toHttpError(error: unknown): { http: HttpError; unexpected: bool
     // Every limit (429) says when the call may succeed: the seconds its window needs to free.
     if (ApiError[name].status === 429 && error.retryAfterSeconds !== undefined)
       headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+    // A spent budget says when its window opens (the next UTC day), hours away: not capped like a blip.
+    if (name === 'PROVIDER_BUDGET_EXHAUSTED') headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? 60)));
     if (name === 'UNAVAILABLE') {
       // A dependency is down or too slow: say when to come back, and nothing about where it runs
       // (grpc-js messages carry peer addresses).

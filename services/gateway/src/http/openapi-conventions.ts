@@ -46,6 +46,7 @@ const EXAMPLE_MESSAGES: Readonly<Record<ApiErrorName, string>> = {
     'url: hooks.example.com resolves to 10.0.0.7, a private address; webhooks go to public addresses only (an operator may allowlist the host in WEBHOOK_ALLOWED_HOSTS)',
   WEBHOOK_URL_UNRESOLVABLE: 'url: hooks.example.invalid does not resolve (getaddrinfo ENOTFOUND hooks.example.invalid)',
   GENERATION_QUOTA_EXCEEDED: 'daily limit of 20 generations reached; it resets at 00:00 UTC',
+  PROVIDER_BUDGET_EXHAUSTED: "today's spending limit of this model's provider is reached; new generations open at the next UTC day",
   TOO_MANY_STREAMS: 'at most 5 job event streams at a time; close one or try again in 10 s',
   GENERATION_MONTHLY_QUOTA_EXCEEDED: 'monthly limit of 300 generations reached; it resets on the 1st of next month at 00:00 UTC',
   UPLOAD_QUOTA_EXCEEDED: 'daily limit of 50 uploads reached; it resets at 00:00 UTC',

@@ -38,6 +38,8 @@ export const OPERATION_ERRORS: Readonly<Record<string, readonly ApiErrorName[]>>
     'CREDENTIAL_MODE_NOT_ALLOWED',
     'CREDENTIAL_PROVIDER_MISMATCH',
     'CREDENTIAL_REQUIRED',
+    // The model's provider spent today's budget (docs/budgets-and-limits.md): Retry-After to the next UTC day.
+    'PROVIDER_BUDGET_EXHAUSTED',
   ],
   listGenerationJobs: ['BAD_REQUEST', ...ANY_AUTHENTICATED_ROUTE],
   // 400: a jobId that is not a UUID is refused before any lookup.

@@ -77,6 +77,10 @@ export const API_ERROR_MESSAGES: Readonly<Record<ApiErrorName, Localized>> = {
   RATE_LIMITED: { en: 'Too many requests; slow down and try again shortly.', 'zh-CN': '请求过于频繁，请稍后再试。' },
   INTERNAL: { en: 'Something went wrong on our side.', 'zh-CN': '服务器内部错误。' },
   UNAVAILABLE: { en: 'A service is unavailable right now; try again shortly.', 'zh-CN': '服务暂时不可用，请稍后重试。' },
+  PROVIDER_BUDGET_EXHAUSTED: {
+    en: 'Generations with this model are paused until tomorrow (UTC); try again later.',
+    'zh-CN': '该模型的生成已暂停至明天（UTC），请稍后再试。',
+  },
 };
 
 /**

@@ -3,6 +3,7 @@ import type { OutboxSubjects } from './job-row.js';
 import { dispatchPayloadSql, dispatchSubjectSql, redispatchDedupeSql } from './outbox-payload-sql.js';
 import { claimDueOutboxRows as claimDueRows } from '@atelier/outbox';
 import { JOBS_OUTBOX_SCHEMA, type OutboxRow } from './outbox-row.js';
+import { providerHeldSql } from './provider-gates-sql.js';
 
 /**
  * Claim first, publish after: due pending rows become `processing` under this relay's name, SKIP
@@ -54,7 +55,8 @@ export async function lockRedispatch(db: Queryable): Promise<boolean> {
  * its way: none pending or being published, none published within staleAfterMs. Their message was
  * lost after publication (JetStream dropped it after max_age, a stream was recreated), or their
  * dispatch row is dead (the broker refused it), and nothing else would ever run them: a queued job
- * is never left to an operator. The dead row stays for operators to see. Run it under
+ * is never left to an operator (a job its provider's gate holds back is being handed back, not
+ * lost: it waits for the gate, provider-gates-sql.ts). The dead row stays for operators to see. Run it under
  * lockRedispatch: the NOT EXISTS reads a snapshot, so two sweepers at once could both dispatch a
  * job the other just did. Answers the ids of the jobs dispatched again.
  */
@@ -65,6 +67,7 @@ export async function redispatchStaleJobs(db: Queryable, staleAfterMs: number, l
              SELECT j.* FROM jobs.generation_jobs j
               WHERE j.status = 'queued'
                 AND j.next_attempt_at < now() - make_interval(secs => $1::double precision / 1000)
+                AND NOT ${providerHeldSql('j')}
                 AND NOT EXISTS (
                       SELECT 1 FROM jobs.outbox o
                        WHERE o.aggregate_id = j.id AND o.event_type = 'job.dispatch'

@@ -1,4 +1,12 @@
-import type { jobsAdminV1, jobsCredentialsV1, jobsExecutionV1, jobsReconciliationV1, jobsUsageV1, jobsV1 } from '@atelier/contracts';
+import type {
+  jobsAdminV1,
+  jobsCredentialsV1,
+  jobsDispatchGatesV1,
+  jobsExecutionV1,
+  jobsReconciliationV1,
+  jobsUsageV1,
+  jobsV1,
+} from '@atelier/contracts';
 import type { CallerPolicy } from '@atelier/grpc';
 
 // Who may call what (callers are the service identities of their certificates).
@@ -60,4 +68,14 @@ export const credentialsCallerPolicy: CallerPolicy<typeof jobsCredentialsV1.Prov
   gateway: ['createProviderCredential', 'listProviderCredentials', 'deleteProviderCredential'],
   worker: ['getJobCredential', 'reportCredentialRefused'],
   ops: ['rewrapCredentials'],
+};
+
+/**
+ * The providers' gates: workers take request permits and report a vendor's 429; the gateway (for
+ * admins) and the operator CLI read and set budgets and limits — and nothing of each other's.
+ */
+export const dispatchGatesCallerPolicy: CallerPolicy<typeof jobsDispatchGatesV1.ProviderDispatchServiceService> = {
+  worker: ['acquireProviderPermits', 'reportProviderThrottle'],
+  gateway: ['listSpendBudgets', 'setSpendBudget', 'deleteSpendBudget', 'listProviderLimits', 'setProviderLimit', 'deleteProviderLimit'],
+  ops: ['listSpendBudgets', 'setSpendBudget', 'deleteSpendBudget', 'listProviderLimits', 'setProviderLimit', 'deleteProviderLimit'],
 };

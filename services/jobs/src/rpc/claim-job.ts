@@ -6,8 +6,8 @@ import { isTerminal } from '../domain/job-state-machine.js';
 import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
 import { announce } from '../announce/announce.js';
-import { claim } from '../db/transitions/claim-sql.js';
-import type { TransitionResult } from '../db/transitions/found-job-row.js';
+import { gatedClaim, isPaused, type ClaimResult } from '../db/transitions/gated-claim.js';
+import { PAUSE_REASONS } from './provider-pause-reason.js';
 import { requireWorkerId } from './worker-id.js';
 
 type ClaimJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.claimJob>;
@@ -38,12 +38,13 @@ export function claimJobs(context: JobsContext): ClaimJobs {
     }));
     if (entries.length === 0) return { results: [] };
     if (call.signal.aborted) throw new AppError(ErrorCode.CANCELLED, 'the caller gave up before its claims were made');
-    const results = await claim(context.pool, entries, context.leaseTtlMs);
+    const results = await gatedClaim(context.pool, entries, context.leaseTtlMs);
     announce(
       context,
       'claimed',
       results.flatMap((result) => (result.changed ? [result.job] : [])),
     );
+    observeGates(context, results);
     return { results: results.map((result) => claimResponse(context, result)) };
   };
 }
@@ -56,10 +57,26 @@ async function claimOne(
 ): Promise<jobsExecutionV1.ClaimJobResponse> {
   const result = await context.batches.claim({ jobId, workerId }, signal);
   if (result.changed) announce(context, 'claimed', [result.job]);
+  observeGates(context, [result]);
   return claimResponse(context, result);
 }
 
-function claimResponse(context: JobsContext, result: TransitionResult): jobsExecutionV1.ClaimJobResponse {
+/** Claims a provider's gate held back, by provider and reason; how long the claimed jobs of a provider waited. */
+function observeGates(context: JobsContext, results: readonly ClaimResult[]): void {
+  for (const result of results) {
+    if (!result.changed || !result.job.provider_code_snapshot) continue;
+    const { created_at: created, next_attempt_at: due, started_at: started, provider_code_snapshot: provider } = result.job;
+    const from = Math.max(created.getTime(), due.getTime());
+    context.gateMetrics.startWait.observe({ provider }, Math.max(0, (started ?? new Date()).getTime() - from) / 1000);
+  }
+  for (const { paused } of results.filter(isPaused))
+    context.gateMetrics.pausedClaims.inc({ provider: paused.provider, reason: paused.reason });
+}
+
+function claimResponse(context: JobsContext, result: ClaimResult): jobsExecutionV1.ClaimJobResponse {
+  if (isPaused(result)) {
+    return { outcome: ClaimOutcome.PROVIDER_PAUSED, notBefore: result.paused.notBefore, pauseReason: PAUSE_REASONS[result.paused.reason] };
+  }
   if (!result.changed) {
     const { found } = result;
     if (!found) return { outcome: ClaimOutcome.NOT_FOUND };

@@ -21,6 +21,7 @@ import { jobCredentialOf } from './job-credential-check.js';
 import { announce } from '../announce/announce.js';
 import { createJobsWithinQuota, type CreateOutcome, type NewJob, type WithinQuota } from '../db/transitions/create-sql.js';
 import { insertQuotaHit } from '../db/quota-hits-sql.js';
+import { refuseWhenBudgetSpent } from './budget-refusal.js';
 import { AccountDeletedError } from '@atelier/errors';
 
 type CreateJob = Handler<typeof jobsV1.JobsServiceService.createJob>;
@@ -156,6 +157,11 @@ export function createJob(context: JobsContext): CreateJob {
       ...(credential ? { credential } : {}),
     };
     const actor = `user:${userId}`;
+    // A spent budget refuses new jobs, not the replay of one created before it was spent.
+    await refuseWhenBudgetSpent(context, job).catch(async (error: unknown) => {
+      const earlier = await selectJobByIdempotencyKey(context.pool, userId, idempotencyKey);
+      if (!earlier) throw error;
+    });
 
     // Safe to run twice after a database blip: under the lock the first run's job, if it
     // committed, is found by its key (and has this very id).

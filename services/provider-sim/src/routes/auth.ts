@@ -14,8 +14,13 @@ function sameSecret(a: string, b: string): boolean {
  * without, any non-empty key passes (local runs need no secrets). A missing or empty header is
  * always refused, so a client that forgets to send credentials is caught even locally.
  */
+/** The bearer token of an Authorization header, if any. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+}
+
 export function requireApiKey(header: string | undefined, apiKeys: readonly string[] | undefined): string {
-  const key = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+  const key = bearerToken(header);
   if (!key) {
     throw new ApiError(401, 'unauthenticated', 'send the API key as "Authorization: Bearer <key>"', CHALLENGE);
   }

@@ -15,9 +15,12 @@ import {
   type RefusalKind,
 } from '../domain/simulation-directives.js';
 
-const REFUSALS: Readonly<Record<RefusalKind, () => ApiError>> = {
+const REFUSALS: Readonly<Record<RefusalKind, (retryAfterSeconds: number) => ApiError>> = {
   unavailable: () => new ApiError(503, 'unavailable', 'the provider is temporarily unavailable (simulated); retry later'),
-  rate_limit: () => new ApiError(429, 'rate_limited', 'too many requests (simulated); retry after 1 second', { 'Retry-After': '1' }),
+  rate_limit: (seconds) =>
+    new ApiError(429, 'rate_limited', `too many requests (simulated); retry after ${seconds} second(s)`, {
+      'Retry-After': String(seconds),
+    }),
   credentials: () => new ApiError(401, 'invalid_credentials', 'the API key was refused (simulated credentials failure)'),
 };
 
@@ -53,7 +56,15 @@ export function submitPrediction(context: ProviderSimContext) {
     });
     if (simulation && isRefusalKind(simulation)) {
       context.logger.info({ idempotencyKey, simulation }, 'submission refused by simulation');
-      throw REFUSALS[simulation]();
+      throw REFUSALS[simulation](context.retryAfterSeconds);
+    }
+
+    // A vendor caps an account's predictions running at once: one more is refused, nothing charged.
+    if (context.maxOpenPredictions !== undefined && context.openPredictions.openNow(account) >= context.maxOpenPredictions) {
+      context.logger.info({ idempotencyKey, maxOpen: context.maxOpenPredictions }, 'submission refused: too many open predictions');
+      throw new ApiError(429, 'rate_limited', `at most ${context.maxOpenPredictions} predictions may run at once`, {
+        'Retry-After': String(context.retryAfterSeconds),
+      });
     }
 
     const prediction = newPrediction({
@@ -68,6 +79,7 @@ export function submitPrediction(context: ProviderSimContext) {
       input: submit.input,
     });
     const evicted = context.store.add(prediction);
+    context.openPredictions.opened(account, prediction);
     context.meter.countSubmission(idempotencyKey);
     context.calls.submitAnswered(prediction.id);
     context.logger.info(

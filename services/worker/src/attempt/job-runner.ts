@@ -13,6 +13,7 @@ import { ProgressReporter } from '../domain/progress-reporter.js';
 import type { ProviderCallRecording } from '../peers/provider-call-ledger.js';
 import type { ProviderClients } from '../peers/provider/provider-clients.js';
 import type { WorkerMetrics } from '../worker-metrics.js';
+import { pausedDelayMs, pauseReasonWord } from '../domain/provider-pause.js';
 
 const { ClaimOutcome, FailOutcome } = jobsExecutionV1;
 
@@ -119,6 +120,9 @@ export class JobRunner {
         return this.runClaimed(claim.claimed!, drain);
       case ClaimOutcome.NOT_DUE:
         return { kind: 'nak', delayMs: Math.max(100, (claim.notBefore?.getTime() ?? Date.now()) - Date.now()) };
+      case ClaimOutcome.PROVIDER_PAUSED:
+        this.deps.metrics.claimsPaused.inc({ reason: pauseReasonWord(claim.pauseReason) });
+        return { kind: 'nak', delayMs: pausedDelayMs(claim) };
       case ClaimOutcome.TERMINAL:
       case ClaimOutcome.NOT_FOUND:
         return { kind: 'term' };

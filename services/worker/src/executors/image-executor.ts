@@ -40,20 +40,25 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
       const snapshot = job.snapshot;
       const { logger } = options;
       const credential = snapshot ? await resolveJobCredential(options.clients, job, signal, logger) : undefined;
-      const vendor = snapshot && credential ? options.clients.clientFor(snapshot.providerCode, credential) : undefined;
-      if (!snapshot || !vendor || !credential) {
+      const provider =
+        snapshot && credential
+          ? options.clients.clientFor(
+              snapshot.providerCode,
+              credential,
+              (vendor) =>
+                options.calls?.clientFor(vendor, {
+                  jobId: job.id,
+                  attempt: claimed.attempt,
+                  providerCode: snapshot.providerCode,
+                  providerModel: snapshot.providerModel,
+                  modelVersion: snapshot.modelVersion,
+                  credential: { mode: credential.mode, id: credential.id },
+                }) ?? vendor,
+            )
+          : undefined;
+      if (!snapshot || !provider || !credential) {
         throw JobFailure.internal('INTERNAL_PROVIDER_UNKNOWN', `no provider client for "${snapshot?.providerCode ?? '(none)'}"`);
       }
-      const { providerCode, providerModel, modelVersion } = snapshot;
-      const provider =
-        options.calls?.clientFor(vendor, {
-          jobId: job.id,
-          attempt: claimed.attempt,
-          providerCode,
-          providerModel,
-          modelVersion,
-          credential: { mode: credential.mode, id: credential.id },
-        }) ?? vendor;
       const fixed = snapshot;
       try {
         return await run(provider, fixed);

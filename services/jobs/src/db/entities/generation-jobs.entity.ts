@@ -98,6 +98,12 @@ export const GenerationJobEntity = defineEntity({
       ],
     },
     { name: 'generation_jobs_running_lease_idx', properties: ['leaseExpiresAt', 'id'], where: `status = 'running'` },
+    // A provider's concurrency cap counts its running jobs (migration 0015, db/provider-gates-sql.ts).
+    {
+      name: 'generation_jobs_running_provider_idx',
+      properties: ['providerCodeSnapshot', 'providerModelSnapshot'],
+      where: `status = 'running'`,
+    },
     // The quota's in-flight count and the metrics' queue depth: as small as the live set.
     { name: 'generation_jobs_in_flight_user_idx', properties: ['userId'], where: `status IN ('queued', 'running')` },
     // The dispatch order, led by the queue: a queued job's position is an index range count.

@@ -7,6 +7,7 @@ import { OutboxEntity } from './outbox.entity.js';
 import { OutboxReplayEntity } from './outbox-replays.entity.js';
 import { ProviderCallEntity } from './provider-calls.entity.js';
 import { ProviderCredentialEntity } from './provider-credentials.entity.js';
+import { ProviderGateStateEntity, ProviderLimitEntity, SpendBudgetEntity } from './provider-gates.entity.js';
 import { QuotaHitEntity } from './quota-hits.entity.js';
 import { ReconciliationFindingEntity, ReconciliationRunEntity, ReconciliationVendorPredictionEntity } from './reconciliation.entity.js';
 
@@ -22,10 +23,13 @@ export {
   OutboxReplayEntity,
   ProviderCallEntity,
   ProviderCredentialEntity,
+  ProviderGateStateEntity,
+  ProviderLimitEntity,
   QuotaHitEntity,
   ReconciliationFindingEntity,
   ReconciliationRunEntity,
   ReconciliationVendorPredictionEntity,
+  SpendBudgetEntity,
 };
 
 /** Every table of schema jobs, as MikroORM entities. */
@@ -42,4 +46,7 @@ export const jobsEntities = [
   ReconciliationVendorPredictionEntity,
   ReconciliationFindingEntity,
   ProviderCredentialEntity,
+  SpendBudgetEntity,
+  ProviderLimitEntity,
+  ProviderGateStateEntity,
 ] as const;

@@ -34,6 +34,7 @@ export const jobsMigrations: readonly NamedMigration[] = [
   { name: '0012-effective-input', load: async () => (await import('./0012-effective-input.js')).EffectiveInput },
   { name: '0013-quota-hits', load: async () => (await import('./0013-quota-hits.js')).QuotaHits },
   { name: '0014-provider-call-ledger', load: async () => (await import('./0014-provider-call-ledger.js')).ProviderCallLedger },
+  { name: '0015-provider-gates', load: async () => (await import('./0015-provider-gates.js')).ProviderGates },
   { name: '0016-reconciliation', load: async () => (await import('./0016-reconciliation.js')).Reconciliation },
   { name: '0017-provider-credentials', load: async () => (await import('./0017-provider-credentials.js')).ProviderCredentials },
 ];

@@ -1,7 +1,8 @@
 import type { SqlPool } from '@atelier/db';
 import { MicroBatcher } from '@atelier/batching';
 import type { OutboxSubjects } from '../job-row.js';
-import { claim, type ClaimRequest } from './claim-sql.js';
+import type { ClaimRequest } from './claim-sql.js';
+import { gatedClaim, type ClaimResult } from './gated-claim.js';
 import { complete, type CompleteRequest } from './complete-sql.js';
 import { createJobs, type CreateOutcome, type NewJob } from './create-sql.js';
 import type { TransitionResult } from './found-job-row.js';
@@ -14,7 +15,8 @@ import type { TransitionResult } from './found-job-row.js';
  */
 export interface TransitionBatches {
   create(job: NewJob, actor: string, signal?: AbortSignal): Promise<CreateOutcome>;
-  claim(request: ClaimRequest, signal?: AbortSignal): Promise<TransitionResult>;
+  /** Behind the providers' gates (gated-claim.ts): a claim may be held back. */
+  claim(request: ClaimRequest, signal?: AbortSignal): Promise<ClaimResult>;
   complete(request: CompleteRequest, signal?: AbortSignal): Promise<TransitionResult>;
 }
 
@@ -35,7 +37,7 @@ export function createTransitionBatches(
       ),
     options,
   );
-  const claims = new MicroBatcher<ClaimRequest, TransitionResult>((requests) => claim(pool, requests, leaseTtlMs), options);
+  const claims = new MicroBatcher<ClaimRequest, ClaimResult>((requests) => gatedClaim(pool, requests, leaseTtlMs), options);
   const completions = new MicroBatcher<CompleteRequest, TransitionResult>((requests) => complete(pool, requests, subjects()), options);
   return {
     create: (job, actor, signal) => creates.submit({ job, actor }, signal),

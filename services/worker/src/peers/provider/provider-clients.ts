@@ -25,9 +25,14 @@ export class ProviderClients {
     private readonly endpoints: ReadonlyMap<string, ProviderEndpoint>,
     private readonly platformKey: () => PlatformKey,
     private readonly credentials: JobCredentials,
+    /** Wraps a client on the platform's key (the provider's shared request-rate cap); none: as is. */
+    private readonly limitPlatform: (providerCode: string, client: ProviderClient) => ProviderClient = (_code, client) => client,
   ) {
     this.platform = new Map(
-      [...endpoints].map(([code, endpoint]) => [code, new HttpProviderClient({ ...endpoint, apiKey: () => platformKey().apiKey })]),
+      [...endpoints].map(([code, endpoint]) => [
+        code,
+        limitPlatform(code, new HttpProviderClient({ ...endpoint, apiKey: () => platformKey().apiKey })),
+      ]),
     );
   }
 
@@ -36,11 +41,23 @@ export class ProviderClients {
     return { mode: 'platform_key', id, apiKey };
   }
 
-  /** A client of this provider calling with this credential; undefined for a provider the worker has no endpoint for. */
-  clientFor(providerCode: string, credential: JobCredential): ProviderClient | undefined {
-    if (credential.mode === 'platform_key') return this.platform.get(providerCode);
+  /**
+   * A client of this provider calling with this credential; undefined for a provider the worker
+   * has no endpoint for. `decorate` wraps the vendor's HTTP client before the platform's rate cap
+   * does (the usage ledger's recording: a call's latency is the vendor's, not the wait for a permit).
+   */
+  clientFor(
+    providerCode: string,
+    credential: JobCredential,
+    decorate: (client: ProviderClient) => ProviderClient = (client) => client,
+  ): ProviderClient | undefined {
     const endpoint = this.endpoints.get(providerCode);
-    return endpoint ? new HttpProviderClient({ ...endpoint, apiKey: credential.apiKey }) : undefined;
+    if (!endpoint) return undefined;
+    if (credential.mode === 'platform_key') {
+      const client = decorate(new HttpProviderClient({ ...endpoint, apiKey: () => this.platformKey().apiKey }));
+      return this.limitPlatform(providerCode, client);
+    }
+    return decorate(new HttpProviderClient({ ...endpoint, apiKey: credential.apiKey }));
   }
 
   /** A user-key job's credential, for the attempt holding its lease (jobs refuses anyone else: its AppError is thrown). */

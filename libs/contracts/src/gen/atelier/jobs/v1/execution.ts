@@ -36,6 +36,11 @@ export enum ClaimOutcome {
   NOT_FOUND = 4,
   /** NOT_DUE - The job is queued but not due before not_before (a backoff): nak with that delay. */
   NOT_DUE = 5,
+  /**
+   * PROVIDER_PAUSED - The job's provider is paused (pause_reason): the job stays queued, nothing was counted or
+   * charged; nak and come back no later than not_before (it may open sooner: a raised limit).
+   */
+  PROVIDER_PAUSED = 6,
   UNRECOGNIZED = -1,
 }
 
@@ -59,6 +64,9 @@ export function claimOutcomeFromJSON(object: any): ClaimOutcome {
     case 5:
     case "CLAIM_OUTCOME_NOT_DUE":
       return ClaimOutcome.NOT_DUE;
+    case 6:
+    case "CLAIM_OUTCOME_PROVIDER_PAUSED":
+      return ClaimOutcome.PROVIDER_PAUSED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -80,7 +88,58 @@ export function claimOutcomeToJSON(object: ClaimOutcome): string {
       return "CLAIM_OUTCOME_NOT_FOUND";
     case ClaimOutcome.NOT_DUE:
       return "CLAIM_OUTCOME_NOT_DUE";
+    case ClaimOutcome.PROVIDER_PAUSED:
+      return "CLAIM_OUTCOME_PROVIDER_PAUSED";
     case ClaimOutcome.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** Why a provider's jobs may not start now (docs/budgets-and-limits.md). */
+export enum ProviderPauseReason {
+  UNSPECIFIED = 0,
+  /** BUDGET - Today's platform-key spend reached the provider's (or model's) daily budget. */
+  BUDGET = 1,
+  /** CONCURRENCY - The provider (or model) already runs as many jobs as its concurrency cap allows. */
+  CONCURRENCY = 2,
+  /** VENDOR_THROTTLED - The vendor answered 429: nothing goes to it before its Retry-After. */
+  VENDOR_THROTTLED = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function providerPauseReasonFromJSON(object: any): ProviderPauseReason {
+  switch (object) {
+    case 0:
+    case "PROVIDER_PAUSE_REASON_UNSPECIFIED":
+      return ProviderPauseReason.UNSPECIFIED;
+    case 1:
+    case "PROVIDER_PAUSE_REASON_BUDGET":
+      return ProviderPauseReason.BUDGET;
+    case 2:
+    case "PROVIDER_PAUSE_REASON_CONCURRENCY":
+      return ProviderPauseReason.CONCURRENCY;
+    case 3:
+    case "PROVIDER_PAUSE_REASON_VENDOR_THROTTLED":
+      return ProviderPauseReason.VENDOR_THROTTLED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ProviderPauseReason.UNRECOGNIZED;
+  }
+}
+
+export function providerPauseReasonToJSON(object: ProviderPauseReason): string {
+  switch (object) {
+    case ProviderPauseReason.UNSPECIFIED:
+      return "PROVIDER_PAUSE_REASON_UNSPECIFIED";
+    case ProviderPauseReason.BUDGET:
+      return "PROVIDER_PAUSE_REASON_BUDGET";
+    case ProviderPauseReason.CONCURRENCY:
+      return "PROVIDER_PAUSE_REASON_CONCURRENCY";
+    case ProviderPauseReason.VENDOR_THROTTLED:
+      return "PROVIDER_PAUSE_REASON_VENDOR_THROTTLED";
+    case ProviderPauseReason.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -331,8 +390,12 @@ export interface ClaimJobResponse {
   claimed?:
     | ClaimedJob
     | undefined;
-  /** Present when outcome is NOT_DUE. */
-  notBefore?: Date | undefined;
+  /** Present when outcome is NOT_DUE or PROVIDER_PAUSED. */
+  notBefore?:
+    | Date
+    | undefined;
+  /** Present when outcome is PROVIDER_PAUSED. */
+  pauseReason?: ProviderPauseReason | undefined;
 }
 
 export interface HeartbeatRequest {
@@ -808,7 +871,7 @@ export const ClaimJobRequest: MessageFns<ClaimJobRequest> = {
 };
 
 function createBaseClaimJobResponse(): ClaimJobResponse {
-  return { outcome: 0, claimed: undefined, notBefore: undefined };
+  return { outcome: 0, claimed: undefined, notBefore: undefined, pauseReason: undefined };
 }
 
 export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
@@ -821,6 +884,9 @@ export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
     }
     if (message.notBefore !== undefined) {
       Timestamp.encode(toTimestamp(message.notBefore), writer.uint32(26).fork()).join();
+    }
+    if (message.pauseReason !== undefined) {
+      writer.uint32(32).int32(message.pauseReason);
     }
     return writer;
   },
@@ -862,6 +928,14 @@ export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
             message.notBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.pauseReason = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -883,6 +957,11 @@ export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
         : isSet(object.not_before)
         ? fromJsonTimestamp(object.not_before)
         : undefined,
+      pauseReason: isSet(object.pauseReason)
+        ? providerPauseReasonFromJSON(object.pauseReason)
+        : isSet(object.pause_reason)
+        ? providerPauseReasonFromJSON(object.pause_reason)
+        : undefined,
     };
   },
 
@@ -897,6 +976,9 @@ export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
     if (message.notBefore !== undefined) {
       obj.notBefore = message.notBefore.toISOString();
     }
+    if (message.pauseReason !== undefined) {
+      obj.pauseReason = providerPauseReasonToJSON(message.pauseReason);
+    }
     return obj;
   },
 
@@ -910,6 +992,7 @@ export const ClaimJobResponse: MessageFns<ClaimJobResponse> = {
       ? ClaimedJob.fromPartial(object.claimed)
       : undefined;
     message.notBefore = object.notBefore ?? undefined;
+    message.pauseReason = object.pauseReason ?? undefined;
     return message;
   },
 };

@@ -1,0 +1,112 @@
+import type { Queryable } from '@atelier/db';
+import { runningSql, spentTodaySql } from './provider-gates-sql.js';
+
+/** A row of jobs.spend_budgets with today's spend. */
+export interface SpendBudgetRow {
+  provider_code: string;
+  provider_model: string;
+  daily_limit_micros: string;
+  currency: string;
+  updated_by: string;
+  updated_at: Date;
+  spent_today_micros: string;
+}
+
+/** A row of jobs.provider_limits with the provider's state now. */
+export interface ProviderLimitRow {
+  provider_code: string;
+  provider_model: string;
+  max_concurrent: number | null;
+  max_requests_per_second: number | null;
+  burst: number | null;
+  updated_by: string;
+  updated_at: Date;
+  running: number;
+  paused_until: Date | null;
+}
+
+const BUDGET_COLUMNS = `b.provider_code, b.provider_model, b.daily_limit_micros, b.currency, b.updated_by, b.updated_at,
+                        ${spentTodaySql('b')} AS spent_today_micros`;
+const LIMIT_COLUMNS = `l.provider_code, l.provider_model, l.max_concurrent, l.max_requests_per_second, l.burst, l.updated_by, l.updated_at,
+                       ${runningSql('l')} AS running,
+                       (SELECT s.paused_until FROM jobs.provider_gate_state s
+                         WHERE s.provider_code = l.provider_code AND s.paused_until > now()) AS paused_until`;
+
+export async function listSpendBudgets(db: Queryable): Promise<SpendBudgetRow[]> {
+  const { rows } = await db.query<SpendBudgetRow>(
+    `SELECT ${BUDGET_COLUMNS} FROM jobs.spend_budgets b ORDER BY b.provider_code, b.provider_model LIMIT 1000`,
+  );
+  return rows;
+}
+
+export interface SpendBudgetInput {
+  providerCode: string;
+  providerModel: string;
+  dailyLimitMicros: number;
+  currency: string;
+  updatedBy: string;
+}
+
+/** Creates or replaces a budget; a change of limit also lets today's 80 % warning be sent again. */
+export async function upsertSpendBudget(db: Queryable, input: SpendBudgetInput): Promise<SpendBudgetRow> {
+  const { rows } = await db.query<SpendBudgetRow>(
+    `WITH upserted AS (
+       INSERT INTO jobs.spend_budgets AS b (provider_code, provider_model, daily_limit_micros, currency, updated_by)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (provider_code, provider_model) DO UPDATE
+         SET daily_limit_micros = excluded.daily_limit_micros, currency = excluded.currency, updated_by = excluded.updated_by,
+             updated_at = now(),
+             warned_on = CASE WHEN excluded.daily_limit_micros > b.daily_limit_micros THEN NULL ELSE b.warned_on END
+       RETURNING *)
+     SELECT ${BUDGET_COLUMNS} FROM upserted b`,
+    [input.providerCode, input.providerModel, input.dailyLimitMicros, input.currency, input.updatedBy],
+  );
+  return rows[0]!;
+}
+
+export async function deleteSpendBudget(db: Queryable, providerCode: string, providerModel: string): Promise<boolean> {
+  const result = await db.query(`DELETE FROM jobs.spend_budgets WHERE provider_code = $1 AND provider_model = $2`, [
+    providerCode,
+    providerModel,
+  ]);
+  return (result.rowCount ?? 0) > 0;
+}
+
+export async function listProviderLimits(db: Queryable): Promise<ProviderLimitRow[]> {
+  const { rows } = await db.query<ProviderLimitRow>(
+    `SELECT ${LIMIT_COLUMNS} FROM jobs.provider_limits l ORDER BY l.provider_code, l.provider_model LIMIT 1000`,
+  );
+  return rows;
+}
+
+export interface ProviderLimitInput {
+  providerCode: string;
+  providerModel: string;
+  maxConcurrent: number | null;
+  maxRequestsPerSecond: number | null;
+  burst: number | null;
+  updatedBy: string;
+}
+
+export async function upsertProviderLimit(db: Queryable, input: ProviderLimitInput): Promise<ProviderLimitRow> {
+  const { rows } = await db.query<ProviderLimitRow>(
+    `WITH upserted AS (
+       INSERT INTO jobs.provider_limits AS l (provider_code, provider_model, max_concurrent, max_requests_per_second, burst, updated_by)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (provider_code, provider_model) DO UPDATE
+         SET max_concurrent = excluded.max_concurrent, max_requests_per_second = excluded.max_requests_per_second,
+             burst = excluded.burst, updated_by = excluded.updated_by, updated_at = now()
+       RETURNING *)
+     SELECT ${LIMIT_COLUMNS} FROM upserted l`,
+    [input.providerCode, input.providerModel, input.maxConcurrent, input.maxRequestsPerSecond, input.burst, input.updatedBy],
+  );
+  return rows[0]!;
+}
+
+export async function deleteProviderLimit(db: Queryable, providerCode: string, providerModel: string): Promise<boolean> {
+  const result = await db.query(`DELETE FROM jobs.provider_limits WHERE provider_code = $1 AND provider_model = $2`, [
+    providerCode,
+    providerModel,
+  ]);
+  return (result.rowCount ?? 0) > 0;
+}
