@@ -164,6 +164,12 @@ describe('provider gates - a spent budget', () => {
         status: jobsV1.JobStatus.QUEUED,
         attemptCount: 0,
       });
+      // Operators see it wait: the provider's limits list the due jobs on our key and how long the oldest waited.
+      await gates.setProviderLimit({ providerCode: provider, providerModel: '', maxConcurrent: 10, operatorId: 'admin-1' });
+      const waiting = (await gates.listProviderLimits({})).limits.find((l) => l.providerCode === provider)!;
+      expect(waiting.waiting).toBeGreaterThanOrEqual(1);
+      expect(waiting.oldestWaitingMs).toBeGreaterThan(0);
+      await gates.deleteProviderLimit({ providerCode: provider, providerModel: '' });
 
       await gates.setSpendBudget({
         providerCode: provider,

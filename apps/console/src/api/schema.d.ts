@@ -3430,6 +3430,8 @@ export interface operations {
            *           "burst": 20,
            *           "running": 2,
            *           "pausedUntil": null,
+           *           "waiting": 5,
+           *           "oldestWaitingMs": 2400,
            *           "updatedBy": "admin-1",
            *           "updatedAt": "2026-12-03T08:00:00.000Z"
            *         }
@@ -3444,6 +3446,8 @@ export interface operations {
               maxConcurrent: number | null;
               /** @description calls a second to the vendor, every worker together; null: no cap */
               maxRequestsPerSecond: number | null;
+              /** @description how long the longest of them has waited since it became due; 0: none */
+              oldestWaitingMs: number;
               /**
                * Format: date-time
                * @description the vendor's Retry-After: nothing is sent to it before then
@@ -3457,6 +3461,8 @@ export interface operations {
               /** Format: date-time */
               updatedAt: string;
               updatedBy: string;
+              /** @description due jobs of the provider (model) on our key waiting to start now */
+              waiting: number;
             }[];
           };
         };
@@ -3522,6 +3528,8 @@ export interface operations {
            *         "burst": 20,
            *         "running": 2,
            *         "pausedUntil": null,
+           *         "waiting": 5,
+           *         "oldestWaitingMs": 2400,
            *         "updatedBy": "admin-1",
            *         "updatedAt": "2026-12-03T08:00:00.000Z"
            *       }
@@ -3535,6 +3543,8 @@ export interface operations {
               maxConcurrent: number | null;
               /** @description calls a second to the vendor, every worker together; null: no cap */
               maxRequestsPerSecond: number | null;
+              /** @description how long the longest of them has waited since it became due; 0: none */
+              oldestWaitingMs: number;
               /**
                * Format: date-time
                * @description the vendor's Retry-After: nothing is sent to it before then
@@ -3548,6 +3558,8 @@ export interface operations {
               /** Format: date-time */
               updatedAt: string;
               updatedBy: string;
+              /** @description due jobs of the provider (model) on our key waiting to start now */
+              waiting: number;
             };
           };
         };

@@ -134,6 +134,64 @@ describe('console in a browser', () => {
     await shoot('job-retried');
   }, 60_000);
 
+  it("shows what the vendor was paid — per day, the gates, reconciliation's findings — and a job's calls and cost", async () => {
+    // The retried job of the test above succeeded: its prediction is in the usage ledger, billed.
+    const jobs = await alice.call<{ items: { id: string; status: string }[] }>(
+      'GET',
+      `/admin-api/jobs?userId=alice-${process.pid}&status=succeeded`,
+      {
+        token: admin,
+      },
+    );
+    const paid = jobs.body.items[0]!.id;
+    const put = (path: string, body: object) => alice.call('PUT', path, { token: admin, body });
+    expect(
+      (await put('/admin-api/provider-budgets', { providerCode: 'sim', providerModel: '', dailyLimitMicros: 1_000_000, currency: 'USD' }))
+        .status,
+    ).toBe(200);
+    expect((await put('/admin-api/provider-limits', { providerCode: 'sim', providerModel: '', maxConcurrent: 4 })).status).toBe(200);
+    // A finding as a reconciliation run leaves it: a prediction at the vendor that no job made.
+    const run = '019ae5c1-2f3a-7000-8000-00000000c0de';
+    await db.query(
+      `INSERT INTO jobs.reconciliation_runs (id, provider_code, window_start, window_end, status, worker_id, lease_expires_at, finished_at)
+       VALUES ($1, 'sim', now() - interval '20 minutes', now() - interval '10 minutes', 'finished', 'console-e2e', now(), now())`,
+      [run],
+    );
+    const finding = await db.query<{ id: string }>(
+      `INSERT INTO jobs.reconciliation_findings (provider_code, kind, vendor_id, detail, run_id)
+       VALUES ('sim', 'prediction_without_job', 'pred_console_e2e', 'succeeded prediction with Idempotency-Key none', $1) RETURNING id`,
+      [run],
+    );
+
+    await open('#/spend');
+    await page.locator('[data-total="USD"]').waitFor();
+    expect(await page.locator('[data-total="USD"]').textContent()).toMatch(/USD 0\.\d{4}/);
+    await page.locator('[data-chart="Cost per day"] canvas').waitFor();
+    expect(await page.locator('[data-table="top-users"]').textContent()).toContain(`alice-${process.pid}`);
+    expect(await page.locator('[data-budget="sim"]').textContent()).toMatch(/% ?sim: USD 0\.\d{4} of USD 1\.00 today/);
+    await page.locator('[data-budget="sim"] [role="meter"]').waitFor();
+    const limit = page.locator('tr[data-limit="sim"]');
+    await limit.waitFor();
+    expect(await limit.locator('td').nth(1).textContent()).toMatch(/^\d+ \/ 4$/);
+    const row = page.locator(`tr[data-finding="${finding.rows[0]!.id}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Prediction without a job');
+    expect(await page.locator('[data-coverage]').textContent()).toContain('sim: reconciled up to');
+    await shoot('spend');
+    await row.getByRole('button', { name: 'Acknowledge' }).click();
+    await expect.poll(() => row.textContent()).toContain('by ops');
+
+    await open(`#/jobs/${paid}`);
+    const calls = page.locator('[data-table="vendor-calls"]');
+    await calls.waitFor();
+    const kinds = await calls.locator('tbody tr td:nth-child(3)').allTextContents();
+    expect(kinds[0]).toBe('submit');
+    expect(kinds).toContain('poll');
+    expect(kinds).toContain('output_fetch');
+    expect(await page.locator('[data-job-cost]').textContent()).toMatch(/Cost USD 0\.\d{4}, 1 billed prediction/);
+    await shoot('job-calls');
+  });
+
   it('replays a dead letter and shows the audit row', async () => {
     const dead = await db.query<{ id: string }>(
       `INSERT INTO jobs.outbox (aggregate_id, event_type, subject, dedupe_key, payload, status, attempt_count, last_error)

@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client';
 import { LineChart } from '../ui/line-chart';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { money } from '../ui/money';
+import { ProviderGates } from './provider-gates';
 import { ReconciliationFindings } from './reconciliation-findings';
 
 const WINDOWS = [1, 7, 30, 92];
@@ -72,6 +73,7 @@ export function SpendPage() {
           ))
         )}
       </div>
+      <ProviderGates />
       <div className="charts">
         {chart && chart.series.length > 0 ? (
           <LineChart title="Cost per day" times={chart.times} series={chart.series} />

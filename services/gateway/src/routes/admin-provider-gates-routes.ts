@@ -45,6 +45,8 @@ const limitSchema = object({
   burst: { ...nullableInteger, description: 'calls that may go at once after a quiet spell' },
   running: { type: 'integer', description: 'jobs of the provider (model) running now' },
   pausedUntil: { ...nullableDateTime, description: "the vendor's Retry-After: nothing is sent to it before then" },
+  waiting: { type: 'integer', description: 'due jobs of the provider (model) on our key waiting to start now' },
+  oldestWaitingMs: { type: 'integer', description: 'how long the longest of them has waited since it became due; 0: none' },
   updatedBy: { type: 'string' },
   updatedAt: dateTime,
 });
@@ -67,6 +69,8 @@ const limitExample = {
   burst: 20,
   running: 2,
   pausedUntil: null,
+  waiting: 5,
+  oldestWaitingMs: 2400,
   updatedBy: 'admin-1',
   updatedAt: '2026-12-03T08:00:00.000Z',
 };
@@ -90,6 +94,8 @@ const toLimitDto = (limit: jobsDispatchGatesV1.ProviderLimit) => ({
   burst: limit.burst ?? null,
   running: limit.running,
   pausedUntil: limit.pausedUntil?.toISOString() ?? null,
+  waiting: limit.waiting,
+  oldestWaitingMs: limit.oldestWaitingMs,
   updatedBy: limit.updatedBy,
   updatedAt: limit.updatedAt!.toISOString(),
 });

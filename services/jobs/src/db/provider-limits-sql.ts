@@ -23,6 +23,19 @@ export interface ProviderLimitRow {
   updated_at: Date;
   running: number;
   paused_until: Date | null;
+  waiting: number;
+  oldest_waiting_ms: string;
+}
+
+/**
+ * Due queued jobs on our key counted against the limit row aliased `l`, as `column` of them: what
+ * waits for the provider (model) to take more.
+ */
+function waitingSql(l: string, column: string): string {
+  return `(SELECT ${column} FROM jobs.generation_jobs j
+            WHERE j.status = 'queued' AND j.next_attempt_at <= now() AND j.credential_mode = 'platform_key'
+              AND j.provider_code_snapshot = ${l}.provider_code
+              AND (${l}.provider_model = '' OR j.provider_model_snapshot = ${l}.provider_model))`;
 }
 
 const BUDGET_COLUMNS = `b.provider_code, b.provider_model, b.daily_limit_micros, b.currency, b.updated_by, b.updated_at,
@@ -30,7 +43,9 @@ const BUDGET_COLUMNS = `b.provider_code, b.provider_model, b.daily_limit_micros,
 const LIMIT_COLUMNS = `l.provider_code, l.provider_model, l.max_concurrent, l.max_requests_per_second, l.burst, l.updated_by, l.updated_at,
                        ${runningSql('l')} AS running,
                        (SELECT s.paused_until FROM jobs.provider_gate_state s
-                         WHERE s.provider_code = l.provider_code AND s.paused_until > now()) AS paused_until`;
+                         WHERE s.provider_code = l.provider_code AND s.paused_until > now()) AS paused_until,
+                       ${waitingSql('l', 'count(*)::int')} AS waiting,
+                       ${waitingSql('l', `coalesce(floor(extract(epoch FROM now() - min(j.next_attempt_at)) * 1000), 0)::bigint`)} AS oldest_waiting_ms`;
 
 export async function listSpendBudgets(db: Queryable): Promise<SpendBudgetRow[]> {
   const { rows } = await db.query<SpendBudgetRow>(

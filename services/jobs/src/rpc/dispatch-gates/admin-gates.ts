@@ -47,6 +47,8 @@ function toLimit(row: ProviderLimitRow): jobsDispatchGatesV1.ProviderLimit {
     pausedUntil: row.paused_until ?? undefined,
     updatedBy: row.updated_by,
     updatedAt: row.updated_at,
+    waiting: row.waiting,
+    oldestWaitingMs: Number(row.oldest_waiting_ms),
   };
 }
 

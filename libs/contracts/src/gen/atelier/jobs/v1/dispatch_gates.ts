@@ -114,7 +114,16 @@ export interface ProviderLimit {
   /** Present while the vendor throttles the provider. */
   pausedUntil?: Date | undefined;
   updatedBy: string;
-  updatedAt: Date | undefined;
+  updatedAt:
+    | Date
+    | undefined;
+  /**
+   * Jobs of the provider (model) on our key that are due and wait to start now: held back by a cap,
+   * a throttle or a budget, or simply not claimed yet.
+   */
+  waiting: number;
+  /** How long the longest of them has waited since it became due; 0 when none waits. */
+  oldestWaitingMs: number;
 }
 
 export interface ListProviderLimitsRequest {
@@ -1286,6 +1295,8 @@ function createBaseProviderLimit(): ProviderLimit {
     pausedUntil: undefined,
     updatedBy: "",
     updatedAt: undefined,
+    waiting: 0,
+    oldestWaitingMs: 0,
   };
 }
 
@@ -1317,6 +1328,12 @@ export const ProviderLimit: MessageFns<ProviderLimit> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.waiting !== 0) {
+      writer.uint32(80).int32(message.waiting);
+    }
+    if (message.oldestWaitingMs !== 0) {
+      writer.uint32(88).int64(message.oldestWaitingMs);
     }
     return writer;
   },
@@ -1406,6 +1423,22 @@ export const ProviderLimit: MessageFns<ProviderLimit> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.waiting = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.oldestWaitingMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1457,6 +1490,12 @@ export const ProviderLimit: MessageFns<ProviderLimit> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      waiting: isSet(object.waiting) ? globalThis.Number(object.waiting) : 0,
+      oldestWaitingMs: isSet(object.oldestWaitingMs)
+        ? globalThis.Number(object.oldestWaitingMs)
+        : isSet(object.oldest_waiting_ms)
+        ? globalThis.Number(object.oldest_waiting_ms)
+        : 0,
     };
   },
 
@@ -1489,6 +1528,12 @@ export const ProviderLimit: MessageFns<ProviderLimit> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.waiting !== 0) {
+      obj.waiting = Math.round(message.waiting);
+    }
+    if (message.oldestWaitingMs !== 0) {
+      obj.oldestWaitingMs = Math.round(message.oldestWaitingMs);
+    }
     return obj;
   },
 
@@ -1506,6 +1551,8 @@ export const ProviderLimit: MessageFns<ProviderLimit> = {
     message.pausedUntil = object.pausedUntil ?? undefined;
     message.updatedBy = object.updatedBy ?? "";
     message.updatedAt = object.updatedAt ?? undefined;
+    message.waiting = object.waiting ?? 0;
+    message.oldestWaitingMs = object.oldestWaitingMs ?? 0;
     return message;
   },
 };
