@@ -37,6 +37,8 @@ const job = {
   error: { code: 'PROVIDER_UNAVAILABLE', message: 'The generation failed. Please try again.' },
   startDeadlineAt: null,
   retryOfJobId: null,
+  credentialMode: 'platform_key',
+  credentialId: null,
   createdAt: at(0),
   updatedAt: at(9),
   startedAt: at(7),

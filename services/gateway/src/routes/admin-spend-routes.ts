@@ -103,6 +103,49 @@ const providerCallSchema = object({
   calledAt: dateTime,
 });
 
+const exampleCall = {
+  id: '7',
+  attempt: 1,
+  kind: 'submit',
+  vendorId: 'pred_6f1c0a9e2b7d4c3a5e8f0b1d',
+  providerCode: 'sim',
+  providerModel: 'sim-patbond-v1',
+  modelVersion: '1.0',
+  credentialMode: 'platform_key',
+  credentialId: 'platform:3f1c0a9e2b7d',
+  outcome: 'ok',
+  errorCode: null,
+  // A status only where the vendor refused (the client sees no other).
+  httpStatus: null,
+  latencyMs: 84,
+  predictTimeMs: null,
+  images: null,
+  billable: false,
+  costMicros: null,
+  currency: null,
+  calledAt: '2026-12-03T10:00:00.000Z',
+};
+const callsExample = {
+  calls: [
+    exampleCall,
+    {
+      ...exampleCall,
+      id: '9',
+      kind: 'poll',
+      latencyMs: 12,
+      predictTimeMs: 1500,
+      images: 1,
+      billable: true,
+      costMicros: 3450,
+      currency: 'USD',
+      calledAt: '2026-12-03T10:00:02.000Z',
+    },
+    { ...exampleCall, id: '10', kind: 'output_fetch', latencyMs: 40, calledAt: '2026-12-03T10:00:02.100Z' },
+  ],
+  cost: [{ currency: 'USD', costMicros: 3450 }],
+  billablePredictions: 1,
+};
+
 /**
  * The operators' spend view (role admin, checked by the admin hook), read from the usage ledger
  * (jobs' ProviderUsageService): `GET /admin-api/spend` and a job's vendor calls.
@@ -173,11 +216,14 @@ export function registerAdminSpendRoutes(app: FastifyInstance, { peers }: Gatewa
         summary: "A job's calls to the AI vendor, in the order they were made, and what they cost",
         params: idParam('jobId'),
         response: responses({
-          200: object({
-            calls: { type: 'array', description: 'at most 1000, oldest first', items: providerCallSchema },
-            cost: { type: 'array', description: 'per currency: the sum of the billable calls', items: object(money) },
-            billablePredictions: integer,
-          }),
+          200: {
+            ...object({
+              calls: { type: 'array', description: 'at most 1000, oldest first', items: providerCallSchema },
+              cost: { type: 'array', description: 'per currency: the sum of the billable calls', items: object(money) },
+              billablePredictions: integer,
+            }),
+            examples: [callsExample],
+          },
         }),
       },
     },

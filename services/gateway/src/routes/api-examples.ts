@@ -16,6 +16,14 @@ const ids = {
   post: '019a3c1e-7f00-7000-8000-00000000e001',
   pet: '019a3c1e-7f00-7000-8000-00000000f001',
 };
+const providerCredential = {
+  id: '019a3c1e-7f00-7000-8000-00000000c9e1',
+  providerCode: 'sim',
+  label: 'my studio key',
+  keyHint: '4c2e',
+  createdAt: at(1),
+  lastRefusedAt: null,
+};
 const downloadUrl = (assetId: string) =>
   `https://media.atelier.internal/atelier-media/${assetId}?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…`;
 
@@ -112,6 +120,8 @@ const queuedJob = {
   error: null,
   startDeadlineAt: at(33),
   retryOfJobId: null,
+  credentialMode: 'platform_key',
+  credentialId: null,
   createdAt: at(3),
   updatedAt: at(3),
   startedAt: null,
@@ -302,6 +312,18 @@ export const API_EXAMPLES: OperationExamples = {
   replayWebhookDelivery: {
     responses: { 202: { delivery: { ...webhookDelivery, status: 'pending', nextAttemptAt: at(40), deliveredAt: null } } },
   },
+  createProviderCredential: {
+    // An example key: a vendor's own is longer; it is never answered back, only its last four characters.
+    request: { providerCode: 'sim', label: 'my studio key', apiKey: 'sk-example-0000-4c2e' },
+    responses: { 201: { credential: providerCredential } },
+  },
+  listProviderCredentials: { responses: { 200: { items: [providerCredential], maxItems: 5 } } },
+  deleteProviderCredential: { responses: { 200: { deleted: true } } },
+  adminSetProviderBudget: {
+    request: { providerCode: 'sim', providerModel: '', dailyLimitMicros: 25_000_000, currency: 'USD' },
+    responses: {},
+  },
+  adminSetProviderLimit: { request: { providerCode: 'sim', providerModel: '', maxConcurrent: 3, maxRequestsPerSecond: 10 }, responses: {} },
   adminListJobs: { responses: { 200: ADMIN_EXAMPLES.jobs } },
   adminRetryJob: { responses: { 201: { job: ADMIN_EXAMPLES.retriedJob } } },
   adminListDeadOutboxEvents: { responses: { 200: ADMIN_EXAMPLES.deadEvents } },

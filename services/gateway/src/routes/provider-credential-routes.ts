@@ -45,7 +45,7 @@ export function registerProviderCredentialRoutes(app: FastifyInstance, { peers }
         tags: ['credentials'],
         summary: 'Register a vendor API key of your own; the key is never shown again (only its last four characters)',
         description:
-          'At most 5 keys per user (409 PROVIDER_CREDENTIAL_LIMIT: delete one first). A bad field is 400 naming it. Use the key for a job with `credentialId` on POST /api/v1/jobs, for a model that allows `user_key`.',
+          'At most 5 keys per user (409 PROVIDER_CREDENTIAL_LIMIT: delete one first). A bad field is 400 naming it. Use the key for a job with `credentialId` on POST /api/v1/creation/jobs, for a model that allows `user_key`.',
         body: {
           type: 'object',
           additionalProperties: false,

@@ -1,4 +1,4 @@
-import { AppError } from '@atelier/errors';
+import { AppError, ErrorCode } from '@atelier/errors';
 import type { JobCredentials, UserKey } from '../job-credentials.js';
 import type { OutputLimits } from './output-limits.js';
 import type { PlatformKey } from './platform-key.js';
@@ -79,7 +79,10 @@ export class ProviderClients {
     try {
       credential = userKeyCredential(await this.credentials.forCancel(jobId, predictionId));
     } catch (error) {
-      if (!(error instanceof AppError && error.reason === 'JOB_USES_PLATFORM_KEY')) throw error;
+      // A job jobs no longer has went with its account, and the user's keys with it: only the
+      // platform's key is left to cancel with (a prediction on a user's key then stays the user's).
+      const platform = error instanceof AppError && (error.reason === 'JOB_USES_PLATFORM_KEY' || error.code === ErrorCode.NOT_FOUND);
+      if (!platform) throw error;
       credential = this.platformCredential();
     }
     const client = this.clientFor(providerCode, credential);
