@@ -166,7 +166,7 @@ describe('console in a browser', () => {
     await open('#/spend');
     await page.locator('[data-total="USD"]').waitFor();
     expect(await page.locator('[data-total="USD"]').textContent()).toMatch(/USD 0\.\d{4}/);
-    await page.locator('[data-chart="Cost per day"] canvas').waitFor();
+    await page.locator('[data-chart="Cost per day, in millionths of the currency"] canvas').waitFor();
     expect(await page.locator('[data-table="top-users"]').textContent()).toContain(`alice-${process.pid}`);
     expect(await page.locator('[data-budget="sim"]').textContent()).toMatch(/% ?sim: USD 0\.\d{4} of USD 1\.00 today/);
     await page.locator('[data-budget="sim"] [role="meter"]').waitFor();

@@ -8,6 +8,7 @@ import { ProviderGates } from './provider-gates';
 import { ReconciliationFindings } from './reconciliation-findings';
 
 const WINDOWS = [1, 7, 30, 92];
+const COST_CHART = 'Cost per day, in millionths of the currency';
 const COLORS = ['#1565c0', '#2e7d32', '#ef6c00', '#6a1b9a', '#c62828'];
 
 /** What the AI vendors were paid (GET /admin-api/spend): per day, provider and model, the users who cost most. */
@@ -32,7 +33,7 @@ export function SpendPage() {
       values: times.map((t) => {
         const day = new Date(t * 1000).toISOString().slice(0, 10);
         const row = data.days.find((d) => d.day === day && d.currency === currency);
-        return row ? row.costMicros / 1e6 : 0;
+        return row ? row.costMicros : 0;
       }),
     }));
     return { times, series };
@@ -76,7 +77,8 @@ export function SpendPage() {
       <ProviderGates />
       <div className="charts">
         {chart && chart.series.length > 0 ? (
-          <LineChart title="Cost per day" times={chart.times} series={chart.series} />
+          // Vendor prices are fractions of a cent: whole millionths keep the axis readable.
+          <LineChart title={COST_CHART} times={chart.times} series={chart.series} />
         ) : (
           <Empty>Nothing was paid to a vendor in this window.</Empty>
         )}

@@ -34,6 +34,8 @@ const limit: jobsDispatchGatesV1.ProviderLimit = {
   pausedUntil: new Date('2026-12-03T08:00:05Z'),
   updatedBy: 'ops-carol',
   updatedAt: at,
+  waiting: 4,
+  oldestWaitingMs: 2_400,
 };
 
 const peers = {
