@@ -573,7 +573,7 @@ export interface paths {
     put?: never;
     /**
      * Register a vendor API key of your own; the key is never shown again (only its last four characters)
-     * @description At most 5 keys per user (409 PROVIDER_CREDENTIAL_LIMIT: delete one first). A bad field is 400 naming it. Use the key for a job with `credentialId` on POST /api/v1/jobs, for a model that allows `user_key`.
+     * @description At most 5 keys per user (409 PROVIDER_CREDENTIAL_LIMIT: delete one first). A bad field is 400 naming it. Use the key for a job with `credentialId` on POST /api/v1/creation/jobs, for a model that allows `user_key`.
      */
     post: operations['createProviderCredential'];
     delete?: never;
@@ -2278,6 +2278,8 @@ export interface operations {
            *           },
            *           "startDeadlineAt": null,
            *           "retryOfJobId": null,
+           *           "credentialMode": "platform_key",
+           *           "credentialId": null,
            *           "createdAt": "2026-12-01T09:00:00.000Z",
            *           "updatedAt": "2026-12-01T09:00:09.000Z",
            *           "startedAt": "2026-12-01T09:00:07.000Z",
@@ -2399,6 +2401,8 @@ export interface operations {
            *         },
            *         "startDeadlineAt": null,
            *         "retryOfJobId": null,
+           *         "credentialMode": "platform_key",
+           *         "credentialId": null,
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:09.000Z",
            *         "startedAt": "2026-12-01T09:00:07.000Z",
@@ -2605,6 +2609,8 @@ export interface operations {
            *         "error": null,
            *         "startDeadlineAt": null,
            *         "retryOfJobId": null,
+           *         "credentialMode": "platform_key",
+           *         "credentialId": null,
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:09.000Z",
            *         "startedAt": "2026-12-01T09:00:07.000Z",
@@ -2657,6 +2663,82 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "calls": [
+           *         {
+           *           "id": "7",
+           *           "attempt": 1,
+           *           "kind": "submit",
+           *           "vendorId": "pred_6f1c0a9e2b7d4c3a5e8f0b1d",
+           *           "providerCode": "sim",
+           *           "providerModel": "sim-patbond-v1",
+           *           "modelVersion": "1.0",
+           *           "credentialMode": "platform_key",
+           *           "credentialId": "platform:3f1c0a9e2b7d",
+           *           "outcome": "ok",
+           *           "errorCode": null,
+           *           "httpStatus": null,
+           *           "latencyMs": 84,
+           *           "predictTimeMs": null,
+           *           "images": null,
+           *           "billable": false,
+           *           "costMicros": null,
+           *           "currency": null,
+           *           "calledAt": "2026-12-03T10:00:00.000Z"
+           *         },
+           *         {
+           *           "id": "9",
+           *           "attempt": 1,
+           *           "kind": "poll",
+           *           "vendorId": "pred_6f1c0a9e2b7d4c3a5e8f0b1d",
+           *           "providerCode": "sim",
+           *           "providerModel": "sim-patbond-v1",
+           *           "modelVersion": "1.0",
+           *           "credentialMode": "platform_key",
+           *           "credentialId": "platform:3f1c0a9e2b7d",
+           *           "outcome": "ok",
+           *           "errorCode": null,
+           *           "httpStatus": null,
+           *           "latencyMs": 12,
+           *           "predictTimeMs": 1500,
+           *           "images": 1,
+           *           "billable": true,
+           *           "costMicros": 3450,
+           *           "currency": "USD",
+           *           "calledAt": "2026-12-03T10:00:02.000Z"
+           *         },
+           *         {
+           *           "id": "10",
+           *           "attempt": 1,
+           *           "kind": "output_fetch",
+           *           "vendorId": "pred_6f1c0a9e2b7d4c3a5e8f0b1d",
+           *           "providerCode": "sim",
+           *           "providerModel": "sim-patbond-v1",
+           *           "modelVersion": "1.0",
+           *           "credentialMode": "platform_key",
+           *           "credentialId": "platform:3f1c0a9e2b7d",
+           *           "outcome": "ok",
+           *           "errorCode": null,
+           *           "httpStatus": null,
+           *           "latencyMs": 40,
+           *           "predictTimeMs": null,
+           *           "images": null,
+           *           "billable": false,
+           *           "costMicros": null,
+           *           "currency": null,
+           *           "calledAt": "2026-12-03T10:00:02.100Z"
+           *         }
+           *       ],
+           *       "cost": [
+           *         {
+           *           "currency": "USD",
+           *           "costMicros": 3450
+           *         }
+           *       ],
+           *       "billablePredictions": 1
+           *     }
+           */
           'application/json': {
             billablePredictions: number;
             /** @description at most 1000, oldest first */
@@ -2771,6 +2853,8 @@ export interface operations {
            *         "error": null,
            *         "startDeadlineAt": null,
            *         "retryOfJobId": "019a3c1e-7f00-7000-8000-00000000a001",
+           *         "credentialMode": "platform_key",
+           *         "credentialId": null,
            *         "createdAt": "2026-12-01T09:00:40.000Z",
            *         "updatedAt": "2026-12-01T09:00:40.000Z",
            *         "startedAt": null,
@@ -3291,6 +3375,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "providerCode": "sim",
+         *       "providerModel": "",
+         *       "dailyLimitMicros": 25000000,
+         *       "currency": "USD"
+         *     }
+         */
         'application/json': {
           /** @example USD */
           currency: string;
@@ -3490,6 +3582,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "providerCode": "sim",
+         *       "providerModel": "",
+         *       "maxConcurrent": 3,
+         *       "maxRequestsPerSecond": 10
+         *     }
+         */
         'application/json': {
           /** @description with a rate: calls that may go at once (default: the rate) */
           burst?: number | null;
@@ -4230,6 +4330,8 @@ export interface operations {
            *           "error": null,
            *           "startDeadlineAt": "2026-12-01T09:00:33.000Z",
            *           "retryOfJobId": null,
+           *           "credentialMode": "platform_key",
+           *           "credentialId": null,
            *           "createdAt": "2026-12-01T09:00:03.000Z",
            *           "updatedAt": "2026-12-01T09:00:09.000Z",
            *           "startedAt": "2026-12-01T09:00:04.000Z",
@@ -4521,6 +4623,8 @@ export interface operations {
            *         "error": null,
            *         "startDeadlineAt": "2026-12-01T09:00:33.000Z",
            *         "retryOfJobId": null,
+           *         "credentialMode": "platform_key",
+           *         "credentialId": null,
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:03.000Z",
            *         "startedAt": null,
@@ -4583,6 +4687,8 @@ export interface operations {
            *         "error": null,
            *         "startDeadlineAt": "2026-12-01T09:00:33.000Z",
            *         "retryOfJobId": null,
+           *         "credentialMode": "platform_key",
+           *         "credentialId": null,
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:03.000Z",
            *         "startedAt": null,
@@ -4921,6 +5027,8 @@ export interface operations {
            *         "error": null,
            *         "startDeadlineAt": "2026-12-01T09:00:33.000Z",
            *         "retryOfJobId": null,
+           *         "credentialMode": "platform_key",
+           *         "credentialId": null,
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:09.000Z",
            *         "startedAt": "2026-12-01T09:00:04.000Z",
@@ -5187,6 +5295,8 @@ export interface operations {
            *         "error": null,
            *         "startDeadlineAt": "2026-12-01T09:00:33.000Z",
            *         "retryOfJobId": null,
+           *         "credentialMode": "platform_key",
+           *         "credentialId": null,
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:05.000Z",
            *         "startedAt": null,
@@ -5541,7 +5651,7 @@ export interface operations {
           /**
            * @example id: 4
            *     event: job
-           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":"019a3c1e-7f00-7000-8000-00000000f001","inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
+           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":"019a3c1e-7f00-7000-8000-00000000f001","inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"credentialMode":"platform_key","credentialId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
            */
           'text/event-stream': string;
         };
@@ -5872,6 +5982,8 @@ export interface operations {
            *           "error": null,
            *           "startDeadlineAt": "2026-12-01T09:00:33.000Z",
            *           "retryOfJobId": null,
+           *           "credentialMode": "platform_key",
+           *           "credentialId": null,
            *           "createdAt": "2026-12-01T09:00:03.000Z",
            *           "updatedAt": "2026-12-01T09:00:09.000Z",
            *           "startedAt": "2026-12-01T09:00:04.000Z",
@@ -6076,6 +6188,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "019a3c1e-7f00-7000-8000-00000000c9e1",
+           *           "providerCode": "sim",
+           *           "label": "my studio key",
+           *           "keyHint": "4c2e",
+           *           "createdAt": "2026-12-01T09:00:01.000Z",
+           *           "lastRefusedAt": null
+           *         }
+           *       ],
+           *       "maxItems": 5
+           *     }
+           */
           'application/json': {
             items: {
               /** Format: date-time */
@@ -6121,6 +6248,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "providerCode": "sim",
+         *       "label": "my studio key",
+         *       "apiKey": "sk-example-0000-4c2e"
+         *     }
+         */
         'application/json': {
           /** @description 8–512 printable characters without spaces; write-only */
           apiKey: string;
@@ -6142,6 +6276,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "credential": {
+           *         "id": "019a3c1e-7f00-7000-8000-00000000c9e1",
+           *         "providerCode": "sim",
+           *         "label": "my studio key",
+           *         "keyHint": "4c2e",
+           *         "createdAt": "2026-12-01T09:00:01.000Z",
+           *         "lastRefusedAt": null
+           *       }
+           *     }
+           */
           'application/json': {
             credential: {
               /** Format: date-time */
@@ -6194,6 +6340,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deleted": true
+           *     }
+           */
           'application/json': {
             /** @enum {boolean} */
             deleted: true;
