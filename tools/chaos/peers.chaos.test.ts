@@ -1,6 +1,7 @@
 // Our own services blip while a job runs: media dies and comes back, or hangs for 12 s, just as
-// the worker stores the output; jobs is away for 40 s while dispatches wait; the worker is told
-// to stop (a rollout) mid-job. Each is a wait: the job succeeds, once, charged once.
+// the worker stores the output; jobs is away for 40 s while dispatches wait, and for 60 s while a
+// job runs at the vendor (its usage ledger must come out whole); the worker is told to stop (a
+// rollout) mid-job. Each is a wait: the job succeeds, once, charged once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil, type ApiJob, type MobileApi } from '@atelier/testing';
@@ -84,6 +85,50 @@ describe('chaos - the jobs service away while dispatches wait', () => {
     await sleep(40_000);
     await platform.restart('jobs');
     for (const jobId of jobIds) await expectSucceededOnce(jobId);
+  });
+});
+
+describe('chaos - the jobs service away while a job runs at the vendor', () => {
+  it('jobs down for 60 s: the job succeeds charged once, and its usage ledger holds every vendor call, billed once', async () => {
+    const { api, platform, db } = chaos;
+    const jobId = await jobNearItsEnd(api, 'ledger-through-outage', 20);
+    await platform.jobs.kill();
+    // The prediction ends meanwhile: the worker polls it, fetches the output, and holds the calls
+    // it made until jobs can take them (longer than any fixed number of retries would last).
+    await sleep(60_000);
+    await platform.restart('jobs');
+    await expectSucceededOnce(jobId);
+
+    const predictionId = (await chaos.recordedPrediction(jobId))!;
+    type Kind = 'submit' | 'poll' | 'cancel' | 'output_fetch';
+    const stats = (await (await fetch(`${platform.providerUrl}/v1/stats`)).json()) as {
+      calls: { by_prediction: Record<string, Partial<Record<Kind, number>>> };
+    };
+    const atVendor = stats.calls.by_prediction[predictionId] ?? {};
+    let rows: { call_kind: Kind; outcome: string; billable: boolean; cost_micros: string | null }[] = [];
+    // The worker's last calls (after the completion) may still be on their way.
+    await waitUntil(
+      async () => {
+        rows = (
+          await db.query(`SELECT call_kind, outcome, billable, cost_micros FROM jobs.provider_calls WHERE job_id = $1 AND vendor_id = $2`, [
+            jobId,
+            predictionId,
+          ])
+        ).rows;
+        return rows.filter((row) => row.call_kind === 'output_fetch').length >= (atVendor.output_fetch ?? 0);
+      },
+      { what: "the job's calls in the ledger", timeoutMs: 30_000 },
+    );
+    const count = (kind: Kind, answered = false) =>
+      rows.filter((row) => row.call_kind === kind && (!answered || row.outcome !== 'aborted')).length;
+    expect(count('submit')).toBe(atVendor.submit ?? 0);
+    expect(count('output_fetch', true)).toBe(atVendor.output_fetch ?? 0);
+    // A poll the attempt gave up may or may not have reached the vendor.
+    expect(atVendor.poll ?? 0).toBeGreaterThanOrEqual(count('poll', true));
+    expect(atVendor.poll ?? 0).toBeLessThanOrEqual(count('poll'));
+    const billed = rows.filter((row) => row.billable);
+    expect(billed).toHaveLength(1);
+    expect(Number(billed[0]!.cost_micros)).toBeGreaterThan(0);
   });
 });
 

@@ -65,6 +65,9 @@ export interface WorkerApp {
  * executors by job type, one consumer per dispatch queue and one for provider cancels (declared
  * idempotently), and the subscription that pushes cancellations to running attempts.
  */
+/** How long a stopping worker waits for its usage-ledger calls to be written. */
+const LEDGER_SHUTDOWN_GRACE_MS = 3_000;
+
 export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, logger: Logger): Promise<WorkerApp> {
   const workerId = `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
   const metrics = new WorkerMetrics();
@@ -243,7 +246,8 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
       consuming = false;
       await Promise.all(consumers.map((consumer) => consumer.drain(config.WORKER_DRAIN_TIMEOUT_MS)));
       await providerCancels.stop();
-      await calls.flushAll();
+      // Within the shutdown's margin (config.ts): jobs away longer loses these calls (logged).
+      await calls.flushAll(LEDGER_SHUTDOWN_GRACE_MS);
       await reconciler.stop();
       reconciliation.close();
       cancellations.unsubscribe();

@@ -29,6 +29,28 @@ describe('provider call ledger - batched, retried, flushed per job', () => {
     await ledger.flush('019a0000-0000-7000-8000-00000000cccc');
   });
 
+  it('keeps sending while jobs is away, however long, and gives up only when a shutdown grace ends', async () => {
+    let attempts = 0;
+    const ledger = new ProviderCallLedger({
+      logger,
+      usage: {
+        recordProviderCalls: async () => {
+          attempts += 1;
+          throw new UnavailableError('jobs down');
+        },
+      },
+    });
+    ledger.record(call());
+    let flushed = false;
+    void ledger.flush(JOB).then(() => (flushed = true));
+    // Backoff from 250 ms: by 2 s several attempts were made, and the call is still held.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    expect(flushed).toBe(false);
+    await ledger.flushAll(100);
+    expect(flushed).toBe(true);
+  });
+
   it('gives a batch up after its attempts, logged, without failing flush', async () => {
     const ledger = new ProviderCallLedger({
       logger,

@@ -13,7 +13,11 @@ export interface ProviderCallLedgerOptions {
   logger: Logger;
   /** atelier_provider_calls_total{provider,kind,outcome}. */
   calls?: Counter<'provider' | 'kind' | 'outcome'>;
-  /** How many times a batch jobs could not take is sent again before its calls are given up (default 8, about a minute). */
+  /**
+   * How many times a batch jobs could not take is sent (default: until it is written, or the
+   * ledger stops — flushAll's grace at shutdown). Money was paid: an outage of jobs or its
+   * database, however long, must not cost the ledger a call.
+   */
   maxAttempts?: number;
 }
 
@@ -30,6 +34,8 @@ const OUTCOMES = enumWords(jobsUsageV1.ProviderCallOutcome);
 export class ProviderCallLedger implements ProviderCallSink {
   private readonly batcher: MicroBatcher<jobsUsageV1.ProviderCallInput, undefined>;
   private readonly pending = new Map<string, Set<Promise<void>>>();
+  /** Aborted when a shutdown's grace is over: the retries of unwritten calls end (logged). */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: ProviderCallLedgerOptions) {
     this.batcher = new MicroBatcher<jobsUsageV1.ProviderCallInput, undefined>(
@@ -70,16 +76,26 @@ export class ProviderCallLedger implements ProviderCallSink {
     if (ofJob) await Promise.all([...ofJob]);
   }
 
-  /** Every call recorded so far (at shutdown). */
-  async flushAll(): Promise<void> {
-    await Promise.all([...this.pending.values()].flatMap((set) => [...set]));
+  /**
+   * At shutdown: waits for every call recorded so far, at most `graceMs`; what jobs has not taken
+   * by then is given up (logged per job). Only then can a call be lost: a process stopping while
+   * jobs is away.
+   */
+  async flushAll(graceMs: number): Promise<void> {
+    const timer = setTimeout(() => this.stopping.abort(new Error('the worker is stopping')), graceMs);
+    try {
+      await Promise.all([...this.pending.values()].flatMap((set) => [...set]));
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async send(calls: jobsUsageV1.ProviderCallInput[]): Promise<void> {
     const { unknownJobIds } = await retryWithBackoff(() => this.options.usage.recordProviderCalls({ calls }), {
       isTransient: isTransientError,
       backoff: { baseMs: 250, maxMs: 15_000 },
-      maxAttempts: this.options.maxAttempts ?? 8,
+      maxAttempts: this.options.maxAttempts,
+      signal: this.stopping.signal,
       onRetry: (error, attempt, delayMs) =>
         this.options.logger.warn({ err: error, attempt, delayMs, calls: calls.length }, 'recording provider calls failed; trying again'),
     });
