@@ -36,6 +36,12 @@ describe('chaos - NATS down for 60 s', () => {
       expect(await checkHealth(service.healthAddress!)).toBe('SERVING');
       expect(await checkHealth(service.healthAddress!, 'nats')).toBe('NOT_SERVING');
     }
+    // The gateway finds the restarted jobs again within its reconnect backoff (≤ 2 s; a 503 with
+    // Retry-After meanwhile, as for any restart): the outage's reads and creates start after that.
+    await waitUntil(async () => (await api.call('GET', `/api/v1/creation/jobs/${before.body.job.id}`)).status === 200, {
+      what: 'the gateway reaches the restarted jobs',
+      timeoutMs: 10_000,
+    });
     const readStatuses: number[] = [];
     const reading = (async () => {
       while (Date.now() < outageEnds) {
@@ -46,13 +52,16 @@ describe('chaos - NATS down for 60 s', () => {
       }
     })();
     const created: string[] = [];
-    for (let i = 0; i < 5; i += 1) {
-      const answer = await api.createJob(await api.stylizeBody(input, `during the outage ${i}`), `during-${i}`);
-      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
-      created.push(answer.body.job.id);
-      await sleep(8_000);
+    try {
+      for (let i = 0; i < 5; i += 1) {
+        const answer = await api.createJob(await api.stylizeBody(input, `during the outage ${i}`), `during-${i}`);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+        created.push(answer.body.job.id);
+        await sleep(8_000);
+      }
+    } finally {
+      await reading; // never left running past the test, into a stopped platform
     }
-    await reading;
     expect(new Set(readStatuses)).toEqual(new Set([200]));
     expect(readStatuses.length).toBeGreaterThan(100);
 
