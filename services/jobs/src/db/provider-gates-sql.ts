@@ -34,9 +34,25 @@ export interface GatedJobRow {
 }
 
 /**
+ * Whether a gate may hold back the job aliased `j`: its provider has a budget (of every model or
+ * of its model), a concurrency cap, or a live vendor throttle. The claim holds such jobs for the
+ * gated path (gated-claim.ts); the gate tables are small, so the test costs the claim little.
+ */
+export function gateMayHoldSql(j: string): string {
+  return `(${j}.provider_code_snapshot IS NOT NULL
+           AND (EXISTS (SELECT 1 FROM jobs.spend_budgets b
+                         WHERE b.provider_code = ${j}.provider_code_snapshot AND b.provider_model IN ('', ${j}.provider_model_snapshot))
+                OR EXISTS (SELECT 1 FROM jobs.provider_limits l
+                            WHERE l.provider_code = ${j}.provider_code_snapshot AND l.provider_model IN ('', ${j}.provider_model_snapshot)
+                              AND l.max_concurrent IS NOT NULL)
+                OR EXISTS (SELECT 1 FROM jobs.provider_gate_state s
+                            WHERE s.provider_code = ${j}.provider_code_snapshot AND s.paused_until > now())))`;
+}
+
+/**
  * Which of these jobs a gate may hold back: those the claim would take now (queued, due, within
  * their attempts and start deadline) whose provider has a budget, a concurrency cap or a live
- * vendor throttle. Usually none: then the claim runs as it always did.
+ * vendor throttle — with what the decision needs of them.
  */
 export async function findGatedJobs(db: Queryable, jobIds: readonly string[]): Promise<GatedJobRow[]> {
   const { rows } = await db.query<GatedJobRow>({
@@ -44,15 +60,9 @@ export async function findGatedJobs(db: Queryable, jobIds: readonly string[]): P
     text: `SELECT j.id, j.provider_code_snapshot AS provider_code, j.provider_model_snapshot AS provider_model,
                   j.credential_mode = 'platform_key' AS on_platform_key
              FROM jobs.generation_jobs j
-            WHERE j.id = ANY($1::uuid[]) AND j.status = 'queued' AND j.provider_code_snapshot IS NOT NULL
+            WHERE j.id = ANY($1::uuid[]) AND j.status = 'queued'
               AND j.next_attempt_at <= now() AND j.attempt_count < j.max_attempts AND NOT ${startDeadlinePassedSql('j')}
-              AND (EXISTS (SELECT 1 FROM jobs.spend_budgets b
-                            WHERE b.provider_code = j.provider_code_snapshot AND b.provider_model IN ('', j.provider_model_snapshot))
-                   OR EXISTS (SELECT 1 FROM jobs.provider_limits l
-                               WHERE l.provider_code = j.provider_code_snapshot AND l.provider_model IN ('', j.provider_model_snapshot)
-                                 AND l.max_concurrent IS NOT NULL)
-                   OR EXISTS (SELECT 1 FROM jobs.provider_gate_state s
-                               WHERE s.provider_code = j.provider_code_snapshot AND s.paused_until > now()))`,
+              AND ${gateMayHoldSql('j')}`,
     values: [jobIds],
   });
   return rows;

@@ -125,6 +125,30 @@ describe('provider gates - concurrency cap', () => {
     const free = await claimAll(await createdFor(provider, 3, 'model-b'));
     expect([claimedCount(capped), claimedCount(free)]).toEqual([1, 3]);
   });
+
+  it('answers a batch mixing capped and free providers in request order, the free ones claimed as always', async () => {
+    const [capped, free] = [newProvider(), newProvider()];
+    await upsertProviderLimit(pool, {
+      providerCode: capped,
+      providerModel: '',
+      maxConcurrent: 1,
+      maxRequestsPerSecond: null,
+      burst: null,
+      updatedBy: 'test-admin',
+    });
+    const [cappedJobs, freeJobs] = await Promise.all([createdFor(capped, 2), createdFor(free, 2)]);
+    const interleaved = [cappedJobs[0]!, freeJobs[0]!, cappedJobs[1]!, freeJobs[1]!];
+    const results = await claimAll(interleaved);
+    expect(results.map((result) => (isPaused(result) ? 'paused' : result.changed ? 'claimed' : 'refused'))).toEqual([
+      'claimed',
+      'claimed',
+      'paused',
+      'claimed',
+    ]);
+    results.forEach((result, i) => {
+      if (result.changed) expect(result.job.id).toBe(interleaved[i]!.id);
+    });
+  });
 });
 
 describe('provider gates - daily budget', () => {
