@@ -315,8 +315,9 @@ export class JobRunner {
 
   /**
    * Waits until the job's vendor calls are in the usage ledger, before its outcome is recorded (the
-   * lease is kept meanwhile). Writes jobs refuses for long are given up by the ledger after its
-   * retries (about a minute), logged, and the outcome goes on.
+   * lease is kept meanwhile). The ledger sends a write jobs cannot take again until it can — the
+   * outcome's own call needs jobs too; only a stopping worker gives calls up, at the end of its
+   * grace (logged), and the outcome goes on.
    */
   private async flushCalls(jobId: string): Promise<void> {
     await this.deps.calls?.flush(jobId);
