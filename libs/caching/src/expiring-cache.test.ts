@@ -22,6 +22,14 @@ describe('ExpiringCache', () => {
     expect(cache.size).toBe(2);
   });
 
+  it('forgets every entry on clear', () => {
+    const cache = new ExpiringCache<string, number>(4);
+    cache.set('a', 1, Infinity);
+    cache.set('b', 2, Infinity);
+    cache.clear();
+    expect([cache.get('a'), cache.get('b'), cache.size]).toEqual([undefined, undefined, 0]);
+  });
+
   it('stores nothing with size 0, forgets on delete, and refuses a bad size', () => {
     const off = new ExpiringCache<string, number>(0);
     off.set('a', 1, Infinity);

@@ -28,6 +28,7 @@ import { watchSecretFile } from '@atelier/config';
 import { parseKekRing } from './domain/kek-ring.js';
 import { checkQuotaLimits, checkRetention, jobsConfigSpec, shutdownPolicy, type JobsConfig } from './config.js';
 import { JOBS_SCHEMA, jobsMigrations } from './db/migrations/index.js';
+import { BudgetExhaustionCache } from './db/budget-exhaustion-cache.js';
 import { CatalogCache } from './peers/catalog-cache.js';
 import { catalogChangesListener } from './background/catalog-changes-listener.js';
 import { createRegistry } from './definitions/index.js';
@@ -218,6 +219,7 @@ export async function startJobsApp(
     }),
     credentials: { keks: keks ? () => keks.current() : undefined, maxPerUser: config.CREDENTIALS_MAX_PER_USER },
     gateMetrics,
+    budgets: new BudgetExhaustionCache(pool),
   };
   const reaper = new LeaseReaper({
     pool,

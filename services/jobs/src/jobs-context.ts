@@ -11,6 +11,7 @@ import type { Peers } from './peers/peer-validation.js';
 import type { KekRing } from './domain/kek-ring.js';
 import type { AnnounceTargets } from './announce/announce.js';
 import type { TransitionBatches } from './db/transitions/transition-batches.js';
+import type { BudgetExhaustionCache } from './db/budget-exhaustion-cache.js';
 
 /** What the jobs RPC handlers depend on. */
 export interface JobsContext extends AnnounceTargets {
@@ -45,4 +46,6 @@ export interface JobsContext extends AnnounceTargets {
   };
   /** The providers' gates: paused claims, permits, budgets (provider-gates-metrics.ts). */
   gateMetrics: ProviderGateMetrics;
+  /** Whether a provider model's budget is spent, as CreateJob asks it (at most once a second each). */
+  budgets: BudgetExhaustionCache;
 }

@@ -30,7 +30,7 @@ type Entry = catalogV1.Model | catalogV1.Style;
  * was invalidated answers its caller but is not stored: it may predate the change.
  */
 export class CatalogCache implements CatalogReads {
-  private entries: ExpiringCache<string, Entry>;
+  private readonly entries: ExpiringCache<string, Entry>;
   private readonly pending = new Map<string, Promise<Entry>>();
   /** Bumped by every invalidation; a read stores its answer only if none happened since it began. */
   private generation = 0;
@@ -61,7 +61,7 @@ export class CatalogCache implements CatalogReads {
   /** Forgets everything (the notices of a while may have been missed). */
   clear(): void {
     this.generation += 1;
-    this.entries = new ExpiringCache(this.options.ttlMs > 0 ? this.options.maxEntries : 0);
+    this.entries.clear();
     this.pending.clear();
   }
 

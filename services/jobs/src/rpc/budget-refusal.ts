@@ -1,5 +1,4 @@
 import { UnavailableError } from '@atelier/errors';
-import { budgetExhausted } from '../db/provider-gates-sql.js';
 import { nextUtcDay } from '../domain/provider-gates.js';
 import type { JobsContext } from '../jobs-context.js';
 
@@ -13,11 +12,11 @@ export const PROVIDER_BUDGET_EXHAUSTED = 'PROVIDER_BUDGET_EXHAUSTED';
  * once. Only jobs on our own key are held to a budget: a user's own key pays its own bill.
  */
 export async function refuseWhenBudgetSpent(
-  context: Pick<JobsContext, 'pool'>,
+  context: Pick<JobsContext, 'budgets'>,
   job: { providerCode: string | null; providerModel: string | null; credential?: { mode: string } },
 ): Promise<void> {
   if (job.providerCode === null || job.credential?.mode === 'user_key') return;
-  if (!(await budgetExhausted(context.pool, job.providerCode, job.providerModel ?? ''))) return;
+  if (!(await context.budgets.exhausted(job.providerCode, job.providerModel ?? ''))) return;
   const now = new Date();
   throw new UnavailableError(`today's spending limit of this model's provider is reached; new generations open at the next UTC day`, {
     reason: PROVIDER_BUDGET_EXHAUSTED,

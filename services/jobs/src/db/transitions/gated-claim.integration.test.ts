@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { uuidv7 } from '@atelier/db';
 import type { JobRow } from '../job-row.js';
 import { writeBudgetWarnings } from '../budget-warning-sql.js';
 import { redispatchStaleJobs } from '../outbox-sql.js';
@@ -13,6 +12,7 @@ import { gatedClaim, isPaused, type ClaimResult } from './gated-claim.js';
 import { nextUtcDay } from '../../domain/provider-gates.js';
 import { suiteJobsPool, testOutboxSubjects } from '../../test-support/jobs-database.js';
 import { newCanaryJob } from '../../test-support/new-job.js';
+import { spendToday, type SpendOptions } from '../../test-support/spend.js';
 
 /**
  * The provider gates at the statements that keep them (docs/budgets-and-limits.md): the claim's
@@ -48,23 +48,7 @@ const claimAll = (jobs: readonly JobRow[], workerId = 'worker-a') =>
 const claimedCount = (results: readonly ClaimResult[]) => results.filter((result) => result.changed).length;
 const pausedReasons = (results: readonly ClaimResult[]) => results.filter(isPaused).map((result) => result.paused.reason);
 
-/** A billable ledger row of today with this cost, as the ledger's writer leaves it. */
-async function spend(provider: string, micros: number, options: { model?: string; mode?: 'platform_key' | 'user_key' } = {}) {
-  await pool.query(
-    `INSERT INTO jobs.provider_calls (job_id, attempt, call_kind, request_key, vendor_id, provider_code, provider_model, model_version,
-                                      credential_mode, credential_id, outcome, latency_ms, images, billable, cost_micros, currency, called_at)
-     VALUES ($1, 1, 'poll', $2, $3, $4, $5, 'v1', $6, 'platform:test', 'ok', 10, 1, true, $7, 'USD', now())`,
-    [
-      uuidv7(),
-      `rk-${randomBytes(6).toString('hex')}`,
-      `pred_${randomBytes(6).toString('hex')}`,
-      provider,
-      options.model ?? 'model-a',
-      options.mode ?? 'platform_key',
-      micros,
-    ],
-  );
-}
+const spend = (provider: string, micros: number, options?: SpendOptions) => spendToday(pool, provider, micros, options);
 
 const budget = (provider: string, dailyLimitMicros: number, providerModel = '') =>
   upsertSpendBudget(pool, { providerCode: provider, providerModel, dailyLimitMicros, currency: 'USD', updatedBy: 'test-admin' });

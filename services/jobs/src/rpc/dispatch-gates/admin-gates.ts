@@ -67,6 +67,7 @@ export function setSpendBudget(context: JobsContext): Handler<Service['setSpendB
       updatedBy: requireOperatorId(request.operatorId),
     };
     const row = await upsertSpendBudget(context.pool, input);
+    context.budgets.forget();
     context.logger.info(
       { provider: input.providerCode, model: input.providerModel, dailyLimitMicros: input.dailyLimitMicros },
       'a provider budget was set',
@@ -80,6 +81,7 @@ export function deleteSpendBudget(context: JobsContext): Handler<Service['delete
     const provider = requireProviderCode(request.providerCode);
     const model = requireProviderModel(request.providerModel);
     if (!(await deleteBudgetRow(context.pool, provider, model))) throw new NotFoundError('spend budget');
+    context.budgets.forget();
     return {};
   };
 }

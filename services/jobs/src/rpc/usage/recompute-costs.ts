@@ -36,6 +36,7 @@ export function recomputeCosts(context: JobsContext): RecomputeCosts {
         return [{ id: row.id, costMicros: cost?.costMicros ?? null, currency: cost?.currency ?? null }];
       });
       changed += await updateCosts(context.pool, costs);
+      context.budgets.forget();
       if (rows.length < BATCH) break;
     }
     return { examined, changed };

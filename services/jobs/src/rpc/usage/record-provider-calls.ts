@@ -39,6 +39,7 @@ export function recordProviderCalls(context: JobsContext): RecordProviderCalls {
         return { ...call, candidateCost: modelPriceList && hasUnits(call) ? callCost(call, modelPriceList) : null };
       }),
     );
+    if (spent.length > 0) context.budgets.forget();
     for (const call of spent) context.metrics.providerSpend.inc({ provider: call.providerCode, currency: call.currency }, call.costMicros);
     return { recorded, unknownJobIds: jobIds.filter((jobId) => !modelOfJob.has(jobId)) };
   };
