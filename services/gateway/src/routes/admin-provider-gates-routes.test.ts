@@ -1,12 +1,9 @@
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { jobsDispatchGatesV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
-import { createLogger } from '@atelier/logging';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../server.js';
-import { createTokenVerifier } from '../auth/token-verifier.js';
 import type { GatewayPeers } from '../gateway-context.js';
+import { gatewayOverFakePeers } from '../test-support/gateway-over-fake-peers.js';
 
 // The operators' budget and limit routes over a fake of jobs' ProviderDispatchService that records
 // what it was asked: the translation both ways, the refusals, the admin role.
@@ -67,26 +64,9 @@ let admin: string;
 let user: string;
 
 beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  const sign = (subject: string, roles: string[]) =>
-    new SignJWT({ roles })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setSubject(subject)
-      .setIssuer('test')
-      .setAudience('app')
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(privateKey);
-  [admin, user] = await Promise.all([sign('ops-carol', ['admin']), sign('alice', [])]);
-  app = await buildGateway({
-    peers,
-    tokens: await createTokenVerifier({ publicKeyPem: await exportSPKI(publicKey), issuer: 'test', audience: 'app' }),
-    logger: createLogger({ service: 'gateway-test', level: 'silent' }),
-    upstreamDeadlineMs: 1000,
-    sseKeepAliveMs: 60_000,
-    sseMaxStreamsPerUser: 5,
-    peerHealth: async () => ({}),
-  });
+  const gateway = await gatewayOverFakePeers(peers);
+  app = gateway.app;
+  [admin, user] = await Promise.all([gateway.token('ops-carol', ['admin']), gateway.token('alice')]);
 });
 
 afterAll(async () => {

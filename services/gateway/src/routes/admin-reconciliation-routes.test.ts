@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jobsReconciliationV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
-import { createLogger } from '@atelier/logging';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../server.js';
-import { createTokenVerifier } from '../auth/token-verifier.js';
 import type { GatewayPeers } from '../gateway-context.js';
-import { TEST_AUDIENCE, TEST_ISSUER, testTokenKey } from '../test-support/gateway-harness.js';
+import { gatewayOverFakePeers } from '../test-support/gateway-over-fake-peers.js';
 
 // The reconciliation findings routes over a fake jobs peer: the filters as they reach jobs, the
 // JSON of a finding, who acknowledges, and the refusals before any call.
@@ -56,17 +53,9 @@ let admin: string;
 let user: string;
 
 beforeAll(async () => {
-  const key = await testTokenKey();
-  [admin, user] = await Promise.all([key.sign('ops-carol', { roles: ['admin'] }), key.sign('alice')]);
-  app = await buildGateway({
-    peers,
-    tokens: await createTokenVerifier({ publicKeyPem: key.gatewayEnv.JWT_PUBLIC_KEY!, issuer: TEST_ISSUER, audience: TEST_AUDIENCE }),
-    logger: createLogger({ service: 'gateway-test', level: 'silent' }),
-    upstreamDeadlineMs: 1000,
-    sseKeepAliveMs: 60_000,
-    sseMaxStreamsPerUser: 5,
-    peerHealth: async () => ({}),
-  });
+  const gateway = await gatewayOverFakePeers(peers);
+  app = gateway.app;
+  [admin, user] = await Promise.all([gateway.token('ops-carol', ['admin']), gateway.token('alice')]);
 });
 
 afterAll(async () => {

@@ -1,14 +1,11 @@
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogV1, commonV1, jobsAdminV1, jobsExecutionV1, jobsV1 } from '@atelier/contracts';
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '@atelier/errors';
-import { createLogger } from '@atelier/logging';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../server.js';
-import { createTokenVerifier } from '../auth/token-verifier.js';
 import type { GatewayPeers } from '../gateway-context.js';
+import { gatewayOverFakePeers } from '../test-support/gateway-over-fake-peers.js';
 
 // The operator routes over fakes of jobs' admin API and the catalog that record what they were
 // asked: the translation both ways, the refusals, and the documented examples.
@@ -152,26 +149,9 @@ let admin: string;
 let user: string;
 
 beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  const sign = (subject: string, roles: string[]) =>
-    new SignJWT({ roles })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setSubject(subject)
-      .setIssuer('test')
-      .setAudience('app')
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(privateKey);
-  [admin, user] = await Promise.all([sign('ops-carol', ['admin']), sign('alice', [])]);
-  app = await buildGateway({
-    peers,
-    tokens: await createTokenVerifier({ publicKeyPem: await exportSPKI(publicKey), issuer: 'test', audience: 'app' }),
-    logger: createLogger({ service: 'gateway-test', level: 'silent' }),
-    upstreamDeadlineMs: 1000,
-    sseKeepAliveMs: 60_000,
-    sseMaxStreamsPerUser: 5,
-    peerHealth: async () => ({}),
-  });
+  const gateway = await gatewayOverFakePeers(peers);
+  app = gateway.app;
+  [admin, user] = await Promise.all([gateway.token('ops-carol', ['admin']), gateway.token('alice')]);
 });
 
 afterAll(async () => {

@@ -1,12 +1,9 @@
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jobsV1, type mediaV1 } from '@atelier/contracts';
 import { NotFoundError } from '@atelier/errors';
-import { createLogger } from '@atelier/logging';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../server.js';
-import { createTokenVerifier } from '../auth/token-verifier.js';
 import type { GatewayPeers } from '../gateway-context.js';
+import { gatewayOverFakePeers } from '../test-support/gateway-over-fake-peers.js';
 
 // The job routes over fakes of jobs and media that count their calls: which reads the gateway
 // answers from its remembered terminal views, and which still go to jobs.
@@ -83,26 +80,9 @@ let alice: string;
 let bob: string;
 
 beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  const sign = (subject: string) =>
-    new SignJWT({ roles: [] })
-      .setProtectedHeader({ alg: 'EdDSA' })
-      .setSubject(subject)
-      .setIssuer('test')
-      .setAudience('app')
-      .setIssuedAt()
-      .setExpirationTime('5m')
-      .sign(privateKey);
-  [alice, bob] = await Promise.all([sign('alice'), sign('bob')]);
-  app = await buildGateway({
-    peers,
-    tokens: await createTokenVerifier({ publicKeyPem: await exportSPKI(publicKey), issuer: 'test', audience: 'app' }),
-    logger: createLogger({ service: 'gateway-test', level: 'silent' }),
-    upstreamDeadlineMs: 1000,
-    sseKeepAliveMs: 60_000,
-    sseMaxStreamsPerUser: 5,
-    peerHealth: async () => ({}),
-  });
+  const gateway = await gatewayOverFakePeers(peers);
+  app = gateway.app;
+  [alice, bob] = await Promise.all([gateway.token('alice'), gateway.token('bob')]);
 });
 
 afterAll(async () => {

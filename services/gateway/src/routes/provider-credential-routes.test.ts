@@ -1,12 +1,9 @@
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { jobsCredentialsV1 } from '@atelier/contracts';
 import { FailedPreconditionError, NotFoundError } from '@atelier/errors';
-import { createLogger } from '@atelier/logging';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../server.js';
-import { createTokenVerifier } from '../auth/token-verifier.js';
 import type { GatewayPeers } from '../gateway-context.js';
+import { gatewayOverFakePeers } from '../test-support/gateway-over-fake-peers.js';
 
 // /api/v1/me/provider-credentials over a fake of jobs' ProviderCredentialsService: the key is
 // write-only, bad input is a 400 naming the field, jobs' refusals keep their codes.
@@ -43,24 +40,9 @@ let app: FastifyInstance;
 let alice: string;
 
 beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  alice = await new SignJWT({ roles: [] })
-    .setProtectedHeader({ alg: 'EdDSA' })
-    .setSubject('alice')
-    .setIssuer('test')
-    .setAudience('app')
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(privateKey);
-  app = await buildGateway({
-    peers,
-    tokens: await createTokenVerifier({ publicKeyPem: await exportSPKI(publicKey), issuer: 'test', audience: 'app' }),
-    logger: createLogger({ service: 'gateway-test', level: 'silent' }),
-    upstreamDeadlineMs: 1000,
-    sseKeepAliveMs: 60_000,
-    sseMaxStreamsPerUser: 5,
-    peerHealth: async () => ({}),
-  });
+  const gateway = await gatewayOverFakePeers(peers);
+  app = gateway.app;
+  alice = await gateway.token('alice');
 });
 
 afterAll(async () => {

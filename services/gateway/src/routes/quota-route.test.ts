@@ -1,12 +1,9 @@
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { jobsV1 } from '@atelier/contracts';
 import { UnavailableError } from '@atelier/errors';
-import { createLogger } from '@atelier/logging';
 import type { FastifyInstance } from 'fastify';
-import { buildGateway } from '../server.js';
-import { createTokenVerifier } from '../auth/token-verifier.js';
 import type { GatewayPeers } from '../gateway-context.js';
+import { gatewayOverFakePeers } from '../test-support/gateway-over-fake-peers.js';
 
 // GET /api/v1/me/quota over a fake of jobs' GetQuota: whose quota is asked for, how it is shown,
 // and what the app sees when jobs cannot answer.
@@ -44,24 +41,9 @@ let app: FastifyInstance;
 let alice: string;
 
 beforeAll(async () => {
-  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
-  alice = await new SignJWT({ roles: [] })
-    .setProtectedHeader({ alg: 'EdDSA' })
-    .setSubject('alice')
-    .setIssuer('test')
-    .setAudience('app')
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(privateKey);
-  app = await buildGateway({
-    peers,
-    tokens: await createTokenVerifier({ publicKeyPem: await exportSPKI(publicKey), issuer: 'test', audience: 'app' }),
-    logger: createLogger({ service: 'gateway-test', level: 'silent' }),
-    upstreamDeadlineMs: 1000,
-    sseKeepAliveMs: 60_000,
-    sseMaxStreamsPerUser: 5,
-    peerHealth: async () => ({}),
-  });
+  const gateway = await gatewayOverFakePeers(peers);
+  app = gateway.app;
+  alice = await gateway.token('alice');
 });
 
 afterAll(async () => {

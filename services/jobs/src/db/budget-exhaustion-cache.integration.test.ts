@@ -15,12 +15,12 @@ const newProvider = () => `bc-${randomBytes(4).toString('hex')}`;
 /** The pool, counting the statements sent through it. */
 function countingPool(): { db: Queryable; sent: () => number } {
   let sent = 0;
-  const db = {
-    query: (...args: Parameters<Queryable['query']>) => {
-      sent += 1;
-      return pool.query(...(args as [string]));
+  const db = new Proxy(pool, {
+    get(target, property, receiver) {
+      if (property === 'query') sent += 1;
+      return Reflect.get(target, property, receiver) as unknown;
     },
-  } as Queryable;
+  });
   return { db, sent: () => sent };
 }
 
