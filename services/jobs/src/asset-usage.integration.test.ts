@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobsExecutionV1, jobsV1 } from '@atelier/contracts';
+import { jobsExecutionV1 } from '@atelier/contracts';
 import { ErrorCode } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
 import { testClient } from '@atelier/testing';
-import { catalogChoice, startJobsHarness, uploadInputImage, type JobsHarness } from './test-support/jobs-harness.js';
+import { catalogChoice, startJobsHarness, stylizeRequest, uploadInputImage, type JobsHarness } from './test-support/jobs-harness.js';
 
 // CountActiveJobsUsingAsset, as media's owner delete asks it: real jobs, media and catalog.
 let h: JobsHarness;
@@ -25,17 +25,7 @@ let seq = 0;
 const newUser = () => `usage-${process.pid}-${++seq}`;
 
 async function stylize(userId: string, inputAssetId: string, key: string) {
-  const { job } = await h.jobs.createJob(
-    jobsV1.CreateJobRequest.fromPartial({
-      userId,
-      idempotencyKey: key,
-      jobType: 'image.stylize',
-      modelId: choice.stylizer.id,
-      styleId: choice.style.id,
-      inputAssetId,
-      prompt: 'in use',
-    }),
-  );
+  const { job } = await h.jobs.createJob(stylizeRequest(choice, { userId, idempotencyKey: key, inputAssetId, prompt: 'in use' }));
   return job!;
 }
 

@@ -14,6 +14,7 @@ import {
   putOutputImage,
   refusal,
   startJobsHarness,
+  stylizeRequest,
   uploadInputImage,
   type JobsHarness,
 } from './test-support/jobs-harness.js';
@@ -38,15 +39,7 @@ const newCanary = async (user = newUser()) => (await h.jobs.createJob(canaryRequ
 const newStylize = async (user: string) =>
   (
     await h.jobs.createJob(
-      jobsV1.CreateJobRequest.fromPartial({
-        userId: user,
-        idempotencyKey: `s-${++seq}`,
-        jobType: 'image.stylize',
-        modelId: choice.stylizer.id,
-        styleId: choice.style.id,
-        inputAssetId: await uploadInputImage(h.media, user),
-        prompt: 'a fox',
-      }),
+      stylizeRequest(choice, { userId: user, idempotencyKey: `s-${++seq}`, inputAssetId: await uploadInputImage(h.media, user) }),
     )
   ).job!;
 

@@ -6,6 +6,7 @@ import {
   catalogChoice,
   refusal,
   startJobsHarness,
+  stylizeRequest,
   uploadInputImage,
   type JobsHarness,
 } from './test-support/jobs-harness.js';
@@ -29,15 +30,7 @@ const newCanary = async (user = newUser()) => (await h.jobs.createJob(canaryRequ
 const newStylize = async (user = newUser()) =>
   (
     await h.jobs.createJob(
-      jobsV1.CreateJobRequest.fromPartial({
-        userId: user,
-        idempotencyKey: `s-${++seq}`,
-        jobType: 'image.stylize',
-        modelId: choice.stylizer.id,
-        styleId: choice.style.id,
-        inputAssetId: await uploadInputImage(h.media, user),
-        prompt: 'a fox',
-      }),
+      stylizeRequest(choice, { userId: user, idempotencyKey: `s-${++seq}`, inputAssetId: await uploadInputImage(h.media, user) }),
     )
   ).job!;
 

@@ -6,6 +6,7 @@ import {
   catalogChoice,
   refusal,
   startJobsHarness,
+  stylizeRequest,
   uploadInputImage,
   type JobsHarness,
 } from './test-support/jobs-harness.js';
@@ -117,12 +118,9 @@ describe('jobs - start deadlines', () => {
   it("gives the quota back: with 1 a day and 1 in flight, the user's next generation is accepted once the first expired", async () => {
     const user = newUser();
     const stylize = async (key: string, startWithinSeconds?: number) =>
-      jobsV1.CreateJobRequest.fromPartial({
+      stylizeRequest(choice, {
         userId: user,
         idempotencyKey: key,
-        jobType: 'image.stylize',
-        modelId: choice.stylizer.id,
-        styleId: choice.style.id,
         inputAssetId: await uploadInputImage(h.media, user),
         prompt: 'my dog, in a hurry',
         startWithinSeconds,

@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobsUsageV1, jobsV1 } from '@atelier/contracts';
+import { jobsUsageV1 } from '@atelier/contracts';
 import { ErrorCode } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
 import { testClient } from '@atelier/testing';
-import { catalogChoice, refusal, startJobsHarness, uploadInputImage, type JobsHarness } from './test-support/jobs-harness.js';
+import {
+  catalogChoice,
+  refusal,
+  startJobsHarness,
+  stylizeRequest,
+  uploadInputImage,
+  type JobsHarness,
+} from './test-support/jobs-harness.js';
 
 // The usage ledger (docs/usage-ledger.md) against a real database, catalog and its prices.
 const { ProviderCallKind: Kind, ProviderCallOutcome: Outcome, SpendGrouping } = jobsUsageV1;
@@ -31,15 +38,7 @@ let seq = 0;
 const newStylize = async (user = `ledger-user-${process.pid}-${++seq}`) =>
   (
     await h.jobs.createJob(
-      jobsV1.CreateJobRequest.fromPartial({
-        userId: user,
-        idempotencyKey: `s-${++seq}`,
-        jobType: 'image.stylize',
-        modelId: choice.stylizer.id,
-        styleId: choice.style.id,
-        inputAssetId: await uploadInputImage(h.media, user),
-        prompt: 'a fox',
-      }),
+      stylizeRequest(choice, { userId: user, idempotencyKey: `s-${++seq}`, inputAssetId: await uploadInputImage(h.media, user) }),
     )
   ).job!;
 

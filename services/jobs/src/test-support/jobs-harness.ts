@@ -246,6 +246,20 @@ export async function catalogChoice(catalog: PromiseClient<catalogV1.CatalogServ
   };
 }
 
+/** A create request for image.stylize of the seeded model and a style (catalogChoice); `fields` give the rest and may replace any. */
+export function stylizeRequest(
+  choice: Awaited<ReturnType<typeof catalogChoice>>,
+  fields: Pick<jobsV1.CreateJobRequest, 'userId' | 'idempotencyKey' | 'inputAssetId'> & Partial<jobsV1.CreateJobRequest>,
+): jobsV1.CreateJobRequest {
+  return jobsV1.CreateJobRequest.fromPartial({
+    jobType: 'image.stylize',
+    modelId: choice.stylizer.id,
+    styleId: choice.style.id,
+    prompt: 'a fox',
+    ...fields,
+  });
+}
+
 /** A create request for system.canary (no peers, no quota). */
 export function canaryRequest(userId: string, idempotencyKey: string): jobsV1.CreateJobRequest {
   return jobsV1.CreateJobRequest.fromPartial({ userId, idempotencyKey, jobType: 'system.canary' });
