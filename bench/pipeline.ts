@@ -299,7 +299,10 @@ try {
         while ((await jsm.streams.info(jobsTopology(prefix).jobsStream)).state.messages < DRAIN_JOBS) await sleep(100);
       }
       const round = workerCount === 1 ? 'drain-' : 'drain2-';
-      await db.query('ANALYZE jobs.generation_jobs, jobs.outbox, jobs.job_events'); // the jobs just queued
+      // The jobs just queued, on tables cleaned of the end-to-end rounds' dead row versions: else
+      // the drain's rate depends on how many jobs those rounds made and when autovacuum runs
+      // (graphile-worker drains a database of its own).
+      await db.query('VACUUM ANALYZE jobs.generation_jobs, jobs.outbox, jobs.job_events');
       const startedAt = Date.now();
       const workers = await startWorkers(workerCount);
       // From the moment the workers are ready: their start-up (transpiling, connecting) is no job's cost.
