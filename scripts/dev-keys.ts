@@ -38,7 +38,7 @@ export async function devKeys(dataDir: string): Promise<DevKeys> {
   const keys = {
     publicKeyPem: readFileSync(publicPath, 'utf8'),
     userToken: await sign('dev-user', []),
-    adminToken: await sign('dev-admin', ['admin']),
+    adminToken: await sign('dev-admin', ['super_admin']),
   };
   writeFileSync(path.join(dataDir, 'dev-tokens.json'), JSON.stringify({ user: keys.userToken, admin: keys.adminToken }, null, 2), {
     mode: 0o600,

@@ -9,7 +9,8 @@ import Fastify, {
 } from 'fastify';
 import { isAppError } from '@atelier/errors';
 import swagger from '@fastify/swagger';
-import { authenticate, requireAdmin } from './auth/authenticate.js';
+import { authenticate } from './auth/authenticate.js';
+import { requireRouteRole } from './auth/admin-route-roles.js';
 import type { GatewayContext } from './gateway-context.js';
 import { ApiError } from './http/error-codes.js';
 import { HttpMetrics } from './http/http-metrics.js';
@@ -230,7 +231,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   });
   await app.register(async (admin) => {
     admin.addHook('onRequest', authenticated);
-    admin.addHook('onRequest', requireAdmin);
+    admin.addHook('onRequest', requireRouteRole);
     registerAdminRoutes(admin, context);
     registerAdminCatalogRoutes(admin, context);
     registerAdminProviderGatesRoutes(admin, context);

@@ -850,6 +850,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       inputAssetId: string | null;
+      /** @description the internal error message: shown to super_admin only, null to other roles */
       internalErrorMessage: string | null;
       jobType: string;
       /** Format: date-time */
@@ -1194,6 +1195,7 @@ export interface components {
       /** @enum {string|null} */
       errorClass: 'provider' | 'validation' | 'content_safety' | 'timeout' | 'credential' | 'cancelled' | 'internal' | null;
       errorCode: string | null;
+      /** @description the internal error message of its end: super_admin only, null to other roles */
       errorDetail: string | null;
       /**
        * @description running while in progress, queued when it was retried
@@ -1219,7 +1221,7 @@ export interface components {
       /** Format: date-time */
       at: string;
       attempt: number;
-      /** @description internal detail (a failed attempt's internal error message) */
+      /** @description internal detail (a failed attempt's internal error message): super_admin only, null to other roles */
       detail: string | null;
       /** @enum {string|null} */
       errorClass: 'provider' | 'validation' | 'content_safety' | 'timeout' | 'credential' | 'cancelled' | 'internal' | null;

@@ -46,8 +46,3 @@ export function authenticate(tokens: TokenVerifier) {
     }
   };
 }
-
-/** Operator routes: the token must carry role admin. */
-export async function requireAdmin(request: FastifyRequest): Promise<void> {
-  if (!callerOf(request).isAdmin) throw new HttpError('FORBIDDEN', 'this route needs the admin role');
-}

@@ -34,7 +34,7 @@ describe('token verifier', () => {
     const exp = nowSeconds() + 600;
     const jwt = await token('user-1', exp, { roles: ['admin'] });
     const first = await verifier.verify(jwt);
-    expect(first).toEqual({ userId: 'user-1', roles: ['admin'], isAdmin: true, validUntilMs: (exp + 30) * 1000 });
+    expect(first).toEqual({ userId: 'user-1', roles: ['admin'], operatorRole: 'admin', validUntilMs: (exp + 30) * 1000 });
     expect(await verifier.verify(jwt)).toEqual(first);
   });
 

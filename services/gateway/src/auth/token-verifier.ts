@@ -1,12 +1,14 @@
 import { createRemoteJWKSet, errors as joseErrors, importSPKI, jwtVerify, type JWTPayload } from 'jose';
 import { ExpiringCache } from '@atelier/caching';
 import { USER_ID_PATTERN } from '@atelier/validation';
+import { operatorRoleOf, type OperatorRole } from './operator-roles.js';
 
 /** Who is calling: the token's subject and roles, and when the token stops being honoured. */
 export interface Caller {
   userId: string;
   roles: readonly string[];
-  isAdmin: boolean;
+  /** The highest operator role the token carries (auth/operator-roles.ts); null: a user of the app. */
+  operatorRole: OperatorRole | null;
   /** exp + the clock tolerance, in ms since the epoch: a stream opened with the token ends then. */
   validUntilMs: number;
 }
@@ -127,7 +129,7 @@ export async function createTokenVerifier(options: {
       const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [];
       // requiredClaims made exp present; jose checked that it is a number.
       const validUntilMs = (payload.exp! + clockToleranceS) * 1000;
-      const caller = { userId: payload.sub, roles, isAdmin: roles.includes('admin'), validUntilMs };
+      const caller = { userId: payload.sub, roles, operatorRole: operatorRoleOf(roles), validUntilMs };
       verified.set(token, caller, Math.min(validUntilMs, Date.now() + cacheTtlMs));
       return caller;
     },

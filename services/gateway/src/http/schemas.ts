@@ -212,7 +212,10 @@ export const sharedSchemas = [
     ...object({
       ...jobProperties,
       userId: { type: 'string' },
-      internalErrorMessage: nullableString,
+      internalErrorMessage: {
+        ...nullableString,
+        description: 'the internal error message: shown to super_admin only, null to other roles',
+      },
       providerRequestId: { ...nullableString, description: "the vendor's id of the prediction the job runs (or ran) on" },
       leaseOwner: nullableString,
       leaseExpiresAt: nullableDateTime,
@@ -233,7 +236,10 @@ export const sharedSchemas = [
       actor: { type: 'string', description: 'user:<id>, worker:<id>, reaper, operator:<id>, or archived' },
       errorCode: nullableString,
       errorClass: { ...nullableString, enum: [...errorClasses.words, null] },
-      detail: { ...nullableString, description: "internal detail (a failed attempt's internal error message)" },
+      detail: {
+        ...nullableString,
+        description: "internal detail (a failed attempt's internal error message): super_admin only, null to other roles",
+      },
       at: dateTime,
     }),
   },
@@ -252,7 +258,7 @@ export const sharedSchemas = [
       endedBy: nullableString,
       errorCode: nullableString,
       errorClass: { ...nullableString, enum: [...errorClasses.words, null] },
-      errorDetail: nullableString,
+      errorDetail: { ...nullableString, description: 'the internal error message of its end: super_admin only, null to other roles' },
     }),
   },
   {

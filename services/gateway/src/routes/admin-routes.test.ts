@@ -146,12 +146,17 @@ const peers = {
 
 let app: FastifyInstance;
 let admin: string;
+let superAdmin: string;
 let user: string;
 
 beforeAll(async () => {
   const gateway = await gatewayOverFakePeers(peers);
   app = gateway.app;
-  [admin, user] = await Promise.all([gateway.token('ops-carol', ['admin']), gateway.token('alice')]);
+  [admin, superAdmin, user] = await Promise.all([
+    gateway.token('ops-carol', ['admin']),
+    gateway.token('ops-dana', ['super_admin']),
+    gateway.token('alice'),
+  ]);
 });
 
 afterAll(async () => {
@@ -185,7 +190,7 @@ const ROUTES: [Method, string, object?][] = [
 ];
 
 describe('admin routes - who may call them', () => {
-  it.each(ROUTES)('%s %s answers 403/40301 to a user without the admin role, asking no service', async (method, url, body) => {
+  it.each(ROUTES)('%s %s answers 403/40301 to a user without an operator role, asking no service', async (method, url, body) => {
     const before = JSON.stringify(asked);
     const response = await call(method, url, body, user);
     expect(response.statusCode).toBe(403);
@@ -195,8 +200,8 @@ describe('admin routes - who may call them', () => {
 });
 
 describe('admin routes - job detail and cancel', () => {
-  it('answers the job, each transition and each attempt in the API words', async () => {
-    const response = await call('GET', `/admin-api/jobs/${jobId}`);
+  it('answers the job, each transition and each attempt in the API words (to super_admin, with the internal messages)', async () => {
+    const response = await call('GET', `/admin-api/jobs/${jobId}`, undefined, superAdmin);
     expect(response.statusCode).toBe(200);
     const body = response.json();
     // One level: the job's own fields beside what only operators see, never { job: { job } }.
@@ -250,6 +255,14 @@ describe('admin routes - job detail and cancel', () => {
         errorDetail: 'vendor answered 503',
       },
     ]);
+  });
+
+  it('shows the internal messages to super_admin only: admin reads null in the job, its transitions and its attempts', async () => {
+    const body = (await call('GET', `/admin-api/jobs/${jobId}`)).json();
+    expect(body.job).toMatchObject({ id: jobId, providerRequestId: 'pred_1', internalErrorMessage: null });
+    expect(body.events.map((event: { detail: string | null }) => event.detail)).toEqual([null, null]);
+    expect(body.attempts.map((attempt: { errorDetail: string | null }) => attempt.errorDetail)).toEqual([null]);
+    expect(body.events[1]).toMatchObject({ errorCode: 'PROVIDER_UNAVAILABLE' });
   });
 
   it('cancels as the signed-in admin; 422 naming the status once ended, 404 for an unknown job, 400 naming a bad id', async () => {

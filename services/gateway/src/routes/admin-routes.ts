@@ -5,7 +5,7 @@ import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { badRequest } from '../http/http-error.js';
 import { MAX_INT64, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
-import { toAdminJobDto, toJobDetailsDto, toOutboxEventDto, toOutboxReplayDto } from './dto-mapper.js';
+import { internalsSeenBy, toAdminJobDto, toJobDetailsDto, toOutboxEventDto, toOutboxReplayDto } from './dto-mapper.js';
 import { jobQueues, jobStatuses } from '../http/api-enums.js';
 import { ADMIN_EXAMPLES } from './admin-examples.js';
 
@@ -64,7 +64,10 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
         pageSize: q.limit,
         pageToken: q.cursor ?? '',
       });
-      return { items: result.jobs.map(toAdminJobDto), nextCursor: result.nextPageToken || null };
+      return {
+        items: result.jobs.map((job) => toAdminJobDto(job, internalsSeenBy(callerOf(request).operatorRole))),
+        nextCursor: result.nextPageToken || null,
+      };
     },
   );
 
@@ -82,7 +85,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     async (request, reply) => {
       const { job } = await peers.jobsAdmin.retryJob({ jobId: request.params.jobId, operatorId: callerOf(request).userId });
       reply.code(201);
-      return { job: toAdminJobDto(job!) };
+      return { job: toAdminJobDto(job!, internalsSeenBy(callerOf(request).operatorRole)) };
     },
   );
 
@@ -106,7 +109,11 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
         }),
       },
     },
-    async (request) => toJobDetailsDto(await peers.jobsAdmin.getJobDetails({ jobId: request.params.jobId })),
+    async (request) =>
+      toJobDetailsDto(
+        await peers.jobsAdmin.getJobDetails({ jobId: request.params.jobId }),
+        internalsSeenBy(callerOf(request).operatorRole),
+      ),
   );
 
   app.post<{ Params: { jobId: string } }>(
@@ -122,7 +129,7 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     },
     async (request) => {
       const { job } = await peers.jobsAdmin.cancelJob({ jobId: request.params.jobId, operatorId: callerOf(request).userId });
-      return { job: toAdminJobDto(job!) };
+      return { job: toAdminJobDto(job!, internalsSeenBy(callerOf(request).operatorRole)) };
     },
   );
 

@@ -13,6 +13,7 @@ import {
   postStatuses,
 } from '../http/api-enums.js';
 import { stylePreviewPath } from './style-preview-path.js';
+import { roleAllows, type OperatorRole } from '../auth/operator-roles.js';
 
 /** Contract messages as the mobile API's JSON (camelCase, lower-case enum words, null for absent). */
 
@@ -134,12 +135,24 @@ export function withOutputUrl(view: JobDto, output: { url: string; expiresAt: Da
   return { ...view, outputUrl: output.url, outputUrlExpiresAt: iso(output.expiresAt) };
 }
 
+/**
+ * What an operator of this role is shown of a job's internals: internal error messages (the
+ * vendor's words, our stack's) only to super_admin (docs/operator-roles.md); null to the others.
+ */
+export interface InternalsSeen {
+  internalMessages: boolean;
+}
+
+export function internalsSeenBy(role: OperatorRole | null): InternalsSeen {
+  return { internalMessages: roleAllows(role, 'super_admin') };
+}
+
 /** An operator's job: the owner's view with its fields at the same level, and what only operators see beside them. */
-export function toAdminJobDto(admin: jobsAdminV1.AdminJob) {
+export function toAdminJobDto(admin: jobsAdminV1.AdminJob, seen: InternalsSeen) {
   return {
     ...toJobDto(admin.job!),
     userId: admin.job!.userId,
-    internalErrorMessage: orNull(admin.internalErrorMessage),
+    internalErrorMessage: seen.internalMessages ? orNull(admin.internalErrorMessage) : null,
     providerRequestId: orNull(admin.providerRequestId),
     leaseOwner: orNull(admin.leaseOwner),
     leaseExpiresAt: iso(admin.leaseExpiresAt),
@@ -147,7 +160,7 @@ export function toAdminJobDto(admin: jobsAdminV1.AdminJob) {
   };
 }
 
-export function toJobEventDto(event: jobsAdminV1.JobEvent) {
+export function toJobEventDto(event: jobsAdminV1.JobEvent, seen: InternalsSeen) {
   return {
     id: event.id,
     from: event.fromStatus === jobsV1.JobStatus.UNSPECIFIED ? null : jobStatuses.toApi(event.fromStatus),
@@ -156,12 +169,12 @@ export function toJobEventDto(event: jobsAdminV1.JobEvent) {
     actor: event.actor,
     errorCode: orNull(event.errorCode),
     errorClass: event.errorClass === undefined ? null : errorClasses.toApi(event.errorClass),
-    detail: orNull(event.detail),
+    detail: seen.internalMessages ? orNull(event.detail) : null,
     at: iso(event.occurredAt),
   };
 }
 
-export function toJobAttemptDto(attempt: jobsAdminV1.JobAttempt) {
+export function toJobAttemptDto(attempt: jobsAdminV1.JobAttempt, seen: InternalsSeen) {
   return {
     attempt: attempt.attempt,
     queuedAt: iso(attempt.queuedAt),
@@ -174,15 +187,15 @@ export function toJobAttemptDto(attempt: jobsAdminV1.JobAttempt) {
     endedBy: orNull(attempt.endedBy),
     errorCode: orNull(attempt.errorCode),
     errorClass: attempt.errorClass === undefined ? null : errorClasses.toApi(attempt.errorClass),
-    errorDetail: orNull(attempt.errorDetail),
+    errorDetail: seen.internalMessages ? orNull(attempt.errorDetail) : null,
   };
 }
 
-export function toJobDetailsDto(details: jobsAdminV1.GetJobDetailsResponse) {
+export function toJobDetailsDto(details: jobsAdminV1.GetJobDetailsResponse, seen: InternalsSeen) {
   return {
-    job: toAdminJobDto(details.job!),
-    events: details.events.map(toJobEventDto),
-    attempts: details.attempts.map(toJobAttemptDto),
+    job: toAdminJobDto(details.job!, seen),
+    events: details.events.map((event) => toJobEventDto(event, seen)),
+    attempts: details.attempts.map((attempt) => toJobAttemptDto(attempt, seen)),
   };
 }
 

@@ -4,6 +4,7 @@ import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { isOperatorOnlyJobType, JOB_TYPE_PATTERN_SOURCE, START_WITHIN_SECONDS } from '@atelier/job-types';
 import { MAX_NEGATIVE_PROMPT_LENGTH, MAX_POST_CONTENT_LENGTH, MAX_POST_TITLE_LENGTH, MAX_PROMPT_LENGTH } from '@atelier/validation';
 import { callerOf } from '../auth/authenticate.js';
+import { roleAllows } from '../auth/operator-roles.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { HttpError } from '../http/http-error.js';
 import { idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, uuid } from '../http/schemas.js';
@@ -94,8 +95,8 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     async (request, reply) => {
       const caller = callerOf(request);
       const body = request.body;
-      if (isOperatorOnlyJobType(body.jobType) && !caller.isAdmin)
-        throw new HttpError('FORBIDDEN', `${body.jobType} jobs are for operators`);
+      if (isOperatorOnlyJobType(body.jobType) && !roleAllows(caller.operatorRole, 'operator'))
+        throw new HttpError('FORBIDDEN', `${body.jobType} jobs are for operators (role operator or higher)`);
       const { job, created } = await peers.jobs.createJob(
         jobsV1.CreateJobRequest.fromPartial({
           userId: caller.userId,
