@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { ApiFailure, api, unwrap } from './api/client';
 import { forgetToken, readToken, saveToken } from './api/token';
+import { OperatorContext } from './api/operator';
 import { CatalogPage } from './pages/catalog-page';
 import { DeadLettersPage } from './pages/dead-letters-page';
 import { JobPage } from './pages/job-page';
@@ -50,7 +51,7 @@ function Page({ hash }: { hash: string }) {
   }
 }
 
-/** Sign-in, then the pages; a token the gateway refuses (401, or 403 without the admin role) signs out. */
+/** Sign-in, then the pages with the actions the operator's role allows; a token the gateway refuses (401, or 403 without an operator role) signs out. */
 export function App() {
   const client = useQueryClient();
   const hash = useHash();
@@ -67,7 +68,7 @@ export function App() {
     queryKey: ['session', token],
     enabled: token !== null,
     retry: false,
-    queryFn: async () => unwrap(await api.GET('/admin-api/overview', { params: { query: { windowMinutes: 60 } } })),
+    queryFn: async () => unwrap(await api.GET('/admin-api/me')),
   });
   const signOut = () => {
     forgetToken();
@@ -97,12 +98,25 @@ export function App() {
             {label}
           </a>
         ))}
+        {check.data && (
+          <div className="whoami muted" data-role={check.data.role}>
+            {check.data.subject} · {check.data.role}
+          </div>
+        )}
         <button className="sign-out" onClick={signOut}>
           Sign out
         </button>
       </nav>
       <main className="content">
-        {check.isPending ? <Loading what="the session" /> : check.isError ? <ErrorState error={check.error} /> : <Page hash={hash} />}
+        {check.isPending ? (
+          <Loading what="the session" />
+        ) : check.isError ? (
+          <ErrorState error={check.error} />
+        ) : (
+          <OperatorContext.Provider value={check.data}>
+            <Page hash={hash} />
+          </OperatorContext.Provider>
+        )}
       </main>
     </div>
   );

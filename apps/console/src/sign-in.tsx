@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { saveToken } from './api/token';
 
-/** Paste an admin bearer token; it stays in this tab's session storage. */
+/** Paste an operator's bearer token; it stays in this tab's session storage. */
 export function SignIn({ onSignedIn, problem }: { onSignedIn: () => void; problem?: string }) {
   const [token, setToken] = useState('');
   return (
@@ -14,7 +14,9 @@ export function SignIn({ onSignedIn, problem }: { onSignedIn: () => void; proble
         }}
       >
         <h1>Atelier console</h1>
-        <p className="muted">Paste an admin bearer token (a JWT with the role admin). It is kept in this tab only.</p>
+        <p className="muted">
+          Paste an operator's bearer token (a JWT with the role viewer, operator, admin or super_admin). It is kept in this tab only.
+        </p>
         {problem && (
           <div className="state error" role="alert">
             {problem}

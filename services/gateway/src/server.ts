@@ -27,6 +27,7 @@ import { registerAdminOverviewRoute } from './routes/admin-overview-route.js';
 import { registerAdminSpendRoutes } from './routes/admin-spend-routes.js';
 import { registerAdminReconciliationRoutes } from './routes/admin-reconciliation-routes.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
+import { registerAdminMeRoute } from './routes/admin-me-route.js';
 import { registerAdminCatalogRoutes } from './routes/admin-catalog-routes.js';
 import { registerAdminProviderGatesRoutes } from './routes/admin-provider-gates-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
@@ -232,6 +233,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   await app.register(async (admin) => {
     admin.addHook('onRequest', authenticated);
     admin.addHook('onRequest', requireRouteRole);
+    registerAdminMeRoute(admin);
     registerAdminRoutes(admin, context);
     registerAdminCatalogRoutes(admin, context);
     registerAdminProviderGatesRoutes(admin, context);

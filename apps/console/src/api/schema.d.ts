@@ -204,6 +204,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin-api/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The signed-in operator: their highest role and the operator routes it may call (the console's actions follow it) */
+    get: operations['adminMe'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin-api/outbox/{id}/replay': {
     parameters: {
       query?: never;
@@ -2874,6 +2891,57 @@ export interface operations {
            */
           'application/json': {
             job: components['schemas']['AdminJob'];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      422: components['responses']['UnprocessableContent'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalServerError'];
+      503: components['responses']['ServiceUnavailable'];
+    };
+  };
+  adminMe: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The language of error messages, job error messages and catalog names: en or zh-CN (zh, zh-CN and zh-Hans all mean Simplified Chinese), by q-value. Absent, unparseable or unmatched: en — never an error. Codes and names never change with it. */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'Content-Language': components['headers']['ContentLanguage'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "subject": "ops-carol",
+           *       "role": "operator",
+           *       "allowedRoutes": [
+           *         "GET /admin-api/jobs",
+           *         "GET /admin-api/jobs/:jobId",
+           *         "POST /admin-api/jobs/:jobId/cancel",
+           *         "POST /admin-api/jobs/:jobId/retry"
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @description `<METHOD> <route>` of each operator route the role may call, routes written as the gateway matches them (`:jobId`) */
+            allowedRoutes: string[];
+            /** @enum {string} */
+            role: 'viewer' | 'operator' | 'admin' | 'super_admin';
+            subject: string;
           };
         };
       };

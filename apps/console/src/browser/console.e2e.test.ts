@@ -25,6 +25,8 @@ let page: Page;
 let buildDir: string;
 let base: string;
 let admin: string;
+/** The job the failed-job test leaves failed (its retry is a new job). */
+let failedJobId: string;
 let alice: MobileApi;
 let db: pg.Client;
 /** A token of the test's signing key for this subject (a user, or an operator with roles: ['admin']). */
@@ -107,6 +109,7 @@ describe('console in a browser', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const failed = await alice.waitTerminal(created.body.job.id);
     expect(failed.status).toBe('failed');
+    failedJobId = failed.id;
 
     await open('#/jobs');
     await page.getByLabel('status').selectOption('failed');
@@ -405,7 +408,41 @@ describe('console in a browser', () => {
     expect([...afterFirst, ...(await shown())].sort()).toEqual([...bobJobs].sort());
   }, 60_000);
 
-  it('refuses a token without the admin role', async () => {
+  it('shows each role what it may do: a viewer reads, an operator also cancels and retries, super_admin also edits and sees internal messages', async () => {
+    const superAdmin = await sign('ops-root', ['super_admin']);
+    const internal = (
+      await alice.call<{ job: { internalErrorMessage: string | null; error: { message: string } | null } }>(
+        'GET',
+        `/admin-api/jobs/${failedJobId}`,
+        { token: superAdmin },
+      )
+    ).body.job;
+    expect(internal.internalErrorMessage).toBeTruthy();
+    for (const [role, may] of [
+      ['viewer', { jobActions: false, catalogEdits: false }],
+      ['operator', { jobActions: true, catalogEdits: false }],
+      ['super_admin', { jobActions: true, catalogEdits: true }],
+    ] as const) {
+      const tab = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await signIn(tab, role === 'super_admin' ? superAdmin : await sign(`ops-${role}`, [role]));
+      await tab.locator(`.whoami[data-role="${role}"]`).waitFor();
+      await tab.goto(`${base}/console/#/jobs/${failedJobId}`);
+      await tab.getByRole('heading', { name: /^Job / }).waitFor();
+      expect(await tab.getByRole('button', { name: 'Retry' }).count(), `${role}: Retry`).toBe(may.jobActions ? 1 : 0);
+      expect(await tab.getByRole('button', { name: 'Cancel' }).count(), `${role}: Cancel`).toBe(may.jobActions ? 1 : 0);
+      const facts = await tab.locator('.facts').textContent();
+      if (role === 'super_admin') expect(facts).toContain(internal.internalErrorMessage);
+      else if (internal.internalErrorMessage !== internal.error?.message) expect(facts).not.toContain(internal.internalErrorMessage);
+      await tab.screenshot({ path: path.join(screenshots, `role-${role}-job.png`), fullPage: true });
+      await tab.goto(`${base}/console/#/catalog`);
+      await tab.getByRole('heading', { name: 'Models' }).waitFor();
+      expect((await tab.getByRole('button', { name: 'Edit' }).count()) > 0, `${role}: Edit`).toBe(may.catalogEdits);
+      expect((await tab.getByRole('button', { name: /^(Disable|Enable)$/ }).count()) > 0, `${role}: Disable`).toBe(may.catalogEdits);
+      await tab.close();
+    }
+  });
+
+  it('refuses a token without an operator role', async () => {
     const other = await browser.newPage();
     await signIn(other, alice.token);
     const alert = other.getByRole('alert');

@@ -3,12 +3,14 @@ import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { Badge, Empty, ErrorState, Loading } from '../ui/states';
+import { useMay } from '../api/operator';
 
 type Model = paths['/admin-api/catalog']['get']['responses'][200]['content']['application/json']['models'][number];
 
 /** Every model and style, disabled ones included: enable, disable, edit a model's default parameters. */
 export function CatalogPage() {
   const client = useQueryClient();
+  const may = useMay();
   const catalog = useQuery({
     queryKey: ['catalog'],
     queryFn: async () => unwrap(await api.GET('/admin-api/catalog', { params: { query: {} } })),
@@ -72,7 +74,8 @@ export function CatalogPage() {
                     <DefaultsEditor model={model} onDone={() => setEditing(null)} />
                   ) : (
                     <>
-                      <code>{JSON.stringify(model.defaultParameters)}</code> <button onClick={() => setEditing(model.id)}>Edit</button>
+                      <code>{JSON.stringify(model.defaultParameters)}</code>{' '}
+                      {may('PUT /admin-api/catalog/models/{code}') && <button onClick={() => setEditing(model.id)}>Edit</button>}
                     </>
                   )}
                 </td>
@@ -80,12 +83,14 @@ export function CatalogPage() {
                   <Badge value={model.enabled ? 'enabled' : 'disabled'} />
                 </td>
                 <td>
-                  <button
-                    disabled={toggle.isPending}
-                    onClick={() => toggle.mutate({ kind: 'models', id: model.id, enable: !model.enabled })}
-                  >
-                    {model.enabled ? 'Disable' : 'Enable'}
-                  </button>
+                  {may('POST /admin-api/catalog/models/{id}/enable') && (
+                    <button
+                      disabled={toggle.isPending}
+                      onClick={() => toggle.mutate({ kind: 'models', id: model.id, enable: !model.enabled })}
+                    >
+                      {model.enabled ? 'Disable' : 'Enable'}
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}
@@ -118,12 +123,14 @@ export function CatalogPage() {
                   <Badge value={style.enabled ? 'enabled' : 'disabled'} />
                 </td>
                 <td>
-                  <button
-                    disabled={toggle.isPending}
-                    onClick={() => toggle.mutate({ kind: 'styles', id: style.id, enable: !style.enabled })}
-                  >
-                    {style.enabled ? 'Disable' : 'Enable'}
-                  </button>
+                  {may('POST /admin-api/catalog/styles/{id}/enable') && (
+                    <button
+                      disabled={toggle.isPending}
+                      onClick={() => toggle.mutate({ kind: 'styles', id: style.id, enable: !style.enabled })}
+                    >
+                      {style.enabled ? 'Disable' : 'Enable'}
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}

@@ -1,9 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Badge, Empty, ErrorState, Loading, when } from '../ui/states';
+import { useMay } from '../api/operator';
 
 /** Outbox rows that exhausted their publish attempts, a replay button each, and the replay audit. */
 export function DeadLettersPage() {
+  const may = useMay();
   const client = useQueryClient();
   const dead = useQuery({
     queryKey: ['dead'],
@@ -54,9 +56,11 @@ export function DeadLettersPage() {
                 <td className="muted">{row.lastError}</td>
                 <td>{when(row.createdAt)}</td>
                 <td>
-                  <button disabled={replay.isPending} onClick={() => replay.mutate(row.id)}>
-                    Replay
-                  </button>
+                  {may('POST /admin-api/outbox/{id}/replay') && (
+                    <button disabled={replay.isPending} onClick={() => replay.mutate(row.id)}>
+                      Replay
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { money } from '../ui/money';
 import { Badge, Empty, ErrorState, Loading, ms, when } from '../ui/states';
+import { useMay } from '../api/operator';
 
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
 
@@ -20,6 +21,7 @@ export function JobPage({ jobId }: { jobId: string }) {
     queryFn: () => fetchCalls(jobId),
     refetchInterval: status && FINISHED.has(status) ? false : 2000,
   });
+  const may = useMay();
   const cancel = useMutation({
     mutationFn: async () => unwrap(await api.POST('/admin-api/jobs/{jobId}/cancel', { params: { path: { jobId } } })),
     onSettled: () => client.invalidateQueries({ queryKey: ['job', jobId] }),
@@ -41,12 +43,16 @@ export function JobPage({ jobId }: { jobId: string }) {
           Job <code>{job.id}</code> <Badge value={job.status} />
         </h1>
         <div className="actions">
-          <button disabled={FINISHED.has(job.status) || cancel.isPending} onClick={() => cancel.mutate()}>
-            Cancel
-          </button>
-          <button disabled={job.status !== 'failed' || retry.isPending} onClick={() => retry.mutate()}>
-            Retry
-          </button>
+          {may('POST /admin-api/jobs/{jobId}/cancel') && (
+            <button disabled={FINISHED.has(job.status) || cancel.isPending} onClick={() => cancel.mutate()}>
+              Cancel
+            </button>
+          )}
+          {may('POST /admin-api/jobs/{jobId}/retry') && (
+            <button disabled={job.status !== 'failed' || retry.isPending} onClick={() => retry.mutate()}>
+              Retry
+            </button>
+          )}
         </div>
       </header>
       {cancel.isError && <ErrorState error={cancel.error} />}

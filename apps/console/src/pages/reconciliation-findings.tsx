@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Empty, ErrorState, Loading, when } from '../ui/states';
+import { useMay } from '../api/operator';
 
 const KIND_TITLES: Record<string, string> = {
   prediction_without_job: 'Prediction without a job',
@@ -13,6 +14,7 @@ const KIND_TITLES: Record<string, string> = {
  * that no job explains, or the other way round; an operator acknowledges each one.
  */
 export function ReconciliationFindings() {
+  const may = useMay();
   const client = useQueryClient();
   const findings = useQuery({
     queryKey: ['reconciliation-findings'],
@@ -69,13 +71,13 @@ export function ReconciliationFindings() {
                 <td>{finding.jobId ? <a href={`#/jobs/${finding.jobId}`}>{finding.jobId.slice(0, 8)}…</a> : '—'}</td>
                 <td className="muted">{finding.detail}</td>
                 <td>
-                  {finding.acknowledgedAt ? (
-                    `${when(finding.acknowledgedAt)} by ${finding.acknowledgedBy}`
-                  ) : (
-                    <button disabled={acknowledge.isPending} onClick={() => acknowledge.mutate(finding.id)}>
-                      Acknowledge
-                    </button>
-                  )}
+                  {finding.acknowledgedAt
+                    ? `${when(finding.acknowledgedAt)} by ${finding.acknowledgedBy}`
+                    : may('POST /admin-api/reconciliation/findings/{id}/acknowledge') && (
+                        <button disabled={acknowledge.isPending} onClick={() => acknowledge.mutate(finding.id)}>
+                          Acknowledge
+                        </button>
+                      )}
                 </td>
               </tr>
             ))}

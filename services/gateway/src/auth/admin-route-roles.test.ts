@@ -80,4 +80,25 @@ describe('operator routes by role', () => {
       }
     });
   }
+
+  it('tells each operator their role and exactly the routes it may call (what the console shows)', async () => {
+    for (const role of OPERATOR_ROLES) {
+      const answer = await app.inject({ method: 'GET', url: '/admin-api/me', headers: { authorization: `Bearer ${tokens.get(role)}` } });
+      expect(answer.statusCode).toBe(200);
+      const me = answer.json<{ subject: string; role: string; allowedRoutes: string[] }>();
+      expect(me).toMatchObject({ subject: `ops-${role}`, role });
+      expect(me.allowedRoutes.sort()).toEqual(
+        Object.entries(ADMIN_ROUTE_ROLES)
+          .filter(([, needed]) => roleAllows(role, needed))
+          .map(([route]) => route)
+          .sort(),
+      );
+    }
+    expect(
+      new Set(
+        (await app.inject({ method: 'GET', url: '/admin-api/me', headers: { authorization: `Bearer ${tokens.get('viewer')}` } })).json()
+          .allowedRoutes,
+      ),
+    ).not.toContain('POST /admin-api/jobs/:jobId/cancel');
+  });
 });

@@ -9,6 +9,7 @@ import { roleAllows, type OperatorRole } from './operator-roles.js';
  * must be given a role — and admin-route-roles.test.ts fails for it.
  */
 export const ADMIN_ROUTE_ROLES: Readonly<Record<string, OperatorRole>> = {
+  'GET /admin-api/me': 'viewer',
   'GET /admin-api/overview': 'viewer',
   'GET /admin-api/jobs': 'viewer',
   'GET /admin-api/jobs/:jobId': 'viewer',
