@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MobileApi, startTestPlatform, type ServiceProcess, type TestPlatform } from '@atelier/testing';
 import { testTokenKey } from './test-support/gateway-harness.js';
 
-// What a user wrote never reaches a log (SPEC "Data"; docs/observability.md): every service of
+// What a user wrote never reaches a log (SPEC "Data"; libs/logging redacts known fields as well): every service of
 // ours logs at its most verbose level while a user runs the whole journey with marker strings —
 // a prompt and a negative prompt, their own vendor key, a post's title and text, their subject —
 // and with images of unique bytes; then no line any service printed, at any level, carries a
