@@ -874,7 +874,8 @@ export interface components {
       leaseExpiresAt: string | null;
       leaseOwner: string | null;
       modelId: string | null;
-      negativePrompt: string;
+      /** @description shown to super_admin only, null to other roles */
+      negativePrompt: string | null;
       outputAssetId: string | null;
       /** @description presigned GET URL of the output once succeeded, null before; it expires at outputUrlExpiresAt — use it at once, never store it (read the job again for a fresh one) */
       outputUrl: string | null;
@@ -888,7 +889,8 @@ export interface components {
       };
       petId: string | null;
       progress: number;
-      prompt: string;
+      /** @description what the user wrote: shown to super_admin only, null to other roles */
+      prompt: string | null;
       /** @description the vendor's id of the prediction the job runs (or ran) on */
       providerRequestId: string | null;
       /** @enum {string} */

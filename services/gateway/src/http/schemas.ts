@@ -211,6 +211,8 @@ export const sharedSchemas = [
     description: "A job as its owner sees it (Job's fields) with what only operators see",
     ...object({
       ...jobProperties,
+      prompt: { ...nullableString, description: 'what the user wrote: shown to super_admin only, null to other roles' },
+      negativePrompt: { ...nullableString, description: 'shown to super_admin only, null to other roles' },
       userId: { type: 'string' },
       internalErrorMessage: {
         ...nullableString,

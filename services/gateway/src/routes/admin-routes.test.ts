@@ -23,6 +23,8 @@ const adminJob = jobsAdminV1.AdminJob.fromPartial({
     createdAt: at,
     updatedAt: later,
     version: 3,
+    prompt: 'my cat, in the rain',
+    negativePrompt: 'no umbrella',
   },
   internalErrorMessage: 'vendor answered 503',
   providerRequestId: 'pred_1',
@@ -214,6 +216,8 @@ describe('admin routes - job detail and cancel', () => {
       providerRequestId: 'pred_1',
       abandonedProviderRequests: 1,
       internalErrorMessage: 'vendor answered 503',
+      prompt: 'my cat, in the rain',
+      negativePrompt: 'no umbrella',
     });
     expect(body.events).toEqual([
       {
@@ -257,9 +261,15 @@ describe('admin routes - job detail and cancel', () => {
     ]);
   });
 
-  it('shows the internal messages to super_admin only: admin reads null in the job, its transitions and its attempts', async () => {
+  it('shows the internal messages and what the user wrote to super_admin only: admin reads null in the job, its transitions and its attempts', async () => {
     const body = (await call('GET', `/admin-api/jobs/${jobId}`)).json();
-    expect(body.job).toMatchObject({ id: jobId, providerRequestId: 'pred_1', internalErrorMessage: null });
+    expect(body.job).toMatchObject({
+      id: jobId,
+      providerRequestId: 'pred_1',
+      internalErrorMessage: null,
+      prompt: null,
+      negativePrompt: null,
+    });
     expect(body.events.map((event: { detail: string | null }) => event.detail)).toEqual([null, null]);
     expect(body.attempts.map((attempt: { errorDetail: string | null }) => attempt.errorDetail)).toEqual([null]);
     expect(body.events[1]).toMatchObject({ errorCode: 'PROVIDER_UNAVAILABLE' });

@@ -136,21 +136,26 @@ export function withOutputUrl(view: JobDto, output: { url: string; expiresAt: Da
 }
 
 /**
- * What an operator of this role is shown of a job's internals: internal error messages (the
- * vendor's words, our stack's) only to super_admin (docs/operator-roles.md); null to the others.
+ * What an operator of this role is shown of a job beyond its state (docs/operator-roles.md):
+ * internal error messages (the vendor's words, our stack's) and what the user wrote (prompt,
+ * negative prompt) only to super_admin; null to the others.
  */
 export interface InternalsSeen {
   internalMessages: boolean;
+  userText: boolean;
 }
 
 export function internalsSeenBy(role: OperatorRole | null): InternalsSeen {
-  return { internalMessages: roleAllows(role, 'super_admin') };
+  const superAdmin = roleAllows(role, 'super_admin');
+  return { internalMessages: superAdmin, userText: superAdmin };
 }
 
 /** An operator's job: the owner's view with its fields at the same level, and what only operators see beside them. */
 export function toAdminJobDto(admin: jobsAdminV1.AdminJob, seen: InternalsSeen) {
   return {
     ...toJobDto(admin.job!),
+    prompt: seen.userText ? admin.job!.prompt : null,
+    negativePrompt: seen.userText ? admin.job!.negativePrompt : null,
     userId: admin.job!.userId,
     internalErrorMessage: seen.internalMessages ? orNull(admin.internalErrorMessage) : null,
     providerRequestId: orNull(admin.providerRequestId),
