@@ -30,6 +30,7 @@ const unimplemented = async (): Promise<never> => {
 const catalogHandlers: ServiceHandlers<typeof catalogV1.CatalogServiceService> = {
   getStylePreview: unimplemented,
   setModelPrice: unimplemented,
+  listAuditEntries: unimplemented,
   async getCatalog(request) {
     if (request.mediaKind === commonV1.MediaKind.UNSPECIFIED) throw new InvalidArgumentError('media_kind', 'must be IMAGE or VIDEO');
     if (request.mediaKind === commonV1.MediaKind.VIDEO) throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', 'slow down', 42);

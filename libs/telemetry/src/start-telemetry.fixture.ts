@@ -40,6 +40,7 @@ const server = await startGrpcServer({
         setStyleEnabled: notUsed,
         getStylePreview: notUsed,
         setModelPrice: notUsed,
+        listAuditEntries: notUsed,
       },
       silent,
       { gateway: ['getCatalog'] },

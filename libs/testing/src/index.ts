@@ -26,3 +26,4 @@ export { testProductEventsKey } from './test-product-events-key.js';
 // A PKI of a test's own making (a foreign CA, say), beside the shared one of testPki().
 export { ensureDevPki } from '@atelier/platform';
 export { kekFileText, testCredentialsKekFile } from './test-credentials-kek.js';
+export { TEST_OPERATOR_ACTOR } from './test-operator.js';

@@ -16,8 +16,7 @@ import {
   testClient,
   testNatsUrl,
   testSecurity,
-  type TestDatabase,
-} from '@atelier/testing';
+  type TestDatabase, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { openChangeNotices, type ChangeNotices } from './peers/change-notices.js';
 import type { PreviewAssets } from './peers/preview-assets.js';
@@ -143,7 +142,7 @@ describe('catalog - seeded catalog over gRPC', () => {
   });
 
   it('breaks sort_order ties by id', async () => {
-    const a = await client.upsertStyle({
+    const a = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
       code: 'tie-a',
       mediaKind: MediaKind.IMAGE,
       title: 'Tie A',
@@ -151,7 +150,7 @@ describe('catalog - seeded catalog over gRPC', () => {
       promptPreset: '',
       sortOrder: 1000,
     });
-    const b = await client.upsertStyle({
+    const b = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
       code: 'tie-b',
       mediaKind: MediaKind.IMAGE,
       title: 'Tie B',
@@ -207,11 +206,11 @@ describe('catalog - operator upsert and enable/disable', () => {
   };
 
   it('creates an entry, then updates it in place by (code, media_kind)', async () => {
-    const created = await client.upsertModel(baseModel);
+    const created = await client.upsertModel({ ...baseModel, actor: TEST_OPERATOR_ACTOR });
     expect(created.created).toBe(true);
     expect(created.model).toMatchObject({ code: 'ops-model', enabled: true, modelVersion: '1', defaultParameters: { steps: 20 } });
 
-    const updated = await client.upsertModel({
+    const updated = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR,
       ...baseModel,
       displayName: 'Ops Model v2',
       modelVersion: '2',
@@ -232,7 +231,7 @@ describe('catalog - operator upsert and enable/disable', () => {
   });
 
   it('keeps the same code apart per media kind', async () => {
-    const video = await client.upsertModel({ ...baseModel, mediaKind: MediaKind.VIDEO });
+    const video = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, mediaKind: MediaKind.VIDEO });
     expect(video.created).toBe(true);
     const { models } = await client.getCatalog({ mediaKind: MediaKind.VIDEO });
     expect(models.map((m) => m.code)).toEqual(['ops-model']);
@@ -243,8 +242,8 @@ describe('catalog - operator upsert and enable/disable', () => {
     const model = models.find((m) => m.code === 'cute-motion')!;
     const style = styles.find((s) => s.code === 'comic')!;
 
-    expect((await client.setModelEnabled({ modelId: model.id, enabled: false })).model!.enabled).toBe(false);
-    expect((await client.setStyleEnabled({ styleId: style.id, enabled: false })).style!.enabled).toBe(false);
+    expect((await client.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: false })).model!.enabled).toBe(false);
+    expect((await client.setStyleEnabled({ actor: TEST_OPERATOR_ACTOR, styleId: style.id, enabled: false })).style!.enabled).toBe(false);
 
     const after = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
     expect(after.models.map((m) => m.id)).not.toContain(model.id);
@@ -256,7 +255,7 @@ describe('catalog - operator upsert and enable/disable', () => {
     expect(all.styles.find((s) => s.id === style.id)?.enabled).toBe(false);
 
     // An upsert without `enabled` keeps the entry disabled; re-enabling brings it back.
-    await client.upsertStyle({
+    await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
       code: 'comic',
       mediaKind: MediaKind.IMAGE,
       title: 'Comic',
@@ -265,8 +264,8 @@ describe('catalog - operator upsert and enable/disable', () => {
       sortOrder: 30,
     });
     expect((await client.getStyle({ styleId: style.id })).style!.enabled).toBe(false);
-    await client.setStyleEnabled({ styleId: style.id, enabled: true });
-    await client.setModelEnabled({ modelId: model.id, enabled: true });
+    await client.setStyleEnabled({ actor: TEST_OPERATOR_ACTOR, styleId: style.id, enabled: true });
+    await client.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: true });
     const restored = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
     expect(restored.styles.map((s) => s.id)).toContain(style.id);
     expect(restored.models.map((m) => m.id)).toContain(model.id);
@@ -275,25 +274,25 @@ describe('catalog - operator upsert and enable/disable', () => {
   it('leaves updated_at alone when enable/disable changes nothing', async () => {
     const { models } = await client.getCatalog({ mediaKind: MediaKind.IMAGE });
     const before = models[0]!;
-    const after = (await client.setModelEnabled({ modelId: before.id, enabled: true })).model!;
+    const after = (await client.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: before.id, enabled: true })).model!;
     expect(after.updatedAt).toEqual(before.updatedAt);
   });
 
   it('refuses invalid entries naming the field, and writes nothing', async () => {
     const before = await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED });
-    expect(await refusal(client.upsertModel({ ...baseModel, code: 'Bad Code' }))).toMatchObject({
+    expect(await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, code: 'Bad Code' }))).toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,
       field: 'code',
     });
-    expect(await refusal(client.upsertModel({ ...baseModel, code: 'fine-code', mediaKind: MediaKind.UNSPECIFIED }))).toMatchObject({
+    expect(await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, code: 'fine-code', mediaKind: MediaKind.UNSPECIFIED }))).toMatchObject({
       field: 'media_kind',
     });
-    expect(await refusal(client.upsertModel({ ...baseModel, code: 'fine-code', displayName: ' ' }))).toMatchObject({
+    expect(await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, code: 'fine-code', displayName: ' ' }))).toMatchObject({
       field: 'display_name',
     });
     expect(
       await refusal(
-        client.upsertStyle({
+        client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
           code: 'fine-style',
           mediaKind: MediaKind.IMAGE,
           title: 'T',
@@ -308,13 +307,13 @@ describe('catalog - operator upsert and enable/disable', () => {
   });
 
   it('answers NOT_FOUND when enabling an unknown entry', async () => {
-    const error = await refusal(client.setModelEnabled({ modelId: '019a0000-0000-7000-8000-0000000000ee', enabled: true }));
+    const error = await refusal(client.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: '019a0000-0000-7000-8000-0000000000ee', enabled: true }));
     expect(error).toMatchObject({ code: ErrorCode.NOT_FOUND });
   });
 
   it('creates exactly one entry when the same new code is upserted concurrently', async () => {
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => client.upsertModel({ ...baseModel, code: 'race-model', displayName: `Race ${i}` })),
+      Array.from({ length: 10 }, (_, i) => client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, code: 'race-model', displayName: `Race ${i}` })),
     );
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.model!.id)).size).toBe(1);
@@ -353,34 +352,34 @@ describe('catalog - localized names', () => {
   });
 
   it('stores the translations an upsert gives, keeps them when it gives none, and replaces them when it gives some', async () => {
-    const created = await client.upsertModel({ ...model, displayNameI18n: { values: { 'zh-CN': ' 本地化模型 ' } } });
+    const created = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, displayNameI18n: { values: { 'zh-CN': ' 本地化模型 ' } } });
     expect(created.model!.displayNameI18n).toEqual({ 'zh-CN': '本地化模型' });
-    const kept = await client.upsertModel({ ...model, displayName: 'Localized Model v2' });
+    const kept = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, displayName: 'Localized Model v2' });
     expect(kept.model).toMatchObject({ displayName: 'Localized Model v2', displayNameI18n: { 'zh-CN': '本地化模型' } });
-    const cleared = await client.upsertModel({ ...model, displayNameI18n: { values: { 'zh-CN': '' } } });
+    const cleared = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, displayNameI18n: { values: { 'zh-CN': '' } } });
     expect(cleared.model!.displayNameI18n).toEqual({});
 
-    const styled = await client.upsertStyle({
+    const styled = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
       ...style,
       titleI18n: { values: { 'zh-CN': '水墨' } },
       subtitleI18n: { values: { 'zh-CN': '笔与墨' } },
     });
     expect(styled.style).toMatchObject({ titleI18n: { 'zh-CN': '水墨' }, subtitleI18n: { 'zh-CN': '笔与墨' } });
-    const restyled = await client.upsertStyle({ ...style, subtitleI18n: { values: {} } });
+    const restyled = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...style, subtitleI18n: { values: {} } });
     expect(restyled.style).toMatchObject({ titleI18n: { 'zh-CN': '水墨' }, subtitleI18n: {} });
   });
 
   it('refuses an unknown language or a translation over the bound, naming the field, and writes nothing', async () => {
     const before = await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED });
-    expect(await refusal(client.upsertModel({ ...model, code: 'i18n-bad', displayNameI18n: { values: { fr: 'Modèle' } } }))).toMatchObject({
+    expect(await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, code: 'i18n-bad', displayNameI18n: { values: { fr: 'Modèle' } } }))).toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,
       field: 'display_name_i18n',
     });
     expect(
-      await refusal(client.upsertStyle({ ...style, code: 'i18n-bad', titleI18n: { values: { 'zh-CN': '长'.repeat(81) } } })),
+      await refusal(client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...style, code: 'i18n-bad', titleI18n: { values: { 'zh-CN': '长'.repeat(81) } } })),
     ).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'title_i18n.zh-CN' });
     expect(
-      await refusal(client.upsertStyle({ ...style, code: 'i18n-bad', subtitleI18n: { values: { 'zh-CN': 'a\u0000b' } } })),
+      await refusal(client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...style, code: 'i18n-bad', subtitleI18n: { values: { 'zh-CN': 'a\u0000b' } } })),
     ).toMatchObject({ field: 'subtitle_i18n.zh-CN' });
     expect(await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED })).toEqual(before);
   });
@@ -402,11 +401,11 @@ describe('catalog - entries the platform can use', () => {
       defaultParameters: {},
       credentialModes: [],
     };
-    expect(await refusal(client.upsertModel({ ...model, jobType: 'video.stylize' }))).toMatchObject({
+    expect(await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, jobType: 'video.stylize' }))).toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,
       field: 'job_type',
     });
-    expect(await refusal(client.upsertModel({ ...model, providerCode: 'acme' }))).toMatchObject({
+    expect(await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, providerCode: 'acme' }))).toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,
       field: 'provider_code',
     });
@@ -416,17 +415,17 @@ describe('catalog - entries the platform can use', () => {
 
   it('refuses a style whose preview is no ready media asset, and links the preview of an enabled one only', async () => {
     expect(
-      await refusal(client.upsertStyle({ ...baseStyle, code: 'no-preview', previewAssetId: '019a0000-0000-7000-8000-00000000f0ff' })),
+      await refusal(client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...baseStyle, code: 'no-preview', previewAssetId: '019a0000-0000-7000-8000-00000000f0ff' })),
     ).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'preview_asset_id' });
 
-    const { style } = await client.upsertStyle({ ...baseStyle, code: 'with-preview', previewAssetId: READY_PREVIEW });
+    const { style } = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...baseStyle, code: 'with-preview', previewAssetId: READY_PREVIEW });
     expect(style!.previewAssetId).toBe(READY_PREVIEW);
     expect(await client.getStylePreview({ styleId: style!.id })).toMatchObject({
       downloadUrl: `http://s3.test/${READY_PREVIEW}`,
       contentType: 'image/png',
     });
 
-    await client.setStyleEnabled({ styleId: style!.id, enabled: false });
+    await client.setStyleEnabled({ actor: TEST_OPERATOR_ACTOR, styleId: style!.id, enabled: false });
     expect(await refusal(client.getStylePreview({ styleId: style!.id }))).toMatchObject({ code: ErrorCode.NOT_FOUND });
     const plain = (await client.getCatalog({ mediaKind: MediaKind.IMAGE })).styles.find((s) => !s.previewAssetId)!;
     expect(await refusal(client.getStylePreview({ styleId: plain.id }))).toMatchObject({ code: ErrorCode.NOT_FOUND });
@@ -436,7 +435,7 @@ describe('catalog - entries the platform can use', () => {
 describe('catalog - change notices', () => {
   it('announces each committed upsert and enable/disable on the subject of its prefix, with the kind and id', async () => {
     heard.length = 0;
-    const { model } = await client.upsertModel({
+    const { model } = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR,
       code: 'notice-model',
       mediaKind: MediaKind.IMAGE,
       displayName: 'Notice Model',
@@ -448,7 +447,7 @@ describe('catalog - change notices', () => {
       defaultParameters: {},
       credentialModes: [],
     });
-    const { style } = await client.upsertStyle({
+    const { style } = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
       code: 'notice-style',
       mediaKind: MediaKind.IMAGE,
       title: 'Notice',
@@ -456,8 +455,8 @@ describe('catalog - change notices', () => {
       promptPreset: 'notice',
       sortOrder: 900,
     });
-    await client.setModelEnabled({ modelId: model!.id, enabled: false });
-    await client.setStyleEnabled({ styleId: style!.id, enabled: false });
+    await client.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model!.id, enabled: false });
+    await client.setStyleEnabled({ actor: TEST_OPERATOR_ACTOR, styleId: style!.id, enabled: false });
     // Only this test's entries (and any notice that did not parse): the previous test's concurrent
     // upserts may still be announcing.
     const ours = new Set([model!.id, style!.id]);
@@ -473,8 +472,8 @@ describe('catalog - change notices', () => {
 
   it('announces nothing for a refused write', async () => {
     heard.length = 0;
-    await refusal(client.setModelEnabled({ modelId: '00000000-0000-7000-8000-000000000000', enabled: false }));
-    await refusal(client.upsertStyle({ code: '', mediaKind: MediaKind.IMAGE, title: 'x', subtitle: '', promptPreset: '', sortOrder: 1 }));
+    await refusal(client.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: '00000000-0000-7000-8000-000000000000', enabled: false }));
+    await refusal(client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, code: '', mediaKind: MediaKind.IMAGE, title: 'x', subtitle: '', promptPreset: '', sortOrder: 1 }));
     await listener.flush();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(heard).toEqual([]);
@@ -490,8 +489,8 @@ describe('catalog - change notices', () => {
     try {
       const { models } = await offlineClient.getCatalog({ mediaKind: MediaKind.IMAGE });
       const model = models[0]!;
-      expect((await offlineClient.setModelEnabled({ modelId: model.id, enabled: false })).model!.enabled).toBe(false);
-      expect((await offlineClient.setModelEnabled({ modelId: model.id, enabled: true })).model!.enabled).toBe(true);
+      expect((await offlineClient.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: false })).model!.enabled).toBe(false);
+      expect((await offlineClient.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: true })).model!.enabled).toBe(true);
     } finally {
       offlineClient.close();
       await offline.shutdown(100);
@@ -553,8 +552,8 @@ describe('catalog - the operator CLI identity', () => {
       const { models } = await ops.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED });
       expect(models.length).toBeGreaterThan(0);
       const model = models[0]!;
-      expect((await ops.setModelEnabled({ modelId: model.id, enabled: model.enabled })).model).toMatchObject({ id: model.id });
-      await expect(ops.setStyleEnabled({ styleId: '00000000-0000-4000-8000-000000000000', enabled: true })).rejects.toMatchObject({
+      expect((await ops.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: model.enabled })).model).toMatchObject({ id: model.id });
+      await expect(ops.setStyleEnabled({ actor: TEST_OPERATOR_ACTOR, styleId: '00000000-0000-4000-8000-000000000000', enabled: true })).rejects.toMatchObject({
         code: ErrorCode.NOT_FOUND,
       });
       await expect(ops.upsertModel(catalogV1.UpsertModelRequest.fromPartial({}))).rejects.toMatchObject({

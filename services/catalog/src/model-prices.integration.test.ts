@@ -4,7 +4,7 @@ import { createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
 import type { GrpcServerHandle, PromiseClient } from '@atelier/grpc';
 import { createLogger } from '@atelier/logging';
-import { createTestDatabase, testClient, testSecurity, type TestDatabase } from '@atelier/testing';
+import { createTestDatabase, testClient, testSecurity, type TestDatabase, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import type { CatalogChange } from '@atelier/nats';
 import { createCatalogOrm, migrateCatalog } from './db/catalog-orm.js';
 import { startCatalogServer } from './server.js';
@@ -56,7 +56,7 @@ describe('catalog - model prices', () => {
 
   it('adds a price from now or later, announces the model, and never rewrites the past', async () => {
     const from = new Date(Date.now() + 3_600_000);
-    const { model } = await gateway.setModelPrice({
+    const { model } = await gateway.setModelPrice({ actor: TEST_OPERATOR_ACTOR,
       modelId: PATBOND,
       unit: 'predict_second',
       unitPriceMicros: 2500,
@@ -65,7 +65,7 @@ describe('catalog - model prices', () => {
     });
     expect(model!.prices.map((price) => price.unitPriceMicros)).toEqual([2300, 2500]);
     expect(announced).toContainEqual({ kind: 'model', id: PATBOND });
-    const again = gateway.setModelPrice({
+    const again = gateway.setModelPrice({ actor: TEST_OPERATOR_ACTOR,
       modelId: PATBOND,
       unit: 'predict_second',
       unitPriceMicros: 1,
@@ -73,7 +73,7 @@ describe('catalog - model prices', () => {
       effectiveFrom: from,
     });
     await expect(again).rejects.toMatchObject({ code: ErrorCode.ALREADY_EXISTS });
-    const past = gateway.setModelPrice({
+    const past = gateway.setModelPrice({ actor: TEST_OPERATOR_ACTOR,
       modelId: PATBOND,
       unit: 'predict_second',
       unitPriceMicros: 1,
@@ -92,12 +92,12 @@ describe('catalog - model prices', () => {
       [{ currency: 'EUR' }, 'currency'],
       [{ modelId: 'nope' }, 'model_id'],
     ] as const) {
-      await expect(gateway.setModelPrice({ ...base, ...patch })).rejects.toMatchObject({
+      await expect(gateway.setModelPrice({ actor: TEST_OPERATOR_ACTOR, ...base, ...patch })).rejects.toMatchObject({
         code: ErrorCode.INVALID_ARGUMENT,
         message: expect.stringContaining(field),
       });
     }
-    await expect(gateway.setModelPrice({ ...base, modelId: '019a0000-0000-7000-8000-0000000000ee' })).rejects.toMatchObject({
+    await expect(gateway.setModelPrice({ actor: TEST_OPERATOR_ACTOR, ...base, modelId: '019a0000-0000-7000-8000-0000000000ee' })).rejects.toMatchObject({
       code: ErrorCode.NOT_FOUND,
     });
   });
@@ -106,9 +106,9 @@ describe('catalog - model prices', () => {
     const ops = await testClient(catalogV1.CatalogServiceClient, `127.0.0.1:${server.port}`, 'ops');
     const jobs = await testClient(catalogV1.CatalogServiceClient, `127.0.0.1:${server.port}`, 'jobs');
     try {
-      const { model } = await ops.setModelPrice({ modelId: PATBOND, unit: 'image', unitPriceMicros: 40_000, currency: 'USD' });
+      const { model } = await ops.setModelPrice({ actor: TEST_OPERATOR_ACTOR, modelId: PATBOND, unit: 'image', unitPriceMicros: 40_000, currency: 'USD' });
       expect(model!.prices.some((price) => price.unit === 'image')).toBe(true);
-      await expect(jobs.setModelPrice({ modelId: PATBOND, unit: 'image', unitPriceMicros: 1, currency: 'USD' })).rejects.toMatchObject({
+      await expect(jobs.setModelPrice({ actor: TEST_OPERATOR_ACTOR, modelId: PATBOND, unit: 'image', unitPriceMicros: 1, currency: 'USD' })).rejects.toMatchObject({
         code: ErrorCode.PERMISSION_DENIED,
       });
     } finally {

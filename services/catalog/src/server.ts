@@ -10,6 +10,7 @@ import { getStylePreview } from './rpc/get-style-preview.js';
 import { listCatalogEntries } from './rpc/list-catalog-entries.js';
 import { setModelEnabled, setStyleEnabled } from './rpc/set-enabled.js';
 import { setModelPrice } from './rpc/set-model-price.js';
+import { listCatalogAuditEntries } from './rpc/list-audit-entries.js';
 import { upsertModel } from './rpc/upsert-model.js';
 import { upsertStyle } from './rpc/upsert-style.js';
 
@@ -27,6 +28,7 @@ export function startCatalogServer(context: CatalogContext, options: GrpcServing
     setModelEnabled: setModelEnabled(context),
     setStyleEnabled: setStyleEnabled(context),
     setModelPrice: setModelPrice(context),
+    listAuditEntries: listCatalogAuditEntries(context),
     getStylePreview: getStylePreview(context),
   };
   return startGrpcServer({

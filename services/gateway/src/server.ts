@@ -28,6 +28,7 @@ import { registerAdminSpendRoutes } from './routes/admin-spend-routes.js';
 import { registerAdminReconciliationRoutes } from './routes/admin-reconciliation-routes.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { registerAdminMeRoute } from './routes/admin-me-route.js';
+import { registerAdminAuditRoute } from './routes/admin-audit-route.js';
 import { registerAdminCatalogRoutes } from './routes/admin-catalog-routes.js';
 import { registerAdminProviderGatesRoutes } from './routes/admin-provider-gates-routes.js';
 import { registerCatalogRoutes } from './routes/catalog-routes.js';
@@ -240,6 +241,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     registerAdminOverviewRoute(admin, context);
     registerAdminSpendRoutes(admin, context);
     registerAdminReconciliationRoutes(admin, context);
+    registerAdminAuditRoute(admin, context);
   });
   return app;
 }

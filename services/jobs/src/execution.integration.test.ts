@@ -5,7 +5,7 @@ import { createSqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { createLogger } from '@atelier/logging';
-import { rangeChecksOf } from '@atelier/testing';
+import { rangeChecksOf, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import { createRegistry } from './definitions/index.js';
 import { LeaseReaper } from './background/lease-reaper.js';
 import {
@@ -625,7 +625,7 @@ describe('operators - list, inspect and retry jobs', () => {
       field: 'job_type',
     });
 
-    const retried = (await h.admin.retryJob({ jobId: image.id, operatorId: 'ops-alice' })).job!;
+    const retried = (await h.admin.retryJob({ actor: TEST_OPERATOR_ACTOR, jobId: image.id, operatorId: 'ops-alice' })).job!;
     expect(retried.job).toMatchObject({
       status: jobsV1.JobStatus.QUEUED,
       retryOfJobId: image.id,
@@ -641,7 +641,7 @@ describe('operators - list, inspect and retry jobs', () => {
     expect((await h.jobs.getJob({ jobId: image.id, userId: user })).job!.status).toBe(jobsV1.JobStatus.FAILED);
 
     const queued = await newCanary();
-    expect(await refusal(h.admin.retryJob({ jobId: queued.id, operatorId: 'ops-alice' }))).toMatchObject({
+    expect(await refusal(h.admin.retryJob({ actor: TEST_OPERATOR_ACTOR, jobId: queued.id, operatorId: 'ops-alice' }))).toMatchObject({
       code: ErrorCode.FAILED_PRECONDITION,
       reason: 'JOB_NOT_RETRYABLE',
     });

@@ -1,3 +1,4 @@
+import { TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsAdminV1, jobsExecutionV1, jobsV1 } from '@atelier/contracts';
 import { ErrorCode } from '@atelier/errors';
@@ -103,7 +104,7 @@ describe('jobs admin - CancelJob', () => {
     const job = await newStylize();
     await h.execution.claimJob({ jobId: job.id, workerId: 'w-c' });
     await h.execution.recordProviderRequest({ jobId: job.id, workerId: 'w-c', providerRequestId: `pred-${job.id}` });
-    const { job: cancelled } = await h.admin.cancelJob({ jobId: job.id, operatorId: 'ops-bob' });
+    const { job: cancelled } = await h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: job.id, operatorId: 'ops-bob' });
     expect(cancelled!.job).toMatchObject({ status: jobsV1.JobStatus.CANCELLED, userId: job.userId });
     const details = await h.admin.getJobDetails({ jobId: job.id });
     expect(details.events.at(-1)).toMatchObject({
@@ -134,17 +135,17 @@ describe('jobs admin - CancelJob', () => {
 
   it('refuses a job that ended with JOB_ALREADY_FINISHED naming its status, an unknown job with NOT_FOUND, bad fields by name', async () => {
     const job = await newCanary();
-    await h.admin.cancelJob({ jobId: job.id, operatorId: 'ops-bob' });
-    expect(await refusal(h.admin.cancelJob({ jobId: job.id, operatorId: 'ops-bob' }))).toMatchObject({
+    await h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: job.id, operatorId: 'ops-bob' });
+    expect(await refusal(h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: job.id, operatorId: 'ops-bob' }))).toMatchObject({
       code: ErrorCode.FAILED_PRECONDITION,
       reason: 'JOB_ALREADY_FINISHED',
       message: expect.stringContaining('cancelled'),
     });
-    expect(await refusal(h.admin.cancelJob({ jobId: '019a0000-0000-7000-8000-0000000000ab', operatorId: 'ops' }))).toMatchObject({
+    expect(await refusal(h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: '019a0000-0000-7000-8000-0000000000ab', operatorId: 'ops' }))).toMatchObject({
       code: ErrorCode.NOT_FOUND,
     });
-    expect(await refusal(h.admin.cancelJob({ jobId: 'nope', operatorId: 'ops' }))).toMatchObject({ field: 'job_id' });
-    expect(await refusal(h.admin.cancelJob({ jobId: job.id, operatorId: '' }))).toMatchObject({ field: 'operator_id' });
+    expect(await refusal(h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: 'nope', operatorId: 'ops' }))).toMatchObject({ field: 'job_id' });
+    expect(await refusal(h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: job.id, operatorId: '' }))).toMatchObject({ field: 'operator_id' });
   });
 });
 
@@ -158,16 +159,16 @@ describe('jobs admin - the replay audit', () => {
     );
     const id = String(dead.rows[0].id);
     const operator = `ops-${process.pid}-${++seq}`;
-    expect((await h.admin.replayOutboxEvent({ eventId: id, operatorId: operator })).event).toMatchObject({ id, attemptCount: 0 });
-    expect(await refusal(h.admin.replayOutboxEvent({ eventId: id, operatorId: operator }))).toMatchObject({
+    expect((await h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: id, operatorId: operator })).event).toMatchObject({ id, attemptCount: 0 });
+    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: id, operatorId: operator }))).toMatchObject({
       code: ErrorCode.FAILED_PRECONDITION,
       reason: 'OUTBOX_EVENT_NOT_DEAD',
     });
-    expect(await refusal(h.admin.replayOutboxEvent({ eventId: '9223372036854775807', operatorId: operator }))).toMatchObject({
+    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: '9223372036854775807', operatorId: operator }))).toMatchObject({
       code: ErrorCode.NOT_FOUND,
     });
     // Refused before any SQL: nothing to audit.
-    expect(await refusal(h.admin.replayOutboxEvent({ eventId: id, operatorId: '' }))).toMatchObject({ field: 'operator_id' });
+    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: id, operatorId: '' }))).toMatchObject({ field: 'operator_id' });
 
     const first = await h.admin.listOutboxReplays({ pageSize: 2, pageToken: '' });
     const second = await h.admin.listOutboxReplays({ pageSize: 2, pageToken: first.nextPageToken });

@@ -10,7 +10,7 @@ import {
   uploadInputImage,
   type JobsHarness,
 } from './test-support/jobs-harness.js';
-import { testClient, testNatsUrl } from '@atelier/testing';
+import { testClient, testNatsUrl, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 
 let h: JobsHarness;
 let choice: Awaited<ReturnType<typeof catalogChoice>>;
@@ -244,17 +244,17 @@ describe('jobs - CreateJob', () => {
     // Cached now: this create read both.
     expect((await h.jobs.createJob(base)).created).toBe(true);
 
-    await h.catalog.setStyleEnabled({ styleId: choice.style.id, enabled: false });
+    await h.catalog.setStyleEnabled({ actor: TEST_OPERATOR_ACTOR, styleId: choice.style.id, enabled: false });
     try {
       expect(await refusedWithin(base, 'STYLE_DISABLED', 5_000)).toBeLessThan(5_000);
     } finally {
-      await h.catalog.setStyleEnabled({ styleId: choice.style.id, enabled: true });
+      await h.catalog.setStyleEnabled({ actor: TEST_OPERATOR_ACTOR, styleId: choice.style.id, enabled: true });
     }
-    await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: false });
+    await h.catalog.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: choice.stylizer.id, enabled: false });
     try {
       expect(await refusedWithin(base, 'MODEL_DISABLED', 5_000)).toBeLessThan(5_000);
     } finally {
-      await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: true });
+      await h.catalog.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: choice.stylizer.id, enabled: true });
     }
     // Enabled again: taken as soon. Another user, so that tries served before a notice (jobs
     // created) cannot have used up this one's in-flight quota.
@@ -304,12 +304,12 @@ describe('jobs - CreateJob', () => {
       const user = newUser();
       const base = await stylizeRequest(user, 'ttl');
       expect((await h.jobs.createJob(base)).created).toBe(true);
-      await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: false });
+      await h.catalog.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: choice.stylizer.id, enabled: false });
       try {
         // No notice can arrive: the TTL alone bounds how long the enabled copy is served.
         expect(await refusedWithin(base, 'MODEL_DISABLED', 4_000)).toBeLessThan(4_000);
       } finally {
-        await h.catalog.setModelEnabled({ modelId: choice.stylizer.id, enabled: true });
+        await h.catalog.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: choice.stylizer.id, enabled: true });
       }
     } finally {
       await h.restart({

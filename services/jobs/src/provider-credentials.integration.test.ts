@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commonV1, jobsCredentialsV1, jobsExecutionV1, jobsV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
-import { testClient, waitUntil } from '@atelier/testing';
+import { testClient, waitUntil, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import { catalogChoice, refusal, startJobsHarness, uploadInputImage, type JobsHarness } from './test-support/jobs-harness.js';
 
 // ProviderCredentialsService against a real database and catalog (docs/credentials.md).
@@ -40,7 +40,7 @@ beforeAll(async () => {
   const choice = await catalogChoice(h.catalog);
   platformOnlyModel = choice.stylizer.id;
   styleId = choice.style.id;
-  const { model } = await h.catalog.upsertModel({
+  const { model } = await h.catalog.upsertModel({ actor: TEST_OPERATOR_ACTOR,
     code: 'credentials-model',
     mediaKind: commonV1.MediaKind.IMAGE,
     displayName: 'Credentials',
@@ -134,7 +134,7 @@ describe('provider credentials - registration', () => {
     expect(await refusal(asGateway.getJobCredential({ jobId: '019a0000-0000-7000-8000-000000000001', workerId: 'w' }))).toMatchObject({
       code: 'PERMISSION_DENIED',
     });
-    expect(await refusal(asGateway.rewrapCredentials({ batchSize: 1 }))).toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(await refusal(asGateway.rewrapCredentials({ actor: TEST_OPERATOR_ACTOR, batchSize: 1 }))).toMatchObject({ code: 'PERMISSION_DENIED' });
     expect(await refusal(asOps.listProviderCredentials({ userId }))).toMatchObject({ code: 'PERMISSION_DENIED' });
   });
 });
@@ -200,13 +200,13 @@ describe('provider credentials - jobs', () => {
     await waitUntil(() => h.app.context.credentials.keks!().current.id === 'k2', { timeoutMs: 5_000 });
     let total = 0;
     for (let remaining = 1; remaining > 0;) {
-      const answer = await asOps.rewrapCredentials({ batchSize: 2 });
+      const answer = await asOps.rewrapCredentials({ actor: TEST_OPERATOR_ACTOR, batchSize: 2 });
       expect(answer.currentKekId).toBe('k2');
       total += answer.rewrapped;
       remaining = Number(answer.remaining);
     }
     expect(total).toBeGreaterThan(0);
-    expect((await asOps.rewrapCredentials({ batchSize: 10 })).rewrapped).toBe(0); // idempotent
+    expect((await asOps.rewrapCredentials({ actor: TEST_OPERATOR_ACTOR, batchSize: 10 })).rewrapped).toBe(0); // idempotent
     const { rows } = await h.db.query<{ kek_id: string }>(`SELECT DISTINCT kek_id FROM jobs.provider_credentials WHERE kek_id IS NOT NULL`);
     expect(rows).toEqual([{ kek_id: 'k2' }]);
     // Without k1 now, the rewrapped key still opens.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsDispatchGatesV1, jobsExecutionV1, jobsV1 } from '@atelier/contracts';
 import { ErrorCode } from '@atelier/errors';
-import { testClient } from '@atelier/testing';
+import { testClient, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import { catalogChoice, refusal, startJobsHarness, uploadInputImage, type JobsHarness } from './test-support/jobs-harness.js';
 
 /**
@@ -55,7 +55,7 @@ describe('provider gates - who may call what', () => {
       });
       await expect(worker.listSpendBudgets({})).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
       await expect(
-        worker.setSpendBudget({ providerCode: 'sim', providerModel: '', dailyLimitMicros: 1, currency: 'USD', operatorId: 'x' }),
+        worker.setSpendBudget({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: '', dailyLimitMicros: 1, currency: 'USD', operatorId: 'x' }),
       ).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
       await expect(gateway.acquireProviderPermits({ providerCode: 'sim', wanted: 1, workerId: 'w-1' })).rejects.toMatchObject({
         code: ErrorCode.PERMISSION_DENIED,
@@ -77,7 +77,7 @@ describe('provider gates - operators', () => {
     const gates = await gatesAs('gateway');
     try {
       const set = (overrides: Partial<jobsDispatchGatesV1.SetSpendBudgetRequest>) =>
-        gates.setSpendBudget({
+        gates.setSpendBudget({ actor: TEST_OPERATOR_ACTOR,
           providerCode: 'sim',
           providerModel: '',
           dailyLimitMicros: 10,
@@ -91,22 +91,22 @@ describe('provider gates - operators', () => {
       expect(await refusal(set({ operatorId: '' }))).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'operator_id' });
       expect(
         await refusal(
-          gates.setProviderLimit({ providerCode: 'sim', providerModel: 'one-model', maxRequestsPerSecond: 5, operatorId: 'a' }),
+          gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: 'one-model', maxRequestsPerSecond: 5, operatorId: 'a' }),
         ),
       ).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'max_requests_per_second' });
-      expect(await refusal(gates.setProviderLimit({ providerCode: 'sim', providerModel: '', burst: 5, operatorId: 'a' }))).toMatchObject({
+      expect(await refusal(gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: '', burst: 5, operatorId: 'a' }))).toMatchObject({
         code: 'INVALID_ARGUMENT',
         field: 'burst',
       });
-      expect(await refusal(gates.deleteSpendBudget({ providerCode: 'nothing', providerModel: '' }))).toMatchObject({
+      expect(await refusal(gates.deleteSpendBudget({ actor: TEST_OPERATOR_ACTOR, providerCode: 'nothing', providerModel: '' }))).toMatchObject({
         code: 'NOT_FOUND',
         reason: 'SPEND_BUDGET_NOT_FOUND',
       });
-      expect(await refusal(gates.deleteProviderLimit({ providerCode: 'nothing', providerModel: '' }))).toMatchObject({
+      expect(await refusal(gates.deleteProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'nothing', providerModel: '' }))).toMatchObject({
         code: 'NOT_FOUND',
         reason: 'PROVIDER_LIMIT_NOT_FOUND',
       });
-      const { limit } = await gates.setProviderLimit({
+      const { limit } = await gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR,
         providerCode: 'other',
         providerModel: '',
         maxConcurrent: 4,
@@ -121,7 +121,7 @@ describe('provider gates - operators', () => {
         running: 0,
         updatedBy: 'admin-7',
       });
-      await gates.deleteProviderLimit({ providerCode: 'other', providerModel: '' });
+      await gates.deleteProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'other', providerModel: '' });
       expect((await gates.listProviderLimits({})).limits.filter((l) => l.providerCode === 'other')).toEqual([]);
     } finally {
       gates.close();
@@ -137,7 +137,7 @@ describe('provider gates - a spent budget', () => {
       const user = newUser();
       const before = await stylizeRequest(user, 'before');
       const { job: queued } = await h.jobs.createJob(before);
-      const { budget } = await gates.setSpendBudget({
+      const { budget } = await gates.setSpendBudget({ actor: TEST_OPERATOR_ACTOR,
         providerCode: provider,
         providerModel: '',
         dailyLimitMicros: 0,
@@ -165,13 +165,13 @@ describe('provider gates - a spent budget', () => {
         attemptCount: 0,
       });
       // Operators see it wait: the provider's limits list the due jobs on our key and how long the oldest waited.
-      await gates.setProviderLimit({ providerCode: provider, providerModel: '', maxConcurrent: 10, operatorId: 'admin-1' });
+      await gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: provider, providerModel: '', maxConcurrent: 10, operatorId: 'admin-1' });
       const waiting = (await gates.listProviderLimits({})).limits.find((l) => l.providerCode === provider)!;
       expect(waiting.waiting).toBeGreaterThanOrEqual(1);
       expect(waiting.oldestWaitingMs).toBeGreaterThan(0);
-      await gates.deleteProviderLimit({ providerCode: provider, providerModel: '' });
+      await gates.deleteProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: provider, providerModel: '' });
 
-      await gates.setSpendBudget({
+      await gates.setSpendBudget({ actor: TEST_OPERATOR_ACTOR,
         providerCode: provider,
         providerModel: '',
         dailyLimitMicros: 1_000_000,
@@ -181,7 +181,7 @@ describe('provider gates - a spent budget', () => {
       expect((await h.execution.claimJob({ jobId: queued!.id, workerId: 'worker-g' })).outcome).toBe(jobsExecutionV1.ClaimOutcome.CLAIMED);
       await expect(h.jobs.createJob(await stylizeRequest(user, 'after'))).resolves.toMatchObject({ created: true });
     } finally {
-      await gates.deleteSpendBudget({ providerCode: provider, providerModel: '' }).catch(() => {});
+      await gates.deleteSpendBudget({ actor: TEST_OPERATOR_ACTOR, providerCode: provider, providerModel: '' }).catch(() => {});
       gates.close();
     }
   });

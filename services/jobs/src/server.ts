@@ -38,6 +38,7 @@ import {
 import { acquireProviderPermits, reportProviderThrottle } from './rpc/dispatch-gates/worker-gates.js';
 import { getJobDetails } from './rpc/admin/get-job-details.js';
 import { getOverview } from './rpc/admin/get-overview.js';
+import { listJobsAuditEntries } from './rpc/admin/list-audit-entries.js';
 import { getQueueStats } from './rpc/admin/get-queue-stats.js';
 import { listAllJobs } from './rpc/admin/list-all-jobs.js';
 import { listDeadOutboxEvents, listOutboxReplays, replayOutboxEvent } from './rpc/admin/outbox-admin.js';
@@ -128,6 +129,7 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
           cancelJob: adminCancelJob(context),
           listOutboxReplays: listOutboxReplays(context),
           getOverview: getOverview(context),
+          listAuditEntries: listJobsAuditEntries(context),
         },
         logger,
         adminCallerPolicy,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsUsageV1 } from '@atelier/contracts';
 import { ErrorCode } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
-import { testClient } from '@atelier/testing';
+import { testClient, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import {
   catalogChoice,
   refusal,
@@ -203,7 +203,7 @@ describe('usage ledger - prices', () => {
   it('costs a call at the price in force when it was made, and RecomputeCosts restores costs from the units, idempotently', async () => {
     const job = await newStylize();
     const switchAt = new Date(Date.now() + 2_000);
-    await h.catalog.setModelPrice({
+    await h.catalog.setModelPrice({ actor: TEST_OPERATOR_ACTOR,
       modelId: choice.stylizer.id,
       unit: 'predict_second',
       unitPriceMicros: 5000,

@@ -5,6 +5,7 @@ import { connectOperatorApi, peerError } from './operator-grpc.js';
 import { catalogToggledLine, formatCatalogJson, formatCatalogTable } from './catalog-report.js';
 import type { CommandContext } from './command-context.js';
 import { ExitCode } from './exit-codes.js';
+import { cliActor } from './operator-actor.js';
 
 type ListCommand = Extract<CliCommand, { name: 'catalog list' }>;
 type ToggleCommand = Extract<CliCommand, { name: 'catalog enable' | 'catalog disable' }>;
@@ -38,10 +39,10 @@ export async function setCatalogEnabledCommand(command: ToggleCommand, { io, con
   const catalog = connectOperatorApi(CATALOG_API, config, config.ATELIER_OPS_TIMEOUT_MS);
   try {
     if (command.entry === 'model') {
-      const { model } = await catalog.setModelEnabled({ modelId: command.id, enabled });
+      const { model } = await catalog.setModelEnabled({ modelId: command.id, enabled, actor: cliActor(command, config, io.env) });
       io.stdout.write(catalogToggledLine('model', model?.code ?? '?', command.id, model?.enabled ?? enabled));
     } else {
-      const { style } = await catalog.setStyleEnabled({ styleId: command.id, enabled });
+      const { style } = await catalog.setStyleEnabled({ styleId: command.id, enabled, actor: cliActor(command, config, io.env) });
       io.stdout.write(catalogToggledLine('style', style?.code ?? '?', command.id, style?.enabled ?? enabled));
     }
     return ExitCode.OK;

@@ -3,6 +3,7 @@ import type { CommandContext } from './command-context.js';
 import { ExitCode } from './exit-codes.js';
 import { CREDENTIALS_API } from './operator-apis.js';
 import { connectOperatorApi, peerError } from './operator-grpc.js';
+import { cliActor } from './operator-actor.js';
 
 type RewrapCommand = Extract<CliCommand, { name: 'credentials rewrap' }>;
 
@@ -12,7 +13,7 @@ export async function rewrapCredentialsCommand(command: RewrapCommand, { io, con
   try {
     let total = 0;
     for (;;) {
-      const answer = await api.rewrapCredentials({ batchSize: command.batch });
+      const answer = await api.rewrapCredentials({ batchSize: command.batch, actor: cliActor(command, config, io.env) });
       total += answer.rewrapped;
       const remaining = Number(answer.remaining);
       // A batch that moved nothing while rows remain: those do not open (jobs logged them by id).

@@ -8,6 +8,7 @@ import { ExitCode, exitCodeFor, worstExitCode } from './exit-codes.js';
 import { JOBS_ADMIN_API } from './operator-apis.js';
 import { connectOperatorApi, peerError } from './operator-grpc.js';
 import { defaultOperatorId } from './ops-config.js';
+import { cliActor } from './operator-actor.js';
 
 type ListCommand = Extract<CliCommand, { name: 'dead-letters list' }>;
 type ReplayCommand = Extract<CliCommand, { name: 'dead-letters replay' }>;
@@ -77,7 +78,11 @@ export async function replayDeadLettersCommand(command: ReplayCommand, { io, con
   try {
     for (const [index, eventId] of command.eventIds.entries()) {
       try {
-        const { event } = await admin.replayOutboxEvent({ eventId, operatorId });
+        const { event } = await admin.replayOutboxEvent({
+          eventId,
+          operatorId,
+          actor: cliActor(command, config, io.env),
+        });
         io.stdout.write(
           `replayed ${eventId}: ${event?.eventType ?? 'event'} of job ${event?.aggregateId ?? '?'} is pending again; the relay publishes it shortly\n`,
         );

@@ -5,6 +5,7 @@ import { JOBS_ADMIN_API } from './operator-apis.js';
 import { connectOperatorApi, peerError } from './operator-grpc.js';
 import { cancelledLine, formatJobJson, formatJobTimeline } from './job-report.js';
 import { defaultOperatorId } from './ops-config.js';
+import { cliActor } from './operator-actor.js';
 
 type ShowCommand = Extract<CliCommand, { name: 'jobs show' }>;
 type CancelCommand = Extract<CliCommand, { name: 'jobs cancel' }>;
@@ -31,7 +32,11 @@ export async function cancelJobCommand(command: CancelCommand, { io, config }: C
   const operatorId = command.operator ?? config.ATELIER_OPERATOR_ID ?? defaultOperatorId(io.env);
   const admin = connectOperatorApi(JOBS_ADMIN_API, config, config.ATELIER_OPS_TIMEOUT_MS);
   try {
-    const { job } = await admin.cancelJob({ jobId: command.jobId, operatorId });
+    const { job } = await admin.cancelJob({
+      jobId: command.jobId,
+      operatorId,
+      actor: cliActor(command, config, io.env),
+    });
     io.stdout.write(cancelledLine(job, command.jobId));
     return ExitCode.OK;
   } catch (error) {

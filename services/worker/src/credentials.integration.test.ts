@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commonV1, jobsCredentialsV1, jobsV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
-import { kekFileText, testClient } from '@atelier/testing';
+import { kekFileText, testClient, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import { startPlatform, uploadInput, waitForJob, type Platform } from './test-support/platform-harness.js';
 
 // Credential modes against the real platform (docs/credentials.md): the platform's key from a
@@ -45,7 +45,7 @@ beforeAll(async () => {
   });
   credentials = await testClient(jobsCredentialsV1.ProviderCredentialsServiceClient, p.processes.jobs.address, 'gateway');
   credentialsAsWorker = await testClient(jobsCredentialsV1.ProviderCredentialsServiceClient, p.processes.jobs.address, 'worker');
-  const { model } = await p.catalog.upsertModel({
+  const { model } = await p.catalog.upsertModel({ actor: TEST_OPERATOR_ACTOR,
     code: 'credentials-e2e',
     mediaKind: commonV1.MediaKind.IMAGE,
     displayName: 'Credentials E2E',

@@ -1,3 +1,4 @@
+import { TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commonV1, jobsV1 } from '@atelier/contracts';
 import { providerInput, startPlatform, uploadInput, waitForJob, type Platform } from './test-support/platform-harness.js';
@@ -9,7 +10,7 @@ let style: { id: string; code: string; promptPreset: string };
 beforeAll(async () => {
   p = await startPlatform();
   // A model of its own, so the seeds' defaults do not decide the outcome.
-  const { model } = await p.catalog.upsertModel({
+  const { model } = await p.catalog.upsertModel({ actor: TEST_OPERATOR_ACTOR,
     code: 'effective-e2e',
     mediaKind: commonV1.MediaKind.IMAGE,
     displayName: 'Effective parameters E2E',

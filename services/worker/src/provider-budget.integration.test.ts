@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commonV1, jobsDispatchGatesV1, jobsV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
-import { testClient } from '@atelier/testing';
+import { testClient, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import { providerStats, startPlatform, stylizeRequest, uploadInput, waitForJob, type Platform } from './test-support/platform-harness.js';
 
 /**
@@ -26,8 +26,8 @@ beforeAll(async () => {
   // Every prediction from now on costs exactly one image's price: no predict-time part.
   const { models } = await p.catalog.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
   const modelId = models.find((m) => m.jobType === 'image.stylize')!.id;
-  await p.catalog.setModelPrice({ modelId, unit: 'predict_second', unitPriceMicros: 0, currency: 'USD' });
-  await p.catalog.setModelPrice({ modelId, unit: 'image', unitPriceMicros: UNIT_MICROS, currency: 'USD' });
+  await p.catalog.setModelPrice({ actor: TEST_OPERATOR_ACTOR, modelId, unit: 'predict_second', unitPriceMicros: 0, currency: 'USD' });
+  await p.catalog.setModelPrice({ actor: TEST_OPERATOR_ACTOR, modelId, unit: 'image', unitPriceMicros: UNIT_MICROS, currency: 'USD' });
   // jobs prices a call from its catalog cache, which the change notice clears.
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   await p.startWorker();
@@ -52,8 +52,8 @@ const statusOf = async (jobId: string) => (await p.jobs.getJob({ jobId, userId: 
 
 describe('provider gates - a daily budget crossed mid-burst', () => {
   it('holds the rest back (queued, not charged), refuses new creates 503 until raised, then runs everything', async () => {
-    await gates.setProviderLimit({ providerCode: 'sim', providerModel: '', maxConcurrent: CAP, operatorId: 'test-admin' });
-    await gates.setSpendBudget({
+    await gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: '', maxConcurrent: CAP, operatorId: 'test-admin' });
+    await gates.setSpendBudget({ actor: TEST_OPERATOR_ACTOR,
       providerCode: 'sim',
       providerModel: '',
       dailyLimitMicros: BUDGET_MICROS,
@@ -97,7 +97,7 @@ describe('provider gates - a daily budget crossed mid-burst', () => {
     expect(await predictionsTotal()).toBe(before + charged);
 
     // An operator raises it: the held-back jobs run (each once), and creates are accepted again.
-    await gates.setSpendBudget({
+    await gates.setSpendBudget({ actor: TEST_OPERATOR_ACTOR,
       providerCode: 'sim',
       providerModel: '',
       dailyLimitMicros: 1_000_000,

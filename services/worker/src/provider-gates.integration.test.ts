@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsDispatchGatesV1, jobsV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
-import { testClient, type ServiceProcess } from '@atelier/testing';
+import { testClient, type ServiceProcess, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import {
   chargedFor,
   providerStats,
@@ -68,7 +68,7 @@ async function metricTotal(worker: ServiceProcess, name: string): Promise<number
 
 describe('provider gates - the vendor’s limits across two workers', () => {
   it('with a cap of 3 concurrent predictions, a burst of 20 jobs never has more than 3 open at the simulator, and each runs once', async () => {
-    await gates.setProviderLimit({ providerCode: 'sim', providerModel: '', maxConcurrent: 3, operatorId: 'test-admin' });
+    await gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: '', maxConcurrent: 3, operatorId: 'test-admin' });
     const done = await burst(20, 'gated burst');
     expect(done.map((job) => job.status)).toEqual(Array(20).fill(jobsV1.JobStatus.SUCCEEDED));
     const stats = await openStats();
@@ -87,7 +87,7 @@ describe('provider gates - the vendor’s limits across two workers', () => {
   }, 120_000);
 
   it('a simulator answering 429 with Retry-After slows both workers, and every job still succeeds once', async () => {
-    await gates.deleteProviderLimit({ providerCode: 'sim', providerModel: '' });
+    await gates.deleteProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: '' });
     const refusedBefore = Object.values((await openStats()).by_key).reduce((sum, key) => sum + key.requests - key.submissions, 0);
     const done = await burst(12, 'throttled burst');
     expect(done.map((job) => job.status)).toEqual(Array(12).fill(jobsV1.JobStatus.SUCCEEDED));

@@ -99,6 +99,29 @@ export async function selectStyle(db: Queryable, id: string): Promise<Style | nu
 }
 
 /**
+ * The entry, locked until the caller's transaction ends: what an audited edit was made on (its
+ * "before"), which no concurrent edit can change until the edit and its audit entry commit.
+ */
+export async function lockModel(db: Queryable, key: { id: string } | { code: string; mediaKind: string }): Promise<Model | null> {
+  const result = await db.query<Model>(
+    'id' in key
+      ? { text: `SELECT ${MODEL_COLUMNS} FROM catalog.models WHERE id = $1 FOR UPDATE`, values: [key.id] }
+      : { text: `SELECT ${MODEL_COLUMNS} FROM catalog.models WHERE code = $1 AND media_kind = $2 FOR UPDATE`, values: [key.code, key.mediaKind] },
+  );
+  return result.rows[0] ?? null;
+}
+
+/** As lockModel, for a style. */
+export async function lockStyle(db: Queryable, key: { id: string } | { code: string; mediaKind: string }): Promise<Style | null> {
+  const result = await db.query<Style>(
+    'id' in key
+      ? { text: `SELECT ${STYLE_COLUMNS} FROM catalog.styles WHERE id = $1 FOR UPDATE`, values: [key.id] }
+      : { text: `SELECT ${STYLE_COLUMNS} FROM catalog.styles WHERE code = $1 AND media_kind = $2 FOR UPDATE`, values: [key.code, key.mediaKind] },
+  );
+  return result.rows[0] ?? null;
+}
+
+/**
  * One statement decides insert-or-update on the (code, media_kind) key, so concurrent upserts of
  * the same entry cannot both insert. `xmax = 0` is true only for a freshly inserted row version.
  * An absent `enabled` keeps the current value (true for a new entry). `now()` is the time the

@@ -21,6 +21,7 @@ export const ADMIN_ROUTE_ROLES: Readonly<Record<string, OperatorRole>> = {
   'GET /admin-api/provider-budgets': 'viewer',
   'GET /admin-api/provider-limits': 'viewer',
   'GET /admin-api/reconciliation/findings': 'viewer',
+  'GET /admin-api/audit': 'admin',
   'POST /admin-api/jobs/:jobId/cancel': 'operator',
   'POST /admin-api/jobs/:jobId/retry': 'operator',
   'POST /admin-api/outbox/:id/replay': 'operator',

@@ -15,6 +15,7 @@ import { object, ref, responses, uuid } from '../http/schemas.js';
 import { ADMIN_EXAMPLES } from './admin-examples.js';
 import { toCatalogModelDto, toCatalogStyleDto } from './dto-mapper.js';
 import { mediaKinds } from '../http/api-enums.js';
+import { operatorActorOf } from '../auth/operator-actor.js';
 
 // The catalog's rules, mirrored so a bad field is refused here by its API name (the catalog
 // service checks them again: domain/catalog-rules.ts is the rule, these are its first line).
@@ -170,6 +171,7 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
     async (request, reply) => {
       const body = request.body;
       const { model, created } = await peers.catalog.upsertModel({
+        actor: operatorActorOf(request),
         code: request.params.code,
         mediaKind: mediaKinds.fromApi(body.mediaKind)!,
         displayName: body.displayName,
@@ -203,6 +205,7 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
     async (request, reply) => {
       const body = request.body;
       const { style, created } = await peers.catalog.upsertStyle({
+        actor: operatorActorOf(request),
         code: request.params.code,
         mediaKind: mediaKinds.fromApi(body.mediaKind)!,
         title: body.title,
@@ -239,7 +242,11 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
         },
       },
       async (request) => {
-        const { model } = await peers.catalog.setModelEnabled({ modelId: request.params.id, enabled: value });
+        const { model } = await peers.catalog.setModelEnabled({
+          modelId: request.params.id,
+          enabled: value,
+          actor: operatorActorOf(request),
+        });
         return { model: toCatalogModelDto(model!) };
       },
     );
@@ -259,7 +266,11 @@ export function registerAdminCatalogRoutes(app: FastifyInstance, { peers }: Gate
         },
       },
       async (request) => {
-        const { style } = await peers.catalog.setStyleEnabled({ styleId: request.params.id, enabled: value });
+        const { style } = await peers.catalog.setStyleEnabled({
+          styleId: request.params.id,
+          enabled: value,
+          actor: operatorActorOf(request),
+        });
         return { style: toCatalogStyleDto(style!) };
       },
     );

@@ -4,6 +4,7 @@ import { MAX_PROVIDER_MODEL_LENGTH } from '@atelier/validation';
 import { callerOf } from '../auth/authenticate.js';
 import type { GatewayContext } from '../gateway-context.js';
 import { responses } from '../http/schemas.js';
+import { operatorActorOf } from '../auth/operator-actor.js';
 
 // The providers' gates (docs/budgets-and-limits.md): daily spend budgets and the vendor's own
 // limits, read and set by operators; the jobs service applies them at every claim.
@@ -155,7 +156,11 @@ export function registerAdminProviderGatesRoutes(app: FastifyInstance, { peers }
       },
     },
     async (request) => {
-      const { budget } = await peers.jobsGates.setSpendBudget({ ...request.body, operatorId: callerOf(request).userId });
+      const { budget } = await peers.jobsGates.setSpendBudget({
+        ...request.body,
+        operatorId: callerOf(request).userId,
+        actor: operatorActorOf(request),
+      });
       return { budget: toBudgetDto(budget!) };
     },
   );
@@ -172,7 +177,7 @@ export function registerAdminProviderGatesRoutes(app: FastifyInstance, { peers }
       },
     },
     async (request, reply) => {
-      await peers.jobsGates.deleteSpendBudget(request.query);
+      await peers.jobsGates.deleteSpendBudget({ ...request.query, actor: operatorActorOf(request) });
       return reply.code(204).send();
     },
   );
@@ -215,6 +220,7 @@ export function registerAdminProviderGatesRoutes(app: FastifyInstance, { peers }
     async (request) => {
       const body = request.body;
       const { limit } = await peers.jobsGates.setProviderLimit({
+        actor: operatorActorOf(request),
         providerCode: body.providerCode,
         providerModel: body.providerModel,
         maxConcurrent: body.maxConcurrent ?? undefined,
@@ -238,7 +244,7 @@ export function registerAdminProviderGatesRoutes(app: FastifyInstance, { peers }
       },
     },
     async (request, reply) => {
-      await peers.jobsGates.deleteProviderLimit(request.query);
+      await peers.jobsGates.deleteProviderLimit({ ...request.query, actor: operatorActorOf(request) });
       return reply.code(204).send();
     },
   );

@@ -5,6 +5,7 @@ import type { GatewayContext } from '../gateway-context.js';
 import { findingKinds } from '../http/api-enums.js';
 import { badRequest } from '../http/http-error.js';
 import { nullableString, object, pageQuery, responses, uuid } from '../http/schemas.js';
+import { operatorActorOf } from '../auth/operator-actor.js';
 
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
@@ -151,6 +152,7 @@ export function registerAdminReconciliationRoutes(app: FastifyInstance, { peers 
     },
     async (request) => {
       const { finding } = await peers.reconciliation.acknowledgeReconciliationFinding({
+        actor: operatorActorOf(request),
         findingId: Number(request.params.id),
         operatorId: callerOf(request).userId,
       });

@@ -8,6 +8,7 @@ import { MAX_INT64, object, page, pageQuery, ref, responses, uuid } from '../htt
 import { internalsSeenBy, toAdminJobDto, toJobDetailsDto, toOutboxEventDto, toOutboxReplayDto } from './dto-mapper.js';
 import { jobQueues, jobStatuses } from '../http/api-enums.js';
 import { ADMIN_EXAMPLES } from './admin-examples.js';
+import { operatorActorOf } from '../auth/operator-actor.js';
 
 interface AdminJobsQuery {
   jobType?: string;
@@ -83,7 +84,11 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
       },
     },
     async (request, reply) => {
-      const { job } = await peers.jobsAdmin.retryJob({ jobId: request.params.jobId, operatorId: callerOf(request).userId });
+      const { job } = await peers.jobsAdmin.retryJob({
+        jobId: request.params.jobId,
+        operatorId: callerOf(request).userId,
+        actor: operatorActorOf(request),
+      });
       reply.code(201);
       return { job: toAdminJobDto(job!, internalsSeenBy(callerOf(request).operatorRole)) };
     },
@@ -128,7 +133,11 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
       },
     },
     async (request) => {
-      const { job } = await peers.jobsAdmin.cancelJob({ jobId: request.params.jobId, operatorId: callerOf(request).userId });
+      const { job } = await peers.jobsAdmin.cancelJob({
+        jobId: request.params.jobId,
+        operatorId: callerOf(request).userId,
+        actor: operatorActorOf(request),
+      });
       return { job: toAdminJobDto(job!, internalsSeenBy(callerOf(request).operatorRole)) };
     },
   );
@@ -164,7 +173,11 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
     async (request) => {
       // The pattern bounds the digits; a 19-digit id may still be above the bigint maximum.
       if (BigInt(request.params.id) > MAX_INT64) throw badRequest(`params.id must be at most ${MAX_INT64} (an outbox event id)`);
-      const { event } = await peers.jobsAdmin.replayOutboxEvent({ eventId: request.params.id, operatorId: callerOf(request).userId });
+      const { event } = await peers.jobsAdmin.replayOutboxEvent({
+        eventId: request.params.id,
+        operatorId: callerOf(request).userId,
+        actor: operatorActorOf(request),
+      });
       return { event: toOutboxEventDto(event!) };
     },
   );

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNatsServer, waitUntil } from '@atelier/testing';
+import { startNatsServer, waitUntil, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import { jobsAdminV1, jobsEventsV1, jobsV1 } from '@atelier/contracts';
 import { NotificationListener, createSqlPool, type SqlPool } from '@atelier/db';
 import { ErrorCode } from '@atelier/errors';
@@ -267,19 +267,19 @@ describe('outbox - dead events and replay', () => {
     const event = listed.events.find((e) => e.dedupeKey === dedupeKey)!;
     expect(event).toMatchObject({ status: jobsAdminV1.OutboxStatus.DEAD, attemptCount: 2, subject: 'nowhere.at.all' });
 
-    expect(await refusal(h.admin.replayOutboxEvent({ eventId: '1', operatorId: 'ops' }))).toMatchObject({
+    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: '1', operatorId: 'ops' }))).toMatchObject({
       code: ErrorCode.FAILED_PRECONDITION,
       reason: 'OUTBOX_EVENT_NOT_DEAD',
     });
-    expect(await refusal(h.admin.replayOutboxEvent({ eventId: 'abc', operatorId: 'ops' }))).toMatchObject({ field: 'event_id' });
+    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: 'abc', operatorId: 'ops' }))).toMatchObject({ field: 'event_id' });
     // Ids are int64: one past the maximum is refused by field before it reaches Postgres (22003).
     for (const eventId of ['9223372036854775808', '9999999999999999999', '-1', '1e3', '0']) {
-      expect(await refusal(h.admin.replayOutboxEvent({ eventId, operatorId: 'ops' })), eventId).toMatchObject({
+      expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId, operatorId: 'ops' })), eventId).toMatchObject({
         code: ErrorCode.INVALID_ARGUMENT,
         field: 'event_id',
       });
     }
-    expect(await refusal(h.admin.replayOutboxEvent({ eventId: '9223372036854775807', operatorId: 'ops' }))).toMatchObject({
+    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: '9223372036854775807', operatorId: 'ops' }))).toMatchObject({
       code: ErrorCode.NOT_FOUND,
     });
     expect(await refusal(h.admin.listDeadOutboxEvents({ pageSize: 1, pageToken: '9223372036854775808' }))).toMatchObject({
@@ -289,7 +289,7 @@ describe('outbox - dead events and replay', () => {
 
     // The operator fixes the cause (here: the subject), then replays.
     await h.db.query(`UPDATE jobs.outbox SET subject = $2 WHERE id = $1`, [event.id, h.topology.dispatchSubject('background')]);
-    const replayed = await h.admin.replayOutboxEvent({ eventId: event.id, operatorId: 'ops' });
+    const replayed = await h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: event.id, operatorId: 'ops' });
     expect(replayed.event).toMatchObject({ attemptCount: 0 });
     await waitUntil(
       async () => (await h.db.query(`SELECT status FROM jobs.outbox WHERE dedupe_key = $1`, [dedupeKey])).rows[0].status === 'published',

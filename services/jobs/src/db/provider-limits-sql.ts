@@ -79,12 +79,34 @@ export async function upsertSpendBudget(db: Queryable, input: SpendBudgetInput):
   return rows[0]!;
 }
 
-export async function deleteSpendBudget(db: Queryable, providerCode: string, providerModel: string): Promise<boolean> {
-  const result = await db.query(`DELETE FROM jobs.spend_budgets WHERE provider_code = $1 AND provider_model = $2`, [
-    providerCode,
-    providerModel,
-  ]);
-  return (result.rowCount ?? 0) > 0;
+/** A budget as an operator set it: what the audit log shows before and after a change. */
+export interface SpendBudgetSetting {
+  dailyLimitMicros: number;
+  currency: string;
+}
+
+/** The budget's setting, locked until the caller's transaction ends (the audit's "before"); null when none is set. */
+export async function lockSpendBudgetSetting(
+  db: Queryable,
+  providerCode: string,
+  providerModel: string,
+): Promise<SpendBudgetSetting | null> {
+  const { rows } = await db.query<SpendBudgetSetting>(
+    `SELECT daily_limit_micros::float8 AS "dailyLimitMicros", currency FROM jobs.spend_budgets
+      WHERE provider_code = $1 AND provider_model = $2 FOR UPDATE`,
+    [providerCode, providerModel],
+  );
+  return rows[0] ?? null;
+}
+
+/** Deletes the budget; answers its setting, or null when there was none. */
+export async function deleteSpendBudget(db: Queryable, providerCode: string, providerModel: string): Promise<SpendBudgetSetting | null> {
+  const { rows } = await db.query<SpendBudgetSetting>(
+    `DELETE FROM jobs.spend_budgets WHERE provider_code = $1 AND provider_model = $2
+     RETURNING daily_limit_micros::float8 AS "dailyLimitMicros", currency`,
+    [providerCode, providerModel],
+  );
+  return rows[0] ?? null;
 }
 
 export async function listProviderLimits(db: Queryable): Promise<ProviderLimitRow[]> {
@@ -118,10 +140,37 @@ export async function upsertProviderLimit(db: Queryable, input: ProviderLimitInp
   return rows[0]!;
 }
 
-export async function deleteProviderLimit(db: Queryable, providerCode: string, providerModel: string): Promise<boolean> {
-  const result = await db.query(`DELETE FROM jobs.provider_limits WHERE provider_code = $1 AND provider_model = $2`, [
-    providerCode,
-    providerModel,
-  ]);
-  return (result.rowCount ?? 0) > 0;
+/** A limit as an operator set it: what the audit log shows before and after a change. */
+export interface ProviderLimitSetting {
+  maxConcurrent: number | null;
+  maxRequestsPerSecond: number | null;
+  burst: number | null;
+}
+
+const LIMIT_SETTING = `max_concurrent AS "maxConcurrent", max_requests_per_second AS "maxRequestsPerSecond", burst`;
+
+/** The limit's setting, locked until the caller's transaction ends (the audit's "before"); null when none is set. */
+export async function lockProviderLimitSetting(
+  db: Queryable,
+  providerCode: string,
+  providerModel: string,
+): Promise<ProviderLimitSetting | null> {
+  const { rows } = await db.query<ProviderLimitSetting>(
+    `SELECT ${LIMIT_SETTING} FROM jobs.provider_limits WHERE provider_code = $1 AND provider_model = $2 FOR UPDATE`,
+    [providerCode, providerModel],
+  );
+  return rows[0] ?? null;
+}
+
+/** Deletes the limit; answers its setting, or null when there was none. */
+export async function deleteProviderLimit(
+  db: Queryable,
+  providerCode: string,
+  providerModel: string,
+): Promise<ProviderLimitSetting | null> {
+  const { rows } = await db.query<ProviderLimitSetting>(
+    `DELETE FROM jobs.provider_limits WHERE provider_code = $1 AND provider_model = $2 RETURNING ${LIMIT_SETTING}`,
+    [providerCode, providerModel],
+  );
+  return rows[0] ?? null;
 }

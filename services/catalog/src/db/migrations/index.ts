@@ -20,4 +20,5 @@ export const catalogMigrations: readonly NamedMigration[] = [
     load: async () => (await import('./0005-catalog-model-prices.js')).CatalogModelPrices,
   },
   { name: '0006-model-credential-modes', load: async () => (await import('./0006-model-credential-modes.js')).ModelCredentialModes },
+  { name: '0007-operator-audit', load: async () => (await import('./0007-operator-audit.js')).OperatorAudit },
 ];

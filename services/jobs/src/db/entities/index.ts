@@ -4,6 +4,7 @@ import { GenerationJobEntity } from './generation-jobs.entity.js';
 import { JobEventEntity } from './job-events.entity.js';
 import { JobHistoryEntity } from './job-histories.entity.js';
 import { OutboxEntity } from './outbox.entity.js';
+import { OperatorAuditEntity } from './operator-audit.entity.js';
 import { OutboxReplayEntity } from './outbox-replays.entity.js';
 import { ProviderCallEntity } from './provider-calls.entity.js';
 import { ProviderCredentialEntity } from './provider-credentials.entity.js';
@@ -19,6 +20,7 @@ export {
   GenerationJobEntity,
   JobEventEntity,
   JobHistoryEntity,
+  OperatorAuditEntity,
   OutboxEntity,
   OutboxReplayEntity,
   ProviderCallEntity,
@@ -49,4 +51,5 @@ export const jobsEntities = [
   SpendBudgetEntity,
   ProviderLimitEntity,
   ProviderGateStateEntity,
+  OperatorAuditEntity,
 ] as const;

@@ -2,6 +2,7 @@ import { enumWords, jobsAdminV1 } from '@atelier/contracts';
 import { pageSize } from '@atelier/encoding';
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
+import { insertAuditEntry, requireOperatorActor } from '@atelier/operator-audit';
 import { requireUserId } from '@atelier/validation';
 import { inTransaction } from '@atelier/db';
 import { findOutboxRow, listDeadOutboxRows, replayDeadOutboxRow } from '../../db/outbox-sql.js';
@@ -15,6 +16,9 @@ type ListReplays = Handler<typeof jobsAdminV1.JobsAdminServiceService.listOutbox
 
 /** The outbox's `status` column holds the contract's words for OutboxStatus. */
 const STATUSES = enumWords(jobsAdminV1.OutboxStatus);
+/** A replay's audit outcome: the reason its refusal carries, as for every audited action. */
+const REPLAY_AUDIT_OUTCOMES = { replayed: 'ok', not_dead: 'OUTBOX_EVENT_NOT_DEAD', not_found: 'OUTBOX_EVENT_NOT_FOUND' } as const;
+
 /** outbox_replays.result holds the contract's words for OutboxReplayResult. */
 const REPLAY_RESULTS = enumWords(jobsAdminV1.OutboxReplayResult);
 
@@ -64,12 +68,20 @@ export function replayOutboxEvent(context: JobsContext): Replay {
   return async (request) => {
     const id = requireOutboxId(request.eventId, 'event_id');
     const operatorId = requireUserId(request.operatorId, 'operator_id');
+    const actor = requireOperatorActor(request.actor);
     const outcome = await inTransaction(context.pool, async (client) => {
       const replayed = await replayDeadOutboxRow(client, id);
       // After the UPDATE (which waited for any writer of the row), this read sees its latest status.
       const current = replayed ?? (await findOutboxRow(client, id));
       const result = replayed ? 'replayed' : current ? 'not_dead' : 'not_found';
       await insertOutboxReplay(client, { outboxId: id, operatorId, result });
+      await insertAuditEntry(client, 'jobs', {
+        action: 'outbox.replay',
+        actor,
+        target: `outbox:${id}`,
+        outcome: REPLAY_AUDIT_OUTCOMES[result],
+        ...(current ? { before: { status: replayed ? 'dead' : current.status }, after: { status: current.status } } : {}),
+      });
       return { replayed, current };
     });
     if (!outcome.replayed) {

@@ -2,6 +2,7 @@ import { jobsReconciliationV1 } from '@atelier/contracts';
 import { pageSize } from '@atelier/encoding';
 import { InvalidArgumentError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
+import { auditedChange, requireOperatorActor } from '@atelier/operator-audit';
 import { requireUserId } from '@atelier/validation';
 import type { JobsContext } from '../../jobs-context.js';
 import {
@@ -63,8 +64,13 @@ export function acknowledgeReconciliationFinding(context: JobsContext): Handler<
   return async (request) => {
     const id = findingId(request.findingId, 'finding_id');
     const operatorId = requireUserId(request.operatorId, 'operator_id');
-    const row = await acknowledge(context.pool, id, operatorId);
-    if (!row) throw new NotFoundError('reconciliation finding');
+    const actor = requireOperatorActor(request.actor);
+    const audited = { action: 'reconciliation.finding.acknowledge', actor, target: `finding:${id}` };
+    const row = await auditedChange(context.pool, 'jobs', audited, async (tx) => {
+      const found = await acknowledge(tx, id, operatorId);
+      if (!found) throw new NotFoundError('reconciliation finding');
+      return { result: found, after: { acknowledgedBy: found.acknowledged_by, acknowledgedAt: found.acknowledged_at } };
+    });
     context.logger.info({ findingId: id, operator: operatorId }, 'reconciliation finding acknowledged');
     return { finding: toFindingMessage(row) };
   };

@@ -1,12 +1,15 @@
 import type { jobsDispatchGatesV1 } from '@atelier/contracts';
 import { InvalidArgumentError, NotFoundError } from '@atelier/errors';
 import type { Handler } from '@atelier/grpc';
+import { auditedChange, requireOperatorActor } from '@atelier/operator-audit';
 import { requireIntInRange } from '@atelier/validation';
 import {
   deleteProviderLimit as deleteLimitRow,
   deleteSpendBudget as deleteBudgetRow,
   listProviderLimits as listLimitRows,
   listSpendBudgets as listBudgetRows,
+  lockProviderLimitSetting,
+  lockSpendBudgetSetting,
   upsertProviderLimit,
   upsertSpendBudget,
   type ProviderLimitRow,
@@ -52,6 +55,11 @@ function toLimit(row: ProviderLimitRow): jobsDispatchGatesV1.ProviderLimit {
   };
 }
 
+/** The audit target of a budget or limit: "budget:sim/*" for the whole provider, "budget:sim/sim-v1" for one model. */
+function gateTarget(kind: 'budget' | 'limit', providerCode: string, providerModel: string): string {
+  return `${kind}:${providerCode}/${providerModel || '*'}`;
+}
+
 export function listSpendBudgets(context: JobsContext): Handler<Service['listSpendBudgets']> {
   return async () => ({ budgets: (await listBudgetRows(context.pool)).map(toBudget) });
 }
@@ -66,7 +74,13 @@ export function setSpendBudget(context: JobsContext): Handler<Service['setSpendB
       currency: requireCurrency(request.currency),
       updatedBy: requireOperatorId(request.operatorId),
     };
-    const row = await upsertSpendBudget(context.pool, input);
+    const actor = requireOperatorActor(request.actor);
+    const audited = { action: 'budget.set', actor, target: gateTarget('budget', input.providerCode, input.providerModel) };
+    const row = await auditedChange(context.pool, 'jobs', audited, async (tx) => ({
+      before: await lockSpendBudgetSetting(tx, input.providerCode, input.providerModel),
+      result: await upsertSpendBudget(tx, input),
+      after: { dailyLimitMicros: input.dailyLimitMicros, currency: input.currency },
+    }));
     context.budgets.forget();
     context.logger.info(
       { provider: input.providerCode, model: input.providerModel, dailyLimitMicros: input.dailyLimitMicros },
@@ -80,7 +94,13 @@ export function deleteSpendBudget(context: JobsContext): Handler<Service['delete
   return async (request) => {
     const provider = requireProviderCode(request.providerCode);
     const model = requireProviderModel(request.providerModel);
-    if (!(await deleteBudgetRow(context.pool, provider, model))) throw new NotFoundError('spend budget');
+    const actor = requireOperatorActor(request.actor);
+    const audited = { action: 'budget.delete', actor, target: gateTarget('budget', provider, model) };
+    await auditedChange(context.pool, 'jobs', audited, async (tx) => {
+      const deleted = await deleteBudgetRow(tx, provider, model);
+      if (!deleted) throw new NotFoundError('spend budget');
+      return { result: undefined, before: deleted, after: null };
+    });
     context.budgets.forget();
     return {};
   };
@@ -109,7 +129,13 @@ export function setProviderLimit(context: JobsContext): Handler<Service['setProv
       burst,
       updatedBy: requireOperatorId(request.operatorId),
     };
-    const row = await upsertProviderLimit(context.pool, input);
+    const actor = requireOperatorActor(request.actor);
+    const audited = { action: 'limit.set', actor, target: gateTarget('limit', input.providerCode, providerModel) };
+    const row = await auditedChange(context.pool, 'jobs', audited, async (tx) => ({
+      before: await lockProviderLimitSetting(tx, input.providerCode, providerModel),
+      result: await upsertProviderLimit(tx, input),
+      after: { maxConcurrent: input.maxConcurrent, maxRequestsPerSecond, burst },
+    }));
     context.logger.info(
       { provider: input.providerCode, model: providerModel, maxConcurrent: input.maxConcurrent, maxRequestsPerSecond, burst },
       'a provider limit was set',
@@ -122,7 +148,13 @@ export function deleteProviderLimit(context: JobsContext): Handler<Service['dele
   return async (request) => {
     const provider = requireProviderCode(request.providerCode);
     const model = requireProviderModel(request.providerModel);
-    if (!(await deleteLimitRow(context.pool, provider, model))) throw new NotFoundError('provider limit');
+    const actor = requireOperatorActor(request.actor);
+    const audited = { action: 'limit.delete', actor, target: gateTarget('limit', provider, model) };
+    await auditedChange(context.pool, 'jobs', audited, async (tx) => {
+      const deleted = await deleteLimitRow(tx, provider, model);
+      if (!deleted) throw new NotFoundError('provider limit');
+      return { result: undefined, before: deleted, after: null };
+    });
     return {};
   };
 }

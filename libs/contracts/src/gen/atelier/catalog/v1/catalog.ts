@@ -20,7 +20,14 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
-import { MediaKind, mediaKindFromJSON, mediaKindToJSON } from "../../common/v1/common.js";
+import {
+  AuditEntry,
+  AuditQuery,
+  MediaKind,
+  mediaKindFromJSON,
+  mediaKindToJSON,
+  OperatorActor,
+} from "../../common/v1/common.js";
 
 export const protobufPackage = "atelier.catalog.v1";
 
@@ -183,6 +190,8 @@ export interface UpsertModelRequest {
    * "platform_key", "user_key" at most once; anything else is INVALID_ARGUMENT (field credential_modes).
    */
   credentialModes: string[];
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface UpsertModelResponse {
@@ -204,7 +213,11 @@ export interface UpsertStyleRequest {
   enabled?: boolean | undefined;
   sortOrder: number;
   titleI18n?: LocalizedText | undefined;
-  subtitleI18n?: LocalizedText | undefined;
+  subtitleI18n?:
+    | LocalizedText
+    | undefined;
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface UpsertStyleResponse {
@@ -215,6 +228,8 @@ export interface UpsertStyleResponse {
 export interface SetModelEnabledRequest {
   modelId: string;
   enabled: boolean;
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface SetModelEnabledResponse {
@@ -224,6 +239,8 @@ export interface SetModelEnabledResponse {
 export interface SetStyleEnabledRequest {
   styleId: string;
   enabled: boolean;
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface SetStyleEnabledResponse {
@@ -246,11 +263,25 @@ export interface SetModelPriceRequest {
   unit: string;
   unitPriceMicros: number;
   currency: string;
-  effectiveFrom?: Date | undefined;
+  effectiveFrom?:
+    | Date
+    | undefined;
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface SetModelPriceResponse {
   model: Model | undefined;
+}
+
+export interface ListAuditEntriesRequest {
+  query: AuditQuery | undefined;
+}
+
+export interface ListAuditEntriesResponse {
+  entries: AuditEntry[];
+  /** Whether older entries match too (ask again with before_id = the last entry's id). */
+  hasMore: boolean;
 }
 
 function createBaseModelPrice(): ModelPrice {
@@ -2227,6 +2258,7 @@ function createBaseUpsertModelRequest(): UpsertModelRequest {
     defaultParameters: undefined,
     displayNameI18n: undefined,
     credentialModes: [],
+    actor: undefined,
   };
 }
 
@@ -2267,6 +2299,9 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     }
     for (const v of message.credentialModes) {
       writer.uint32(170).string(v!);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(242).fork()).join();
     }
     return writer;
   },
@@ -2380,6 +2415,14 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
             message.credentialModes.push(reader.string());
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2446,6 +2489,7 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
         : globalThis.Array.isArray(object?.credential_modes)
         ? object.credential_modes.map((e: any) => globalThis.String(e))
         : [],
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -2487,6 +2531,9 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
     if (message.credentialModes?.length) {
       obj.credentialModes = message.credentialModes;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -2509,6 +2556,9 @@ export const UpsertModelRequest: MessageFns<UpsertModelRequest> = {
       ? LocalizedText.fromPartial(object.displayNameI18n)
       : undefined;
     message.credentialModes = object.credentialModes?.map((e) => e) || [];
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };
@@ -2610,6 +2660,7 @@ function createBaseUpsertStyleRequest(): UpsertStyleRequest {
     sortOrder: 0,
     titleI18n: undefined,
     subtitleI18n: undefined,
+    actor: undefined,
   };
 }
 
@@ -2644,6 +2695,9 @@ export const UpsertStyleRequest: MessageFns<UpsertStyleRequest> = {
     }
     if (message.subtitleI18n !== undefined) {
       LocalizedText.encode(message.subtitleI18n, writer.uint32(170).fork()).join();
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(242).fork()).join();
     }
     return writer;
   },
@@ -2741,6 +2795,14 @@ export const UpsertStyleRequest: MessageFns<UpsertStyleRequest> = {
             message.subtitleI18n = LocalizedText.decode(reader, reader.uint32());
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2789,6 +2851,7 @@ export const UpsertStyleRequest: MessageFns<UpsertStyleRequest> = {
         : isSet(object.subtitle_i18n)
         ? LocalizedText.fromJSON(object.subtitle_i18n)
         : undefined,
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -2824,6 +2887,9 @@ export const UpsertStyleRequest: MessageFns<UpsertStyleRequest> = {
     if (message.subtitleI18n !== undefined) {
       obj.subtitleI18n = LocalizedText.toJSON(message.subtitleI18n);
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -2845,6 +2911,9 @@ export const UpsertStyleRequest: MessageFns<UpsertStyleRequest> = {
       : undefined;
     message.subtitleI18n = (object.subtitleI18n !== undefined && object.subtitleI18n !== null)
       ? LocalizedText.fromPartial(object.subtitleI18n)
+      : undefined;
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
       : undefined;
     return message;
   },
@@ -2936,7 +3005,7 @@ export const UpsertStyleResponse: MessageFns<UpsertStyleResponse> = {
 };
 
 function createBaseSetModelEnabledRequest(): SetModelEnabledRequest {
-  return { modelId: "", enabled: false };
+  return { modelId: "", enabled: false, actor: undefined };
 }
 
 export const SetModelEnabledRequest: MessageFns<SetModelEnabledRequest> = {
@@ -2946,6 +3015,9 @@ export const SetModelEnabledRequest: MessageFns<SetModelEnabledRequest> = {
     }
     if (message.enabled !== false) {
       writer.uint32(16).bool(message.enabled);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(242).fork()).join();
     }
     return writer;
   },
@@ -2979,6 +3051,14 @@ export const SetModelEnabledRequest: MessageFns<SetModelEnabledRequest> = {
             message.enabled = reader.bool();
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2999,6 +3079,7 @@ export const SetModelEnabledRequest: MessageFns<SetModelEnabledRequest> = {
         ? globalThis.String(object.model_id)
         : "",
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -3010,6 +3091,9 @@ export const SetModelEnabledRequest: MessageFns<SetModelEnabledRequest> = {
     if (message.enabled !== false) {
       obj.enabled = message.enabled;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -3020,6 +3104,9 @@ export const SetModelEnabledRequest: MessageFns<SetModelEnabledRequest> = {
     const message = createBaseSetModelEnabledRequest();
     message.modelId = object.modelId ?? "";
     message.enabled = object.enabled ?? false;
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };
@@ -3092,7 +3179,7 @@ export const SetModelEnabledResponse: MessageFns<SetModelEnabledResponse> = {
 };
 
 function createBaseSetStyleEnabledRequest(): SetStyleEnabledRequest {
-  return { styleId: "", enabled: false };
+  return { styleId: "", enabled: false, actor: undefined };
 }
 
 export const SetStyleEnabledRequest: MessageFns<SetStyleEnabledRequest> = {
@@ -3102,6 +3189,9 @@ export const SetStyleEnabledRequest: MessageFns<SetStyleEnabledRequest> = {
     }
     if (message.enabled !== false) {
       writer.uint32(16).bool(message.enabled);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(242).fork()).join();
     }
     return writer;
   },
@@ -3135,6 +3225,14 @@ export const SetStyleEnabledRequest: MessageFns<SetStyleEnabledRequest> = {
             message.enabled = reader.bool();
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3155,6 +3253,7 @@ export const SetStyleEnabledRequest: MessageFns<SetStyleEnabledRequest> = {
         ? globalThis.String(object.style_id)
         : "",
       enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -3166,6 +3265,9 @@ export const SetStyleEnabledRequest: MessageFns<SetStyleEnabledRequest> = {
     if (message.enabled !== false) {
       obj.enabled = message.enabled;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -3176,6 +3278,9 @@ export const SetStyleEnabledRequest: MessageFns<SetStyleEnabledRequest> = {
     const message = createBaseSetStyleEnabledRequest();
     message.styleId = object.styleId ?? "";
     message.enabled = object.enabled ?? false;
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };
@@ -3434,7 +3539,7 @@ export const GetStylePreviewResponse: MessageFns<GetStylePreviewResponse> = {
 };
 
 function createBaseSetModelPriceRequest(): SetModelPriceRequest {
-  return { modelId: "", unit: "", unitPriceMicros: 0, currency: "", effectiveFrom: undefined };
+  return { modelId: "", unit: "", unitPriceMicros: 0, currency: "", effectiveFrom: undefined, actor: undefined };
 }
 
 export const SetModelPriceRequest: MessageFns<SetModelPriceRequest> = {
@@ -3453,6 +3558,9 @@ export const SetModelPriceRequest: MessageFns<SetModelPriceRequest> = {
     }
     if (message.effectiveFrom !== undefined) {
       Timestamp.encode(toTimestamp(message.effectiveFrom), writer.uint32(42).fork()).join();
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(242).fork()).join();
     }
     return writer;
   },
@@ -3510,6 +3618,14 @@ export const SetModelPriceRequest: MessageFns<SetModelPriceRequest> = {
             message.effectiveFrom = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3541,6 +3657,7 @@ export const SetModelPriceRequest: MessageFns<SetModelPriceRequest> = {
         : isSet(object.effective_from)
         ? fromJsonTimestamp(object.effective_from)
         : undefined,
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -3561,6 +3678,9 @@ export const SetModelPriceRequest: MessageFns<SetModelPriceRequest> = {
     if (message.effectiveFrom !== undefined) {
       obj.effectiveFrom = message.effectiveFrom.toISOString();
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -3574,6 +3694,9 @@ export const SetModelPriceRequest: MessageFns<SetModelPriceRequest> = {
     message.unitPriceMicros = object.unitPriceMicros ?? 0;
     message.currency = object.currency ?? "";
     message.effectiveFrom = object.effectiveFrom ?? undefined;
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };
@@ -3641,6 +3764,164 @@ export const SetModelPriceResponse: MessageFns<SetModelPriceResponse> = {
   fromPartial(object: DeepPartial<SetModelPriceResponse>): SetModelPriceResponse {
     const message = createBaseSetModelPriceResponse();
     message.model = (object.model !== undefined && object.model !== null) ? Model.fromPartial(object.model) : undefined;
+    return message;
+  },
+};
+
+function createBaseListAuditEntriesRequest(): ListAuditEntriesRequest {
+  return { query: undefined };
+}
+
+export const ListAuditEntriesRequest: MessageFns<ListAuditEntriesRequest> = {
+  encode(message: ListAuditEntriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      AuditQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEntriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = AuditQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEntriesRequest {
+    return { query: isSet(object.query) ? AuditQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListAuditEntriesRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = AuditQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAuditEntriesRequest>): ListAuditEntriesRequest {
+    return ListAuditEntriesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAuditEntriesRequest>): ListAuditEntriesRequest {
+    const message = createBaseListAuditEntriesRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? AuditQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListAuditEntriesResponse(): ListAuditEntriesResponse {
+  return { entries: [], hasMore: false };
+}
+
+export const ListAuditEntriesResponse: MessageFns<ListAuditEntriesResponse> = {
+  encode(message: ListAuditEntriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      AuditEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.hasMore !== false) {
+      writer.uint32(16).bool(message.hasMore);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEntriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(AuditEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEntriesResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+    };
+  },
+
+  toJSON(message: ListAuditEntriesResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
+    }
+    if (message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAuditEntriesResponse>): ListAuditEntriesResponse {
+    return ListAuditEntriesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAuditEntriesResponse>): ListAuditEntriesResponse {
+    const message = createBaseListAuditEntriesResponse();
+    message.entries = object.entries?.map((e) => AuditEntry.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
     return message;
   },
 };
@@ -3782,6 +4063,21 @@ export const CatalogServiceService = {
       Buffer.from(SetModelPriceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetModelPriceResponse => SetModelPriceResponse.decode(value),
   },
+  /**
+   * Operators: the catalog's audit log, newest first: every operator edit with the entry before
+   * and after it. There is no RPC to change it. INVALID_ARGUMENT as JobsAdminService's.
+   */
+  listAuditEntries: {
+    path: "/atelier.catalog.v1.CatalogService/ListAuditEntries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditEntriesRequest): Buffer =>
+      Buffer.from(ListAuditEntriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditEntriesRequest => ListAuditEntriesRequest.decode(value),
+    responseSerialize: (value: ListAuditEntriesResponse): Buffer =>
+      Buffer.from(ListAuditEntriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditEntriesResponse => ListAuditEntriesResponse.decode(value),
+  },
 } as const;
 
 export interface CatalogServiceServer extends UntypedServiceImplementation {
@@ -3827,6 +4123,11 @@ export interface CatalogServiceServer extends UntypedServiceImplementation {
    * ALREADY_EXISTS for a price of that unit from that very time. NOT_FOUND for an unknown model.
    */
   setModelPrice: handleUnaryCall<SetModelPriceRequest, SetModelPriceResponse>;
+  /**
+   * Operators: the catalog's audit log, newest first: every operator edit with the entry before
+   * and after it. There is no RPC to change it. INVALID_ARGUMENT as JobsAdminService's.
+   */
+  listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
 }
 
 export interface CatalogServiceClient extends Client {
@@ -4011,6 +4312,25 @@ export interface CatalogServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetModelPriceResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Operators: the catalog's audit log, newest first: every operator edit with the entry before
+   * and after it. There is no RPC to change it. INVALID_ARGUMENT as JobsAdminService's.
+   */
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
   ): ClientUnaryCall;
 }
 

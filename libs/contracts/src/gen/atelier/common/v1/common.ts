@@ -68,6 +68,71 @@ export interface AccountDeletionPart {
   removed: number;
 }
 
+/**
+ * Who asks for an operator action. Every operator RPC that changes something requires it
+ * (INVALID_ARGUMENT, field actor, when absent) and writes it to its service's audit log in the
+ * transaction of the change (docs/operator-audit.md). The gateway fills it from the operator's
+ * token and the route called; atelier-ops from its --operator and the command run.
+ */
+export interface OperatorActor {
+  /** The operator's subject (the token's `sub`, or atelier-ops' --operator); 1–128 characters. */
+  subject: string;
+  /**
+   * The role the operator acted in: "viewer", "operator", "admin", "super_admin", or "cli" for
+   * atelier-ops (which acts with the cluster's operator certificate).
+   */
+  role: string;
+  /**
+   * What was called: the console route ("POST /admin-api/jobs/:jobId/retry") or the command
+   * ("atelier-ops dead-letters replay"); 1–200 characters.
+   */
+  route: string;
+}
+
+/**
+ * One operator action as its service's audit log keeps it: written in the transaction of the
+ * change (or, for a refused action, on its own), never changed or deleted through any API.
+ */
+export interface AuditEntry {
+  /** A UUIDv7: entries of all services sort by it in time order. */
+  id: string;
+  occurredAt:
+    | Date
+    | undefined;
+  /** The service that made (or refused) the change: "jobs" or "catalog". */
+  service: string;
+  /** What was done, e.g. "job.retry", "catalog.model.upsert" (docs/operator-audit.md lists them). */
+  action: string;
+  actor:
+    | OperatorActor
+    | undefined;
+  /** What it was done to, e.g. "job:<id>", "model:<code>", "budget:sim/*". */
+  target: string;
+  /** "ok", or the reason it was refused (e.g. "JOB_NOT_RETRYABLE", "NOT_FOUND"). */
+  outcome: string;
+  /**
+   * The target before and after the change, as JSON objects, for edits (absent where there is
+   * nothing to show, e.g. a refused action or a replay).
+   */
+  beforeJson?: string | undefined;
+  afterJson?: string | undefined;
+}
+
+/** Which entries of a service's audit log to list, newest first (ListAuditEntries of jobs and catalog). */
+export interface AuditQuery {
+  /** 1–100; 0 means 20. */
+  pageSize: number;
+  /** Entries older than this one (an AuditEntry id); empty: from the newest. */
+  beforeId: string;
+  /** Filters, each an exact match; empty: any. */
+  action: string;
+  subject: string;
+  target: string;
+  outcome: string;
+  /** Entries at or after this time. */
+  since?: Date | undefined;
+}
+
 function createBaseAccountDeletionPart(): AccountDeletionPart {
   return { started: false, completedAt: undefined, removed: 0 };
 }
@@ -169,6 +234,501 @@ export const AccountDeletionPart: MessageFns<AccountDeletionPart> = {
     message.started = object.started ?? false;
     message.completedAt = object.completedAt ?? undefined;
     message.removed = object.removed ?? 0;
+    return message;
+  },
+};
+
+function createBaseOperatorActor(): OperatorActor {
+  return { subject: "", role: "", route: "" };
+}
+
+export const OperatorActor: MessageFns<OperatorActor> = {
+  encode(message: OperatorActor, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subject !== "") {
+      writer.uint32(10).string(message.subject);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.route !== "") {
+      writer.uint32(26).string(message.route);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OperatorActor {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOperatorActor();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subject = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.route = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OperatorActor {
+    return {
+      subject: isSet(object.subject) ? globalThis.String(object.subject) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      route: isSet(object.route) ? globalThis.String(object.route) : "",
+    };
+  },
+
+  toJSON(message: OperatorActor): unknown {
+    const obj: any = {};
+    if (message.subject !== "") {
+      obj.subject = message.subject;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.route !== "") {
+      obj.route = message.route;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<OperatorActor>): OperatorActor {
+    return OperatorActor.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<OperatorActor>): OperatorActor {
+    const message = createBaseOperatorActor();
+    message.subject = object.subject ?? "";
+    message.role = object.role ?? "";
+    message.route = object.route ?? "";
+    return message;
+  },
+};
+
+function createBaseAuditEntry(): AuditEntry {
+  return {
+    id: "",
+    occurredAt: undefined,
+    service: "",
+    action: "",
+    actor: undefined,
+    target: "",
+    outcome: "",
+    beforeJson: undefined,
+    afterJson: undefined,
+  };
+}
+
+export const AuditEntry: MessageFns<AuditEntry> = {
+  encode(message: AuditEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.occurredAt), writer.uint32(18).fork()).join();
+    }
+    if (message.service !== "") {
+      writer.uint32(26).string(message.service);
+    }
+    if (message.action !== "") {
+      writer.uint32(34).string(message.action);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(42).fork()).join();
+    }
+    if (message.target !== "") {
+      writer.uint32(50).string(message.target);
+    }
+    if (message.outcome !== "") {
+      writer.uint32(58).string(message.outcome);
+    }
+    if (message.beforeJson !== undefined) {
+      writer.uint32(66).string(message.beforeJson);
+    }
+    if (message.afterJson !== undefined) {
+      writer.uint32(74).string(message.afterJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.occurredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.service = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.target = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.outcome = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.beforeJson = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.afterJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditEntry {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      occurredAt: isSet(object.occurredAt)
+        ? fromJsonTimestamp(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? fromJsonTimestamp(object.occurred_at)
+        : undefined,
+      service: isSet(object.service) ? globalThis.String(object.service) : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+      outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
+      beforeJson: isSet(object.beforeJson)
+        ? globalThis.String(object.beforeJson)
+        : isSet(object.before_json)
+        ? globalThis.String(object.before_json)
+        : undefined,
+      afterJson: isSet(object.afterJson)
+        ? globalThis.String(object.afterJson)
+        : isSet(object.after_json)
+        ? globalThis.String(object.after_json)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AuditEntry): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.occurredAt !== undefined) {
+      obj.occurredAt = message.occurredAt.toISOString();
+    }
+    if (message.service !== "") {
+      obj.service = message.service;
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
+    }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
+    if (message.target !== "") {
+      obj.target = message.target;
+    }
+    if (message.outcome !== "") {
+      obj.outcome = message.outcome;
+    }
+    if (message.beforeJson !== undefined) {
+      obj.beforeJson = message.beforeJson;
+    }
+    if (message.afterJson !== undefined) {
+      obj.afterJson = message.afterJson;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuditEntry>): AuditEntry {
+    return AuditEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuditEntry>): AuditEntry {
+    const message = createBaseAuditEntry();
+    message.id = object.id ?? "";
+    message.occurredAt = object.occurredAt ?? undefined;
+    message.service = object.service ?? "";
+    message.action = object.action ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
+    message.target = object.target ?? "";
+    message.outcome = object.outcome ?? "";
+    message.beforeJson = object.beforeJson ?? undefined;
+    message.afterJson = object.afterJson ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAuditQuery(): AuditQuery {
+  return { pageSize: 0, beforeId: "", action: "", subject: "", target: "", outcome: "", since: undefined };
+}
+
+export const AuditQuery: MessageFns<AuditQuery> = {
+  encode(message: AuditQuery, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.beforeId !== "") {
+      writer.uint32(18).string(message.beforeId);
+    }
+    if (message.action !== "") {
+      writer.uint32(26).string(message.action);
+    }
+    if (message.subject !== "") {
+      writer.uint32(34).string(message.subject);
+    }
+    if (message.target !== "") {
+      writer.uint32(42).string(message.target);
+    }
+    if (message.outcome !== "") {
+      writer.uint32(50).string(message.outcome);
+    }
+    if (message.since !== undefined) {
+      Timestamp.encode(toTimestamp(message.since), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditQuery {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditQuery();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.beforeId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.subject = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.target = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.outcome = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.since = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditQuery {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      beforeId: isSet(object.beforeId)
+        ? globalThis.String(object.beforeId)
+        : isSet(object.before_id)
+        ? globalThis.String(object.before_id)
+        : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      subject: isSet(object.subject) ? globalThis.String(object.subject) : "",
+      target: isSet(object.target) ? globalThis.String(object.target) : "",
+      outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
+      since: isSet(object.since) ? fromJsonTimestamp(object.since) : undefined,
+    };
+  },
+
+  toJSON(message: AuditQuery): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.beforeId !== "") {
+      obj.beforeId = message.beforeId;
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
+    }
+    if (message.subject !== "") {
+      obj.subject = message.subject;
+    }
+    if (message.target !== "") {
+      obj.target = message.target;
+    }
+    if (message.outcome !== "") {
+      obj.outcome = message.outcome;
+    }
+    if (message.since !== undefined) {
+      obj.since = message.since.toISOString();
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AuditQuery>): AuditQuery {
+    return AuditQuery.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AuditQuery>): AuditQuery {
+    const message = createBaseAuditQuery();
+    message.pageSize = object.pageSize ?? 0;
+    message.beforeId = object.beforeId ?? "";
+    message.action = object.action ?? "";
+    message.subject = object.subject ?? "";
+    message.target = object.target ?? "";
+    message.outcome = object.outcome ?? "";
+    message.since = object.since ?? undefined;
     return message;
   },
 };

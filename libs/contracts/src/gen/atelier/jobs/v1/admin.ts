@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { AuditEntry, AuditQuery, OperatorActor } from "../../common/v1/common.js";
 import { ErrorClass, errorClassFromJSON, errorClassToJSON } from "./execution.js";
 import {
   Job,
@@ -236,6 +237,8 @@ export interface RetryJobRequest {
   jobId: string;
   /** Who asked, for the event history. */
   operatorId: string;
+  /** Who asked, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface RetryJobResponse {
@@ -268,8 +271,10 @@ export interface ListDeadOutboxEventsResponse {
 
 export interface ReplayOutboxEventRequest {
   eventId: string;
-  /** Who asked, for the audit (the admin's token subject when the gateway calls). */
+  /** Who asked, for the replay history (the admin's token subject when the gateway calls). */
   operatorId: string;
+  /** Who asked, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface ReplayOutboxEventResponse {
@@ -304,6 +309,8 @@ export interface JobsAdminServiceCancelJobRequest {
   jobId: string;
   /** Who asked, for the event history. */
   operatorId: string;
+  /** Who asked, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface JobsAdminServiceCancelJobResponse {
@@ -465,6 +472,16 @@ export interface GetOverviewResponse {
   queueHistory: QueueBucket[];
   /** Users the quota refused, per allowance, in its current period. */
   quotaHits: QuotaHits | undefined;
+}
+
+export interface ListAuditEntriesRequest {
+  query: AuditQuery | undefined;
+}
+
+export interface ListAuditEntriesResponse {
+  entries: AuditEntry[];
+  /** Whether older entries match too (ask again with before_id = the last entry's id). */
+  hasMore: boolean;
 }
 
 function createBaseAdminJob(): AdminJob {
@@ -1669,7 +1686,7 @@ export const GetJobDetailsResponse: MessageFns<GetJobDetailsResponse> = {
 };
 
 function createBaseRetryJobRequest(): RetryJobRequest {
-  return { jobId: "", operatorId: "" };
+  return { jobId: "", operatorId: "", actor: undefined };
 }
 
 export const RetryJobRequest: MessageFns<RetryJobRequest> = {
@@ -1679,6 +1696,9 @@ export const RetryJobRequest: MessageFns<RetryJobRequest> = {
     }
     if (message.operatorId !== "") {
       writer.uint32(18).string(message.operatorId);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1712,6 +1732,14 @@ export const RetryJobRequest: MessageFns<RetryJobRequest> = {
             message.operatorId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1736,6 +1764,7 @@ export const RetryJobRequest: MessageFns<RetryJobRequest> = {
         : isSet(object.operator_id)
         ? globalThis.String(object.operator_id)
         : "",
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -1747,6 +1776,9 @@ export const RetryJobRequest: MessageFns<RetryJobRequest> = {
     if (message.operatorId !== "") {
       obj.operatorId = message.operatorId;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -1757,6 +1789,9 @@ export const RetryJobRequest: MessageFns<RetryJobRequest> = {
     const message = createBaseRetryJobRequest();
     message.jobId = object.jobId ?? "";
     message.operatorId = object.operatorId ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };
@@ -2284,7 +2319,7 @@ export const ListDeadOutboxEventsResponse: MessageFns<ListDeadOutboxEventsRespon
 };
 
 function createBaseReplayOutboxEventRequest(): ReplayOutboxEventRequest {
-  return { eventId: "", operatorId: "" };
+  return { eventId: "", operatorId: "", actor: undefined };
 }
 
 export const ReplayOutboxEventRequest: MessageFns<ReplayOutboxEventRequest> = {
@@ -2294,6 +2329,9 @@ export const ReplayOutboxEventRequest: MessageFns<ReplayOutboxEventRequest> = {
     }
     if (message.operatorId !== "") {
       writer.uint32(18).string(message.operatorId);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2327,6 +2365,14 @@ export const ReplayOutboxEventRequest: MessageFns<ReplayOutboxEventRequest> = {
             message.operatorId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2351,6 +2397,7 @@ export const ReplayOutboxEventRequest: MessageFns<ReplayOutboxEventRequest> = {
         : isSet(object.operator_id)
         ? globalThis.String(object.operator_id)
         : "",
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -2362,6 +2409,9 @@ export const ReplayOutboxEventRequest: MessageFns<ReplayOutboxEventRequest> = {
     if (message.operatorId !== "") {
       obj.operatorId = message.operatorId;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -2372,6 +2422,9 @@ export const ReplayOutboxEventRequest: MessageFns<ReplayOutboxEventRequest> = {
     const message = createBaseReplayOutboxEventRequest();
     message.eventId = object.eventId ?? "";
     message.operatorId = object.operatorId ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };
@@ -2784,7 +2837,7 @@ export const GetQueueStatsResponse: MessageFns<GetQueueStatsResponse> = {
 };
 
 function createBaseJobsAdminServiceCancelJobRequest(): JobsAdminServiceCancelJobRequest {
-  return { jobId: "", operatorId: "" };
+  return { jobId: "", operatorId: "", actor: undefined };
 }
 
 export const JobsAdminServiceCancelJobRequest: MessageFns<JobsAdminServiceCancelJobRequest> = {
@@ -2794,6 +2847,9 @@ export const JobsAdminServiceCancelJobRequest: MessageFns<JobsAdminServiceCancel
     }
     if (message.operatorId !== "") {
       writer.uint32(18).string(message.operatorId);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2827,6 +2883,14 @@ export const JobsAdminServiceCancelJobRequest: MessageFns<JobsAdminServiceCancel
             message.operatorId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2851,6 +2915,7 @@ export const JobsAdminServiceCancelJobRequest: MessageFns<JobsAdminServiceCancel
         : isSet(object.operator_id)
         ? globalThis.String(object.operator_id)
         : "",
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -2862,6 +2927,9 @@ export const JobsAdminServiceCancelJobRequest: MessageFns<JobsAdminServiceCancel
     if (message.operatorId !== "") {
       obj.operatorId = message.operatorId;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -2872,6 +2940,9 @@ export const JobsAdminServiceCancelJobRequest: MessageFns<JobsAdminServiceCancel
     const message = createBaseJobsAdminServiceCancelJobRequest();
     message.jobId = object.jobId ?? "";
     message.operatorId = object.operatorId ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };
@@ -4652,6 +4723,164 @@ export const GetOverviewResponse: MessageFns<GetOverviewResponse> = {
   },
 };
 
+function createBaseListAuditEntriesRequest(): ListAuditEntriesRequest {
+  return { query: undefined };
+}
+
+export const ListAuditEntriesRequest: MessageFns<ListAuditEntriesRequest> = {
+  encode(message: ListAuditEntriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      AuditQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEntriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = AuditQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEntriesRequest {
+    return { query: isSet(object.query) ? AuditQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListAuditEntriesRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = AuditQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAuditEntriesRequest>): ListAuditEntriesRequest {
+    return ListAuditEntriesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAuditEntriesRequest>): ListAuditEntriesRequest {
+    const message = createBaseListAuditEntriesRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? AuditQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListAuditEntriesResponse(): ListAuditEntriesResponse {
+  return { entries: [], hasMore: false };
+}
+
+export const ListAuditEntriesResponse: MessageFns<ListAuditEntriesResponse> = {
+  encode(message: ListAuditEntriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      AuditEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.hasMore !== false) {
+      writer.uint32(16).bool(message.hasMore);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAuditEntriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAuditEntriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(AuditEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAuditEntriesResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries) ? object.entries.map((e: any) => AuditEntry.fromJSON(e)) : [],
+      hasMore: isSet(object.hasMore)
+        ? globalThis.Boolean(object.hasMore)
+        : isSet(object.has_more)
+        ? globalThis.Boolean(object.has_more)
+        : false,
+    };
+  },
+
+  toJSON(message: ListAuditEntriesResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => AuditEntry.toJSON(e));
+    }
+    if (message.hasMore !== false) {
+      obj.hasMore = message.hasMore;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListAuditEntriesResponse>): ListAuditEntriesResponse {
+    return ListAuditEntriesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListAuditEntriesResponse>): ListAuditEntriesResponse {
+    const message = createBaseListAuditEntriesResponse();
+    message.entries = object.entries?.map((e) => AuditEntry.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    return message;
+  },
+};
+
 export type JobsAdminServiceService = typeof JobsAdminServiceService;
 export const JobsAdminServiceService = {
   /** All users' jobs, newest first, filtered; cursor pagination. */
@@ -4773,6 +5002,22 @@ export const JobsAdminServiceService = {
     responseSerialize: (value: GetOverviewResponse): Buffer => Buffer.from(GetOverviewResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetOverviewResponse => GetOverviewResponse.decode(value),
   },
+  /**
+   * The jobs service's audit log, newest first: every operator action on jobs, the outbox,
+   * budgets, limits, findings and credentials, with its outcome. There is no RPC to change it.
+   * INVALID_ARGUMENT (field before_id, since, page_size) for a malformed cursor, time or size.
+   */
+  listAuditEntries: {
+    path: "/atelier.jobs.v1.JobsAdminService/ListAuditEntries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAuditEntriesRequest): Buffer =>
+      Buffer.from(ListAuditEntriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAuditEntriesRequest => ListAuditEntriesRequest.decode(value),
+    responseSerialize: (value: ListAuditEntriesResponse): Buffer =>
+      Buffer.from(ListAuditEntriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAuditEntriesResponse => ListAuditEntriesResponse.decode(value),
+  },
 } as const;
 
 export interface JobsAdminServiceServer extends UntypedServiceImplementation {
@@ -4811,6 +5056,12 @@ export interface JobsAdminServiceServer extends UntypedServiceImplementation {
    * current period. INVALID_ARGUMENT (field window_minutes) outside 60–1440.
    */
   getOverview: handleUnaryCall<GetOverviewRequest, GetOverviewResponse>;
+  /**
+   * The jobs service's audit log, newest first: every operator action on jobs, the outbox,
+   * budgets, limits, findings and credentials, with its outcome. There is no RPC to change it.
+   * INVALID_ARGUMENT (field before_id, since, page_size) for a malformed cursor, time or size.
+   */
+  listAuditEntries: handleUnaryCall<ListAuditEntriesRequest, ListAuditEntriesResponse>;
 }
 
 export interface JobsAdminServiceClient extends Client {
@@ -4974,6 +5225,26 @@ export interface JobsAdminServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetOverviewResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The jobs service's audit log, newest first: every operator action on jobs, the outbox,
+   * budgets, limits, findings and credentials, with its outcome. There is no RPC to change it.
+   * INVALID_ARGUMENT (field before_id, since, page_size) for a malformed cursor, time or size.
+   */
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
+  ): ClientUnaryCall;
+  listAuditEntries(
+    request: ListAuditEntriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAuditEntriesResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { OperatorActor } from "../../common/v1/common.js";
 
 export const protobufPackage = "atelier.jobs.v1";
 
@@ -103,6 +104,8 @@ export interface ReportCredentialRefusedResponse {
 export interface RewrapCredentialsRequest {
   /** 1–1000; 0: 100. */
   batchSize: number;
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface RewrapCredentialsResponse {
@@ -1221,13 +1224,16 @@ export const ReportCredentialRefusedResponse: MessageFns<ReportCredentialRefused
 };
 
 function createBaseRewrapCredentialsRequest(): RewrapCredentialsRequest {
-  return { batchSize: 0 };
+  return { batchSize: 0, actor: undefined };
 }
 
 export const RewrapCredentialsRequest: MessageFns<RewrapCredentialsRequest> = {
   encode(message: RewrapCredentialsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.batchSize !== 0) {
       writer.uint32(8).int32(message.batchSize);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -1253,6 +1259,14 @@ export const RewrapCredentialsRequest: MessageFns<RewrapCredentialsRequest> = {
             message.batchSize = reader.int32();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1272,6 +1286,7 @@ export const RewrapCredentialsRequest: MessageFns<RewrapCredentialsRequest> = {
         : isSet(object.batch_size)
         ? globalThis.Number(object.batch_size)
         : 0,
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -1279,6 +1294,9 @@ export const RewrapCredentialsRequest: MessageFns<RewrapCredentialsRequest> = {
     const obj: any = {};
     if (message.batchSize !== 0) {
       obj.batchSize = Math.round(message.batchSize);
+    }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
     }
     return obj;
   },
@@ -1289,6 +1307,9 @@ export const RewrapCredentialsRequest: MessageFns<RewrapCredentialsRequest> = {
   fromPartial(object: DeepPartial<RewrapCredentialsRequest>): RewrapCredentialsRequest {
     const message = createBaseRewrapCredentialsRequest();
     message.batchSize = object.batchSize ?? 0;
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };

@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { OperatorActor } from "../../common/v1/common.js";
 
 export const protobufPackage = "atelier.jobs.v1";
 
@@ -86,6 +87,8 @@ export interface SetSpendBudgetRequest {
   currency: string;
   /** Who set it (the admin's subject), for the record. */
   operatorId: string;
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface SetSpendBudgetResponse {
@@ -95,6 +98,8 @@ export interface SetSpendBudgetResponse {
 export interface DeleteSpendBudgetRequest {
   providerCode: string;
   providerModel: string;
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface DeleteSpendBudgetResponse {
@@ -144,6 +149,8 @@ export interface SetProviderLimitRequest {
   /** Absent with a rate: the rate (one second's worth). */
   burst?: number | undefined;
   operatorId: string;
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface SetProviderLimitResponse {
@@ -153,6 +160,8 @@ export interface SetProviderLimitResponse {
 export interface DeleteProviderLimitRequest {
   providerCode: string;
   providerModel: string;
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface DeleteProviderLimitResponse {
@@ -922,7 +931,7 @@ export const ListSpendBudgetsResponse: MessageFns<ListSpendBudgetsResponse> = {
 };
 
 function createBaseSetSpendBudgetRequest(): SetSpendBudgetRequest {
-  return { providerCode: "", providerModel: "", dailyLimitMicros: 0, currency: "", operatorId: "" };
+  return { providerCode: "", providerModel: "", dailyLimitMicros: 0, currency: "", operatorId: "", actor: undefined };
 }
 
 export const SetSpendBudgetRequest: MessageFns<SetSpendBudgetRequest> = {
@@ -941,6 +950,9 @@ export const SetSpendBudgetRequest: MessageFns<SetSpendBudgetRequest> = {
     }
     if (message.operatorId !== "") {
       writer.uint32(42).string(message.operatorId);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -998,6 +1010,14 @@ export const SetSpendBudgetRequest: MessageFns<SetSpendBudgetRequest> = {
             message.operatorId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1033,6 +1053,7 @@ export const SetSpendBudgetRequest: MessageFns<SetSpendBudgetRequest> = {
         : isSet(object.operator_id)
         ? globalThis.String(object.operator_id)
         : "",
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -1053,6 +1074,9 @@ export const SetSpendBudgetRequest: MessageFns<SetSpendBudgetRequest> = {
     if (message.operatorId !== "") {
       obj.operatorId = message.operatorId;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -1066,6 +1090,9 @@ export const SetSpendBudgetRequest: MessageFns<SetSpendBudgetRequest> = {
     message.dailyLimitMicros = object.dailyLimitMicros ?? 0;
     message.currency = object.currency ?? "";
     message.operatorId = object.operatorId ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };
@@ -1140,7 +1167,7 @@ export const SetSpendBudgetResponse: MessageFns<SetSpendBudgetResponse> = {
 };
 
 function createBaseDeleteSpendBudgetRequest(): DeleteSpendBudgetRequest {
-  return { providerCode: "", providerModel: "" };
+  return { providerCode: "", providerModel: "", actor: undefined };
 }
 
 export const DeleteSpendBudgetRequest: MessageFns<DeleteSpendBudgetRequest> = {
@@ -1150,6 +1177,9 @@ export const DeleteSpendBudgetRequest: MessageFns<DeleteSpendBudgetRequest> = {
     }
     if (message.providerModel !== "") {
       writer.uint32(18).string(message.providerModel);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1183,6 +1213,14 @@ export const DeleteSpendBudgetRequest: MessageFns<DeleteSpendBudgetRequest> = {
             message.providerModel = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1207,6 +1245,7 @@ export const DeleteSpendBudgetRequest: MessageFns<DeleteSpendBudgetRequest> = {
         : isSet(object.provider_model)
         ? globalThis.String(object.provider_model)
         : "",
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -1218,6 +1257,9 @@ export const DeleteSpendBudgetRequest: MessageFns<DeleteSpendBudgetRequest> = {
     if (message.providerModel !== "") {
       obj.providerModel = message.providerModel;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -1228,6 +1270,9 @@ export const DeleteSpendBudgetRequest: MessageFns<DeleteSpendBudgetRequest> = {
     const message = createBaseDeleteSpendBudgetRequest();
     message.providerCode = object.providerCode ?? "";
     message.providerModel = object.providerModel ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };
@@ -1686,6 +1731,7 @@ function createBaseSetProviderLimitRequest(): SetProviderLimitRequest {
     maxRequestsPerSecond: undefined,
     burst: undefined,
     operatorId: "",
+    actor: undefined,
   };
 }
 
@@ -1708,6 +1754,9 @@ export const SetProviderLimitRequest: MessageFns<SetProviderLimitRequest> = {
     }
     if (message.operatorId !== "") {
       writer.uint32(50).string(message.operatorId);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1773,6 +1822,14 @@ export const SetProviderLimitRequest: MessageFns<SetProviderLimitRequest> = {
             message.operatorId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1813,6 +1870,7 @@ export const SetProviderLimitRequest: MessageFns<SetProviderLimitRequest> = {
         : isSet(object.operator_id)
         ? globalThis.String(object.operator_id)
         : "",
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -1836,6 +1894,9 @@ export const SetProviderLimitRequest: MessageFns<SetProviderLimitRequest> = {
     if (message.operatorId !== "") {
       obj.operatorId = message.operatorId;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -1850,6 +1911,9 @@ export const SetProviderLimitRequest: MessageFns<SetProviderLimitRequest> = {
     message.maxRequestsPerSecond = object.maxRequestsPerSecond ?? undefined;
     message.burst = object.burst ?? undefined;
     message.operatorId = object.operatorId ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };
@@ -1924,7 +1988,7 @@ export const SetProviderLimitResponse: MessageFns<SetProviderLimitResponse> = {
 };
 
 function createBaseDeleteProviderLimitRequest(): DeleteProviderLimitRequest {
-  return { providerCode: "", providerModel: "" };
+  return { providerCode: "", providerModel: "", actor: undefined };
 }
 
 export const DeleteProviderLimitRequest: MessageFns<DeleteProviderLimitRequest> = {
@@ -1934,6 +1998,9 @@ export const DeleteProviderLimitRequest: MessageFns<DeleteProviderLimitRequest> 
     }
     if (message.providerModel !== "") {
       writer.uint32(18).string(message.providerModel);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1967,6 +2034,14 @@ export const DeleteProviderLimitRequest: MessageFns<DeleteProviderLimitRequest> 
             message.providerModel = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1991,6 +2066,7 @@ export const DeleteProviderLimitRequest: MessageFns<DeleteProviderLimitRequest> 
         : isSet(object.provider_model)
         ? globalThis.String(object.provider_model)
         : "",
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -2002,6 +2078,9 @@ export const DeleteProviderLimitRequest: MessageFns<DeleteProviderLimitRequest> 
     if (message.providerModel !== "") {
       obj.providerModel = message.providerModel;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -2012,6 +2091,9 @@ export const DeleteProviderLimitRequest: MessageFns<DeleteProviderLimitRequest> 
     const message = createBaseDeleteProviderLimitRequest();
     message.providerCode = object.providerCode ?? "";
     message.providerModel = object.providerModel ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };

@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
+import { OperatorActor } from "../../common/v1/common.js";
 
 export const protobufPackage = "atelier.jobs.v1";
 
@@ -258,6 +259,8 @@ export interface AcknowledgeReconciliationFindingRequest {
   findingId: number;
   /** Who acknowledges it, for the audit (the admin's token subject when the gateway calls). */
   operatorId: string;
+  /** Who asks, for the audit log (required). */
+  actor: OperatorActor | undefined;
 }
 
 export interface AcknowledgeReconciliationFindingResponse {
@@ -1909,7 +1912,7 @@ export const ReconciliationCoverage: MessageFns<ReconciliationCoverage> = {
 };
 
 function createBaseAcknowledgeReconciliationFindingRequest(): AcknowledgeReconciliationFindingRequest {
-  return { findingId: 0, operatorId: "" };
+  return { findingId: 0, operatorId: "", actor: undefined };
 }
 
 export const AcknowledgeReconciliationFindingRequest: MessageFns<AcknowledgeReconciliationFindingRequest> = {
@@ -1919,6 +1922,9 @@ export const AcknowledgeReconciliationFindingRequest: MessageFns<AcknowledgeReco
     }
     if (message.operatorId !== "") {
       writer.uint32(18).string(message.operatorId);
+    }
+    if (message.actor !== undefined) {
+      OperatorActor.encode(message.actor, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1952,6 +1958,14 @@ export const AcknowledgeReconciliationFindingRequest: MessageFns<AcknowledgeReco
             message.operatorId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = OperatorActor.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1976,6 +1990,7 @@ export const AcknowledgeReconciliationFindingRequest: MessageFns<AcknowledgeReco
         : isSet(object.operator_id)
         ? globalThis.String(object.operator_id)
         : "",
+      actor: isSet(object.actor) ? OperatorActor.fromJSON(object.actor) : undefined,
     };
   },
 
@@ -1987,6 +2002,9 @@ export const AcknowledgeReconciliationFindingRequest: MessageFns<AcknowledgeReco
     if (message.operatorId !== "") {
       obj.operatorId = message.operatorId;
     }
+    if (message.actor !== undefined) {
+      obj.actor = OperatorActor.toJSON(message.actor);
+    }
     return obj;
   },
 
@@ -1997,6 +2015,9 @@ export const AcknowledgeReconciliationFindingRequest: MessageFns<AcknowledgeReco
     const message = createBaseAcknowledgeReconciliationFindingRequest();
     message.findingId = object.findingId ?? 0;
     message.operatorId = object.operatorId ?? "";
+    message.actor = (object.actor !== undefined && object.actor !== null)
+      ? OperatorActor.fromPartial(object.actor)
+      : undefined;
     return message;
   },
 };

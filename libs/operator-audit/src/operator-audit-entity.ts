@@ -1,0 +1,44 @@
+/**
+ * The MikroORM entity of a service's audit table (operatorAuditTableSql builds it), on an entry
+ * point of its own (`@atelier/operator-audit/entity`): only migration runs and tests load the ORM.
+ */
+import { defineEntity, p } from '@atelier/orm';
+import {
+  MAX_AUDIT_ACTION_LENGTH,
+  MAX_AUDIT_OUTCOME_LENGTH,
+  MAX_AUDIT_ROUTE_LENGTH,
+  MAX_AUDIT_SNAPSHOT_BYTES,
+  MAX_AUDIT_TARGET_LENGTH,
+} from './operator-audit-table.js';
+
+/** The table as an entity, a new one per call: each service's ORM discovers its own. */
+export function operatorAuditEntity() {
+  return defineEntity({
+    name: 'OperatorAudit',
+    tableName: 'operator_audit',
+    properties: {
+      id: p.uuid().primary(),
+      occurredAt: p.datetime().defaultRaw('now()'),
+      action: p.string().length(MAX_AUDIT_ACTION_LENGTH),
+      actorSubject: p.string().length(128),
+      actorRole: p.string().length(16),
+      route: p.string().length(MAX_AUDIT_ROUTE_LENGTH),
+      target: p.string().length(MAX_AUDIT_TARGET_LENGTH),
+      outcome: p.string().length(MAX_AUDIT_OUTCOME_LENGTH),
+      before: p.json<Record<string, unknown>>().nullable(),
+      after: p.json<Record<string, unknown>>().nullable(),
+    },
+    indexes: [
+      { name: 'operator_audit_action_idx', properties: ['action', 'id'] },
+      { name: 'operator_audit_target_idx', properties: ['target', 'id'] },
+      { name: 'operator_audit_subject_idx', properties: ['actorSubject', 'id'] },
+    ],
+    checks: [
+      { name: 'operator_audit_role_known', expression: `actor_role IN ('viewer', 'operator', 'admin', 'super_admin', 'cli')` },
+      {
+        name: 'operator_audit_snapshots_bounded',
+        expression: `coalesce(octet_length(before::text), 0) <= ${MAX_AUDIT_SNAPSHOT_BYTES} AND coalesce(octet_length(after::text), 0) <= ${MAX_AUDIT_SNAPSHOT_BYTES}`,
+      },
+    ],
+  });
+}
