@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { ApiFailure, api, unwrap } from './api/client';
 import { forgetToken, readToken, saveToken } from './api/token';
 import { OperatorContext } from './api/operator';
+import { AuditPage } from './pages/audit-page';
 import { CatalogPage } from './pages/catalog-page';
 import { DeadLettersPage } from './pages/dead-letters-page';
 import { JobPage } from './pages/job-page';
@@ -20,7 +21,11 @@ const NAV = [
   ['#/catalog', 'Catalog'],
   ['#/spend', 'Spend'],
   ['#/workers', 'Workers'],
+  ['#/audit', 'Audit'],
 ] as const;
+
+/** Pages a role may not read are left out of the navigation (the gateway refuses their routes anyway). */
+const NAV_ROUTES: Partial<Record<(typeof NAV)[number][0], string>> = { '#/audit': 'GET /admin-api/audit' };
 
 function useHash(): string {
   const [hash, setHash] = useState(window.location.hash || '#/');
@@ -46,6 +51,8 @@ function Page({ hash }: { hash: string }) {
       return <SpendPage />;
     case '#/workers':
       return <WorkersPage />;
+    case '#/audit':
+      return <AuditPage />;
     default:
       return <OverviewPage />;
   }
@@ -93,7 +100,10 @@ export function App() {
     <div className="shell">
       <nav className="sidebar">
         <div className="brand">Atelier</div>
-        {NAV.map(([href, label]) => (
+        {NAV.filter(([href]) => {
+          const route = NAV_ROUTES[href];
+          return route === undefined || (check.data?.allowedRoutes.includes(route) ?? false);
+        }).map(([href, label]) => (
           <a key={href} href={href} className={hash === href || (href !== '#/' && hash.startsWith(href)) ? 'active' : ''}>
             {label}
           </a>

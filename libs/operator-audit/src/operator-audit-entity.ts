@@ -9,10 +9,18 @@ import {
   MAX_AUDIT_ROUTE_LENGTH,
   MAX_AUDIT_SNAPSHOT_BYTES,
   MAX_AUDIT_TARGET_LENGTH,
+  checkedSchema,
 } from './operator-audit-table.js';
 
-/** The table as an entity, a new one per call: each service's ORM discovers its own. */
-export function operatorAuditEntity() {
+/**
+ * The table as an entity, a new one per call: each service's ORM discovers its own. The triggers
+ * are raw DDL as Postgres prints it (see jobs' generation_jobs entity on why), so the schema
+ * check compares them; their function comes from the migration. The TRUNCATE trigger is left
+ * out: MikroORM 7.2 does not read statement triggers back (operator-audit.integration.test.ts
+ * shows it refuses).
+ */
+export function operatorAuditEntity(schema: string) {
+  const s = checkedSchema(schema);
   return defineEntity({
     name: 'OperatorAudit',
     tableName: 'operator_audit',
@@ -32,6 +40,15 @@ export function operatorAuditEntity() {
       { name: 'operator_audit_action_idx', properties: ['action', 'id'] },
       { name: 'operator_audit_target_idx', properties: ['target', 'id'] },
       { name: 'operator_audit_subject_idx', properties: ['actorSubject', 'id'] },
+    ],
+    triggers: [
+      {
+        name: 'operator_audit_no_change',
+        timing: 'before',
+        events: ['update', 'delete'],
+        forEach: 'row',
+        expression: `CREATE TRIGGER operator_audit_no_change BEFORE DELETE OR UPDATE ON ${s}.operator_audit FOR EACH ROW EXECUTE FUNCTION ${s}.operator_audit_append_only()`,
+      },
     ],
     checks: [
       { name: 'operator_audit_role_known', expression: `actor_role IN ('viewer', 'operator', 'admin', 'super_admin', 'cli')` },

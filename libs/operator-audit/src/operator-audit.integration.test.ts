@@ -20,7 +20,7 @@ const olga: OperatorActor = { subject: 'ops-olga', role: 'operator', route: 'POS
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  pool = createSqlPool({ databaseUrl: database.url, max: 4 });
+  pool = createSqlPool({ databaseUrl: database.url, max: 4, applicationName: 'operator-audit-test' });
   await pool.query(`CREATE SCHEMA ${SCHEMA}`);
   for (const statement of operatorAuditTableSql(SCHEMA)) await pool.query(statement);
   await pool.query(`CREATE TABLE ${SCHEMA}.settings (name text PRIMARY KEY, value int NOT NULL)`);

@@ -603,6 +603,7 @@ describe('catalog - migrations', () => {
         '0004-catalog-app-seed',
         '0005-catalog-model-prices',
         '0006-model-credential-modes',
+        '0007-operator-audit',
       ]);
       const catalogAfterFirst = await schemaSnapshot(db, 'catalog');
       const rowsAfterFirst = await db.query('SELECT * FROM catalog.models ORDER BY id');
@@ -668,6 +669,7 @@ describe('catalog - migrations', () => {
         '0004-catalog-app-seed',
         '0005-catalog-model-prices',
         '0006-model-credential-modes',
+        '0007-operator-audit',
       ]);
       expect(await enabledImageCodes('models')).toEqual(['patbond-v1', 'pet-art-pro', 'cute-motion']);
       expect(await enabledImageCodes('styles')).toEqual(['healing', '3d', 'comic', 'watercolor']);
@@ -710,6 +712,7 @@ describe('catalog - migrations', () => {
         '0004-catalog-app-seed',
         '0005-catalog-model-prices',
         '0006-model-credential-modes',
+        '0007-operator-audit',
       ]);
     } finally {
       await ormA.close();

@@ -315,6 +315,29 @@ describe('console in a browser', () => {
     await expect.poll(mobileDefaults, { timeout: 10_000 }).toEqual({ strength: 0.8 });
   });
 
+  it("lists the operators' actions in the audit: the model edits with before and after, the retry, filtered by action", async () => {
+    await open('#/audit');
+    const edits = page.locator('tr[data-audit="catalog.model.upsert"]');
+    await edits.first().waitFor();
+    // Newest first: the edit back to 0.8, then the edit to 0.5, each naming the operator, role and route.
+    await expect
+      .poll(async () => (await edits.allTextContents()).slice(0, 2))
+      .toEqual([
+        expect.stringMatching(
+          /ops · admin.*PUT \/admin-api\/catalog\/models\/:code.*model:patbond-v1.*defaultParameters: \{"strength":0\.5\} → \{"strength":0\.8\}/,
+        ),
+        expect.stringMatching(/model:patbond-v1.*defaultParameters: \{"strength":0\.8\} → \{"strength":0\.5\}/),
+      ]);
+    await shoot('audit');
+    await page.getByLabel('action').fill('job.retry');
+    await page.getByLabel('action').blur();
+    const retries = page.locator('tr[data-audit]');
+    await expect
+      .poll(async () => new Set(await retries.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-audit')))))
+      .toEqual(new Set(['job.retry']));
+    expect(await retries.first().textContent()).toContain(`job:${failedJobId}`);
+  });
+
   it('filters jobs by type, user and creation time, a cursor page at a time', async () => {
     const bob = alice.as(await sign(`bob-${process.pid}`));
     const upscaler = await addUpscaleModel(alice, admin);
@@ -438,6 +461,8 @@ describe('console in a browser', () => {
       await tab.getByRole('heading', { name: 'Models' }).waitFor();
       expect((await tab.getByRole('button', { name: 'Edit' }).count()) > 0, `${role}: Edit`).toBe(may.catalogEdits);
       expect((await tab.getByRole('button', { name: /^(Disable|Enable)$/ }).count()) > 0, `${role}: Disable`).toBe(may.catalogEdits);
+      // The audit is an admin's page: the navigation offers it from admin on.
+      expect(await tab.getByRole('link', { name: 'Audit' }).count(), `${role}: Audit`).toBe(may.catalogEdits ? 1 : 0);
       await tab.close();
     }
   });

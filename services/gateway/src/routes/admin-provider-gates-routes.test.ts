@@ -105,7 +105,14 @@ describe('gateway - provider budgets and limits (operators)', () => {
     expect(asked).toEqual([
       {
         method: 'setSpendBudget',
-        request: { providerCode: 'sim', providerModel: '', dailyLimitMicros: 75_000_000, currency: 'USD', operatorId: 'ops-carol' },
+        request: {
+          providerCode: 'sim',
+          providerModel: '',
+          dailyLimitMicros: 75_000_000,
+          currency: 'USD',
+          operatorId: 'ops-carol',
+          actor: { subject: 'ops-carol', role: 'admin', route: 'PUT /admin-api/provider-budgets' },
+        },
       },
       {
         method: 'setProviderLimit',
@@ -116,6 +123,7 @@ describe('gateway - provider budgets and limits (operators)', () => {
           maxRequestsPerSecond: undefined,
           burst: undefined,
           operatorId: 'ops-carol',
+          actor: { subject: 'ops-carol', role: 'admin', route: 'PUT /admin-api/provider-limits' },
         },
       },
     ]);
@@ -126,7 +134,14 @@ describe('gateway - provider budgets and limits (operators)', () => {
     const missing = await call('DELETE', '/admin-api/provider-budgets?providerCode=other');
     expect([missing.statusCode, missing.json().error.code]).toEqual([404, 40400]);
     expect((await call('DELETE', '/admin-api/provider-limits?providerCode=sim&providerModel=sim-stylize')).statusCode).toBe(204);
-    expect(asked.at(-1)).toEqual({ method: 'deleteProviderLimit', request: { providerCode: 'sim', providerModel: 'sim-stylize' } });
+    expect(asked.at(-1)).toEqual({
+      method: 'deleteProviderLimit',
+      request: {
+        providerCode: 'sim',
+        providerModel: 'sim-stylize',
+        actor: { subject: 'ops-carol', role: 'admin', route: 'DELETE /admin-api/provider-limits' },
+      },
+    });
   });
 
   it('refuses bad input 400 before jobs is asked, and a user without the admin role 403', async () => {

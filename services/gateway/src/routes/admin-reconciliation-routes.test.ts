@@ -104,7 +104,13 @@ describe('admin reconciliation routes', () => {
   it('acknowledges as the calling operator; an unknown finding is 404', async () => {
     const response = await call('POST', '/admin-api/reconciliation/findings/7/acknowledge');
     expect(response.statusCode).toBe(200);
-    expect(asked.ack).toEqual([{ findingId: 7, operatorId: 'ops-carol' }]);
+    expect(asked.ack).toEqual([
+      {
+        findingId: 7,
+        operatorId: 'ops-carol',
+        actor: { subject: 'ops-carol', role: 'admin', route: 'POST /admin-api/reconciliation/findings/:id/acknowledge' },
+      },
+    ]);
     expect(response.json().finding).toMatchObject({ acknowledgedBy: 'ops-carol', acknowledgedAt: '2026-12-03T21:20:00.000Z' });
     expect((await call('POST', '/admin-api/reconciliation/findings/8/acknowledge')).statusCode).toBe(404);
   });

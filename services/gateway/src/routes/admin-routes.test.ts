@@ -279,7 +279,11 @@ describe('admin routes - job detail and cancel', () => {
     const cancelled = await call('POST', `/admin-api/jobs/${jobId}/cancel`);
     expect(cancelled.statusCode).toBe(200);
     expect(cancelled.json().job.status).toBe('cancelled');
-    expect(asked.cancelJob!.at(-1)).toEqual({ jobId, operatorId: 'ops-carol' });
+    expect(asked.cancelJob!.at(-1)).toEqual({
+      jobId,
+      operatorId: 'ops-carol',
+      actor: { subject: 'ops-carol', role: 'admin', route: 'POST /admin-api/jobs/:jobId/cancel' },
+    });
     const ended = await call('POST', `/admin-api/jobs/${endedId}/cancel`);
     expect(ended.statusCode).toBe(422);
     expect(ended.json().error).toMatchObject({ code: 42206, name: 'GENERATION_RULE_VIOLATION', message: 'the job has already succeeded' });
@@ -370,7 +374,11 @@ describe('admin routes - catalog', () => {
   it('enables and disables models and styles; 404 for an unknown id, 400 for a malformed one', async () => {
     const disabled = await call('POST', `/admin-api/catalog/models/${model.id}/disable`);
     expect(disabled.json().model.enabled).toBe(false);
-    expect(asked.setModelEnabled!.at(-1)).toEqual({ modelId: model.id, enabled: false });
+    expect(asked.setModelEnabled!.at(-1)).toEqual({
+      modelId: model.id,
+      enabled: false,
+      actor: { subject: 'ops-carol', role: 'admin', route: 'POST /admin-api/catalog/models/:id/disable' },
+    });
     expect((await call('POST', `/admin-api/catalog/models/${model.id}/enable`)).json().model.enabled).toBe(true);
     expect((await call('POST', `/admin-api/catalog/styles/${style.id}/disable`)).json().style.enabled).toBe(false);
     expect((await call('POST', `/admin-api/catalog/styles/${style.id}/enable`)).json().style.enabled).toBe(true);
