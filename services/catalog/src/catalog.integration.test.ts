@@ -16,7 +16,9 @@ import {
   testClient,
   testNatsUrl,
   testSecurity,
-  type TestDatabase, TEST_OPERATOR_ACTOR } from '@atelier/testing';
+  type TestDatabase,
+  TEST_OPERATOR_ACTOR,
+} from '@atelier/testing';
 import { createSqlPool, type SqlPool } from '@atelier/db';
 import { openChangeNotices, type ChangeNotices } from './peers/change-notices.js';
 import type { PreviewAssets } from './peers/preview-assets.js';
@@ -142,7 +144,8 @@ describe('catalog - seeded catalog over gRPC', () => {
   });
 
   it('breaks sort_order ties by id', async () => {
-    const a = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
+    const a = await client.upsertStyle({
+      actor: TEST_OPERATOR_ACTOR,
       code: 'tie-a',
       mediaKind: MediaKind.IMAGE,
       title: 'Tie A',
@@ -150,7 +153,8 @@ describe('catalog - seeded catalog over gRPC', () => {
       promptPreset: '',
       sortOrder: 1000,
     });
-    const b = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
+    const b = await client.upsertStyle({
+      actor: TEST_OPERATOR_ACTOR,
       code: 'tie-b',
       mediaKind: MediaKind.IMAGE,
       title: 'Tie B',
@@ -210,7 +214,8 @@ describe('catalog - operator upsert and enable/disable', () => {
     expect(created.created).toBe(true);
     expect(created.model).toMatchObject({ code: 'ops-model', enabled: true, modelVersion: '1', defaultParameters: { steps: 20 } });
 
-    const updated = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR,
+    const updated = await client.upsertModel({
+      actor: TEST_OPERATOR_ACTOR,
       ...baseModel,
       displayName: 'Ops Model v2',
       modelVersion: '2',
@@ -255,7 +260,8 @@ describe('catalog - operator upsert and enable/disable', () => {
     expect(all.styles.find((s) => s.id === style.id)?.enabled).toBe(false);
 
     // An upsert without `enabled` keeps the entry disabled; re-enabling brings it back.
-    await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
+    await client.upsertStyle({
+      actor: TEST_OPERATOR_ACTOR,
       code: 'comic',
       mediaKind: MediaKind.IMAGE,
       title: 'Comic',
@@ -284,15 +290,20 @@ describe('catalog - operator upsert and enable/disable', () => {
       code: ErrorCode.INVALID_ARGUMENT,
       field: 'code',
     });
-    expect(await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, code: 'fine-code', mediaKind: MediaKind.UNSPECIFIED }))).toMatchObject({
+    expect(
+      await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, code: 'fine-code', mediaKind: MediaKind.UNSPECIFIED })),
+    ).toMatchObject({
       field: 'media_kind',
     });
-    expect(await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, code: 'fine-code', displayName: ' ' }))).toMatchObject({
+    expect(
+      await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, code: 'fine-code', displayName: ' ' })),
+    ).toMatchObject({
       field: 'display_name',
     });
     expect(
       await refusal(
-        client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
+        client.upsertStyle({
+          actor: TEST_OPERATOR_ACTOR,
           code: 'fine-style',
           mediaKind: MediaKind.IMAGE,
           title: 'T',
@@ -307,13 +318,17 @@ describe('catalog - operator upsert and enable/disable', () => {
   });
 
   it('answers NOT_FOUND when enabling an unknown entry', async () => {
-    const error = await refusal(client.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: '019a0000-0000-7000-8000-0000000000ee', enabled: true }));
+    const error = await refusal(
+      client.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: '019a0000-0000-7000-8000-0000000000ee', enabled: true }),
+    );
     expect(error).toMatchObject({ code: ErrorCode.NOT_FOUND });
   });
 
   it('creates exactly one entry when the same new code is upserted concurrently', async () => {
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, code: 'race-model', displayName: `Race ${i}` })),
+      Array.from({ length: 10 }, (_, i) =>
+        client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...baseModel, code: 'race-model', displayName: `Race ${i}` }),
+      ),
     );
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.model!.id)).size).toBe(1);
@@ -352,14 +367,19 @@ describe('catalog - localized names', () => {
   });
 
   it('stores the translations an upsert gives, keeps them when it gives none, and replaces them when it gives some', async () => {
-    const created = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, displayNameI18n: { values: { 'zh-CN': ' 本地化模型 ' } } });
+    const created = await client.upsertModel({
+      actor: TEST_OPERATOR_ACTOR,
+      ...model,
+      displayNameI18n: { values: { 'zh-CN': ' 本地化模型 ' } },
+    });
     expect(created.model!.displayNameI18n).toEqual({ 'zh-CN': '本地化模型' });
     const kept = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, displayName: 'Localized Model v2' });
     expect(kept.model).toMatchObject({ displayName: 'Localized Model v2', displayNameI18n: { 'zh-CN': '本地化模型' } });
     const cleared = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, displayNameI18n: { values: { 'zh-CN': '' } } });
     expect(cleared.model!.displayNameI18n).toEqual({});
 
-    const styled = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
+    const styled = await client.upsertStyle({
+      actor: TEST_OPERATOR_ACTOR,
       ...style,
       titleI18n: { values: { 'zh-CN': '水墨' } },
       subtitleI18n: { values: { 'zh-CN': '笔与墨' } },
@@ -371,15 +391,23 @@ describe('catalog - localized names', () => {
 
   it('refuses an unknown language or a translation over the bound, naming the field, and writes nothing', async () => {
     const before = await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED });
-    expect(await refusal(client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, code: 'i18n-bad', displayNameI18n: { values: { fr: 'Modèle' } } }))).toMatchObject({
+    expect(
+      await refusal(
+        client.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...model, code: 'i18n-bad', displayNameI18n: { values: { fr: 'Modèle' } } }),
+      ),
+    ).toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,
       field: 'display_name_i18n',
     });
     expect(
-      await refusal(client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...style, code: 'i18n-bad', titleI18n: { values: { 'zh-CN': '长'.repeat(81) } } })),
+      await refusal(
+        client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...style, code: 'i18n-bad', titleI18n: { values: { 'zh-CN': '长'.repeat(81) } } }),
+      ),
     ).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'title_i18n.zh-CN' });
     expect(
-      await refusal(client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...style, code: 'i18n-bad', subtitleI18n: { values: { 'zh-CN': 'a\u0000b' } } })),
+      await refusal(
+        client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...style, code: 'i18n-bad', subtitleI18n: { values: { 'zh-CN': 'a\u0000b' } } }),
+      ),
     ).toMatchObject({ field: 'subtitle_i18n.zh-CN' });
     expect(await client.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED })).toEqual(before);
   });
@@ -415,10 +443,22 @@ describe('catalog - entries the platform can use', () => {
 
   it('refuses a style whose preview is no ready media asset, and links the preview of an enabled one only', async () => {
     expect(
-      await refusal(client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...baseStyle, code: 'no-preview', previewAssetId: '019a0000-0000-7000-8000-00000000f0ff' })),
+      await refusal(
+        client.upsertStyle({
+          actor: TEST_OPERATOR_ACTOR,
+          ...baseStyle,
+          code: 'no-preview',
+          previewAssetId: '019a0000-0000-7000-8000-00000000f0ff',
+        }),
+      ),
     ).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field: 'preview_asset_id' });
 
-    const { style } = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, ...baseStyle, code: 'with-preview', previewAssetId: READY_PREVIEW });
+    const { style } = await client.upsertStyle({
+      actor: TEST_OPERATOR_ACTOR,
+      ...baseStyle,
+      code: 'with-preview',
+      previewAssetId: READY_PREVIEW,
+    });
     expect(style!.previewAssetId).toBe(READY_PREVIEW);
     expect(await client.getStylePreview({ styleId: style!.id })).toMatchObject({
       downloadUrl: `http://s3.test/${READY_PREVIEW}`,
@@ -435,7 +475,8 @@ describe('catalog - entries the platform can use', () => {
 describe('catalog - change notices', () => {
   it('announces each committed upsert and enable/disable on the subject of its prefix, with the kind and id', async () => {
     heard.length = 0;
-    const { model } = await client.upsertModel({ actor: TEST_OPERATOR_ACTOR,
+    const { model } = await client.upsertModel({
+      actor: TEST_OPERATOR_ACTOR,
       code: 'notice-model',
       mediaKind: MediaKind.IMAGE,
       displayName: 'Notice Model',
@@ -447,7 +488,8 @@ describe('catalog - change notices', () => {
       defaultParameters: {},
       credentialModes: [],
     });
-    const { style } = await client.upsertStyle({ actor: TEST_OPERATOR_ACTOR,
+    const { style } = await client.upsertStyle({
+      actor: TEST_OPERATOR_ACTOR,
       code: 'notice-style',
       mediaKind: MediaKind.IMAGE,
       title: 'Notice',
@@ -473,7 +515,17 @@ describe('catalog - change notices', () => {
   it('announces nothing for a refused write', async () => {
     heard.length = 0;
     await refusal(client.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: '00000000-0000-7000-8000-000000000000', enabled: false }));
-    await refusal(client.upsertStyle({ actor: TEST_OPERATOR_ACTOR, code: '', mediaKind: MediaKind.IMAGE, title: 'x', subtitle: '', promptPreset: '', sortOrder: 1 }));
+    await refusal(
+      client.upsertStyle({
+        actor: TEST_OPERATOR_ACTOR,
+        code: '',
+        mediaKind: MediaKind.IMAGE,
+        title: 'x',
+        subtitle: '',
+        promptPreset: '',
+        sortOrder: 1,
+      }),
+    );
     await listener.flush();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(heard).toEqual([]);
@@ -489,8 +541,12 @@ describe('catalog - change notices', () => {
     try {
       const { models } = await offlineClient.getCatalog({ mediaKind: MediaKind.IMAGE });
       const model = models[0]!;
-      expect((await offlineClient.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: false })).model!.enabled).toBe(false);
-      expect((await offlineClient.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: true })).model!.enabled).toBe(true);
+      expect((await offlineClient.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: false })).model!.enabled).toBe(
+        false,
+      );
+      expect((await offlineClient.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: true })).model!.enabled).toBe(
+        true,
+      );
     } finally {
       offlineClient.close();
       await offline.shutdown(100);
@@ -552,8 +608,12 @@ describe('catalog - the operator CLI identity', () => {
       const { models } = await ops.listCatalogEntries({ mediaKind: MediaKind.UNSPECIFIED });
       expect(models.length).toBeGreaterThan(0);
       const model = models[0]!;
-      expect((await ops.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: model.enabled })).model).toMatchObject({ id: model.id });
-      await expect(ops.setStyleEnabled({ actor: TEST_OPERATOR_ACTOR, styleId: '00000000-0000-4000-8000-000000000000', enabled: true })).rejects.toMatchObject({
+      expect((await ops.setModelEnabled({ actor: TEST_OPERATOR_ACTOR, modelId: model.id, enabled: model.enabled })).model).toMatchObject({
+        id: model.id,
+      });
+      await expect(
+        ops.setStyleEnabled({ actor: TEST_OPERATOR_ACTOR, styleId: '00000000-0000-4000-8000-000000000000', enabled: true }),
+      ).rejects.toMatchObject({
         code: ErrorCode.NOT_FOUND,
       });
       await expect(ops.upsertModel(catalogV1.UpsertModelRequest.fromPartial({}))).rejects.toMatchObject({

@@ -56,7 +56,8 @@ describe('catalog - model prices', () => {
 
   it('adds a price from now or later, announces the model, and never rewrites the past', async () => {
     const from = new Date(Date.now() + 3_600_000);
-    const { model } = await gateway.setModelPrice({ actor: TEST_OPERATOR_ACTOR,
+    const { model } = await gateway.setModelPrice({
+      actor: TEST_OPERATOR_ACTOR,
       modelId: PATBOND,
       unit: 'predict_second',
       unitPriceMicros: 2500,
@@ -65,7 +66,8 @@ describe('catalog - model prices', () => {
     });
     expect(model!.prices.map((price) => price.unitPriceMicros)).toEqual([2300, 2500]);
     expect(announced).toContainEqual({ kind: 'model', id: PATBOND });
-    const again = gateway.setModelPrice({ actor: TEST_OPERATOR_ACTOR,
+    const again = gateway.setModelPrice({
+      actor: TEST_OPERATOR_ACTOR,
       modelId: PATBOND,
       unit: 'predict_second',
       unitPriceMicros: 1,
@@ -73,7 +75,8 @@ describe('catalog - model prices', () => {
       effectiveFrom: from,
     });
     await expect(again).rejects.toMatchObject({ code: ErrorCode.ALREADY_EXISTS });
-    const past = gateway.setModelPrice({ actor: TEST_OPERATOR_ACTOR,
+    const past = gateway.setModelPrice({
+      actor: TEST_OPERATOR_ACTOR,
       modelId: PATBOND,
       unit: 'predict_second',
       unitPriceMicros: 1,
@@ -97,7 +100,9 @@ describe('catalog - model prices', () => {
         message: expect.stringContaining(field),
       });
     }
-    await expect(gateway.setModelPrice({ actor: TEST_OPERATOR_ACTOR, ...base, modelId: '019a0000-0000-7000-8000-0000000000ee' })).rejects.toMatchObject({
+    await expect(
+      gateway.setModelPrice({ actor: TEST_OPERATOR_ACTOR, ...base, modelId: '019a0000-0000-7000-8000-0000000000ee' }),
+    ).rejects.toMatchObject({
       code: ErrorCode.NOT_FOUND,
     });
   });
@@ -106,9 +111,17 @@ describe('catalog - model prices', () => {
     const ops = await testClient(catalogV1.CatalogServiceClient, `127.0.0.1:${server.port}`, 'ops');
     const jobs = await testClient(catalogV1.CatalogServiceClient, `127.0.0.1:${server.port}`, 'jobs');
     try {
-      const { model } = await ops.setModelPrice({ actor: TEST_OPERATOR_ACTOR, modelId: PATBOND, unit: 'image', unitPriceMicros: 40_000, currency: 'USD' });
+      const { model } = await ops.setModelPrice({
+        actor: TEST_OPERATOR_ACTOR,
+        modelId: PATBOND,
+        unit: 'image',
+        unitPriceMicros: 40_000,
+        currency: 'USD',
+      });
       expect(model!.prices.some((price) => price.unit === 'image')).toBe(true);
-      await expect(jobs.setModelPrice({ actor: TEST_OPERATOR_ACTOR, modelId: PATBOND, unit: 'image', unitPriceMicros: 1, currency: 'USD' })).rejects.toMatchObject({
+      await expect(
+        jobs.setModelPrice({ actor: TEST_OPERATOR_ACTOR, modelId: PATBOND, unit: 'image', unitPriceMicros: 1, currency: 'USD' }),
+      ).rejects.toMatchObject({
         code: ErrorCode.PERMISSION_DENIED,
       });
     } finally {

@@ -141,11 +141,17 @@ describe('jobs admin - CancelJob', () => {
       reason: 'JOB_ALREADY_FINISHED',
       message: expect.stringContaining('cancelled'),
     });
-    expect(await refusal(h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: '019a0000-0000-7000-8000-0000000000ab', operatorId: 'ops' }))).toMatchObject({
+    expect(
+      await refusal(h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: '019a0000-0000-7000-8000-0000000000ab', operatorId: 'ops' })),
+    ).toMatchObject({
       code: ErrorCode.NOT_FOUND,
     });
-    expect(await refusal(h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: 'nope', operatorId: 'ops' }))).toMatchObject({ field: 'job_id' });
-    expect(await refusal(h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: job.id, operatorId: '' }))).toMatchObject({ field: 'operator_id' });
+    expect(await refusal(h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: 'nope', operatorId: 'ops' }))).toMatchObject({
+      field: 'job_id',
+    });
+    expect(await refusal(h.admin.cancelJob({ actor: TEST_OPERATOR_ACTOR, jobId: job.id, operatorId: '' }))).toMatchObject({
+      field: 'operator_id',
+    });
   });
 });
 
@@ -159,16 +165,23 @@ describe('jobs admin - the replay audit', () => {
     );
     const id = String(dead.rows[0].id);
     const operator = `ops-${process.pid}-${++seq}`;
-    expect((await h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: id, operatorId: operator })).event).toMatchObject({ id, attemptCount: 0 });
+    expect((await h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: id, operatorId: operator })).event).toMatchObject({
+      id,
+      attemptCount: 0,
+    });
     expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: id, operatorId: operator }))).toMatchObject({
       code: ErrorCode.FAILED_PRECONDITION,
       reason: 'OUTBOX_EVENT_NOT_DEAD',
     });
-    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: '9223372036854775807', operatorId: operator }))).toMatchObject({
+    expect(
+      await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: '9223372036854775807', operatorId: operator })),
+    ).toMatchObject({
       code: ErrorCode.NOT_FOUND,
     });
     // Refused before any SQL: nothing to audit.
-    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: id, operatorId: '' }))).toMatchObject({ field: 'operator_id' });
+    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: id, operatorId: '' }))).toMatchObject({
+      field: 'operator_id',
+    });
 
     const first = await h.admin.listOutboxReplays({ pageSize: 2, pageToken: '' });
     const second = await h.admin.listOutboxReplays({ pageSize: 2, pageToken: first.nextPageToken });

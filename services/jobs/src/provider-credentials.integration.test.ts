@@ -40,7 +40,8 @@ beforeAll(async () => {
   const choice = await catalogChoice(h.catalog);
   platformOnlyModel = choice.stylizer.id;
   styleId = choice.style.id;
-  const { model } = await h.catalog.upsertModel({ actor: TEST_OPERATOR_ACTOR,
+  const { model } = await h.catalog.upsertModel({
+    actor: TEST_OPERATOR_ACTOR,
     code: 'credentials-model',
     mediaKind: commonV1.MediaKind.IMAGE,
     displayName: 'Credentials',
@@ -134,7 +135,9 @@ describe('provider credentials - registration', () => {
     expect(await refusal(asGateway.getJobCredential({ jobId: '019a0000-0000-7000-8000-000000000001', workerId: 'w' }))).toMatchObject({
       code: 'PERMISSION_DENIED',
     });
-    expect(await refusal(asGateway.rewrapCredentials({ actor: TEST_OPERATOR_ACTOR, batchSize: 1 }))).toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(await refusal(asGateway.rewrapCredentials({ actor: TEST_OPERATOR_ACTOR, batchSize: 1 }))).toMatchObject({
+      code: 'PERMISSION_DENIED',
+    });
     expect(await refusal(asOps.listProviderCredentials({ userId }))).toMatchObject({ code: 'PERMISSION_DENIED' });
   });
 });

@@ -55,7 +55,14 @@ describe('provider gates - who may call what', () => {
       });
       await expect(worker.listSpendBudgets({})).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
       await expect(
-        worker.setSpendBudget({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: '', dailyLimitMicros: 1, currency: 'USD', operatorId: 'x' }),
+        worker.setSpendBudget({
+          actor: TEST_OPERATOR_ACTOR,
+          providerCode: 'sim',
+          providerModel: '',
+          dailyLimitMicros: 1,
+          currency: 'USD',
+          operatorId: 'x',
+        }),
       ).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
       await expect(gateway.acquireProviderPermits({ providerCode: 'sim', wanted: 1, workerId: 'w-1' })).rejects.toMatchObject({
         code: ErrorCode.PERMISSION_DENIED,
@@ -77,7 +84,8 @@ describe('provider gates - operators', () => {
     const gates = await gatesAs('gateway');
     try {
       const set = (overrides: Partial<jobsDispatchGatesV1.SetSpendBudgetRequest>) =>
-        gates.setSpendBudget({ actor: TEST_OPERATOR_ACTOR,
+        gates.setSpendBudget({
+          actor: TEST_OPERATOR_ACTOR,
           providerCode: 'sim',
           providerModel: '',
           dailyLimitMicros: 10,
@@ -91,22 +99,37 @@ describe('provider gates - operators', () => {
       expect(await refusal(set({ operatorId: '' }))).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'operator_id' });
       expect(
         await refusal(
-          gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: 'one-model', maxRequestsPerSecond: 5, operatorId: 'a' }),
+          gates.setProviderLimit({
+            actor: TEST_OPERATOR_ACTOR,
+            providerCode: 'sim',
+            providerModel: 'one-model',
+            maxRequestsPerSecond: 5,
+            operatorId: 'a',
+          }),
         ),
       ).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'max_requests_per_second' });
-      expect(await refusal(gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: '', burst: 5, operatorId: 'a' }))).toMatchObject({
+      expect(
+        await refusal(
+          gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: '', burst: 5, operatorId: 'a' }),
+        ),
+      ).toMatchObject({
         code: 'INVALID_ARGUMENT',
         field: 'burst',
       });
-      expect(await refusal(gates.deleteSpendBudget({ actor: TEST_OPERATOR_ACTOR, providerCode: 'nothing', providerModel: '' }))).toMatchObject({
+      expect(
+        await refusal(gates.deleteSpendBudget({ actor: TEST_OPERATOR_ACTOR, providerCode: 'nothing', providerModel: '' })),
+      ).toMatchObject({
         code: 'NOT_FOUND',
         reason: 'SPEND_BUDGET_NOT_FOUND',
       });
-      expect(await refusal(gates.deleteProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'nothing', providerModel: '' }))).toMatchObject({
+      expect(
+        await refusal(gates.deleteProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'nothing', providerModel: '' })),
+      ).toMatchObject({
         code: 'NOT_FOUND',
         reason: 'PROVIDER_LIMIT_NOT_FOUND',
       });
-      const { limit } = await gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR,
+      const { limit } = await gates.setProviderLimit({
+        actor: TEST_OPERATOR_ACTOR,
         providerCode: 'other',
         providerModel: '',
         maxConcurrent: 4,
@@ -137,7 +160,8 @@ describe('provider gates - a spent budget', () => {
       const user = newUser();
       const before = await stylizeRequest(user, 'before');
       const { job: queued } = await h.jobs.createJob(before);
-      const { budget } = await gates.setSpendBudget({ actor: TEST_OPERATOR_ACTOR,
+      const { budget } = await gates.setSpendBudget({
+        actor: TEST_OPERATOR_ACTOR,
         providerCode: provider,
         providerModel: '',
         dailyLimitMicros: 0,
@@ -165,13 +189,20 @@ describe('provider gates - a spent budget', () => {
         attemptCount: 0,
       });
       // Operators see it wait: the provider's limits list the due jobs on our key and how long the oldest waited.
-      await gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: provider, providerModel: '', maxConcurrent: 10, operatorId: 'admin-1' });
+      await gates.setProviderLimit({
+        actor: TEST_OPERATOR_ACTOR,
+        providerCode: provider,
+        providerModel: '',
+        maxConcurrent: 10,
+        operatorId: 'admin-1',
+      });
       const waiting = (await gates.listProviderLimits({})).limits.find((l) => l.providerCode === provider)!;
       expect(waiting.waiting).toBeGreaterThanOrEqual(1);
       expect(waiting.oldestWaitingMs).toBeGreaterThan(0);
       await gates.deleteProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: provider, providerModel: '' });
 
-      await gates.setSpendBudget({ actor: TEST_OPERATOR_ACTOR,
+      await gates.setSpendBudget({
+        actor: TEST_OPERATOR_ACTOR,
         providerCode: provider,
         providerModel: '',
         dailyLimitMicros: 1_000_000,

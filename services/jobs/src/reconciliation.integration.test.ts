@@ -267,7 +267,11 @@ describe('reconciliation - operators', () => {
     expect(open).toBe(6);
 
     const id = doubled.findings[0]!.id;
-    const acknowledged = await operator.acknowledgeReconciliationFinding({ actor: TEST_OPERATOR_ACTOR, findingId: id, operatorId: 'ops-alice' });
+    const acknowledged = await operator.acknowledgeReconciliationFinding({
+      actor: TEST_OPERATOR_ACTOR,
+      findingId: id,
+      operatorId: 'ops-alice',
+    });
     expect(acknowledged.finding).toMatchObject({ acknowledgedBy: 'ops-alice', acknowledgedAt: expect.any(Date) });
     const repeated = await operator.acknowledgeReconciliationFinding({ actor: TEST_OPERATOR_ACTOR, findingId: id, operatorId: 'ops-bob' });
     expect(repeated.finding).toMatchObject({ acknowledgedBy: 'ops-alice', acknowledgedAt: acknowledged.finding!.acknowledgedAt });
@@ -281,7 +285,9 @@ describe('reconciliation - operators', () => {
     const firstPage = await findings({ pageSize: 2 });
     const secondPage = await findings({ pageSize: 2, pageToken: firstPage.nextPageToken });
     expect(secondPage.findings[0]!.id).toBeLessThan(firstPage.findings[1]!.id);
-    await expect(operator.acknowledgeReconciliationFinding({ actor: TEST_OPERATOR_ACTOR, findingId: 999_999, operatorId: 'ops-alice' })).rejects.toMatchObject({
+    await expect(
+      operator.acknowledgeReconciliationFinding({ actor: TEST_OPERATOR_ACTOR, findingId: 999_999, operatorId: 'ops-alice' }),
+    ).rejects.toMatchObject({
       code: ErrorCode.NOT_FOUND,
     });
   });
@@ -299,7 +305,9 @@ describe('reconciliation - operators', () => {
       ).rejects.toMatchObject({
         code: ErrorCode.PERMISSION_DENIED,
       });
-      await expect(worker.acknowledgeReconciliationFinding({ actor: TEST_OPERATOR_ACTOR, findingId: 1, operatorId: 'x' })).rejects.toMatchObject({
+      await expect(
+        worker.acknowledgeReconciliationFinding({ actor: TEST_OPERATOR_ACTOR, findingId: 1, operatorId: 'x' }),
+      ).rejects.toMatchObject({
         code: ErrorCode.PERMISSION_DENIED,
       });
       await expect(asMedia.finishReconciliation({ runId: randomUUID(), workerId: WORKER_1 })).rejects.toMatchObject({

@@ -203,7 +203,8 @@ describe('usage ledger - prices', () => {
   it('costs a call at the price in force when it was made, and RecomputeCosts restores costs from the units, idempotently', async () => {
     const job = await newStylize();
     const switchAt = new Date(Date.now() + 2_000);
-    await h.catalog.setModelPrice({ actor: TEST_OPERATOR_ACTOR,
+    await h.catalog.setModelPrice({
+      actor: TEST_OPERATOR_ACTOR,
       modelId: choice.stylizer.id,
       unit: 'predict_second',
       unitPriceMicros: 5000,

@@ -45,7 +45,8 @@ beforeAll(async () => {
   });
   credentials = await testClient(jobsCredentialsV1.ProviderCredentialsServiceClient, p.processes.jobs.address, 'gateway');
   credentialsAsWorker = await testClient(jobsCredentialsV1.ProviderCredentialsServiceClient, p.processes.jobs.address, 'worker');
-  const { model } = await p.catalog.upsertModel({ actor: TEST_OPERATOR_ACTOR,
+  const { model } = await p.catalog.upsertModel({
+    actor: TEST_OPERATOR_ACTOR,
     code: 'credentials-e2e',
     mediaKind: commonV1.MediaKind.IMAGE,
     displayName: 'Credentials E2E',

@@ -10,7 +10,8 @@ let style: { id: string; code: string; promptPreset: string };
 beforeAll(async () => {
   p = await startPlatform();
   // A model of its own, so the seeds' defaults do not decide the outcome.
-  const { model } = await p.catalog.upsertModel({ actor: TEST_OPERATOR_ACTOR,
+  const { model } = await p.catalog.upsertModel({
+    actor: TEST_OPERATOR_ACTOR,
     code: 'effective-e2e',
     mediaKind: commonV1.MediaKind.IMAGE,
     displayName: 'Effective parameters E2E',

@@ -52,8 +52,15 @@ const statusOf = async (jobId: string) => (await p.jobs.getJob({ jobId, userId: 
 
 describe('provider gates - a daily budget crossed mid-burst', () => {
   it('holds the rest back (queued, not charged), refuses new creates 503 until raised, then runs everything', async () => {
-    await gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: '', maxConcurrent: CAP, operatorId: 'test-admin' });
-    await gates.setSpendBudget({ actor: TEST_OPERATOR_ACTOR,
+    await gates.setProviderLimit({
+      actor: TEST_OPERATOR_ACTOR,
+      providerCode: 'sim',
+      providerModel: '',
+      maxConcurrent: CAP,
+      operatorId: 'test-admin',
+    });
+    await gates.setSpendBudget({
+      actor: TEST_OPERATOR_ACTOR,
       providerCode: 'sim',
       providerModel: '',
       dailyLimitMicros: BUDGET_MICROS,
@@ -97,7 +104,8 @@ describe('provider gates - a daily budget crossed mid-burst', () => {
     expect(await predictionsTotal()).toBe(before + charged);
 
     // An operator raises it: the held-back jobs run (each once), and creates are accepted again.
-    await gates.setSpendBudget({ actor: TEST_OPERATOR_ACTOR,
+    await gates.setSpendBudget({
+      actor: TEST_OPERATOR_ACTOR,
       providerCode: 'sim',
       providerModel: '',
       dailyLimitMicros: 1_000_000,

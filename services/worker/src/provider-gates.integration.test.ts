@@ -68,7 +68,13 @@ async function metricTotal(worker: ServiceProcess, name: string): Promise<number
 
 describe('provider gates - the vendor’s limits across two workers', () => {
   it('with a cap of 3 concurrent predictions, a burst of 20 jobs never has more than 3 open at the simulator, and each runs once', async () => {
-    await gates.setProviderLimit({ actor: TEST_OPERATOR_ACTOR, providerCode: 'sim', providerModel: '', maxConcurrent: 3, operatorId: 'test-admin' });
+    await gates.setProviderLimit({
+      actor: TEST_OPERATOR_ACTOR,
+      providerCode: 'sim',
+      providerModel: '',
+      maxConcurrent: 3,
+      operatorId: 'test-admin',
+    });
     const done = await burst(20, 'gated burst');
     expect(done.map((job) => job.status)).toEqual(Array(20).fill(jobsV1.JobStatus.SUCCEEDED));
     const stats = await openStats();

@@ -106,7 +106,10 @@ export async function lockModel(db: Queryable, key: { id: string } | { code: str
   const result = await db.query<Model>(
     'id' in key
       ? { text: `SELECT ${MODEL_COLUMNS} FROM catalog.models WHERE id = $1 FOR UPDATE`, values: [key.id] }
-      : { text: `SELECT ${MODEL_COLUMNS} FROM catalog.models WHERE code = $1 AND media_kind = $2 FOR UPDATE`, values: [key.code, key.mediaKind] },
+      : {
+          text: `SELECT ${MODEL_COLUMNS} FROM catalog.models WHERE code = $1 AND media_kind = $2 FOR UPDATE`,
+          values: [key.code, key.mediaKind],
+        },
   );
   return result.rows[0] ?? null;
 }
@@ -116,7 +119,10 @@ export async function lockStyle(db: Queryable, key: { id: string } | { code: str
   const result = await db.query<Style>(
     'id' in key
       ? { text: `SELECT ${STYLE_COLUMNS} FROM catalog.styles WHERE id = $1 FOR UPDATE`, values: [key.id] }
-      : { text: `SELECT ${STYLE_COLUMNS} FROM catalog.styles WHERE code = $1 AND media_kind = $2 FOR UPDATE`, values: [key.code, key.mediaKind] },
+      : {
+          text: `SELECT ${STYLE_COLUMNS} FROM catalog.styles WHERE code = $1 AND media_kind = $2 FOR UPDATE`,
+          values: [key.code, key.mediaKind],
+        },
   );
   return result.rows[0] ?? null;
 }

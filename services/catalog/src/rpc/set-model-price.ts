@@ -29,7 +29,12 @@ export function setModelPrice({ pool, announceChange }: CatalogContext): SetMode
       if (typeof result === 'object') {
         throw new InvalidArgumentError('currency', `must be ${result.otherCurrency}, the currency of the model's other prices`);
       }
-      const after = { unit: price.unit, unitPriceMicros: price.unitPriceMicros, currency: price.currency, effectiveFrom: price.effectiveFrom };
+      const after = {
+        unit: price.unit,
+        unitPriceMicros: price.unitPriceMicros,
+        currency: price.currency,
+        effectiveFrom: price.effectiveFrom,
+      };
       return { result: undefined, after, target: modelTarget(model.code) };
     });
     announceChange({ kind: 'model', id: price.modelId });

@@ -271,7 +271,9 @@ describe('outbox - dead events and replay', () => {
       code: ErrorCode.FAILED_PRECONDITION,
       reason: 'OUTBOX_EVENT_NOT_DEAD',
     });
-    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: 'abc', operatorId: 'ops' }))).toMatchObject({ field: 'event_id' });
+    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: 'abc', operatorId: 'ops' }))).toMatchObject({
+      field: 'event_id',
+    });
     // Ids are int64: one past the maximum is refused by field before it reaches Postgres (22003).
     for (const eventId of ['9223372036854775808', '9999999999999999999', '-1', '1e3', '0']) {
       expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId, operatorId: 'ops' })), eventId).toMatchObject({
@@ -279,7 +281,9 @@ describe('outbox - dead events and replay', () => {
         field: 'event_id',
       });
     }
-    expect(await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: '9223372036854775807', operatorId: 'ops' }))).toMatchObject({
+    expect(
+      await refusal(h.admin.replayOutboxEvent({ actor: TEST_OPERATOR_ACTOR, eventId: '9223372036854775807', operatorId: 'ops' })),
+    ).toMatchObject({
       code: ErrorCode.NOT_FOUND,
     });
     expect(await refusal(h.admin.listDeadOutboxEvents({ pageSize: 1, pageToken: '9223372036854775808' }))).toMatchObject({

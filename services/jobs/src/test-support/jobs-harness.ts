@@ -18,7 +18,9 @@ import {
   testIdentityEnv,
   TEST_UPSCALE_MODEL,
   testCredentialsKekFile,
-  testProductEventsKey, TEST_OPERATOR_ACTOR } from '@atelier/testing';
+  testProductEventsKey,
+  TEST_OPERATOR_ACTOR,
+} from '@atelier/testing';
 import type { JobsConfig } from '../config.js';
 import { createJobsOrm, migrateJobs } from '../db/jobs-orm.js';
 import { startJobsApp, type JobsApp, type JobsAppConfig } from '../jobs-app.js';
@@ -236,7 +238,11 @@ export async function uploadInputImage(
 
 /** The seeded image.stylize model and a style, from the real catalog, and the test kit's upscale model (the seed has none). */
 export async function catalogChoice(catalog: PromiseClient<catalogV1.CatalogServiceClient>) {
-  const { model: upscaler } = await catalog.upsertModel({ actor: TEST_OPERATOR_ACTOR, ...TEST_UPSCALE_MODEL, mediaKind: commonV1.MediaKind.IMAGE });
+  const { model: upscaler } = await catalog.upsertModel({
+    actor: TEST_OPERATOR_ACTOR,
+    ...TEST_UPSCALE_MODEL,
+    mediaKind: commonV1.MediaKind.IMAGE,
+  });
   const { models, styles } = await catalog.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
   return {
     stylizer: models.find((m) => m.jobType === 'image.stylize')!,
