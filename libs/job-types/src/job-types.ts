@@ -33,13 +33,13 @@ const IMAGE_OUTPUT = {
   allowedTypes: ['image/png', 'image/jpeg', 'image/webp'],
   sizeTolerance: 2,
   notBlank: true,
-  validationRetries: 2,
-} as const satisfies OutputRules;
+} as const;
 
 /** Every job type this build ships. Adding one is a line here, a definition in jobs and, for a new kind, an executor in the worker. */
 export const JOB_TYPES = [
-  { jobType: 'image.stylize', operatorOnly: false, executor: 'image', output: IMAGE_OUTPUT },
-  { jobType: 'image.upscale', operatorOnly: false, executor: 'image', output: IMAGE_OUTPUT },
+  // A user waits for a stylize: one new try after a refused output, then the error.
+  { jobType: 'image.stylize', operatorOnly: false, executor: 'image', output: { ...IMAGE_OUTPUT, validationRetries: 1 } },
+  { jobType: 'image.upscale', operatorOnly: false, executor: 'image', output: { ...IMAGE_OUTPUT, validationRetries: 2 } },
   { jobType: 'system.canary', operatorOnly: true, executor: 'canary' },
 ] as const satisfies readonly JobTypeDescription[];
 

@@ -58,9 +58,9 @@ describe('job definitions - registry', () => {
   });
 
   it.each<[string, Partial<JobDefinition>, RegExp]>([
-    ['output rules other than the list declares', { output: { ...stylize.output!, validationRetries: 1 } }, /output must be the rules/],
+    ['output rules other than the list declares', { output: { ...stylize.output!, validationRetries: 0 } }, /output must be the rules/],
     ['an output without rules', { output: undefined }, /image.stylize: output must be the rules/],
-    ['more validation retries than attempts', { maxAttempts: 2 }, /validationRetries \(2\) must leave room within maxAttempts \(2\)/],
+    ['more validation retries than attempts', { maxAttempts: 1 }, /validationRetries \(1\) must leave room within maxAttempts \(1\)/],
   ])('fails start-up on %s', (_name, overrides, message) => {
     expect(() => new JobDefinitionRegistry([{ ...stylize, ...overrides }])).toThrow(message);
   });
