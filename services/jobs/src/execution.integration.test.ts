@@ -156,6 +156,7 @@ describe('execution - RecordProviderRequest (L2)', () => {
     const first = await h.execution.claimJob({ jobId: job.id, workerId: 'p1' });
     expect(first.claimed).toMatchObject({
       providerIdempotencyKey: job.id,
+      providerRequestGeneration: 0,
       providerRequestId: undefined,
       contentSafety: true,
       timeoutMs: 120_000,
@@ -211,6 +212,31 @@ describe('execution - RecordProviderRequest (L2)', () => {
       attempt: 5,
       providerRequestId: undefined,
       providerIdempotencyKey: `${job.id}:1`,
+      providerRequestGeneration: 1,
+    });
+  });
+
+  it("retries refused outputs with a fresh prediction at most the type's validationRetries times, then fails with attempts left", async () => {
+    const job = await newStylize(newUser());
+    await h.execution.claimJob({ jobId: job.id, workerId: 'v1' });
+    await h.execution.recordProviderRequest({ jobId: job.id, workerId: 'v1', providerRequestId: `pred_blank_${job.id}` });
+    const first = await h.execution.failJob(failRequest(job.id, 'v1', ErrorClass.VALIDATION, 'VALIDATION_OUTPUT_BLANK', true, true));
+    expect(first.outcome).toBe(FailOutcome.REQUEUED);
+    await makeDue(job.id);
+    expect((await h.execution.claimJob({ jobId: job.id, workerId: 'v2' })).claimed).toMatchObject({
+      attempt: 2,
+      providerRequestId: undefined,
+      providerIdempotencyKey: `${job.id}:1`,
+      providerRequestGeneration: 1,
+    });
+    // image.stylize allows one validation retry: the second refused output ends the job, a third attempt unused.
+    const second = await h.execution.failJob(failRequest(job.id, 'v2', ErrorClass.VALIDATION, 'VALIDATION_OUTPUT_SIZE', true, true));
+    expect(second.outcome).toBe(FailOutcome.FAILED);
+    expect(second.job).toMatchObject({
+      status: jobsV1.JobStatus.FAILED,
+      errorCode: 'VALIDATION_OUTPUT_SIZE',
+      attemptCount: 2,
+      maxAttempts: 3,
     });
   });
 
