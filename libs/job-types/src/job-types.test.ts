@@ -22,7 +22,7 @@ describe('job types - the shipped list', () => {
   });
 
   it('finds a shipped type by name, and nothing for another', () => {
-    expect(describedJobType('image.stylize')).toEqual({ jobType: 'image.stylize', operatorOnly: false, executor: 'image' });
+    expect(describedJobType('image.stylize')).toMatchObject({ jobType: 'image.stylize', operatorOnly: false, executor: 'image' });
     expect(findJobType('system.canary')).toMatchObject({ executor: 'canary' });
     expect(findJobType('image.explode')).toBeUndefined();
   });

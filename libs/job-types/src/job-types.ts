@@ -1,3 +1,5 @@
+import type { OutputRules } from './output-rules.js';
+
 /**
  * What a job type's name looks like (`image.stylize`): the jobs registry refuses a definition
  * that breaks it, the gateway and the catalog refuse a request that does, and the tables' CHECKs
@@ -21,12 +23,23 @@ export interface JobTypeDescription {
   /** Only admins may create it (the gateway refuses everyone else with 403): the operators' probes. */
   readonly operatorOnly: boolean;
   readonly executor: JobExecutorKind;
+  /** What its output must be (output-rules.ts); absent for a type that produces none. */
+  readonly output?: OutputRules;
 }
+
+/** The images users get: any of the three types, each side within a factor of 2 of what was asked, never one flat colour. */
+const IMAGE_OUTPUT = {
+  kind: 'image',
+  allowedTypes: ['image/png', 'image/jpeg', 'image/webp'],
+  sizeTolerance: 2,
+  notBlank: true,
+} as const;
 
 /** Every job type this build ships. Adding one is a line here, a definition in jobs and, for a new kind, an executor in the worker. */
 export const JOB_TYPES = [
-  { jobType: 'image.stylize', operatorOnly: false, executor: 'image' },
-  { jobType: 'image.upscale', operatorOnly: false, executor: 'image' },
+  // A user waits for a stylize: one new try after a refused output, then the error.
+  { jobType: 'image.stylize', operatorOnly: false, executor: 'image', output: { ...IMAGE_OUTPUT, validationRetries: 1 } },
+  { jobType: 'image.upscale', operatorOnly: false, executor: 'image', output: { ...IMAGE_OUTPUT, validationRetries: 2 } },
   { jobType: 'system.canary', operatorOnly: true, executor: 'canary' },
 ] as const satisfies readonly JobTypeDescription[];
 

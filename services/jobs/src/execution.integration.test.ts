@@ -156,6 +156,7 @@ describe('execution - RecordProviderRequest (L2)', () => {
     const first = await h.execution.claimJob({ jobId: job.id, workerId: 'p1' });
     expect(first.claimed).toMatchObject({
       providerIdempotencyKey: job.id,
+      providerRequestGeneration: 0,
       providerRequestId: undefined,
       contentSafety: true,
       timeoutMs: 120_000,
@@ -211,6 +212,31 @@ describe('execution - RecordProviderRequest (L2)', () => {
       attempt: 5,
       providerRequestId: undefined,
       providerIdempotencyKey: `${job.id}:1`,
+      providerRequestGeneration: 1,
+    });
+  });
+
+  it("retries refused outputs with a fresh prediction at most the type's validationRetries times, then fails with attempts left", async () => {
+    const job = await newStylize(newUser());
+    await h.execution.claimJob({ jobId: job.id, workerId: 'v1' });
+    await h.execution.recordProviderRequest({ jobId: job.id, workerId: 'v1', providerRequestId: `pred_blank_${job.id}` });
+    const first = await h.execution.failJob(failRequest(job.id, 'v1', ErrorClass.VALIDATION, 'VALIDATION_OUTPUT_BLANK', true, true));
+    expect(first.outcome).toBe(FailOutcome.REQUEUED);
+    await makeDue(job.id);
+    expect((await h.execution.claimJob({ jobId: job.id, workerId: 'v2' })).claimed).toMatchObject({
+      attempt: 2,
+      providerRequestId: undefined,
+      providerIdempotencyKey: `${job.id}:1`,
+      providerRequestGeneration: 1,
+    });
+    // image.stylize allows one validation retry: the second refused output ends the job, a third attempt unused.
+    const second = await h.execution.failJob(failRequest(job.id, 'v2', ErrorClass.VALIDATION, 'VALIDATION_OUTPUT_SIZE', true, true));
+    expect(second.outcome).toBe(FailOutcome.FAILED);
+    expect(second.job).toMatchObject({
+      status: jobsV1.JobStatus.FAILED,
+      errorCode: 'VALIDATION_OUTPUT_SIZE',
+      attemptCount: 2,
+      maxAttempts: 3,
     });
   });
 
@@ -314,6 +340,43 @@ describe('execution - CompleteJob', () => {
     const done = (await h.execution.completeJob({ jobId: job.id, workerId: 'img', outputAssetId: output.id, outputSha256: output.sha256! }))
       .job!;
     expect(done).toMatchObject({ status: jobsV1.JobStatus.SUCCEEDED, outputAssetId: output.id });
+  });
+
+  it("records the output's SHA-256 on the job, and answers a repeated completion with that output as the success it was", async () => {
+    const user = newUser();
+    const job = await newStylize(user);
+    await h.execution.claimJob({ jobId: job.id, workerId: 'twice' });
+    const output = await putOutputImage(h.mediaAsWorker, user, job.id);
+    const completion = { jobId: job.id, workerId: 'twice', outputAssetId: output.id, outputSha256: output.sha256!.toUpperCase() };
+    const done = (await h.execution.completeJob(completion)).job!;
+    expect(done).toMatchObject({ status: jobsV1.JobStatus.SUCCEEDED, outputSha256: output.sha256 });
+    expect((await row(job.id)).output_sha256).toBe(output.sha256);
+    expect((await h.jobs.getJob({ jobId: job.id, userId: user })).job!.outputSha256).toBe(output.sha256);
+
+    // The worker lost the answer and calls again: the same job, succeeded once, one event, one announcement.
+    const again = (await h.execution.completeJob(completion)).job!;
+    expect(again).toMatchObject({ id: job.id, status: jobsV1.JobStatus.SUCCEEDED, outputSha256: output.sha256, version: done.version });
+    const { results } = await h.execution.completeJobs({ completions: [completion] });
+    expect(results[0]!.result).toMatchObject({ $case: 'completed' });
+    const events = await h.db.query(`SELECT count(*)::int AS n FROM jobs.job_events WHERE job_id = $1 AND to_status = 'succeeded'`, [
+      job.id,
+    ]);
+    expect(events.rows[0].n).toBe(1);
+    const outbox = await h.db.query(`SELECT count(*)::int AS n FROM jobs.outbox WHERE aggregate_id = $1 AND event_type = 'job.succeeded'`, [
+      job.id,
+    ]);
+    expect(outbox.rows[0].n).toBe(1);
+
+    // Another output, or the same asset reported with other bytes, is not that success.
+    const other = await putOutputImage(h.mediaAsWorker, user, `other-${job.id}`);
+    expect(await refusal(h.execution.completeJob({ ...completion, outputAssetId: other.id, outputSha256: other.sha256! }))).toMatchObject({
+      code: ErrorCode.ABORTED,
+      reason: 'JOB_SUCCEEDED',
+    });
+    expect(await refusal(h.execution.completeJob({ ...completion, outputSha256: 'ab'.repeat(32) }))).toMatchObject({
+      code: ErrorCode.ABORTED,
+      reason: 'JOB_SUCCEEDED',
+    });
   });
 
   it('refuses completion of a job cancelled while it ran (the worker must delete its output)', async () => {

@@ -1,13 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import sharp from 'sharp';
 import type { Logger } from '@atelier/logging';
 import { fetchInputImage, InputImageError } from './input-image.js';
 import { markFailed, markProcessing, markSucceeded, type Prediction, type PredictionOutput } from './domain/prediction.js';
 import type { PredictionInput } from './domain/request-validation.js';
 import type { SimulationKind } from './domain/simulation-directives.js';
 import { transformImage } from './domain/transforms.js';
-
-/** What `invalid_output` serves as image/png: bytes no image decoder accepts. */
-export const INVALID_OUTPUT_BYTES = Buffer.from('provider-sim invalid_output: these bytes are text, not an image\n');
+import { badOutput, isBadOutputKind } from './domain/simulated-outputs.js';
 
 export interface RunPlan {
   model: string;
@@ -30,9 +29,11 @@ function waitForAbort(signal: AbortSignal): Promise<void> {
 }
 
 async function produceOutput(image: Buffer, plan: RunPlan): Promise<PredictionOutput> {
-  if (plan.simulation === 'invalid_output') return { bytes: INVALID_OUTPUT_BYTES, contentType: 'image/png' };
   const bytes = await transformImage(image, { model: plan.model, ...plan.input });
-  return { bytes, contentType: 'image/png' };
+  if (!isBadOutputKind(plan.simulation)) return { bytes, contentType: 'image/png' };
+  // The real output's size, so a blank one differs from a good one only in its pixels.
+  const { width = 0, height = 0 } = await sharp(bytes).metadata();
+  return { bytes: await badOutput(plan.simulation, { width, height }), contentType: 'image/png' };
 }
 
 /** Ends the prediction once its latency has passed, as the simulation says. */

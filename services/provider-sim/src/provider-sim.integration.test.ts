@@ -306,6 +306,18 @@ describe('provider-sim - simulated failures', () => {
     expect(probeImage(result.bytes)).toBeUndefined();
   });
 
+  it('#sim:blank_output succeeds with one flat image of the size asked, and #sim:wrong_size_output with a 32x32 picture', async () => {
+    const blank = await finished(base, (await submit(base, { prompt: '#sim:blank_output', width: 200, height: 100 })).body.id);
+    expect(blank).toMatchObject({ status: 'succeeded', output_content_type: 'image/png' });
+    const blankBytes = (await output(blank.output_url!)).bytes;
+    expect(probeImage(blankBytes)).toEqual({ contentType: 'image/png', width: 200, height: 100 });
+    expect((await sharp(blankBytes).stats()).channels.every((channel) => channel.stdev === 0)).toBe(true);
+
+    const small = await finished(base, (await submit(base, { prompt: '#sim:wrong_size_output', width: 200, height: 100 })).body.id);
+    expect(small).toMatchObject({ status: 'succeeded', output_content_type: 'image/png' });
+    expect(probeImage((await output(small.output_url!)).bytes)).toEqual({ contentType: 'image/png', width: 32, height: 32 });
+  });
+
   it('#sim:flagged succeeds normally with safety.flagged true', async () => {
     const created = await submit(base, { prompt: '#sim:flagged', style: 'comic' });
     const done = await finished(base, created.body.id);

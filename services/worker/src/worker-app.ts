@@ -157,7 +157,15 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   void coverage.start(nats, config.NATS_STREAM_PREFIX);
   const crashPoint = crashPointsFor(config.WORKER_CRASH_POINT);
   const executors = executorsByJobType({
-    image: imageExecutor({ clients, media, pollIntervalMs: config.WORKER_POLL_INTERVAL_MS, crashPoint, logger, calls }),
+    image: imageExecutor({
+      clients,
+      media,
+      pollIntervalMs: config.WORKER_POLL_INTERVAL_MS,
+      crashPoint,
+      logger,
+      calls,
+      onOutputRejected: (model, reason) => metrics.outputRejections.inc({ model, reason }),
+    }),
     canary: canaryExecutor,
   });
   const clock = new AttemptClock({

@@ -47,6 +47,12 @@ export class WorkerMetrics {
     buckets: [0, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
     registers: [this.registry],
   });
+  readonly outputRejections = new Counter({
+    name: 'atelier_worker_output_rejected_total',
+    help: "Vendor outputs refused by their job type's output rules, by vendor model and reason (undecodable, type, size, blank)",
+    labelNames: ['model', 'reason'] as const,
+    registers: [this.registry],
+  });
   readonly providerThrottles = new Counter({
     name: 'atelier_worker_provider_throttles_total',
     help: 'Vendor 429s this worker met (each pauses the provider for every worker until its Retry-After)',

@@ -124,7 +124,8 @@ describe('worker - end to end', () => {
       ['#sim:prediction_failed', jobsV1.JobStatus.FAILED, 'PROVIDER_PREDICTION_FAILED', 3],
       ['#sim:unavailable', jobsV1.JobStatus.FAILED, 'PROVIDER_UNAVAILABLE', 3],
       ['#sim:rate_limit', jobsV1.JobStatus.FAILED, 'PROVIDER_RATE_LIMITED', 3],
-      ['#sim:invalid_output', jobsV1.JobStatus.FAILED, 'VALIDATION_OUTPUT_INVALID', 3],
+      // image.stylize retries a refused output once (its validationRetries), whatever attempts remain.
+      ['#sim:invalid_output', jobsV1.JobStatus.FAILED, 'VALIDATION_OUTPUT_UNDECODABLE', 2],
       ['#sim:content_safety', jobsV1.JobStatus.FAILED, 'CONTENT_SAFETY_REJECTED', 1],
       ['#sim:flagged', jobsV1.JobStatus.FAILED, 'CONTENT_SAFETY_FLAGGED', 1],
       ['#sim:credentials', jobsV1.JobStatus.FAILED, 'CREDENTIAL_INVALID', 1],

@@ -894,6 +894,8 @@ export interface components {
       /** @description shown to super_admin only, null to other roles */
       negativePrompt: string | null;
       outputAssetId: string | null;
+      /** @description SHA-256 of the output image, lower-case hex, once succeeded (the bytes the job produced; a download can be checked against it); null before, without an output, and for jobs that succeeded before it was recorded */
+      outputSha256: string | null;
       /** @description presigned GET URL of the output once succeeded, null before; it expires at outputUrlExpiresAt — use it at once, never store it (read the job again for a fresh one) */
       outputUrl: string | null;
       /**
@@ -1157,6 +1159,8 @@ export interface components {
       modelId: string | null;
       negativePrompt: string;
       outputAssetId: string | null;
+      /** @description SHA-256 of the output image, lower-case hex, once succeeded (the bytes the job produced; a download can be checked against it); null before, without an output, and for jobs that succeeded before it was recorded */
+      outputSha256: string | null;
       /** @description presigned GET URL of the output once succeeded, null before; it expires at outputUrlExpiresAt — use it at once, never store it (read the job again for a fresh one) */
       outputUrl: string | null;
       /**
@@ -2407,6 +2411,7 @@ export interface operations {
            *           "outputAssetId": null,
            *           "outputUrl": null,
            *           "outputUrlExpiresAt": null,
+           *           "outputSha256": null,
            *           "prompt": "my cat as a renaissance painting",
            *           "negativePrompt": "",
            *           "width": null,
@@ -2530,6 +2535,7 @@ export interface operations {
            *         "outputAssetId": null,
            *         "outputUrl": null,
            *         "outputUrlExpiresAt": null,
+           *         "outputSha256": null,
            *         "prompt": "my cat as a renaissance painting",
            *         "negativePrompt": "",
            *         "width": null,
@@ -2741,6 +2747,7 @@ export interface operations {
            *         "outputAssetId": null,
            *         "outputUrl": null,
            *         "outputUrlExpiresAt": null,
+           *         "outputSha256": null,
            *         "prompt": "my cat as a renaissance painting",
            *         "negativePrompt": "",
            *         "width": null,
@@ -2985,6 +2992,7 @@ export interface operations {
            *         "outputAssetId": null,
            *         "outputUrl": null,
            *         "outputUrlExpiresAt": null,
+           *         "outputSha256": null,
            *         "prompt": "my cat as a renaissance painting",
            *         "negativePrompt": "",
            *         "width": null,
@@ -4513,6 +4521,7 @@ export interface operations {
            *           "outputAssetId": "019a3c1e-7f00-7000-8000-00000000d002",
            *           "outputUrl": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",
            *           "outputUrlExpiresAt": "2026-12-01T09:05:05.000Z",
+           *           "outputSha256": "3f0a6c1e9b2d4f5a7c8e0b1d2f3a4c5e6b7d8f9a0c1e2d3f4a5b6c7d8e9f0a1b",
            *           "prompt": "my cat as a renaissance painting",
            *           "negativePrompt": "",
            *           "width": null,
@@ -4806,6 +4815,7 @@ export interface operations {
            *         "outputAssetId": null,
            *         "outputUrl": null,
            *         "outputUrlExpiresAt": null,
+           *         "outputSha256": null,
            *         "prompt": "my cat as a renaissance painting",
            *         "negativePrompt": "",
            *         "width": null,
@@ -4870,6 +4880,7 @@ export interface operations {
            *         "outputAssetId": null,
            *         "outputUrl": null,
            *         "outputUrlExpiresAt": null,
+           *         "outputSha256": null,
            *         "prompt": "my cat as a renaissance painting",
            *         "negativePrompt": "",
            *         "width": null,
@@ -5210,6 +5221,7 @@ export interface operations {
            *         "outputAssetId": "019a3c1e-7f00-7000-8000-00000000d002",
            *         "outputUrl": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",
            *         "outputUrlExpiresAt": "2026-12-01T09:05:05.000Z",
+           *         "outputSha256": "3f0a6c1e9b2d4f5a7c8e0b1d2f3a4c5e6b7d8f9a0c1e2d3f4a5b6c7d8e9f0a1b",
            *         "prompt": "my cat as a renaissance painting",
            *         "negativePrompt": "",
            *         "width": null,
@@ -5478,6 +5490,7 @@ export interface operations {
            *         "outputAssetId": null,
            *         "outputUrl": null,
            *         "outputUrlExpiresAt": null,
+           *         "outputSha256": null,
            *         "prompt": "my cat as a renaissance painting",
            *         "negativePrompt": "",
            *         "width": null,
@@ -5855,7 +5868,7 @@ export interface operations {
           /**
            * @example id: 4
            *     event: job
-           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":"019a3c1e-7f00-7000-8000-00000000f001","inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"credentialMode":"platform_key","credentialId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
+           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":"019a3c1e-7f00-7000-8000-00000000f001","inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","outputSha256":"3f0a6c1e9b2d4f5a7c8e0b1d2f3a4c5e6b7d8f9a0c1e2d3f4a5b6c7d8e9f0a1b","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"credentialMode":"platform_key","credentialId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
            */
           'text/event-stream': string;
         };
@@ -6165,6 +6178,7 @@ export interface operations {
            *           "outputAssetId": "019a3c1e-7f00-7000-8000-00000000d002",
            *           "outputUrl": "https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…",
            *           "outputUrlExpiresAt": "2026-12-01T09:05:05.000Z",
+           *           "outputSha256": "3f0a6c1e9b2d4f5a7c8e0b1d2f3a4c5e6b7d8f9a0c1e2d3f4a5b6c7d8e9f0a1b",
            *           "prompt": "my cat as a renaissance painting",
            *           "negativePrompt": "",
            *           "width": null,

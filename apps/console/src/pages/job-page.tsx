@@ -76,6 +76,14 @@ export function JobPage({ jobId }: { jobId: string }) {
         <dd>{job.error ? `${job.error.code}: ${job.internalErrorMessage ?? job.error.message}` : '—'}</dd>
         <dt>Provider request</dt>
         <dd>{job.providerRequestId ?? '—'}</dd>
+        {job.outputSha256 && (
+          <>
+            <dt>Output SHA-256</dt>
+            <dd>
+              <code>{job.outputSha256}</code>
+            </dd>
+          </>
+        )}
         {job.retryOfJobId && (
           <>
             <dt>Retry of</dt>

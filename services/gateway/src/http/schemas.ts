@@ -63,6 +63,11 @@ const jobProperties = {
       'presigned GET URL of the output once succeeded, null before; it expires at outputUrlExpiresAt — use it at once, never store it (read the job again for a fresh one)',
   },
   outputUrlExpiresAt: { ...nullableDateTime, description: 'when outputUrl stops working' },
+  outputSha256: {
+    ...nullableString,
+    description:
+      'SHA-256 of the output image, lower-case hex, once succeeded (the bytes the job produced; a download can be checked against it); null before, without an output, and for jobs that succeeded before it was recorded',
+  },
   prompt: { type: 'string' },
   negativePrompt: { type: 'string' },
   width: nullableInteger,

@@ -21,6 +21,7 @@ const job = {
   outputAssetId: null,
   outputUrl: null,
   outputUrlExpiresAt: null,
+  outputSha256: null,
   prompt: 'my cat as a renaissance painting',
   negativePrompt: '',
   width: null,

@@ -85,6 +85,7 @@ export function toJobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Dat
     outputAssetId: orNull(job.outputAssetId),
     outputUrl: output?.url ?? null,
     outputUrlExpiresAt: iso(output?.expiresAt),
+    outputSha256: orNull(job.outputSha256),
     prompt: job.prompt,
     negativePrompt: job.negativePrompt,
     width: orNull(job.width),

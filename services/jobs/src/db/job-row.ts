@@ -13,6 +13,7 @@ export interface JobRow {
   style_id: string | null;
   input_asset_id: string | null;
   output_asset_id: string | null;
+  output_sha256: string | null;
   expects_output: boolean;
   prompt: string;
   negative_prompt: string;

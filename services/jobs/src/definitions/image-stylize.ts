@@ -23,6 +23,7 @@ export const imageStylize: JobDefinition = {
   style: 'required',
   usesInputAsset: true,
   producesOutput: true,
+  output: described.output,
   userParameters: USER_PARAMETERS,
   countsTowardQuota: true,
   validateInput(command) {

@@ -24,6 +24,7 @@ export const imageUpscale: JobDefinition = {
   style: 'none',
   usesInputAsset: true,
   producesOutput: true,
+  output: described.output,
   userParameters: USER_PARAMETERS,
   countsTowardQuota: true,
   validateInput(command) {

@@ -1,4 +1,4 @@
-import { JOB_TYPE_PATTERN } from '@atelier/job-types';
+import { JOB_TYPE_PATTERN, outputRulesProblem } from '@atelier/job-types';
 import { findJobType, type JobTypeDescription } from '@atelier/job-types';
 import type { BackoffOptions } from '@atelier/lifecycle';
 import type { JobQueueName } from '@atelier/nats';
@@ -31,7 +31,7 @@ export interface JobCommand {
  * Name and operatorOnly come from the platform's list (@atelier/job-types), which the gateway
  * and the worker read too.
  */
-export interface JobDefinition extends Pick<JobTypeDescription, 'operatorOnly'> {
+export interface JobDefinition extends Pick<JobTypeDescription, 'operatorOnly' | 'output'> {
   /** JOB_TYPE_PATTERN, e.g. `image.stylize`; one of @atelier/job-types' JOB_TYPES. */
   jobType: string;
   label: string;
@@ -53,7 +53,7 @@ export interface JobDefinition extends Pick<JobTypeDescription, 'operatorOnly'> 
   style: 'required' | 'optional' | 'none';
   /** An input asset of the user (purpose ai_input) is required. */
   usesInputAsset: boolean;
-  /** Succeeded jobs of this type carry an output asset (ai_output). */
+  /** Succeeded jobs of this type carry an output asset (ai_output), checked by `output` (the rules of @atelier/job-types). */
   producesOutput: boolean;
   /** Counts toward the user's quotas (operator probes do not). */
   countsTowardQuota: boolean;
@@ -84,5 +84,11 @@ export function definitionProblem(definition: JobDefinition): string | undefined
     return `${d.jobType}: retryBackoff needs 0 <= baseMs <= maxMs`;
   }
   if (d.producesOutput && !d.usesModel) return `${d.jobType}: a job type that produces output needs a model (and so a provider)`;
+  if (d.output !== described.output) return `${d.jobType}: output must be the rules @atelier/job-types declares for it`;
+  if (d.producesOutput !== Boolean(d.output)) return `${d.jobType}: a job type has output rules exactly when it produces output`;
+  const rulesProblem = d.output && outputRulesProblem(d.output);
+  if (rulesProblem) return `${d.jobType}: output rules: ${rulesProblem}`;
+  if (d.output && d.output.validationRetries >= d.maxAttempts)
+    return `${d.jobType}: output validationRetries (${d.output.validationRetries}) must leave room within maxAttempts (${d.maxAttempts})`;
   return undefined;
 }

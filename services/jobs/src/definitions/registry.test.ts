@@ -11,6 +11,7 @@ import {
 } from './index.js';
 
 const canary = SHIPPED_DEFINITIONS.find((d) => d.jobType === 'system.canary')!;
+const stylize = SHIPPED_DEFINITIONS.find((d) => d.jobType === 'image.stylize')!;
 const command = (overrides: Partial<JobCommand> = {}): JobCommand => ({
   jobType: 'image.stylize',
   petId: null,
@@ -54,6 +55,20 @@ describe('job definitions - registry', () => {
   ])('fails start-up on %s', (_name, overrides, message) => {
     expect(() => new JobDefinitionRegistry([{ ...canary, ...overrides }])).toThrow(message);
     expect(() => new JobDefinitionRegistry([{ ...canary, ...overrides }])).toThrow(JobDefinitionError);
+  });
+
+  it.each<[string, Partial<JobDefinition>, RegExp]>([
+    ['output rules other than the list declares', { output: { ...stylize.output!, validationRetries: 0 } }, /output must be the rules/],
+    ['an output without rules', { output: undefined }, /image.stylize: output must be the rules/],
+    ['more validation retries than attempts', { maxAttempts: 1 }, /validationRetries \(1\) must leave room within maxAttempts \(1\)/],
+  ])('fails start-up on %s', (_name, overrides, message) => {
+    expect(() => new JobDefinitionRegistry([{ ...stylize, ...overrides }])).toThrow(message);
+  });
+
+  it('refuses a type that produces output without declaring rules for it', () => {
+    expect(() => new JobDefinitionRegistry([{ ...canary, producesOutput: true, usesModel: true }])).toThrow(
+      /system.canary: a job type has output rules exactly when it produces output/,
+    );
   });
 
   it('defines every job type of @atelier/job-types, and no other', () => {

@@ -7,6 +7,7 @@ import { decideFailure } from './retry-policy.js';
 
 const registry = createRegistry();
 const stylize = registry.get('image.stylize');
+const imageUpscale = registry.get('image.upscale');
 
 describe('request hash - canonical command', () => {
   const command: JobCommand = {
@@ -90,7 +91,14 @@ describe('quota - a refusal: its retry-after, reset and message (which allowance
 });
 
 describe('retry policy - requeue or fail', () => {
-  const facts = { errorClass: 'provider' as const, retryable: true, attempt: 1, maxAttempts: 3, earlierInternalFailures: 0 };
+  const facts = {
+    errorClass: 'provider' as const,
+    retryable: true,
+    attempt: 1,
+    maxAttempts: 3,
+    earlierInternalFailures: 0,
+    earlierValidationFailures: 0,
+  };
   it('retries provider, validation and timeout errors while attempts remain', () => {
     expect(decideFailure(facts, stylize, () => 0.5)).toEqual({ outcome: 'requeue', delayMs: 2000 });
     expect(decideFailure({ ...facts, errorClass: 'validation', attempt: 2 }, stylize, () => 0.5)).toEqual({
@@ -108,6 +116,17 @@ describe('retry policy - requeue or fail', () => {
   it('retries an internal error once', () => {
     expect(decideFailure({ ...facts, errorClass: 'internal' }, stylize).outcome).toBe('requeue');
     expect(decideFailure({ ...facts, errorClass: 'internal', attempt: 2, earlierInternalFailures: 1 }, stylize).outcome).toBe('fail');
+  });
+  it("retries refused outputs at most the type's validationRetries times, even with attempts left", () => {
+    const upscaleFacts = { ...facts, errorClass: 'validation' as const, maxAttempts: 4 };
+    expect(imageUpscale.output?.validationRetries).toBe(2);
+    expect(decideFailure({ ...upscaleFacts, attempt: 2, earlierValidationFailures: 1 }, imageUpscale).outcome).toBe('requeue');
+    expect(decideFailure({ ...upscaleFacts, attempt: 3, earlierValidationFailures: 2 }, imageUpscale).outcome).toBe('fail');
+    // Other failures in between do not use up the validation retries.
+    expect(decideFailure({ ...upscaleFacts, attempt: 3, earlierValidationFailures: 1 }, imageUpscale).outcome).toBe('requeue');
+    expect(decideFailure({ ...upscaleFacts, errorClass: 'provider', attempt: 3, earlierValidationFailures: 2 }, imageUpscale).outcome).toBe(
+      'requeue',
+    );
   });
   it('ends a cancelled attempt cancelled', () => {
     expect(decideFailure({ ...facts, errorClass: 'cancelled' }, stylize)).toEqual({ outcome: 'cancel' });

@@ -15,19 +15,22 @@ export interface FailureFacts {
   maxAttempts: number;
   /** INTERNAL failures earlier attempts of this job already had. */
   earlierInternalFailures: number;
+  /** VALIDATION failures (refused outputs) earlier attempts of this job already had. */
+  earlierValidationFailures: number;
 }
 
 /**
  * Requeue or fail (SPEC §5): provider and validation errors retry with backoff while attempts
- * remain; timeouts as the definition says; content-safety and credential errors are final;
- * internal errors retry once; a cancellation ends the job cancelled.
+ * remain — validation errors at most the type's output validationRetries times; timeouts as the
+ * definition says; content-safety and credential errors are final; internal errors retry once; a
+ * cancellation ends the job cancelled.
  */
 export function decideFailure(facts: FailureFacts, definition: JobDefinition, random: () => number = Math.random): FailureDecision {
   if (facts.errorClass === 'cancelled') return { outcome: 'cancel' };
   const attemptsLeft = facts.attempt < facts.maxAttempts;
   const classAllowsRetry =
     facts.errorClass === 'provider' ||
-    facts.errorClass === 'validation' ||
+    (facts.errorClass === 'validation' && facts.earlierValidationFailures < (definition.output?.validationRetries ?? facts.maxAttempts)) ||
     (facts.errorClass === 'timeout' && definition.retryOnTimeout) ||
     (facts.errorClass === 'internal' && facts.earlierInternalFailures === 0);
   if (!facts.retryable || !classAllowsRetry || !attemptsLeft) return { outcome: 'fail' };

@@ -99,6 +99,7 @@ function claimResponse(context: JobsContext, result: ClaimResult): jobsExecution
       providerRequestId: row.provider_request_id ?? undefined,
       contentSafety: definition?.contentSafety ?? false,
       providerIdempotencyKey: row.provider_request_generation === 0 ? row.id : `${row.id}:${row.provider_request_generation}`,
+      providerRequestGeneration: row.provider_request_generation,
     },
   };
 }

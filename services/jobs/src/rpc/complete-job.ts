@@ -6,6 +6,7 @@ import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
 import { announce } from '../announce/announce.js';
 import { complete, type CompleteRequest } from '../db/transitions/complete-sql.js';
+import { selectJob } from '../db/job-sql.js';
 import type { FoundJob, TransitionResult } from '../db/transitions/found-job-row.js';
 import { holdsLease, leaseRefusal } from './lease-refusal.js';
 import { requireWorkerId } from './worker-id.js';
@@ -15,8 +16,10 @@ type CompleteJobs = Handler<typeof jobsExecutionV1.JobExecutionServiceService.co
 
 /**
  * running → succeeded. An output must be a ready ai_output asset of the job's user whose hash is
- * the one the worker computed. ABORTED (lease lost, job cancelled or finished) tells the worker
- * its output is an orphan to delete.
+ * the one the worker computed; its SHA-256 is recorded on the job. A completion repeated after the
+ * job already succeeded with that very output (a worker retrying a call whose answer it lost) is
+ * answered as the success it was; any other completion of a finished job is refused. ABORTED
+ * (lease lost, job cancelled or finished) tells the worker its output is an orphan to delete.
  */
 export function completeJob(context: JobsContext): CompleteJob {
   return async (request, call) => {
@@ -51,6 +54,8 @@ export function completeJobs(context: JobsContext): CompleteJobs {
 /** What media says of an output asset: its owner, and what is wrong with it apart from its owner. */
 interface OutputCheck {
   ownerId: string | null;
+  /** The asset's SHA-256 as media recorded it, lower-case hex. */
+  sha256: string | null;
   problem: string | undefined;
 }
 
@@ -62,7 +67,7 @@ async function checkOutput(context: JobsContext, outputAssetId: string, sha256: 
       throw error;
     },
   );
-  if (!asset) return { ownerId: null, problem: 'does not exist' };
+  if (!asset) return { ownerId: null, sha256: null, problem: 'does not exist' };
   const problem =
     asset.status !== mediaV1.AssetStatus.READY
       ? 'is not ready'
@@ -71,7 +76,7 @@ async function checkOutput(context: JobsContext, outputAssetId: string, sha256: 
         : sha256 && asset.sha256 !== sha256.toLowerCase()
           ? 'has another sha256 than reported'
           : undefined;
-  return { ownerId: asset.ownerUserId, problem };
+  return { ownerId: asset.ownerUserId, sha256: asset.sha256 || null, problem };
 }
 
 interface CheckedCompletion {
@@ -98,7 +103,8 @@ async function completeEntries(
         const outputAssetId = request.outputAssetId ? requireUuid(request.outputAssetId, 'output_asset_id') : null;
         const output = outputAssetId ? await checkOutput(context, outputAssetId, request.outputSha256) : undefined;
         const outputOwnerId = output && !output.problem ? output.ownerId : null;
-        return { request: { jobId, workerId, outputAssetId, outputOwnerId }, output };
+        const outputSha256 = output && !output.problem ? output.sha256 : null;
+        return { request: { jobId, workerId, outputAssetId, outputOwnerId, outputSha256 }, output };
       } catch (error) {
         return error as Error;
       }
@@ -112,12 +118,30 @@ async function completeEntries(
     results.flatMap((result) => (result.changed ? [result.job] : [])),
   );
   let next = 0;
-  return checked.map((entry) => {
-    if (entry instanceof Error) return entry;
-    const result = results[next++]!;
-    if (result.changed) return { job: toJobMessage(result.job) };
-    return refusalOf(result.found, entry);
-  });
+  return Promise.all(
+    checked.map(async (entry) => {
+      if (entry instanceof Error) return entry;
+      const result = results[next++]!;
+      if (result.changed) return { job: toJobMessage(result.job) };
+      if (isRepeatedCompletion(result.found, entry)) {
+        const job = await selectJob(context.pool, entry.request.jobId);
+        if (job) return { job: toJobMessage(job) };
+      }
+      return refusalOf(result.found, entry);
+    }),
+  );
+}
+
+/** The job already succeeded with this very output: same asset, same bytes (media's hash of them). */
+function isRepeatedCompletion(found: FoundJob | null, { request, output }: CheckedCompletion): boolean {
+  return (
+    found?.status === 'succeeded' &&
+    request.outputAssetId !== null &&
+    found.outputAssetId === request.outputAssetId &&
+    output?.problem === undefined &&
+    found.outputSha256 !== null &&
+    found.outputSha256 === request.outputSha256
+  );
 }
 
 function refusalOf(found: FoundJob | null, { request, output }: CheckedCompletion): Error {

@@ -43,6 +43,7 @@ export function failJob(context: JobsContext): FailJob {
             attempt: current.attempt_count,
             maxAttempts: current.max_attempts,
             earlierInternalFailures: failing.internalFailures,
+            earlierValidationFailures: failing.validationFailures,
           },
           definition,
         )

@@ -61,6 +61,7 @@ export function toJobMessage(
     styleId: opt(row.style_id),
     inputAssetId: opt(row.input_asset_id),
     outputAssetId: opt(row.output_asset_id),
+    outputSha256: opt(row.output_sha256),
     prompt: row.prompt,
     negativePrompt: row.negative_prompt,
     width: opt(row.width),

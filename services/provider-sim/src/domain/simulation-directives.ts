@@ -11,6 +11,8 @@ export const SIMULATION_KINDS = [
   'prediction_failed',
   'content_safety',
   'invalid_output',
+  'blank_output',
+  'wrong_size_output',
   'flagged',
   'hang',
 ] as const;

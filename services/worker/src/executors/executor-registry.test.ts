@@ -25,3 +25,24 @@ describe('executor registry - built from @atelier/job-types', () => {
     expect(executors.get('image.upscale')).toBe(stubs.image);
   });
 });
+
+describe('executor registry - output rules at start-up', () => {
+  const rules = { kind: 'image', allowedTypes: ['image/png'], sizeTolerance: 2, notBlank: true, validationRetries: 2 } as const;
+
+  it('refuses an image type without output rules, or with unusable ones, before any job runs', () => {
+    expect(() => executorsByJobType(stubs, [{ jobType: 'image.new', operatorOnly: false, executor: 'image' }])).toThrow(
+      'job type image.new: the image executor needs output rules',
+    );
+    expect(() =>
+      executorsByJobType(stubs, [{ jobType: 'image.new', operatorOnly: false, executor: 'image', output: { ...rules, sizeTolerance: 0 } }]),
+    ).toThrow('job type image.new: output rules: sizeTolerance must be a factor in 1..16, got 0');
+  });
+
+  it('takes an image type with usable rules, and a canary with none', () => {
+    const types = [
+      { jobType: 'image.new', operatorOnly: false, executor: 'image', output: rules },
+      { jobType: 'system.new', operatorOnly: true, executor: 'canary' },
+    ] as const;
+    expect([...executorsByJobType(stubs, types).keys()]).toEqual(['image.new', 'system.new']);
+  });
+});

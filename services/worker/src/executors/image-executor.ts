@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { mediaV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
-import { imageSizeProblem, probeImage } from '@atelier/images';
+import { OUTPUT_VALIDATION_CODES, findJobType, retrySeed, type OutputRejection, type OutputRules } from '@atelier/job-types';
 import type { Logger } from '@atelier/logging';
 import { retryInAttempt } from '../domain/attempt-retry.js';
 import type { CrashPoint } from '../domain/crash-points.js';
@@ -12,6 +12,7 @@ import type { ProviderCallRecording } from '../peers/provider-call-ledger.js';
 import { credentialRefusal, resolveJobCredential } from './job-credential.js';
 import type { ExecutionContext, JobExecutor } from './job-executor.js';
 import { asJobFailures, jobFailureOf } from './provider-failures.js';
+import { validateImageOutput } from './output-validation.js';
 
 export interface ImageExecutorOptions {
   /** The vendor clients, bound to the job's credential (the platform's key or the user's own). */
@@ -22,6 +23,8 @@ export interface ImageExecutorOptions {
   logger: Logger;
   /** The usage ledger: every call to the vendor is recorded through it (none when absent). */
   calls?: Pick<ProviderCallRecording, 'clientFor'>;
+  /** Counts an output refused by its type's rules, by the vendor model that made it and the rule it broke. */
+  onOutputRejected?: (model: string, rejection: OutputRejection) => void;
 }
 
 /**
@@ -59,14 +62,16 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
       if (!snapshot || !provider || !credential) {
         throw JobFailure.internal('INTERNAL_PROVIDER_UNKNOWN', `no provider client for "${snapshot?.providerCode ?? '(none)'}"`);
       }
+      const rules = findJobType(job.jobType)?.output;
+      if (!rules) throw JobFailure.internal('INTERNAL_OUTPUT_RULES_MISSING', `job type "${job.jobType}" declares no output rules`);
       const fixed = snapshot;
       try {
-        return await run(provider, fixed);
+        return await run(provider, fixed, rules);
       } catch (error) {
         throw await credentialRefusal(error, credential, job.id, options.clients, logger);
       }
 
-      async function run(provider: ProviderClient, snapshot: NonNullable<typeof job.snapshot>) {
+      async function run(provider: ProviderClient, snapshot: NonNullable<typeof job.snapshot>, rules: OutputRules) {
         // What the jobs service fixed at create (catalog defaults, style preset, user values); a job
         // created before it was recorded runs with the user's own prompt and parameters.
         const prompt = snapshot.effectivePrompt ?? job.prompt;
@@ -97,6 +102,7 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
               ...(job.width ? { width: job.width } : {}),
               ...(job.height ? { height: job.height } : {}),
               ...parameters,
+              ...seedOfThisPrediction(parameters),
             },
           };
           // Submitting again after a transient failure is safe: the same idempotency key gets the
@@ -146,12 +152,19 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
           signal,
           logger,
         );
-        const facts = probeImage(bytes);
-        if (!facts)
-          throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is not a PNG, JPEG or WebP image`);
-        const sizeProblem = imageSizeProblem(facts.width, facts.height);
-        if (sizeProblem) throw JobFailure.validation('VALIDATION_OUTPUT_INVALID', `prediction ${predictionId} output is ${sizeProblem}`);
-        return { output: { bytes, contentType: facts.contentType } };
+        const verdict = await validateImageOutput(bytes, rules, { width: job.width, height: job.height });
+        if (!verdict.accepted) {
+          options.onOutputRejected?.(snapshot.providerModel, verdict.rejection);
+          throw JobFailure.validation(OUTPUT_VALIDATION_CODES[verdict.rejection], `prediction ${predictionId}: ${verdict.reason}`);
+        }
+        return { output: { bytes, contentType: verdict.contentType } };
+      }
+
+      /** A prediction after an abandoned one asks for another image: another seed (retrySeed). */
+      function seedOfThisPrediction(parameters: Record<string, unknown>): { seed?: number } {
+        const own = typeof parameters['seed'] === 'number' ? parameters['seed'] : undefined;
+        const seed = retrySeed({ id: job.id, seed: own }, claimed.providerRequestGeneration);
+        return seed === undefined ? {} : { seed };
       }
     },
   };

@@ -33,6 +33,8 @@ export const GenerationJobEntity = defineEntity({
     styleId: p.uuid().nullable(),
     inputAssetId: p.uuid().nullable(),
     outputAssetId: p.uuid().nullable(),
+    // The output's SHA-256, lower-case hex, from the asset media checked at completion (migration 0019).
+    outputSha256: p.string().length(64).columnType('char(64)').nullable(),
     expectsOutput: p.boolean(),
     prompt: p.string().length(MAX_PROMPT_LENGTH).default(''),
     negativePrompt: p.string().length(MAX_NEGATIVE_PROMPT_LENGTH).default(''),
@@ -193,6 +195,7 @@ export const GenerationJobEntity = defineEntity({
       name: 'generation_jobs_trace_context_shape',
       expression: `trace_context IS NULL OR (jsonb_typeof(trace_context) = 'object' AND octet_length(trace_context::text) <= 1024)`,
     },
+    { name: 'generation_jobs_output_sha256_hex', expression: `output_sha256 ~ '^[0-9a-f]{64}$'` },
     { name: 'generation_jobs_start_deadline_after_created', expression: 'start_deadline_at IS NULL OR start_deadline_at > created_at' },
   ],
 });

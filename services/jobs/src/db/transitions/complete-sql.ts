@@ -18,6 +18,8 @@ export interface CompleteRequest {
   outputAssetId: string | null;
   /** Who owns the output asset (media says); must be the job's user. Null without an output. */
   outputOwnerId: string | null;
+  /** The output asset's SHA-256 as media recorded it (lower-case hex); null or absent without one. */
+  outputSha256?: string | null;
 }
 
 /**
@@ -30,11 +32,12 @@ export async function complete(db: Queryable, requests: readonly CompleteRequest
   const { rows } = await db.query<JobRow & FoundColumns>({
     name: 'jobs.complete',
     text: `WITH requested AS (
-             SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[]) WITH ORDINALITY
-               AS r(job_id, worker_id, output_asset_id, output_owner_id, n)),
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $7::text[]) WITH ORDINALITY
+               AS r(job_id, worker_id, output_asset_id, output_owner_id, output_sha256, n)),
            done AS (
              UPDATE jobs.generation_jobs j
                 SET status = 'succeeded', progress = 100, completed_at = now(), output_asset_id = r.output_asset_id,
+                    output_sha256 = r.output_sha256,
                     lease_owner = NULL, lease_expires_at = NULL, version = j.version + 1, updated_at = now()
                FROM requested r
               WHERE j.id = r.job_id AND ${statusIs('j', 'running')} AND j.lease_owner = r.worker_id
@@ -44,7 +47,7 @@ export async function complete(db: Queryable, requests: readonly CompleteRequest
            event AS (
              INSERT INTO jobs.job_events (job_id, from_status, to_status, attempt, actor)
              SELECT id, 'running', 'succeeded', attempt_count, 'worker:' || completed_by FROM done),
-           announce AS (${LIFECYCLE_OUTBOX('done', `$5 || 'succeeded'`, productEventParamsAt(7), '$6')})
+           announce AS (${LIFECYCLE_OUTBOX('done', `$5 || 'succeeded'`, productEventParamsAt(8), '$6')})
            SELECT d.*, claimed.claimed_outbox, ${FOUND_COLUMNS}
              FROM requested r
              LEFT JOIN done d ON d.id = r.job_id AND d.completed_by = r.worker_id
@@ -58,6 +61,7 @@ export async function complete(db: Queryable, requests: readonly CompleteRequest
       requests.map((r) => r.outputOwnerId),
       subjects.eventPrefix,
       subjects.claimFor ?? null,
+      requests.map((r) => r.outputSha256 ?? null),
       ...productEventValues(subjects),
     ],
   });

@@ -20,11 +20,12 @@ export interface FailureRecord {
   internalMessage: string;
 }
 
-/** What deciding a failed attempt needs: the job as it is, and its INTERNAL failures so far. */
+/** What deciding a failed attempt needs: the job as it is, and its INTERNAL and VALIDATION failures so far. */
 export interface FailingJob {
   found: FoundJob | null;
   row: JobRow | null;
   internalFailures: number;
+  validationFailures: number;
 }
 
 /**
@@ -33,15 +34,21 @@ export interface FailingJob {
  * read with, so a change in between refuses it rather than applying a decision made on stale facts.
  */
 export async function readFailingJob(db: Queryable, jobId: string): Promise<FailingJob> {
-  const { rows } = await db.query<JobRow & FoundColumns & { internal_failures: number }>({
+  const { rows } = await db.query<JobRow & FoundColumns & { internal_failures: number; validation_failures: number }>({
     name: 'jobs.read_failing_job',
-    text: `SELECT found.*, ${FOUND_COLUMNS},
-                  (SELECT count(*)::int FROM jobs.job_events e WHERE e.job_id = found.id AND e.error_class = 'internal') AS internal_failures
-             FROM jobs.generation_jobs found WHERE found.id = $1`,
+    text: `SELECT found.*, ${FOUND_COLUMNS}, failures.internal_failures, failures.validation_failures
+             FROM jobs.generation_jobs found
+             CROSS JOIN LATERAL (
+               SELECT count(*) FILTER (WHERE e.error_class = 'internal')::int AS internal_failures,
+                      count(*) FILTER (WHERE e.error_class = 'validation')::int AS validation_failures
+                 FROM jobs.job_events e WHERE e.job_id = found.id) failures
+            WHERE found.id = $1`,
     values: [jobId],
   });
   const row = rows[0];
-  return row ? { found: foundJobOf(row), row, internalFailures: row.internal_failures } : { found: null, row: null, internalFailures: 0 };
+  return row
+    ? { found: foundJobOf(row), row, internalFailures: row.internal_failures, validationFailures: row.validation_failures }
+    : { found: null, row: null, internalFailures: 0, validationFailures: 0 };
 }
 
 interface FailureTarget {

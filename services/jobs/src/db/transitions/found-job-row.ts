@@ -12,6 +12,9 @@ export interface FoundJob {
   providerRequestId: string | null;
   userId: string;
   jobType: string;
+  /** A succeeded job's output and its SHA-256 (null otherwise, and for jobs completed before it was recorded). */
+  outputAssetId: string | null;
+  outputSha256: string | null;
   /** Queued past a start deadline that binds it (domain/start-deadline.ts): it will never start. */
   startDeadlinePassed: boolean;
 }
@@ -25,6 +28,8 @@ export interface FoundColumns {
   found_provider_request_id: string | null;
   found_user_id: string | null;
   found_job_type: string | null;
+  found_output_asset_id: string | null;
+  found_output_sha256: string | null;
   found_start_deadline_passed: boolean | null;
 }
 
@@ -38,6 +43,8 @@ export function foundJobOf(columns: FoundColumns): FoundJob | null {
     providerRequestId: columns.found_provider_request_id,
     userId: columns.found_user_id!,
     jobType: columns.found_job_type!,
+    outputAssetId: columns.found_output_asset_id,
+    outputSha256: columns.found_output_sha256,
     startDeadlinePassed: columns.found_start_deadline_passed === true,
   };
 }

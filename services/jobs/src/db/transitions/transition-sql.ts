@@ -153,4 +153,5 @@ export const statusIs = (alias: string, status: 'queued' | 'running') => `coales
 export const FOUND_COLUMNS = `found.status AS found_status, found.lease_owner AS found_lease_owner,
   found.next_attempt_at AS found_next_attempt_at, found.expects_output AS found_expects_output,
   found.provider_request_id AS found_provider_request_id, found.user_id AS found_user_id, found.job_type AS found_job_type,
+  found.output_asset_id AS found_output_asset_id, found.output_sha256 AS found_output_sha256,
   ${startDeadlinePassedSql('found')} AS found_start_deadline_passed`;

@@ -376,6 +376,12 @@ export interface ClaimedJob {
    * retry gets a fresh prediction while a crashed attempt's resubmission gets the same one.
    */
   providerIdempotencyKey: string;
+  /**
+   * How many provider requests of this job were given up (the n of the key above): a new one after
+   * an unusable output asks with another seed, derived from it (@atelier/job-types retrySeed), so
+   * the same key always carries the same request.
+   */
+  providerRequestGeneration: number;
 }
 
 export interface ClaimJobRequest {
@@ -573,6 +579,7 @@ function createBaseClaimedJob(): ClaimedJob {
     providerRequestId: undefined,
     contentSafety: false,
     providerIdempotencyKey: "",
+    providerRequestGeneration: 0,
   };
 }
 
@@ -601,6 +608,9 @@ export const ClaimedJob: MessageFns<ClaimedJob> = {
     }
     if (message.providerIdempotencyKey !== "") {
       writer.uint32(66).string(message.providerIdempotencyKey);
+    }
+    if (message.providerRequestGeneration !== 0) {
+      writer.uint32(72).int32(message.providerRequestGeneration);
     }
     return writer;
   },
@@ -682,6 +692,14 @@ export const ClaimedJob: MessageFns<ClaimedJob> = {
             message.providerIdempotencyKey = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.providerRequestGeneration = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -728,6 +746,11 @@ export const ClaimedJob: MessageFns<ClaimedJob> = {
         : isSet(object.provider_idempotency_key)
         ? globalThis.String(object.provider_idempotency_key)
         : "",
+      providerRequestGeneration: isSet(object.providerRequestGeneration)
+        ? globalThis.Number(object.providerRequestGeneration)
+        : isSet(object.provider_request_generation)
+        ? globalThis.Number(object.provider_request_generation)
+        : 0,
     };
   },
 
@@ -757,6 +780,9 @@ export const ClaimedJob: MessageFns<ClaimedJob> = {
     if (message.providerIdempotencyKey !== "") {
       obj.providerIdempotencyKey = message.providerIdempotencyKey;
     }
+    if (message.providerRequestGeneration !== 0) {
+      obj.providerRequestGeneration = Math.round(message.providerRequestGeneration);
+    }
     return obj;
   },
 
@@ -773,6 +799,7 @@ export const ClaimedJob: MessageFns<ClaimedJob> = {
     message.providerRequestId = object.providerRequestId ?? undefined;
     message.contentSafety = object.contentSafety ?? false;
     message.providerIdempotencyKey = object.providerIdempotencyKey ?? "";
+    message.providerRequestGeneration = object.providerRequestGeneration ?? 0;
     return message;
   },
 };

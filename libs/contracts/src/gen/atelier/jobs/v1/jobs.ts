@@ -255,7 +255,14 @@ export interface Job {
    */
   credentialMode: string;
   /** The user's key the job runs with (user_key): its id, never the key. */
-  credentialId?: string | undefined;
+  credentialId?:
+    | string
+    | undefined;
+  /**
+   * The SHA-256 of output_asset_id's bytes, lower-case hex, recorded at completion from the asset
+   * media checked. Absent without an output, and for jobs completed before it was recorded.
+   */
+  outputSha256?: string | undefined;
 }
 
 export interface CreateJobRequest {
@@ -937,6 +944,7 @@ function createBaseJob(): Job {
     startDeadlineAt: undefined,
     credentialMode: "",
     credentialId: undefined,
+    outputSha256: undefined,
   };
 }
 
@@ -1052,6 +1060,9 @@ export const Job: MessageFns<Job> = {
     }
     if (message.credentialId !== undefined) {
       writer.uint32(298).string(message.credentialId);
+    }
+    if (message.outputSha256 !== undefined) {
+      writer.uint32(306).string(message.outputSha256);
     }
     return writer;
   },
@@ -1365,6 +1376,14 @@ export const Job: MessageFns<Job> = {
             message.credentialId = reader.string();
             continue;
           }
+          case 38: {
+            if (tag !== 306) {
+              break;
+            }
+
+            message.outputSha256 = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1516,6 +1535,11 @@ export const Job: MessageFns<Job> = {
         : isSet(object.credential_id)
         ? globalThis.String(object.credential_id)
         : undefined,
+      outputSha256: isSet(object.outputSha256)
+        ? globalThis.String(object.outputSha256)
+        : isSet(object.output_sha256)
+        ? globalThis.String(object.output_sha256)
+        : undefined,
     };
   },
 
@@ -1632,6 +1656,9 @@ export const Job: MessageFns<Job> = {
     if (message.credentialId !== undefined) {
       obj.credentialId = message.credentialId;
     }
+    if (message.outputSha256 !== undefined) {
+      obj.outputSha256 = message.outputSha256;
+    }
     return obj;
   },
 
@@ -1681,6 +1708,7 @@ export const Job: MessageFns<Job> = {
     message.startDeadlineAt = object.startDeadlineAt ?? undefined;
     message.credentialMode = object.credentialMode ?? "";
     message.credentialId = object.credentialId ?? undefined;
+    message.outputSha256 = object.outputSha256 ?? undefined;
     return message;
   },
 };
