@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import { imageSizeProblem } from '@atelier/images';
 import { BLANK_STDEV, type OutputRejection, type OutputRules } from '@atelier/job-types';
 
@@ -11,6 +10,10 @@ export interface AskedSize {
 export type OutputVerdict =
   { accepted: true; contentType: string; width: number; height: number } | { accepted: false; rejection: OutputRejection; reason: string };
 
+// sharp (libvips) costs ~30 MB resident: loaded at the first output, not by an idle worker.
+let sharpModule: Promise<typeof import('sharp')> | undefined;
+const loadSharp = async () => (await (sharpModule ??= import('sharp'))).default;
+
 const CONTENT_TYPES: Readonly<Record<string, string>> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
 
 /**
@@ -22,6 +25,8 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = { png: 'image/png', jpeg
  */
 export async function validateImageOutput(bytes: Buffer, rules: OutputRules, asked: AskedSize): Promise<OutputVerdict> {
   let facts: { format: string; width: number; height: number; flat: boolean };
+  // Outside the try: a worker without sharp is broken, not the vendor's output.
+  const sharp = await loadSharp();
   try {
     const image = sharp(bytes, { failOn: 'error' });
     const [metadata, stats] = await Promise.all([image.metadata(), image.stats()]);
