@@ -255,7 +255,34 @@ export interface Job {
    */
   credentialMode: string;
   /** The user's key the job runs with (user_key): its id, never the key. */
-  credentialId?: string | undefined;
+  credentialId?:
+    | string
+    | undefined;
+  /**
+   * Retention (docs/retention.md), for an ended job: when its prompt, negative prompt and
+   * effective inputs are (or were due to be) redacted — its end plus its job type's period.
+   * Absent while the job has not ended.
+   */
+  inputsRedactAt?:
+    | Date
+    | undefined;
+  /** When they were redacted; the prompts then read "" and parameters keep numbers and booleans only. */
+  inputsRedactedAt?:
+    | Date
+    | undefined;
+  /** What the redaction removed (1: docs/retention.md); absent while not redacted. */
+  redactionVersion?:
+    | number
+    | undefined;
+  /**
+   * For an ended job with an input image: when the image is deleted at the earliest — its end plus
+   * its job type's period; later if a post or a newer job still uses it then.
+   */
+  inputImageDeleteAt?:
+    | Date
+    | undefined;
+  /** When the input image was deleted (or found already deleted by its owner). */
+  inputImageDeletedAt?: Date | undefined;
 }
 
 export interface CreateJobRequest {
@@ -937,6 +964,11 @@ function createBaseJob(): Job {
     startDeadlineAt: undefined,
     credentialMode: "",
     credentialId: undefined,
+    inputsRedactAt: undefined,
+    inputsRedactedAt: undefined,
+    redactionVersion: undefined,
+    inputImageDeleteAt: undefined,
+    inputImageDeletedAt: undefined,
   };
 }
 
@@ -1052,6 +1084,21 @@ export const Job: MessageFns<Job> = {
     }
     if (message.credentialId !== undefined) {
       writer.uint32(298).string(message.credentialId);
+    }
+    if (message.inputsRedactAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.inputsRedactAt), writer.uint32(306).fork()).join();
+    }
+    if (message.inputsRedactedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.inputsRedactedAt), writer.uint32(314).fork()).join();
+    }
+    if (message.redactionVersion !== undefined) {
+      writer.uint32(320).int32(message.redactionVersion);
+    }
+    if (message.inputImageDeleteAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.inputImageDeleteAt), writer.uint32(330).fork()).join();
+    }
+    if (message.inputImageDeletedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.inputImageDeletedAt), writer.uint32(338).fork()).join();
     }
     return writer;
   },
@@ -1365,6 +1412,46 @@ export const Job: MessageFns<Job> = {
             message.credentialId = reader.string();
             continue;
           }
+          case 38: {
+            if (tag !== 306) {
+              break;
+            }
+
+            message.inputsRedactAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 39: {
+            if (tag !== 314) {
+              break;
+            }
+
+            message.inputsRedactedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 40: {
+            if (tag !== 320) {
+              break;
+            }
+
+            message.redactionVersion = reader.int32();
+            continue;
+          }
+          case 41: {
+            if (tag !== 330) {
+              break;
+            }
+
+            message.inputImageDeleteAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 42: {
+            if (tag !== 338) {
+              break;
+            }
+
+            message.inputImageDeletedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1516,6 +1603,31 @@ export const Job: MessageFns<Job> = {
         : isSet(object.credential_id)
         ? globalThis.String(object.credential_id)
         : undefined,
+      inputsRedactAt: isSet(object.inputsRedactAt)
+        ? fromJsonTimestamp(object.inputsRedactAt)
+        : isSet(object.inputs_redact_at)
+        ? fromJsonTimestamp(object.inputs_redact_at)
+        : undefined,
+      inputsRedactedAt: isSet(object.inputsRedactedAt)
+        ? fromJsonTimestamp(object.inputsRedactedAt)
+        : isSet(object.inputs_redacted_at)
+        ? fromJsonTimestamp(object.inputs_redacted_at)
+        : undefined,
+      redactionVersion: isSet(object.redactionVersion)
+        ? globalThis.Number(object.redactionVersion)
+        : isSet(object.redaction_version)
+        ? globalThis.Number(object.redaction_version)
+        : undefined,
+      inputImageDeleteAt: isSet(object.inputImageDeleteAt)
+        ? fromJsonTimestamp(object.inputImageDeleteAt)
+        : isSet(object.input_image_delete_at)
+        ? fromJsonTimestamp(object.input_image_delete_at)
+        : undefined,
+      inputImageDeletedAt: isSet(object.inputImageDeletedAt)
+        ? fromJsonTimestamp(object.inputImageDeletedAt)
+        : isSet(object.input_image_deleted_at)
+        ? fromJsonTimestamp(object.input_image_deleted_at)
+        : undefined,
     };
   },
 
@@ -1632,6 +1744,21 @@ export const Job: MessageFns<Job> = {
     if (message.credentialId !== undefined) {
       obj.credentialId = message.credentialId;
     }
+    if (message.inputsRedactAt !== undefined) {
+      obj.inputsRedactAt = message.inputsRedactAt.toISOString();
+    }
+    if (message.inputsRedactedAt !== undefined) {
+      obj.inputsRedactedAt = message.inputsRedactedAt.toISOString();
+    }
+    if (message.redactionVersion !== undefined) {
+      obj.redactionVersion = Math.round(message.redactionVersion);
+    }
+    if (message.inputImageDeleteAt !== undefined) {
+      obj.inputImageDeleteAt = message.inputImageDeleteAt.toISOString();
+    }
+    if (message.inputImageDeletedAt !== undefined) {
+      obj.inputImageDeletedAt = message.inputImageDeletedAt.toISOString();
+    }
     return obj;
   },
 
@@ -1681,6 +1808,11 @@ export const Job: MessageFns<Job> = {
     message.startDeadlineAt = object.startDeadlineAt ?? undefined;
     message.credentialMode = object.credentialMode ?? "";
     message.credentialId = object.credentialId ?? undefined;
+    message.inputsRedactAt = object.inputsRedactAt ?? undefined;
+    message.inputsRedactedAt = object.inputsRedactedAt ?? undefined;
+    message.redactionVersion = object.redactionVersion ?? undefined;
+    message.inputImageDeleteAt = object.inputImageDeleteAt ?? undefined;
+    message.inputImageDeletedAt = object.inputImageDeletedAt ?? undefined;
     return message;
   },
 };
