@@ -897,6 +897,31 @@ export interface components {
       queue: 'interactive' | 'background';
       /** @description jobs ahead in the queue, while queued */
       queuePosition: number | null;
+      /** @description what happens to what you gave this job, and when (outputs stay while you keep them) */
+      retention: {
+        /**
+         * Format: date-time
+         * @description when the input image is deleted at the earliest: the job's end plus its type's period; later if a post or a newer job still uses it then. null: no input image, the job has not ended, or it is deleted
+         */
+        inputImageDeleteAt: string | null;
+        /**
+         * Format: date-time
+         * @description when the input image was deleted; null: not (yet)
+         */
+        inputImageDeletedAt: string | null;
+        /**
+         * Format: date-time
+         * @description when the prompt, negative prompt and effective inputs are removed: the job's end plus its type's period (docs/retention.md); null while the job has not ended
+         */
+        inputsRedactAt: string | null;
+        /**
+         * Format: date-time
+         * @description when they were removed: prompts then read "", parameters keep their numbers and booleans only; null: not yet
+         */
+        inputsRedactedAt: string | null;
+        /** @description what the removal took (1: docs/retention.md); null: not yet removed */
+        redactionVersion: number | null;
+      };
       retryOfJobId: string | null;
       snapshot: {
         /** @description what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded */
@@ -1157,6 +1182,31 @@ export interface components {
       queue: 'interactive' | 'background';
       /** @description jobs ahead in the queue, while queued */
       queuePosition: number | null;
+      /** @description what happens to what you gave this job, and when (outputs stay while you keep them) */
+      retention: {
+        /**
+         * Format: date-time
+         * @description when the input image is deleted at the earliest: the job's end plus its type's period; later if a post or a newer job still uses it then. null: no input image, the job has not ended, or it is deleted
+         */
+        inputImageDeleteAt: string | null;
+        /**
+         * Format: date-time
+         * @description when the input image was deleted; null: not (yet)
+         */
+        inputImageDeletedAt: string | null;
+        /**
+         * Format: date-time
+         * @description when the prompt, negative prompt and effective inputs are removed: the job's end plus its type's period (docs/retention.md); null while the job has not ended
+         */
+        inputsRedactAt: string | null;
+        /**
+         * Format: date-time
+         * @description when they were removed: prompts then read "", parameters keep their numbers and booleans only; null: not yet
+         */
+        inputsRedactedAt: string | null;
+        /** @description what the removal took (1: docs/retention.md); null: not yet removed */
+        redactionVersion: number | null;
+      };
       retryOfJobId: string | null;
       snapshot: {
         /** @description what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded */
@@ -2301,6 +2351,13 @@ export interface operations {
            *           "retryOfJobId": null,
            *           "credentialMode": "platform_key",
            *           "credentialId": null,
+           *           "retention": {
+           *             "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *             "inputsRedactedAt": null,
+           *             "redactionVersion": null,
+           *             "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *             "inputImageDeletedAt": null
+           *           },
            *           "createdAt": "2026-12-01T09:00:00.000Z",
            *           "updatedAt": "2026-12-01T09:00:09.000Z",
            *           "startedAt": "2026-12-01T09:00:07.000Z",
@@ -2424,6 +2481,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:09.000Z",
            *         "startedAt": "2026-12-01T09:00:07.000Z",
@@ -2632,6 +2696,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:09.000Z",
            *         "startedAt": "2026-12-01T09:00:07.000Z",
@@ -2876,6 +2947,13 @@ export interface operations {
            *         "retryOfJobId": "019a3c1e-7f00-7000-8000-00000000a001",
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:40.000Z",
            *         "updatedAt": "2026-12-01T09:00:40.000Z",
            *         "startedAt": null,
@@ -4404,6 +4482,13 @@ export interface operations {
            *           "retryOfJobId": null,
            *           "credentialMode": "platform_key",
            *           "credentialId": null,
+           *           "retention": {
+           *             "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *             "inputsRedactedAt": null,
+           *             "redactionVersion": null,
+           *             "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *             "inputImageDeletedAt": null
+           *           },
            *           "createdAt": "2026-12-01T09:00:03.000Z",
            *           "updatedAt": "2026-12-01T09:00:09.000Z",
            *           "startedAt": "2026-12-01T09:00:04.000Z",
@@ -4697,6 +4782,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": null,
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": null,
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:03.000Z",
            *         "startedAt": null,
@@ -4761,6 +4853,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": null,
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": null,
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:03.000Z",
            *         "startedAt": null,
@@ -5101,6 +5200,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:09.000Z",
            *         "startedAt": "2026-12-01T09:00:04.000Z",
@@ -5369,6 +5475,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": null,
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": null,
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:05.000Z",
            *         "startedAt": null,
@@ -5723,7 +5836,7 @@ export interface operations {
           /**
            * @example id: 4
            *     event: job
-           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":"019a3c1e-7f00-7000-8000-00000000f001","inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"credentialMode":"platform_key","credentialId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
+           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":"019a3c1e-7f00-7000-8000-00000000f001","inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"credentialMode":"platform_key","credentialId":null,"retention":{"inputsRedactAt":"2026-12-31T09:00:09.000Z","inputsRedactedAt":null,"redactionVersion":null,"inputImageDeleteAt":"2026-12-31T09:00:09.000Z","inputImageDeletedAt":null},"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
            */
           'text/event-stream': string;
         };
@@ -6056,6 +6169,13 @@ export interface operations {
            *           "retryOfJobId": null,
            *           "credentialMode": "platform_key",
            *           "credentialId": null,
+           *           "retention": {
+           *             "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *             "inputsRedactedAt": null,
+           *             "redactionVersion": null,
+           *             "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *             "inputImageDeletedAt": null
+           *           },
            *           "createdAt": "2026-12-01T09:00:03.000Z",
            *           "updatedAt": "2026-12-01T09:00:09.000Z",
            *           "startedAt": "2026-12-01T09:00:04.000Z",
