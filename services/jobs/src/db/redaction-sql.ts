@@ -137,23 +137,27 @@ export async function selectExpiredInputImages(
   return { images, next };
 }
 
-/** The image is gone: every ended job that used it says so (input_removed_at), once. */
-export async function markInputImageRemoved(db: Queryable, assetId: string): Promise<number> {
-  const result = await db.query({
-    name: 'retention.mark_input_removed',
+/**
+ * The images are gone: every ended job that used one says so (input_removed_at), once. A batch's
+ * outcomes are written together; a run cut short before this asks media again, which answers GONE.
+ */
+export async function markInputImagesRemoved(db: Queryable, assetIds: readonly string[]): Promise<void> {
+  if (assetIds.length === 0) return;
+  await db.query({
+    name: 'retention.mark_inputs_removed',
     text: `UPDATE jobs.generation_jobs SET input_removed_at = now()
-            WHERE input_asset_id = $1 AND input_removed_at IS NULL AND completed_at IS NOT NULL`,
-    values: [assetId],
+            WHERE input_asset_id = ANY($1::uuid[]) AND input_removed_at IS NULL AND completed_at IS NOT NULL`,
+    values: [assetIds],
   });
-  return result.rowCount ?? 0;
 }
 
-/** A post shows the image: it stays, and is asked about again a period from now. */
-export async function markInputImageKept(db: Queryable, assetId: string): Promise<void> {
+/** Posts show these images: they stay, and are asked about again a period from now. */
+export async function markInputImagesKept(db: Queryable, assetIds: readonly string[]): Promise<void> {
+  if (assetIds.length === 0) return;
   await db.query({
-    name: 'retention.mark_input_kept',
+    name: 'retention.mark_inputs_kept',
     text: `UPDATE jobs.generation_jobs SET input_kept_at = now()
-            WHERE input_asset_id = $1 AND input_removed_at IS NULL AND completed_at IS NOT NULL`,
-    values: [assetId],
+            WHERE input_asset_id = ANY($1::uuid[]) AND input_removed_at IS NULL AND completed_at IS NOT NULL`,
+    values: [assetIds],
   });
 }

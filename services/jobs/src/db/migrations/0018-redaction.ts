@@ -41,11 +41,22 @@ export class Redaction extends Migration {
     this.addSql(`
       CREATE OR REPLACE FUNCTION jobs.refuse_illegal_job_transition() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE
-        retention_columns CONSTANT text[] := ARRAY['prompt', 'negative_prompt', 'effective_prompt', 'parameters',
-          'effective_parameters', 'redaction_version', 'redacted_at', 'input_removed_at', 'input_kept_at'];
+        unchanged jobs.generation_jobs;
       BEGIN
         IF OLD.status IN ('succeeded', 'failed', 'cancelled') THEN
-          IF (to_jsonb(NEW) - retention_columns) = (to_jsonb(OLD) - retention_columns) AND (
+          -- NEW with the retention columns put back as they were must be OLD: nothing else changed
+          -- (a row comparison, so a column added later is protected without being named here).
+          unchanged := NEW;
+          unchanged.prompt := OLD.prompt;
+          unchanged.negative_prompt := OLD.negative_prompt;
+          unchanged.effective_prompt := OLD.effective_prompt;
+          unchanged.parameters := OLD.parameters;
+          unchanged.effective_parameters := OLD.effective_parameters;
+          unchanged.redaction_version := OLD.redaction_version;
+          unchanged.redacted_at := OLD.redacted_at;
+          unchanged.input_removed_at := OLD.input_removed_at;
+          unchanged.input_kept_at := OLD.input_kept_at;
+          IF unchanged IS NOT DISTINCT FROM OLD AND (
                -- a note about the input image: what the user wrote, and its redaction, unchanged
                ((NEW.prompt, NEW.negative_prompt, NEW.effective_prompt, NEW.parameters, NEW.effective_parameters, NEW.redaction_version, NEW.redacted_at)
                   IS NOT DISTINCT FROM (OLD.prompt, OLD.negative_prompt, OLD.effective_prompt, OLD.parameters, OLD.effective_parameters, OLD.redaction_version, OLD.redacted_at))
