@@ -255,6 +255,7 @@ export async function startJobsApp(
     outboxRetentionMs: config.OUTBOX_RETENTION_MS,
     jobEventsRetentionDays: config.JOB_EVENTS_RETENTION_DAYS,
     batchSize: config.RETENTION_BATCH_SIZE,
+    redactionBatchSize: config.RETENTION_REDACTION_BATCH_SIZE,
     batchPauseMs: config.RETENTION_BATCH_PAUSE_MS,
     periods: retentionPeriodsOf(registry.all()),
     inputImages: grpcInputImageRemover(mediaClient),

@@ -39,6 +39,7 @@ function newPruner(options: Partial<RetentionPrunerOptions> = {}): RetentionPrun
     outboxRetentionMs: 24 * 3_600_000,
     jobEventsRetentionDays: 0,
     batchSize: 1_000,
+    redactionBatchSize: 1_000,
     batchPauseMs: 0,
     periods: PERIODS,
     ...options,
@@ -183,12 +184,15 @@ describe('retention - redaction of what users wrote', () => {
       controller.abort(); // the process is stopped after the first batch
     };
 
-    expect((await newPruner({ batchSize: 2, onPruned }).runOnce(controller.signal))!.redacted_jobs).toBe(2);
+    expect((await newPruner({ redactionBatchSize: 2, onPruned }).runOnce(controller.signal))!.redacted_jobs).toBe(2);
     const first = await pool.query(`SELECT count(*)::int AS n FROM jobs.generation_jobs WHERE redaction_version = 1`);
     expect(first.rows[0].n).toBe(2);
 
     const rest: number[] = [];
-    const result = await newPruner({ batchSize: 2, onPruned: (table, count) => table === 'redacted_jobs' && rest.push(count) }).runOnce();
+    const result = await newPruner({
+      redactionBatchSize: 2,
+      onPruned: (table, count) => table === 'redacted_jobs' && rest.push(count),
+    }).runOnce();
     expect(result!.redacted_jobs).toBe(5);
     expect(rest).toEqual([2, 2, 1]);
     const rows = await Promise.all(ids.map(jobRow));

@@ -31,6 +31,8 @@ export interface RetentionPrunerOptions {
   jobEventsRetentionDays: number;
   /** Rows per delete statement (each its own transaction). */
   batchSize: number;
+  /** Jobs per redaction statement, and input images per batch (smaller: each rewrites whole rows). */
+  redactionBatchSize: number;
   /** Pause between two statements, so pruning a backlog never crowds the hot path. */
   batchPauseMs: number;
   /** Each job type's periods for what its users wrote and gave (the definitions' `retention`). */
@@ -102,7 +104,7 @@ export class RetentionPruner {
         });
         const redactedJobs = await this.inBatches('redacted_jobs', signal, (cursor: EndedJobCursor | null) =>
           this.restingAfter(signal, async () => {
-            const batch = await redactEndedJobs(client, this.options.periods.redactInputs, this.options.batchSize, cursor);
+            const batch = await redactEndedJobs(client, this.options.periods.redactInputs, this.options.redactionBatchSize, cursor);
             return { count: batch.redacted, next: batch.next };
           }),
         );
@@ -146,7 +148,12 @@ export class RetentionPruner {
   private async removeExpiredInputImages(client: Queryable, cursor: EndedJobCursor | null): Promise<SweptBatch<EndedJobCursor> | null> {
     const remover = this.options.inputImages;
     if (!remover) return null;
-    const { images, next } = await selectExpiredInputImages(client, this.options.periods.deleteInputImage, this.options.batchSize, cursor);
+    const { images, next } = await selectExpiredInputImages(
+      client,
+      this.options.periods.deleteInputImage,
+      this.options.redactionBatchSize,
+      cursor,
+    );
     const removed: string[] = [];
     const kept: string[] = [];
     let deleted = 0;

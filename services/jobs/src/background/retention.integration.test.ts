@@ -38,6 +38,7 @@ function newPruner(options: Partial<RetentionPrunerOptions> = {}): RetentionPrun
     outboxRetentionMs: DAY_MS,
     jobEventsRetentionDays: 30,
     batchSize: 1_000,
+    redactionBatchSize: 1_000,
     batchPauseMs: 0,
     periods: retentionPeriodsOf(SHIPPED_DEFINITIONS),
     ...options,
