@@ -52,6 +52,7 @@ const mediaHandlers: ServiceHandlers<typeof mediaV1.MediaServiceService> = {
   getAccountDeletion: unimplemented,
   listAssets: unimplemented,
   deleteOwnAsset: unimplemented,
+  deleteExpiredInput: unimplemented,
   async putServerAsset(requests, context) {
     context.signal.addEventListener('abort', () => (seen.putCancelled += 1), { once: true });
     let owner = '';

@@ -16,6 +16,7 @@ describe('jobs config - retention', () => {
     expect(config.OUTBOX_RETENTION_MS).toBe(86_400_000);
     expect(config.JOB_EVENTS_RETENTION_DAYS).toBe(90);
     expect(config.RETENTION_BATCH_SIZE).toBe(1_000);
+    expect(config.RETENTION_REDACTION_BATCH_SIZE).toBe(200);
   });
 
   it('refuses an outbox retention the stale-dispatch sweep would outlive, naming the variable', () => {

@@ -131,7 +131,14 @@ export const jobsConfigSpec = {
     'how often one replica prunes (the others skip their turn)',
   ),
   RETENTION_BATCH_SIZE: doc(int({ default: 1_000, min: 100, max: 10_000 }), 'rows per delete statement, each its own short transaction'),
-  RETENTION_BATCH_PAUSE_MS: doc(int({ default: 100, min: 0, max: 60_000 }), 'the pause between two delete statements'),
+  RETENTION_REDACTION_BATCH_SIZE: doc(
+    int({ default: 200, min: 10, max: 10_000 }),
+    "ended jobs per redaction statement, and input images per batch (docs/retention.md): a redaction rewrites whole rows and every index entry, and a smaller commit keeps the hot path's commits from waiting behind its WAL",
+  ),
+  RETENTION_BATCH_PAUSE_MS: doc(
+    int({ default: 100, min: 0, max: 60_000 }),
+    'the pause between two delete statements; after a redaction statement or a batch of input images, at least as long as it took',
+  ),
 } as const;
 
 export type JobsConfig = ConfigOf<typeof jobsConfigSpec>;

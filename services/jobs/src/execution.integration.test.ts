@@ -708,5 +708,15 @@ describe('operators - list, inspect and retry jobs', () => {
       code: ErrorCode.FAILED_PRECONDITION,
       reason: 'JOB_NOT_RETRYABLE',
     });
+
+    // Once retention removed what the user wrote, a copy would ask the vendor for something else.
+    await h.db.query(
+      `UPDATE jobs.generation_jobs SET prompt = '', negative_prompt = '', effective_prompt = '', redaction_version = 1, redacted_at = now() WHERE id = $1`,
+      [image.id],
+    );
+    expect(await refusal(h.admin.retryJob({ jobId: image.id, operatorId: 'ops-alice', actor: TEST_OPERATOR_ACTOR }))).toMatchObject({
+      code: ErrorCode.FAILED_PRECONDITION,
+      reason: 'JOB_REDACTED',
+    });
   });
 });

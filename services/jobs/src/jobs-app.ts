@@ -55,6 +55,8 @@ import { StaleDispatchSweeper } from './background/stale-dispatch-sweeper.js';
 import { StartDeadlineSweeper } from './background/start-deadline-sweeper.js';
 import { RetentionPruner } from './background/retention-pruner.js';
 import { retentionPrunedCounter } from './background/retention-metrics.js';
+import { retentionPeriodsOf } from './background/retention-periods.js';
+import { grpcInputImageRemover } from './peers/input-image-remover.js';
 import { startJobsServer } from './server.js';
 
 export type JobsAppConfig = Omit<JobsConfig, 'LOG_LEVEL' | 'SHUTDOWN_GRACE_MS' | 'METRICS_PORT'>;
@@ -253,7 +255,10 @@ export async function startJobsApp(
     outboxRetentionMs: config.OUTBOX_RETENTION_MS,
     jobEventsRetentionDays: config.JOB_EVENTS_RETENTION_DAYS,
     batchSize: config.RETENTION_BATCH_SIZE,
+    redactionBatchSize: config.RETENTION_REDACTION_BATCH_SIZE,
     batchPauseMs: config.RETENTION_BATCH_PAUSE_MS,
+    periods: retentionPeriodsOf(registry.all()),
+    inputImages: grpcInputImageRemover(mediaClient),
     onPruned: (table, count) => retentionPruned.inc({ table }, count),
   });
   const server = await startJobsServer(context, {

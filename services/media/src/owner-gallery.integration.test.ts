@@ -163,3 +163,43 @@ describe('media owner delete - DeleteOwnAsset', () => {
     expect((await h.client.getAsset({ assetId: upload, callerUserId: 'delete-owner' })).asset!.status).toBe(AssetStatus.UPLOADING);
   });
 });
+
+describe("media retention's delete - DeleteExpiredInput", () => {
+  const { ExpiredInputOutcome } = mediaV1;
+  const expire = (assetId: string, ownerUserId: string) => h.asJobs.deleteExpiredInput({ assetId, ownerUserId }).then((r) => r.outcome);
+
+  it('deletes an input image nothing uses; says so for one in a post or a running job, and leaves those as they were', async () => {
+    const owner = `expire-${randomUUID()}`;
+    const [unused, posted, running] = [await start(owner), await start(owner), await start(owner)];
+
+    expect(await expire(unused, owner)).toBe(ExpiredInputOutcome.DELETED);
+    expect((await h.pool.query('SELECT 1 FROM media.assets WHERE id = $1 AND status <> $2', [unused, 'deleted'])).rowCount).toBe(0);
+    expect(await expire(unused, owner), 'asked again: already gone').toBe(ExpiredInputOutcome.GONE);
+
+    usage.posts = 1;
+    expect(await expire(posted, owner)).toBe(ExpiredInputOutcome.IN_USE_BY_POST);
+    usage.posts = 0;
+    usage.jobs = 1;
+    expect(await expire(running, owner)).toBe(ExpiredInputOutcome.IN_USE_BY_JOB);
+    usage.jobs = 0;
+    for (const id of [posted, running]) {
+      expect((await h.client.getAsset({ assetId: id, callerUserId: owner })).asset!.status).toBe(AssetStatus.UPLOADING);
+    }
+  });
+
+  it("never deletes an output (GONE: not an input image), nor someone else's image", async () => {
+    const owner = `expire-${randomUUID()}`;
+    const output = await putOutput(owner, randomUUID());
+    const upload = await start(owner);
+    expect(await expire(output, owner)).toBe(ExpiredInputOutcome.GONE);
+    expect(await expire(upload, 'expire-stranger')).toBe(ExpiredInputOutcome.GONE);
+    expect((await h.client.getAsset({ assetId: output, callerUserId: owner })).asset!.status).toBe(AssetStatus.READY);
+    expect((await h.client.getAsset({ assetId: upload, callerUserId: owner })).asset!.status).toBe(AssetStatus.UPLOADING);
+  });
+
+  it('is for jobs only: the gateway may not call it', async () => {
+    await expect(h.client.deleteExpiredInput({ assetId: randomUUID(), ownerUserId: 'x' })).rejects.toMatchObject({
+      code: ErrorCode.PERMISSION_DENIED,
+    });
+  });
+});

@@ -7,6 +7,7 @@ import { createUpload } from './rpc/create-upload.js';
 import { deleteAsset } from './rpc/delete-asset.js';
 import { getAccountDeletion } from './rpc/get-account-deletion.js';
 import { deleteOwnAsset } from './rpc/delete-own-asset.js';
+import { deleteExpiredInput } from './rpc/delete-expired-input.js';
 import { listAssets } from './rpc/list-assets.js';
 import { getAsset, getAssetInternal, getAssetsInternal } from './rpc/get-asset.js';
 import { putServerAsset } from './rpc/put-server-asset.js';
@@ -28,6 +29,7 @@ export function startMediaServer(context: MediaContext, options: GrpcServingOpti
     getAccountDeletion: getAccountDeletion(context),
     listAssets: listAssets(context),
     deleteOwnAsset: deleteOwnAsset(context),
+    deleteExpiredInput: deleteExpiredInput(context),
   };
   return startGrpcServer({
     ...options,

@@ -916,6 +916,31 @@ export interface components {
       queue: 'interactive' | 'background';
       /** @description jobs ahead in the queue, while queued */
       queuePosition: number | null;
+      /** @description what happens to what you gave this job, and when (outputs stay while you keep them) */
+      retention: {
+        /**
+         * Format: date-time
+         * @description when the input image is deleted at the earliest: the job's end plus its type's period; later if a post or a newer job still uses it then. null: no input image, the job has not ended, or it is deleted
+         */
+        inputImageDeleteAt: string | null;
+        /**
+         * Format: date-time
+         * @description when the input image was deleted; null: not (yet)
+         */
+        inputImageDeletedAt: string | null;
+        /**
+         * Format: date-time
+         * @description when the prompt, negative prompt and effective inputs are removed: the job's end plus its type's period (docs/retention.md); null while the job has not ended
+         */
+        inputsRedactAt: string | null;
+        /**
+         * Format: date-time
+         * @description when they were removed: prompts then read "", parameters keep their numbers and booleans only; null: not yet
+         */
+        inputsRedactedAt: string | null;
+        /** @description what the removal took (1: docs/retention.md); null: not yet removed */
+        redactionVersion: number | null;
+      };
       retryOfJobId: string | null;
       snapshot: {
         /** @description what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded */
@@ -1178,6 +1203,31 @@ export interface components {
       queue: 'interactive' | 'background';
       /** @description jobs ahead in the queue, while queued */
       queuePosition: number | null;
+      /** @description what happens to what you gave this job, and when (outputs stay while you keep them) */
+      retention: {
+        /**
+         * Format: date-time
+         * @description when the input image is deleted at the earliest: the job's end plus its type's period; later if a post or a newer job still uses it then. null: no input image, the job has not ended, or it is deleted
+         */
+        inputImageDeleteAt: string | null;
+        /**
+         * Format: date-time
+         * @description when the input image was deleted; null: not (yet)
+         */
+        inputImageDeletedAt: string | null;
+        /**
+         * Format: date-time
+         * @description when the prompt, negative prompt and effective inputs are removed: the job's end plus its type's period (docs/retention.md); null while the job has not ended
+         */
+        inputsRedactAt: string | null;
+        /**
+         * Format: date-time
+         * @description when they were removed: prompts then read "", parameters keep their numbers and booleans only; null: not yet
+         */
+        inputsRedactedAt: string | null;
+        /** @description what the removal took (1: docs/retention.md); null: not yet removed */
+        redactionVersion: number | null;
+      };
       retryOfJobId: string | null;
       snapshot: {
         /** @description what the vendor was asked: the model's defaultParameters with the job's own parameters over them (for the names a user may set); null for jobs created before it was recorded */
@@ -2438,6 +2488,13 @@ export interface operations {
            *           "retryOfJobId": null,
            *           "credentialMode": "platform_key",
            *           "credentialId": null,
+           *           "retention": {
+           *             "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *             "inputsRedactedAt": null,
+           *             "redactionVersion": null,
+           *             "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *             "inputImageDeletedAt": null
+           *           },
            *           "createdAt": "2026-12-01T09:00:00.000Z",
            *           "updatedAt": "2026-12-01T09:00:09.000Z",
            *           "startedAt": "2026-12-01T09:00:07.000Z",
@@ -2562,6 +2619,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:09.000Z",
            *         "startedAt": "2026-12-01T09:00:07.000Z",
@@ -2771,6 +2835,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:00.000Z",
            *         "updatedAt": "2026-12-01T09:00:09.000Z",
            *         "startedAt": "2026-12-01T09:00:07.000Z",
@@ -3016,6 +3087,13 @@ export interface operations {
            *         "retryOfJobId": "019a3c1e-7f00-7000-8000-00000000a001",
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:40.000Z",
            *         "updatedAt": "2026-12-01T09:00:40.000Z",
            *         "startedAt": null,
@@ -4545,6 +4623,13 @@ export interface operations {
            *           "retryOfJobId": null,
            *           "credentialMode": "platform_key",
            *           "credentialId": null,
+           *           "retention": {
+           *             "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *             "inputsRedactedAt": null,
+           *             "redactionVersion": null,
+           *             "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *             "inputImageDeletedAt": null
+           *           },
            *           "createdAt": "2026-12-01T09:00:03.000Z",
            *           "updatedAt": "2026-12-01T09:00:09.000Z",
            *           "startedAt": "2026-12-01T09:00:04.000Z",
@@ -4839,6 +4924,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": null,
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": null,
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:03.000Z",
            *         "startedAt": null,
@@ -4904,6 +4996,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": null,
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": null,
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:03.000Z",
            *         "startedAt": null,
@@ -5245,6 +5344,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:09.000Z",
            *         "startedAt": "2026-12-01T09:00:04.000Z",
@@ -5514,6 +5620,13 @@ export interface operations {
            *         "retryOfJobId": null,
            *         "credentialMode": "platform_key",
            *         "credentialId": null,
+           *         "retention": {
+           *           "inputsRedactAt": null,
+           *           "inputsRedactedAt": null,
+           *           "redactionVersion": null,
+           *           "inputImageDeleteAt": null,
+           *           "inputImageDeletedAt": null
+           *         },
            *         "createdAt": "2026-12-01T09:00:03.000Z",
            *         "updatedAt": "2026-12-01T09:00:05.000Z",
            *         "startedAt": null,
@@ -5868,7 +5981,7 @@ export interface operations {
           /**
            * @example id: 4
            *     event: job
-           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":"019a3c1e-7f00-7000-8000-00000000f001","inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","outputSha256":"3f0a6c1e9b2d4f5a7c8e0b1d2f3a4c5e6b7d8f9a0c1e2d3f4a5b6c7d8e9f0a1b","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"credentialMode":"platform_key","credentialId":null,"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
+           *     data: {"id":"019a3c1e-7f00-7000-8000-00000000a001","jobType":"image.stylize","status":"succeeded","progress":100,"queue":"interactive","queuePosition":null,"attempts":{"count":1,"max":3},"modelId":"019a3c1e-7f00-7000-8000-00000000b001","styleId":"019a3c1e-7f00-7000-8000-00000000c001","petId":"019a3c1e-7f00-7000-8000-00000000f001","inputAssetId":"019a3c1e-7f00-7000-8000-00000000d001","outputAssetId":"019a3c1e-7f00-7000-8000-00000000d002","outputUrl":"https://media.atelier.internal/atelier-media/019a3c1e-7f00-7000-8000-00000000d002?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=300&X-Amz-Signature=3f1c…","outputUrlExpiresAt":"2026-12-01T09:05:05.000Z","outputSha256":"3f0a6c1e9b2d4f5a7c8e0b1d2f3a4c5e6b7d8f9a0c1e2d3f4a5b6c7d8e9f0a1b","prompt":"my cat as a renaissance painting","negativePrompt":"","width":null,"height":null,"parameters":{"strength":0.7},"snapshot":{"providerCode":"sim","providerModel":"sim-patbond-v1","modelVersion":"1.0","styleCode":"renaissance","effectiveParameters":{"strength":0.7,"seed":42},"effectivePrompt":"my cat as a renaissance painting, in the style of a renaissance oil painting"},"error":null,"startDeadlineAt":"2026-12-01T09:00:33.000Z","retryOfJobId":null,"credentialMode":"platform_key","credentialId":null,"retention":{"inputsRedactAt":"2026-12-31T09:00:09.000Z","inputsRedactedAt":null,"redactionVersion":null,"inputImageDeleteAt":"2026-12-31T09:00:09.000Z","inputImageDeletedAt":null},"createdAt":"2026-12-01T09:00:03.000Z","updatedAt":"2026-12-01T09:00:09.000Z","startedAt":"2026-12-01T09:00:04.000Z","completedAt":"2026-12-01T09:00:09.000Z","timings":{"queuedMs":1000,"runningMs":5000,"totalMs":6000,"attempts":[{"attempt":1,"startedAt":"2026-12-01T09:00:04.000Z","endedAt":"2026-12-01T09:00:09.000Z","durationMs":5000,"outcome":"succeeded","errorCode":null}]},"version":4}
            */
           'text/event-stream': string;
         };
@@ -6202,6 +6315,13 @@ export interface operations {
            *           "retryOfJobId": null,
            *           "credentialMode": "platform_key",
            *           "credentialId": null,
+           *           "retention": {
+           *             "inputsRedactAt": "2026-12-31T09:00:09.000Z",
+           *             "inputsRedactedAt": null,
+           *             "redactionVersion": null,
+           *             "inputImageDeleteAt": "2026-12-31T09:00:09.000Z",
+           *             "inputImageDeletedAt": null
+           *           },
            *           "createdAt": "2026-12-01T09:00:03.000Z",
            *           "updatedAt": "2026-12-01T09:00:09.000Z",
            *           "startedAt": "2026-12-01T09:00:04.000Z",

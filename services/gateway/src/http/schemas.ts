@@ -103,6 +103,27 @@ const jobProperties = {
     description: "whose vendor key runs the job: the platform's, or one of your own (credentialId)",
   },
   credentialId: { ...nullableString, description: 'your vendor key the job runs with (user_key); never the key' },
+  retention: {
+    ...object({
+      inputsRedactAt: {
+        ...nullableDateTime,
+        description:
+          "when the prompt, negative prompt and effective inputs are removed: the job's end plus its type's period (docs/retention.md); null while the job has not ended",
+      },
+      inputsRedactedAt: {
+        ...nullableDateTime,
+        description: 'when they were removed: prompts then read "", parameters keep their numbers and booleans only; null: not yet',
+      },
+      redactionVersion: { ...nullableInteger, description: 'what the removal took (1: docs/retention.md); null: not yet removed' },
+      inputImageDeleteAt: {
+        ...nullableDateTime,
+        description:
+          "when the input image is deleted at the earliest: the job's end plus its type's period; later if a post or a newer job still uses it then. null: no input image, the job has not ended, or it is deleted",
+      },
+      inputImageDeletedAt: { ...nullableDateTime, description: 'when the input image was deleted; null: not (yet)' },
+    }),
+    description: 'what happens to what you gave this job, and when (outputs stay while you keep them)',
+  },
   retryOfJobId: nullableString,
   createdAt: dateTime,
   updatedAt: dateTime,

@@ -40,6 +40,13 @@ const job = {
   retryOfJobId: null,
   credentialMode: 'platform_key',
   credentialId: null,
+  retention: {
+    inputsRedactAt: '2026-12-31T09:00:09.000Z',
+    inputsRedactedAt: null,
+    redactionVersion: null,
+    inputImageDeleteAt: '2026-12-31T09:00:09.000Z',
+    inputImageDeletedAt: null,
+  },
   createdAt: at(0),
   updatedAt: at(9),
   startedAt: at(7),

@@ -123,6 +123,7 @@ const queuedJob = {
   retryOfJobId: null,
   credentialMode: 'platform_key',
   credentialId: null,
+  retention: { inputsRedactAt: null, inputsRedactedAt: null, redactionVersion: null, inputImageDeleteAt: null, inputImageDeletedAt: null },
   createdAt: at(3),
   updatedAt: at(3),
   startedAt: null,
@@ -143,6 +144,14 @@ const succeededJob = {
   startedAt: at(4),
   completedAt: at(9),
   updatedAt: at(9),
+  // Ended 2026-12-01: image.stylize's prompts and input image are removed 30 days later (docs/retention.md).
+  retention: {
+    inputsRedactAt: '2026-12-31T09:00:09.000Z',
+    inputsRedactedAt: null,
+    redactionVersion: null,
+    inputImageDeleteAt: '2026-12-31T09:00:09.000Z',
+    inputImageDeletedAt: null,
+  },
   timings: {
     queuedMs: 1000,
     runningMs: 5000,

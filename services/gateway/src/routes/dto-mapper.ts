@@ -105,6 +105,13 @@ export function toJobDto(job: jobsV1.Job, output?: { url: string; expiresAt: Dat
     startDeadlineAt: iso(job.startDeadlineAt),
     credentialMode: job.credentialMode === 'user_key' ? 'user_key' : 'platform_key',
     credentialId: job.credentialId ?? null,
+    retention: {
+      inputsRedactAt: iso(job.inputsRedactAt),
+      inputsRedactedAt: iso(job.inputsRedactedAt),
+      redactionVersion: orNull(job.redactionVersion),
+      inputImageDeleteAt: iso(job.inputImageDeleteAt),
+      inputImageDeletedAt: iso(job.inputImageDeletedAt),
+    },
     retryOfJobId: orNull(job.retryOfJobId),
     createdAt: iso(job.createdAt),
     updatedAt: iso(job.updatedAt),

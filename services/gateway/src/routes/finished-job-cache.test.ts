@@ -146,4 +146,21 @@ describe('job views - remembered terminal views', () => {
     await views.view({ ...job, id: 'wordy', prompt: 'x'.repeat(1_500), negativePrompt: 'y'.repeat(501) }, 'alice');
     expect(views.remembered('wordy', 'alice')).toBeUndefined();
   });
+
+  it('forgets a view when retention is due to change it, and remembers none that is due but not yet changed', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { media } = fakeMedia();
+    const views = new FinishedJobCache(media);
+    const now = Date.now();
+    await views.view({ ...job, id: 'redact-soon', inputsRedactAt: new Date(now + 60_000) }, 'alice');
+    await views.view({ ...job, id: 'image-soon', inputImageDeleteAt: new Date(now + 60_000) }, 'alice');
+    await views.view({ ...job, id: 'overdue', inputsRedactAt: new Date(now - 1) }, 'alice');
+    await views.view({ ...job, id: 'redacted', inputsRedactAt: new Date(now - 1), inputsRedactedAt: new Date(now - 1) }, 'alice');
+    expect(views.remembered('overdue', 'alice')).toBeUndefined();
+    expect(views.remembered('redacted', 'alice'), 'once redacted, the view changes no more').toBeDefined();
+    vi.setSystemTime(now + 60_000);
+    expect(views.remembered('redact-soon', 'alice')).toBeUndefined();
+    expect(views.remembered('image-soon', 'alice')).toBeUndefined();
+    expect(views.remembered('redacted', 'alice')).toBeDefined();
+  });
 });

@@ -22,6 +22,17 @@ interface TerminalView {
 }
 
 /**
+ * A terminal view is kept TERMINAL_VIEW_TTL_MS at most, and never past the moment retention is due
+ * to change it (its prompts redacted, its input image deleted: docs/retention.md); a view past
+ * that moment whose change is not done yet expires at once.
+ */
+function terminalViewExpiry(job: jobsV1.Job): number {
+  const redaction = job.inputsRedactedAt ? undefined : job.inputsRedactAt;
+  const dueChanges = [redaction, job.inputImageDeleteAt].filter((at) => at !== undefined).map((at) => at.getTime());
+  return Math.min(Date.now() + TERMINAL_VIEW_TTL_MS, ...dueChanges);
+}
+
+/**
  * Jobs as the app sees them, with a download URL of the output once the job succeeded.
  *
  * A job that succeeded, failed or was cancelled never changes again, so every terminal view the
@@ -37,7 +48,9 @@ interface TerminalView {
  * What can still make a remembered view stale is its job disappearing: an account deletion deletes
  * the user's finished jobs (jobs' db/account-deletion-sql.ts) and tells no gateway, so a replica
  * that remembered one answers it to the same user for at most TERMINAL_VIEW_TTL_MS more (retention
- * archives a job's events, never the job). Entries are bounded (TERMINAL_VIEW_CACHE_SIZE, oldest
+ * archives a job's events, never the job). Retention changes an ended job too (its prompts
+ * redacted, its input image deleted), from a due time the view carries: a view is forgotten at it
+ * and not remembered again until the change is done (terminalViewExpiry). Entries are bounded (TERMINAL_VIEW_CACHE_SIZE, oldest
  * out first; a few MB).
  */
 export class FinishedJobCache {
@@ -57,7 +70,7 @@ export class FinishedJobCache {
   async view(job: jobsV1.Job, callerUserId: string): Promise<JobDto> {
     const view = toJobDto(job);
     if (TERMINAL_JOB_STATUSES.has(job.status) && job.prompt.length + job.negativePrompt.length <= MAX_CACHED_PROMPT_CHARS) {
-      this.terminal.set(job.id, { ownerUserId: callerUserId, view, outputAssetId: job.outputAssetId }, Date.now() + TERMINAL_VIEW_TTL_MS);
+      this.terminal.set(job.id, { ownerUserId: callerUserId, view, outputAssetId: job.outputAssetId }, terminalViewExpiry(job));
     }
     return this.withOutput(view, job.outputAssetId, callerUserId);
   }

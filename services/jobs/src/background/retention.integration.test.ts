@@ -4,6 +4,8 @@ import { createSqlPool, type SqlPool } from '@atelier/db';
 import { createLogger } from '@atelier/logging';
 import { waitUntil } from '@atelier/testing';
 import { canaryRequest, startJobsHarness, type JobsHarness } from '../test-support/jobs-harness.js';
+import { SHIPPED_DEFINITIONS } from '../definitions/index.js';
+import { retentionPeriodsOf } from './retention-periods.js';
 import { RetentionPruner, type RetentionPrunerOptions, type RetentionTable } from './retention-pruner.js';
 
 // Retention against the real schema: jobs made through the API, then aged the way time ages
@@ -36,7 +38,9 @@ function newPruner(options: Partial<RetentionPrunerOptions> = {}): RetentionPrun
     outboxRetentionMs: DAY_MS,
     jobEventsRetentionDays: 30,
     batchSize: 1_000,
+    redactionBatchSize: 1_000,
     batchPauseMs: 0,
+    periods: retentionPeriodsOf(SHIPPED_DEFINITIONS),
     ...options,
   });
 }
@@ -156,7 +160,9 @@ describe('retention - job events', () => {
     const listBefore = await h.jobs.listJobs(jobsV1.ListJobsRequest.fromPartial({ userId: user, pageSize: 100 }));
     const detailsBefore = await h.admin.getJobDetails({ jobId: old[2]! });
 
-    const result = await newPruner().runOnce();
+    // What users wrote is kept here (its redaction changes the view on purpose: redaction.integration.test.ts).
+    const keepWhatUsersWrote = { redactInputs: { jobTypes: [], days: [] }, deleteInputImage: { jobTypes: [], days: [] } };
+    const result = await newPruner({ periods: keepWhatUsersWrote }).runOnce();
 
     expect(result!.job_events).toBe(3 + 3 + 5);
     expect(await countRows('job_events', old)).toBe(0);
@@ -178,7 +184,7 @@ describe('retention - job events', () => {
     );
     expect(new Set(detailsAfter.events.map((e) => e.actor))).toEqual(new Set(['archived']));
 
-    expect((await newPruner().runOnce())!.job_events, 'nothing left to prune').toBe(0);
+    expect((await newPruner({ periods: keepWhatUsersWrote }).runOnce())!.job_events, 'nothing left to prune').toBe(0);
   });
 });
 
@@ -220,7 +226,7 @@ describe('retention - batches', () => {
     await publishedOutbox(jobs);
     await age(jobs, 40);
     await ageOutbox(jobs, 40);
-    const batches: Record<RetentionTable, number[]> = { outbox: [], job_events: [], quota_hits: [] };
+    const batches: Record<RetentionTable, number[]> = { outbox: [], job_events: [], quota_hits: [], redacted_jobs: [], input_images: [] };
     const onPruned = (table: RetentionTable, count: number) => batches[table].push(count);
 
     // A batch of 2 events cannot hold a job's 3: nothing is deleted, and the run still ends.
@@ -228,7 +234,7 @@ describe('retention - batches', () => {
     expect(await countRows('job_events', jobs)).toBe(21);
 
     const result = await newPruner({ batchSize: 4, onPruned }).runOnce();
-    expect(result).toEqual({ outbox: 14, job_events: 21, quota_hits: 0 });
+    expect(result).toEqual({ outbox: 14, job_events: 21, quota_hits: 0, redacted_jobs: 0, input_images: 0 }); // the first run redacted them
     expect(Math.max(...batches.outbox, ...batches.job_events)).toBeLessThanOrEqual(4);
     expect(batches.outbox.reduce((a, b) => a + b, 0)).toBe(14);
     expect(batches.job_events).toEqual([3, 3, 3, 3, 3, 3, 3]); // whole jobs only: one per batch of 4
@@ -248,6 +254,12 @@ describe('retention - replicas', () => {
     expect(results.filter((r) => r === null)).toHaveLength(1);
     expect(results.find((r) => r !== null)!.outbox).toBe(12);
     expect(await countRows('outbox', jobs)).toBe(0);
-    expect(await second.runOnce(), 'the lock is released at the end of a run').toEqual({ outbox: 0, job_events: 0, quota_hits: 0 });
+    expect(await second.runOnce(), 'the lock is released at the end of a run').toEqual({
+      outbox: 0,
+      job_events: 0,
+      quota_hits: 0,
+      redacted_jobs: 0,
+      input_images: 0,
+    });
   });
 });

@@ -55,6 +55,13 @@ export interface JobRow {
   /** Whose vendor key runs the job (migration 0017): platform_key, or user_key with credential_id. */
   credential_mode: 'platform_key' | 'user_key';
   credential_id: string | null;
+  /** What retention removed of what the user wrote (db/redaction-sql.ts), and when; null: nothing yet. */
+  redaction_version: number | null;
+  redacted_at: Date | null;
+  /** When retention deleted the input image (or found it gone); null: not (yet). */
+  input_removed_at: Date | null;
+  /** When the input image was last found in a post and kept. */
+  input_kept_at: Date | null;
   /**
    * Not a column: the outbox rows the transition that answered this row wrote claimed for this
    * replica's relay, which publishes them after the commit (transitions/transition-sql.ts, announce/announce.ts).

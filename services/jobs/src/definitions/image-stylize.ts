@@ -26,6 +26,7 @@ export const imageStylize: JobDefinition = {
   output: described.output,
   userParameters: USER_PARAMETERS,
   countsTowardQuota: true,
+  retention: { redactInputsAfterDays: 30, deleteInputImageAfterDays: 30 },
   validateInput(command) {
     requireOnlyParameters(command.parameters, USER_PARAMETERS);
     requireNumberParameter(command.parameters, 'strength', 0, 1);

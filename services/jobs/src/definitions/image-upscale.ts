@@ -27,6 +27,7 @@ export const imageUpscale: JobDefinition = {
   output: described.output,
   userParameters: USER_PARAMETERS,
   countsTowardQuota: true,
+  retention: { redactInputsAfterDays: 30, deleteInputImageAfterDays: 7 },
   validateInput(command) {
     requireOnlyParameters(command.parameters, USER_PARAMETERS);
     requireOneOfParameter(command.parameters, 'scale', [2, 4]);

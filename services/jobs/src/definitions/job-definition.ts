@@ -25,6 +25,17 @@ export interface JobCommand {
   credentialId?: string;
 }
 
+/** Retention of what a user gave a job, counted in whole days from the job's end (completed_at). */
+export interface JobRetention {
+  /** The prompt, negative prompt and effective inputs are redacted (db/redaction-sql.ts, version 1). */
+  redactInputsAfterDays: number;
+  /** The input image is deleted, unless a post or a job that ended later (or has not) uses it. */
+  deleteInputImageAfterDays: number;
+}
+
+/** Retention periods a definition may declare: a day at least (a job's own replays), ten years at most. */
+export const RETENTION_DAYS_RANGE = { min: 1, max: 3650 } as const;
+
 /**
  * Everything the engine needs to know about one job type. Definitions are declared in code,
  * validated at start-up, and looked up by jobType: there is no switch over job types anywhere.
@@ -62,6 +73,8 @@ export interface JobDefinition extends Pick<JobTypeDescription, 'operatorOnly' |
    * default_parameters may hold more; those always apply (domain/effective-parameters.ts).
    */
   userParameters: readonly string[];
+  /** How long what the user gave outlives the job's end (docs/retention.md holds the table, checked against this). */
+  retention: JobRetention;
   /** Checks the type-specific parts of a command (parameters, prompt rules); throws InvalidArgumentError. */
   validateInput(command: JobCommand): void;
 }
@@ -82,6 +95,11 @@ export function definitionProblem(definition: JobDefinition): string | undefined
   if (!Number.isInteger(d.maxAttempts) || d.maxAttempts < 1 || d.maxAttempts > 20) return `${d.jobType}: maxAttempts must be in 1..20`;
   if (d.retryBackoff.baseMs < 0 || d.retryBackoff.maxMs < d.retryBackoff.baseMs) {
     return `${d.jobType}: retryBackoff needs 0 <= baseMs <= maxMs`;
+  }
+  for (const [name, days] of Object.entries(d.retention)) {
+    if (!Number.isInteger(days) || days < RETENTION_DAYS_RANGE.min || days > RETENTION_DAYS_RANGE.max) {
+      return `${d.jobType}: retention.${name} must be a whole number of days in ${RETENTION_DAYS_RANGE.min}..${RETENTION_DAYS_RANGE.max}, got ${days}`;
+    }
   }
   if (d.producesOutput && !d.usesModel) return `${d.jobType}: a job type that produces output needs a model (and so a provider)`;
   if (d.output !== described.output) return `${d.jobType}: output must be the rules @atelier/job-types declares for it`;

@@ -52,6 +52,16 @@ describe('job definitions - registry', () => {
     ['output without a model', { producesOutput: true, usesModel: false }, /needs a model/],
     ['a type the platform does not list', { jobType: 'system.other' }, /system.other: not a job type of @atelier\/job-types/],
     ['operatorOnly other than the list says', { operatorOnly: false }, /system.canary: operatorOnly must be true/],
+    [
+      'a retention of no days',
+      { retention: { redactInputsAfterDays: 0, deleteInputImageAfterDays: 1 } },
+      /retention.redactInputsAfterDays must be a whole number of days in 1..3650, got 0/,
+    ],
+    [
+      'a retention of part of a day',
+      { retention: { redactInputsAfterDays: 1, deleteInputImageAfterDays: 1.5 } },
+      /deleteInputImageAfterDays/,
+    ],
   ])('fails start-up on %s', (_name, overrides, message) => {
     expect(() => new JobDefinitionRegistry([{ ...canary, ...overrides }])).toThrow(message);
     expect(() => new JobDefinitionRegistry([{ ...canary, ...overrides }])).toThrow(JobDefinitionError);

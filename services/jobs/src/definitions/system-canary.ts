@@ -30,6 +30,7 @@ export const systemCanary: JobDefinition = {
   producesOutput: false,
   userParameters: USER_PARAMETERS,
   countsTowardQuota: false,
+  retention: { redactInputsAfterDays: 1, deleteInputImageAfterDays: 1 },
   validateInput(command) {
     requireOnlyParameters(command.parameters, USER_PARAMETERS);
     if (command.prompt || command.negativePrompt) throw new InvalidArgumentError('prompt', 'the canary takes no prompt');

@@ -4,6 +4,7 @@ import { errorClassMessage } from '../domain/error-class.js';
 import { statusMessage } from '../domain/job-state-machine.js';
 import { jobTimings } from '../domain/job-timings.js';
 import type { JobAttempt } from '../domain/job-attempts.js';
+import { retentionTimesOf } from './job-retention-times.js';
 
 export function queueMessage(queue: string): jobsV1.JobQueue {
   return queue === 'background' ? jobsV1.JobQueue.BACKGROUND : jobsV1.JobQueue.INTERACTIVE;
@@ -98,6 +99,7 @@ export function toJobMessage(
     // Older rows read before migration 0017 have none: the platform's key.
     credentialMode: row.credential_mode ?? 'platform_key',
     credentialId: opt(row.credential_id),
+    ...retentionTimesOf(row),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from '@atelier/db';
+import type { StoredPurpose } from '../domain/asset-rules.js';
 import { toAsset, type Asset, type AssetRow } from './asset-sql.js';
 import { COUNTS_AS_UPLOAD_TODAY } from './upload-usage-sql.js';
 
@@ -18,15 +19,17 @@ import { COUNTS_AS_UPLOAD_TODAY } from './upload-usage-sql.js';
 
 /**
  * Step 1, for the owner only. `deleting` is accepted again, so a delete cut short (a crash, a
- * timeout) is finished by asking once more. Null: not the owner's, gone, or already deleted.
+ * timeout) is finished by asking once more. Null: not the owner's, gone, already deleted, or —
+ * with `purpose` — of another purpose (retention deletes input images only).
  */
-export async function markAssetDeleting(db: Queryable, id: string, ownerUserId: string): Promise<Asset | null> {
+export async function markAssetDeleting(db: Queryable, id: string, ownerUserId: string, purpose?: StoredPurpose): Promise<Asset | null> {
   const result = await db.query<AssetRow>({
     name: 'media.mark_deleting',
     text: `UPDATE media.assets SET status = 'deleting'
             WHERE id = $1 AND owner_user_id = $2 AND status IN ('uploading', 'ready', 'deleting')
+              AND ($3::text IS NULL OR purpose = $3)
             RETURNING *`,
-    values: [id, ownerUserId],
+    values: [id, ownerUserId, purpose ?? null],
   });
   return toAsset(result.rows[0]);
 }

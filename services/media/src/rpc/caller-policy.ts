@@ -9,7 +9,8 @@ import type { CallerPolicy } from '@atelier/grpc';
 export const mediaCallerPolicy: CallerPolicy<typeof mediaV1.MediaServiceService> = {
   gateway: ['createUpload', 'completeUpload', 'getAsset', 'listAssets', 'deleteOwnAsset', 'getAccountDeletion'],
   worker: ['getAssetInternal', 'readAsset', 'putServerAsset', 'deleteAsset'],
-  jobs: ['getAssetInternal', 'getAssetsInternal'],
+  // Retention's deletes of expired input images (docs/retention.md).
+  jobs: ['getAssetInternal', 'getAssetsInternal', 'deleteExpiredInput'],
   community: ['getAssetInternal'],
   // A style's preview: checked at write, linked for the app (catalog's GetStylePreview).
   catalog: ['getAssetInternal'],

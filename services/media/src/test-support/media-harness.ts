@@ -22,6 +22,8 @@ export interface MediaHarness {
   client: PromiseClient<mediaV1.MediaServiceClient>;
   /** Media as the worker calls it (server assets, deletes). */
   asWorker: PromiseClient<mediaV1.MediaServiceClient>;
+  /** Media as jobs calls it (input checks, retention's deletes). */
+  asJobs: PromiseClient<mediaV1.MediaServiceClient>;
   stop(): Promise<void>;
 }
 
@@ -57,15 +59,18 @@ export async function startMediaHarness(context: Partial<MediaContext> = {}): Pr
   );
   const client = await testClient(mediaV1.MediaServiceClient, `127.0.0.1:${server.port}`, 'gateway', { defaultDeadlineMs: 15_000 });
   const asWorker = await testClient(mediaV1.MediaServiceClient, `127.0.0.1:${server.port}`, 'worker', { defaultDeadlineMs: 15_000 });
+  const asJobs = await testClient(mediaV1.MediaServiceClient, `127.0.0.1:${server.port}`, 'jobs', { defaultDeadlineMs: 15_000 });
   return {
     database,
     pool,
     server,
     client,
     asWorker,
+    asJobs,
     async stop() {
       client.close();
       asWorker.close();
+      asJobs.close();
       await server.shutdown(100);
       await pool.end();
       store.close();

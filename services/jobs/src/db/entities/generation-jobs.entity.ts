@@ -76,6 +76,11 @@ export const GenerationJobEntity = defineEntity({
     // Whose vendor account runs the job, and which of the user's keys (migration 0017): never the key.
     credentialMode: p.string().length(16).default('platform_key'),
     credentialId: p.uuid().nullable(),
+    // Retention (migration 0018, docs/retention.md): what was redacted and when; the input image's fate.
+    redactionVersion: p.smallint().nullable(),
+    redactedAt: p.datetime().nullable(),
+    inputRemovedAt: p.datetime().nullable(),
+    inputKeptAt: p.datetime().nullable(),
   },
   uniques: [
     { name: 'generation_jobs_user_idempotency_key', properties: ['userId', 'idempotencyKey'] },
@@ -120,6 +125,18 @@ export const GenerationJobEntity = defineEntity({
       properties: ['startDeadlineAt'],
       where: `status = 'queued' AND attempt_count = 0 AND start_deadline_at IS NOT NULL`,
     },
+    // Retention (migration 0018): what is still due, oldest first; and who else uses an input image.
+    {
+      name: 'generation_jobs_redaction_due_idx',
+      properties: ['completedAt', 'id'],
+      where: `redaction_version IS NULL AND completed_at IS NOT NULL`,
+    },
+    {
+      name: 'generation_jobs_input_due_idx',
+      properties: ['completedAt', 'id'],
+      where: `input_asset_id IS NOT NULL AND input_removed_at IS NULL AND completed_at IS NOT NULL`,
+    },
+    { name: 'generation_jobs_input_asset_idx', properties: ['inputAssetId'], where: `input_asset_id IS NOT NULL` },
   ],
   // Raw DDL as Postgres prints it: MikroORM compares a trigger's body only when its function
   // follows MikroORM's naming (<table>_<trigger>_fn). The function, refuse_illegal_job_transition,
@@ -148,6 +165,10 @@ export const GenerationJobEntity = defineEntity({
     { name: 'generation_jobs_width_range', expression: `width >= ${MIN_IMAGE_SIDE_PX} AND width <= ${MAX_IMAGE_SIDE_PX}` },
     { name: 'generation_jobs_height_range', expression: `height >= ${MIN_IMAGE_SIDE_PX} AND height <= ${MAX_IMAGE_SIDE_PX}` },
     { name: 'generation_jobs_parameters_object', expression: `jsonb_typeof(parameters) = 'object'` },
+    {
+      name: 'generation_jobs_redaction_pair',
+      expression: '(redaction_version IS NULL) = (redacted_at IS NULL) AND (redaction_version IS NULL OR redaction_version >= 1)',
+    },
     {
       name: 'generation_jobs_status_known',
       expression: `status IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')`,

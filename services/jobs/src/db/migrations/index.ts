@@ -37,6 +37,7 @@ export const jobsMigrations: readonly NamedMigration[] = [
   { name: '0015-provider-gates', load: async () => (await import('./0015-provider-gates.js')).ProviderGates },
   { name: '0016-reconciliation', load: async () => (await import('./0016-reconciliation.js')).Reconciliation },
   { name: '0017-provider-credentials', load: async () => (await import('./0017-provider-credentials.js')).ProviderCredentials },
+  { name: '0018-redaction', load: async () => (await import('./0018-redaction.js')).Redaction },
   { name: '0019-output-sha256', load: async () => (await import('./0019-output-sha256.js')).OutputSha256 },
   { name: '0020-operator-audit', load: async () => (await import('./0020-operator-audit.js')).OperatorAudit },
 ];

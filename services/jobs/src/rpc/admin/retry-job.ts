@@ -42,6 +42,10 @@ async function insertRetry(context: JobsContext, db: Queryable, jobId: string, o
   if (original.status !== 'failed' && original.status !== 'cancelled') {
     throw new FailedPreconditionError('JOB_NOT_RETRYABLE', `only failed or cancelled jobs can be retried; this one is ${original.status}`);
   }
+  // What the user wrote is gone (docs/retention.md): a copy would ask the vendor for something else.
+  if (original.redaction_version !== null) {
+    throw new FailedPreconditionError('JOB_REDACTED', "this job's prompt was removed by retention; the user can create a new job instead");
+  }
   const definition = context.registry.get(original.job_type);
   if (original.input_asset_id) {
     const { asset } = await context.peers.media.getAssetInternal({ assetId: original.input_asset_id, includeDownloadUrl: false });

@@ -262,7 +262,34 @@ export interface Job {
    * The SHA-256 of output_asset_id's bytes, lower-case hex, recorded at completion from the asset
    * media checked. Absent without an output, and for jobs completed before it was recorded.
    */
-  outputSha256?: string | undefined;
+  outputSha256?:
+    | string
+    | undefined;
+  /**
+   * Retention (docs/retention.md), for an ended job: when its prompt, negative prompt and
+   * effective inputs are (or were due to be) redacted — its end plus its job type's period.
+   * Absent while the job has not ended.
+   */
+  inputsRedactAt?:
+    | Date
+    | undefined;
+  /** When they were redacted; the prompts then read "" and parameters keep numbers and booleans only. */
+  inputsRedactedAt?:
+    | Date
+    | undefined;
+  /** What the redaction removed (1: docs/retention.md); absent while not redacted. */
+  redactionVersion?:
+    | number
+    | undefined;
+  /**
+   * For an ended job with an input image: when the image is deleted at the earliest — its end plus
+   * its job type's period; later if a post or a newer job still uses it then.
+   */
+  inputImageDeleteAt?:
+    | Date
+    | undefined;
+  /** When the input image was deleted (or found already deleted by its owner). */
+  inputImageDeletedAt?: Date | undefined;
 }
 
 export interface CreateJobRequest {
@@ -945,6 +972,11 @@ function createBaseJob(): Job {
     credentialMode: "",
     credentialId: undefined,
     outputSha256: undefined,
+    inputsRedactAt: undefined,
+    inputsRedactedAt: undefined,
+    redactionVersion: undefined,
+    inputImageDeleteAt: undefined,
+    inputImageDeletedAt: undefined,
   };
 }
 
@@ -1063,6 +1095,21 @@ export const Job: MessageFns<Job> = {
     }
     if (message.outputSha256 !== undefined) {
       writer.uint32(306).string(message.outputSha256);
+    }
+    if (message.inputsRedactAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.inputsRedactAt), writer.uint32(314).fork()).join();
+    }
+    if (message.inputsRedactedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.inputsRedactedAt), writer.uint32(322).fork()).join();
+    }
+    if (message.redactionVersion !== undefined) {
+      writer.uint32(328).int32(message.redactionVersion);
+    }
+    if (message.inputImageDeleteAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.inputImageDeleteAt), writer.uint32(338).fork()).join();
+    }
+    if (message.inputImageDeletedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.inputImageDeletedAt), writer.uint32(346).fork()).join();
     }
     return writer;
   },
@@ -1384,6 +1431,46 @@ export const Job: MessageFns<Job> = {
             message.outputSha256 = reader.string();
             continue;
           }
+          case 39: {
+            if (tag !== 314) {
+              break;
+            }
+
+            message.inputsRedactAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 40: {
+            if (tag !== 322) {
+              break;
+            }
+
+            message.inputsRedactedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 41: {
+            if (tag !== 328) {
+              break;
+            }
+
+            message.redactionVersion = reader.int32();
+            continue;
+          }
+          case 42: {
+            if (tag !== 338) {
+              break;
+            }
+
+            message.inputImageDeleteAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 43: {
+            if (tag !== 346) {
+              break;
+            }
+
+            message.inputImageDeletedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1540,6 +1627,31 @@ export const Job: MessageFns<Job> = {
         : isSet(object.output_sha256)
         ? globalThis.String(object.output_sha256)
         : undefined,
+      inputsRedactAt: isSet(object.inputsRedactAt)
+        ? fromJsonTimestamp(object.inputsRedactAt)
+        : isSet(object.inputs_redact_at)
+        ? fromJsonTimestamp(object.inputs_redact_at)
+        : undefined,
+      inputsRedactedAt: isSet(object.inputsRedactedAt)
+        ? fromJsonTimestamp(object.inputsRedactedAt)
+        : isSet(object.inputs_redacted_at)
+        ? fromJsonTimestamp(object.inputs_redacted_at)
+        : undefined,
+      redactionVersion: isSet(object.redactionVersion)
+        ? globalThis.Number(object.redactionVersion)
+        : isSet(object.redaction_version)
+        ? globalThis.Number(object.redaction_version)
+        : undefined,
+      inputImageDeleteAt: isSet(object.inputImageDeleteAt)
+        ? fromJsonTimestamp(object.inputImageDeleteAt)
+        : isSet(object.input_image_delete_at)
+        ? fromJsonTimestamp(object.input_image_delete_at)
+        : undefined,
+      inputImageDeletedAt: isSet(object.inputImageDeletedAt)
+        ? fromJsonTimestamp(object.inputImageDeletedAt)
+        : isSet(object.input_image_deleted_at)
+        ? fromJsonTimestamp(object.input_image_deleted_at)
+        : undefined,
     };
   },
 
@@ -1659,6 +1771,21 @@ export const Job: MessageFns<Job> = {
     if (message.outputSha256 !== undefined) {
       obj.outputSha256 = message.outputSha256;
     }
+    if (message.inputsRedactAt !== undefined) {
+      obj.inputsRedactAt = message.inputsRedactAt.toISOString();
+    }
+    if (message.inputsRedactedAt !== undefined) {
+      obj.inputsRedactedAt = message.inputsRedactedAt.toISOString();
+    }
+    if (message.redactionVersion !== undefined) {
+      obj.redactionVersion = Math.round(message.redactionVersion);
+    }
+    if (message.inputImageDeleteAt !== undefined) {
+      obj.inputImageDeleteAt = message.inputImageDeleteAt.toISOString();
+    }
+    if (message.inputImageDeletedAt !== undefined) {
+      obj.inputImageDeletedAt = message.inputImageDeletedAt.toISOString();
+    }
     return obj;
   },
 
@@ -1709,6 +1836,11 @@ export const Job: MessageFns<Job> = {
     message.credentialMode = object.credentialMode ?? "";
     message.credentialId = object.credentialId ?? undefined;
     message.outputSha256 = object.outputSha256 ?? undefined;
+    message.inputsRedactAt = object.inputsRedactAt ?? undefined;
+    message.inputsRedactedAt = object.inputsRedactedAt ?? undefined;
+    message.redactionVersion = object.redactionVersion ?? undefined;
+    message.inputImageDeleteAt = object.inputImageDeleteAt ?? undefined;
+    message.inputImageDeletedAt = object.inputImageDeletedAt ?? undefined;
     return message;
   },
 };

@@ -139,6 +139,61 @@ export function assetStatusToJSON(object: AssetStatus): string {
   }
 }
 
+export enum ExpiredInputOutcome {
+  UNSPECIFIED = 0,
+  /** DELETED - Its objects and its row are removed. */
+  DELETED = 1,
+  /** GONE - No input image of this owner with this id (deleted by its owner already, or never one). */
+  GONE = 2,
+  /** IN_USE_BY_JOB - A queued or running job uses it: kept. */
+  IN_USE_BY_JOB = 3,
+  /** IN_USE_BY_POST - A published post shows it: kept. */
+  IN_USE_BY_POST = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function expiredInputOutcomeFromJSON(object: any): ExpiredInputOutcome {
+  switch (object) {
+    case 0:
+    case "EXPIRED_INPUT_OUTCOME_UNSPECIFIED":
+      return ExpiredInputOutcome.UNSPECIFIED;
+    case 1:
+    case "EXPIRED_INPUT_OUTCOME_DELETED":
+      return ExpiredInputOutcome.DELETED;
+    case 2:
+    case "EXPIRED_INPUT_OUTCOME_GONE":
+      return ExpiredInputOutcome.GONE;
+    case 3:
+    case "EXPIRED_INPUT_OUTCOME_IN_USE_BY_JOB":
+      return ExpiredInputOutcome.IN_USE_BY_JOB;
+    case 4:
+    case "EXPIRED_INPUT_OUTCOME_IN_USE_BY_POST":
+      return ExpiredInputOutcome.IN_USE_BY_POST;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ExpiredInputOutcome.UNRECOGNIZED;
+  }
+}
+
+export function expiredInputOutcomeToJSON(object: ExpiredInputOutcome): string {
+  switch (object) {
+    case ExpiredInputOutcome.UNSPECIFIED:
+      return "EXPIRED_INPUT_OUTCOME_UNSPECIFIED";
+    case ExpiredInputOutcome.DELETED:
+      return "EXPIRED_INPUT_OUTCOME_DELETED";
+    case ExpiredInputOutcome.GONE:
+      return "EXPIRED_INPUT_OUTCOME_GONE";
+    case ExpiredInputOutcome.IN_USE_BY_JOB:
+      return "EXPIRED_INPUT_OUTCOME_IN_USE_BY_JOB";
+    case ExpiredInputOutcome.IN_USE_BY_POST:
+      return "EXPIRED_INPUT_OUTCOME_IN_USE_BY_POST";
+    case ExpiredInputOutcome.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface Asset {
   id: string;
   ownerUserId: string;
@@ -312,6 +367,15 @@ export interface DeleteOwnAssetRequest {
 }
 
 export interface DeleteOwnAssetResponse {
+}
+
+export interface DeleteExpiredInputRequest {
+  assetId: string;
+  ownerUserId: string;
+}
+
+export interface DeleteExpiredInputResponse {
+  outcome: ExpiredInputOutcome;
 }
 
 function createBaseAsset(): Asset {
@@ -3003,6 +3067,166 @@ export const DeleteOwnAssetResponse: MessageFns<DeleteOwnAssetResponse> = {
   },
 };
 
+function createBaseDeleteExpiredInputRequest(): DeleteExpiredInputRequest {
+  return { assetId: "", ownerUserId: "" };
+}
+
+export const DeleteExpiredInputRequest: MessageFns<DeleteExpiredInputRequest> = {
+  encode(message: DeleteExpiredInputRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.assetId !== "") {
+      writer.uint32(10).string(message.assetId);
+    }
+    if (message.ownerUserId !== "") {
+      writer.uint32(18).string(message.ownerUserId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteExpiredInputRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteExpiredInputRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.assetId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ownerUserId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteExpiredInputRequest {
+    return {
+      assetId: isSet(object.assetId)
+        ? globalThis.String(object.assetId)
+        : isSet(object.asset_id)
+        ? globalThis.String(object.asset_id)
+        : "",
+      ownerUserId: isSet(object.ownerUserId)
+        ? globalThis.String(object.ownerUserId)
+        : isSet(object.owner_user_id)
+        ? globalThis.String(object.owner_user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteExpiredInputRequest): unknown {
+    const obj: any = {};
+    if (message.assetId !== "") {
+      obj.assetId = message.assetId;
+    }
+    if (message.ownerUserId !== "") {
+      obj.ownerUserId = message.ownerUserId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteExpiredInputRequest>): DeleteExpiredInputRequest {
+    return DeleteExpiredInputRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteExpiredInputRequest>): DeleteExpiredInputRequest {
+    const message = createBaseDeleteExpiredInputRequest();
+    message.assetId = object.assetId ?? "";
+    message.ownerUserId = object.ownerUserId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteExpiredInputResponse(): DeleteExpiredInputResponse {
+  return { outcome: 0 };
+}
+
+export const DeleteExpiredInputResponse: MessageFns<DeleteExpiredInputResponse> = {
+  encode(message: DeleteExpiredInputResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outcome !== 0) {
+      writer.uint32(8).int32(message.outcome);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteExpiredInputResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteExpiredInputResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.outcome = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteExpiredInputResponse {
+    return { outcome: isSet(object.outcome) ? expiredInputOutcomeFromJSON(object.outcome) : 0 };
+  },
+
+  toJSON(message: DeleteExpiredInputResponse): unknown {
+    const obj: any = {};
+    if (message.outcome !== 0) {
+      obj.outcome = expiredInputOutcomeToJSON(message.outcome);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeleteExpiredInputResponse>): DeleteExpiredInputResponse {
+    return DeleteExpiredInputResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeleteExpiredInputResponse>): DeleteExpiredInputResponse {
+    const message = createBaseDeleteExpiredInputResponse();
+    message.outcome = object.outcome ?? 0;
+    return message;
+  },
+};
+
 /** MediaService owns schema `media` and the bucket. */
 export type MediaServiceService = typeof MediaServiceService;
 export const MediaServiceService = {
@@ -3158,6 +3382,23 @@ export const MediaServiceService = {
       Buffer.from(DeleteOwnAssetResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteOwnAssetResponse => DeleteOwnAssetResponse.decode(value),
   },
+  /**
+   * Retention (jobs' pruner, docs/retention.md): deletes an input image (purpose AI_INPUT) of the
+   * owner whose jobs ended past their retention, as the owner's delete does it — unless a queued
+   * or running job uses it or a published post shows it; then it stays as it was and the outcome
+   * says why. Never deletes any other purpose (outputs stay while the user keeps them).
+   */
+  deleteExpiredInput: {
+    path: "/atelier.media.v1.MediaService/DeleteExpiredInput" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteExpiredInputRequest): Buffer =>
+      Buffer.from(DeleteExpiredInputRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteExpiredInputRequest => DeleteExpiredInputRequest.decode(value),
+    responseSerialize: (value: DeleteExpiredInputResponse): Buffer =>
+      Buffer.from(DeleteExpiredInputResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteExpiredInputResponse => DeleteExpiredInputResponse.decode(value),
+  },
 } as const;
 
 export interface MediaServiceServer extends UntypedServiceImplementation {
@@ -3212,6 +3453,13 @@ export interface MediaServiceServer extends UntypedServiceImplementation {
    * it was. Someone else's asset, or one already removed, is NOT_FOUND.
    */
   deleteOwnAsset: handleUnaryCall<DeleteOwnAssetRequest, DeleteOwnAssetResponse>;
+  /**
+   * Retention (jobs' pruner, docs/retention.md): deletes an input image (purpose AI_INPUT) of the
+   * owner whose jobs ended past their retention, as the owner's delete does it — unless a queued
+   * or running job uses it or a published post shows it; then it stays as it was and the outcome
+   * says why. Never deletes any other purpose (outputs stay while the user keeps them).
+   */
+  deleteExpiredInput: handleUnaryCall<DeleteExpiredInputRequest, DeleteExpiredInputResponse>;
 }
 
 export interface MediaServiceClient extends Client {
@@ -3411,6 +3659,27 @@ export interface MediaServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteOwnAssetResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Retention (jobs' pruner, docs/retention.md): deletes an input image (purpose AI_INPUT) of the
+   * owner whose jobs ended past their retention, as the owner's delete does it — unless a queued
+   * or running job uses it or a published post shows it; then it stays as it was and the outcome
+   * says why. Never deletes any other purpose (outputs stay while the user keeps them).
+   */
+  deleteExpiredInput(
+    request: DeleteExpiredInputRequest,
+    callback: (error: ServiceError | null, response: DeleteExpiredInputResponse) => void,
+  ): ClientUnaryCall;
+  deleteExpiredInput(
+    request: DeleteExpiredInputRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteExpiredInputResponse) => void,
+  ): ClientUnaryCall;
+  deleteExpiredInput(
+    request: DeleteExpiredInputRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteExpiredInputResponse) => void,
   ): ClientUnaryCall;
 }
 
