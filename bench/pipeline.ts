@@ -13,7 +13,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import sharp from 'sharp';
 import { Logger, run } from 'graphile-worker';
 import { catalogV1, commonV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
@@ -27,6 +26,7 @@ import {
   testIdentityEnv,
   testNatsUrl,
   type ServiceProcess,
+  testPng,
 } from '@atelier/testing';
 import { closedLoop, forEachConcurrently, ms, percentile, printTable } from './bench-kit.js';
 import { stylizeCreates, stylizeUsers } from './stylize-creates.js';
@@ -392,9 +392,7 @@ try {
     const catalogClient = await testClient(catalogV1.CatalogServiceClient, catalog.address, 'gateway');
     const mediaClient = await testClient(mediaV1.MediaServiceClient, media.address, 'gateway');
     const { models, styles } = await catalogClient.getCatalog({ mediaKind: commonV1.MediaKind.IMAGE });
-    const png = await sharp({ create: { width: 256, height: 256, channels: 3, background: 'teal' } })
-      .png()
-      .toBuffer();
+    const png = await testPng(256, 256);
     const upload = await mediaClient.createUpload({
       ownerUserId: 'stylize-bench',
       purpose: mediaV1.AssetPurpose.AI_INPUT,

@@ -25,7 +25,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import sharp from 'sharp';
 import { catalogV1, commonV1, jobsExecutionV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import type { PromiseClient } from '@atelier/grpc';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
@@ -39,6 +38,7 @@ import {
   testProductEventsKey,
   type ServiceProcess,
   type TestDatabase,
+  testPng,
 } from '@atelier/testing';
 import { forEachConcurrently, ms, percentile, printTable } from './bench-kit.js';
 import { processCpuMs } from './process-cpu.js';
@@ -415,9 +415,7 @@ try {
   printTable('the databases', await Promise.all(targets.map(tableSizes)));
 
   // A ready ai_input asset per caller, in media (shared by every size).
-  const png = await sharp({ create: { width: 128, height: 128, channels: 3, background: 'teal' } })
-    .png()
-    .toBuffer();
+  const png = await testPng(128, 128);
   const inputs = new Map<string, string>();
   await forEachConcurrently(CALLERS.length, 8, async (i) => {
     const user = CALLERS[i]!;

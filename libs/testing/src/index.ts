@@ -19,7 +19,7 @@ export {
   type NatsServerOptions,
   type NatsClusterProcess,
 } from './nats-server-process.js';
-export { MobileApi, type ApiAnswer, type ApiJob } from './mobile-api.js';
+export { MobileApi, type ApiAnswer, type ApiJob, testPng } from './mobile-api.js';
 export { TEST_UPSCALE_MODEL, addUpscaleModel } from './upscale-model.js';
 export { testPki, testIdentityEnv, testSecurity, testClient } from './test-pki.js';
 export { testProductEventsKey } from './test-product-events-key.js';

@@ -22,9 +22,13 @@ export interface ApiJob {
 type Catalog = { models: { id: string; jobType: string }[]; styles: { id: string; code: string }[] };
 type Asset = { asset: { id: string; status: string } };
 
-/** A PNG of the given size with a visible shape (so a transform shows). */
-function testPng(width = 256, height = 256): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 120, g: 80, b: 200 } } })
+/**
+ * A PNG of the given size with a visible shape, so a transform shows and the output is never one
+ * flat colour (which the worker refuses as VALIDATION_OUTPUT_BLANK). Another background makes
+ * other bytes.
+ */
+export function testPng(width = 256, height = 256, background = { r: 120, g: 80, b: 200 }): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background } })
     .composite([
       {
         input: Buffer.from(

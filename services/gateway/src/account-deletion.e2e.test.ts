@@ -1,8 +1,7 @@
 import pg from 'pg';
-import sharp from 'sharp';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '@atelier/testing';
+import { startTestPlatform, testPng, type TestPlatform } from '@atelier/testing';
 
 // Account deletion end to end, every service a real process on real Postgres, NATS and an S3
 // store: DELETE /api/v1/me cancels the running job at the vendor, and every service deletes its
@@ -62,9 +61,7 @@ async function call<T = Record<string, unknown>>(
 }
 
 async function uploadPhoto(token: string): Promise<{ id: string; url: string }> {
-  const bytes = await sharp({ create: { width: 128, height: 128, channels: 3, background: { r: 20, g: 90, b: 200 } } })
-    .png()
-    .toBuffer();
+  const bytes = await testPng(128, 128);
   const upload = await call<{ asset: { id: string }; upload: { url: string; headers: Record<string, string> } }>(
     'POST',
     '/api/v1/media/uploads',

@@ -1,7 +1,6 @@
 import pg from 'pg';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '@atelier/testing';
+import { startTestPlatform, testPng, type TestPlatform } from '@atelier/testing';
 import { testTokenKey } from './test-support/gateway-harness.js';
 
 // Retention of what users wrote and gave, end to end (docs/retention.md): every service a real
@@ -51,9 +50,7 @@ async function call<T = Record<string, unknown>>(method: string, route: string, 
 
 /** An input image uploaded and completed; its download URL points straight at the bucket. */
 async function uploadPhoto(blue: number): Promise<{ id: string; url: string }> {
-  const bytes = await sharp({ create: { width: 128, height: 128, channels: 3, background: { r: 20, g: 90, b: blue } } })
-    .png()
-    .toBuffer();
+  const bytes = await testPng(128, 128, { r: 20, g: 90, b: blue });
   const upload = await call<{ asset: { id: string }; upload: { url: string; headers: Record<string, string> } }>(
     'POST',
     '/api/v1/media/uploads',

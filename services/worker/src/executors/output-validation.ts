@@ -1,3 +1,4 @@
+import type * as SharpModule from 'sharp';
 import { imageSizeProblem } from '@atelier/images';
 import { BLANK_STDEV, type OutputRejection, type OutputRules } from '@atelier/job-types';
 
@@ -11,7 +12,7 @@ export type OutputVerdict =
   { accepted: true; contentType: string; width: number; height: number } | { accepted: false; rejection: OutputRejection; reason: string };
 
 // sharp (libvips) costs ~30 MB resident: loaded at the first output, not by an idle worker.
-let sharpModule: Promise<typeof import('sharp')> | undefined;
+let sharpModule: Promise<typeof SharpModule> | undefined;
 const loadSharp = async () => (await (sharpModule ??= import('sharp'))).default;
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
