@@ -177,7 +177,15 @@ describe('the audit log', () => {
   });
 
   it('refuses a malformed filter or cursor with 400, never a 500', async () => {
-    for (const query of ['?cursor=not-an-id', '?since=yesterday', '?service=media', `?target=${'t'.repeat(201)}`, '?limit=101']) {
+    for (const query of [
+      '?cursor=not-an-id',
+      '?since=yesterday',
+      '?since=2026-12-31T23:59:60Z',
+      '?since=0000-01-01T00:00:00Z',
+      '?service=media',
+      `?target=${'t'.repeat(201)}`,
+      '?limit=101',
+    ]) {
       const answer = await adam.call('GET', `/admin-api/audit${query}`);
       expect(answer.status, query).toBe(400);
     }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { commonV1 } from '@atelier/contracts';
 import { isUuid } from '@atelier/validation';
 import type { GatewayContext } from '../gateway-context.js';
+import { dateTimeParam } from '../http/date-time-param.js';
 import { badRequest } from '../http/http-error.js';
 import { nullableString, object, pageQuery, responses } from '../http/schemas.js';
 
@@ -117,7 +118,7 @@ export function registerAdminAuditRoute(app: FastifyInstance, { peers }: Gateway
         subject: q.operator ?? '',
         target: q.target ?? '',
         outcome: q.outcome ?? '',
-        since: q.since === undefined ? undefined : new Date(q.since),
+        since: dateTimeParam(q.since, 'querystring.since'),
       };
       const services = q.service ? [q.service] : AUDITED_SERVICES;
       const pages = await Promise.all(

@@ -9,6 +9,7 @@ import { internalsSeenBy, toAdminJobDto, toJobDetailsDto, toOutboxEventDto, toOu
 import { jobQueues, jobStatuses } from '../http/api-enums.js';
 import { ADMIN_EXAMPLES } from './admin-examples.js';
 import { operatorActorOf } from '../auth/operator-actor.js';
+import { dateTimeParam } from '../http/date-time-param.js';
 
 interface AdminJobsQuery {
   jobType?: string;
@@ -19,18 +20,6 @@ interface AdminJobsQuery {
   createdBefore?: string;
   cursor?: string;
   limit: number;
-}
-
-/**
- * A date-time the schema let through as a Date the services can store: RFC 3339 allows a leap
- * second (23:59:60, an invalid Date here) and year 0000 (before a protobuf Timestamp's range).
- */
-function instant(value: string | undefined, field: string): Date | undefined {
-  if (value === undefined) return undefined;
-  const date = new Date(value);
-  const year = date.getUTCFullYear();
-  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) throw badRequest(`${field} must be a date-time between years 1 and 9999`);
-  return date;
 }
 
 /** Operator routes (role admin, checked by the admin hook). Internal error messages are shown here only. */
@@ -60,8 +49,8 @@ export function registerAdminRoutes(app: FastifyInstance, { peers }: GatewayCont
         status: q.status ? jobStatuses.fromApi(q.status)! : jobsV1.JobStatus.UNSPECIFIED,
         queue: q.queue ? jobQueues.fromApi(q.queue)! : jobsV1.JobQueue.UNSPECIFIED,
         userId: q.userId,
-        createdAfter: instant(q.createdAfter, 'querystring.createdAfter'),
-        createdBefore: instant(q.createdBefore, 'querystring.createdBefore'),
+        createdAfter: dateTimeParam(q.createdAfter, 'querystring.createdAfter'),
+        createdBefore: dateTimeParam(q.createdBefore, 'querystring.createdBefore'),
         pageSize: q.limit,
         pageToken: q.cursor ?? '',
       });
