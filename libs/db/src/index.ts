@@ -14,7 +14,7 @@ export {
   type NamedMigration,
   type ServiceSchema,
 } from './schema-migrations.js';
-export { uuidv7 } from './uuidv7.js';
+export { uuidv7, monotonicUuidv7 } from './uuidv7.js';
 export { SqlState, sqlStateOf, isUniqueViolation, isConnectionLoss, isTransientDatabaseError, databaseUnavailable } from './sql-errors.js';
 export { lockForTransaction, lockAllForTransaction } from './advisory-lock.js';
 export { NotificationListener, coalescedNotifier } from './notification-listener.js';

@@ -1,5 +1,5 @@
 import type { Queryable } from '@atelier/db';
-import { uuidv7 } from '@atelier/db';
+import { monotonicUuidv7 } from '@atelier/db';
 import type { OperatorActor } from './operator-actor.js';
 import { checkedSchema } from './operator-audit-table.js';
 
@@ -41,7 +41,7 @@ export interface AuditFilter {
 
 /** Writes one entry on `db`: inside the caller's transaction when the action changed something. */
 export async function insertAuditEntry(db: Queryable, schema: string, entry: AuditEntryInput): Promise<string> {
-  const id = uuidv7();
+  const id = monotonicUuidv7();
   await db.query(
     `INSERT INTO ${checkedSchema(schema)}.operator_audit (id, action, actor_subject, actor_role, route, target, outcome, before, after)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb)`,
