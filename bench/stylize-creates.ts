@@ -17,8 +17,8 @@ export async function stylizeUsers(clients: StylizeCreatesClients, prefix: strin
   const png = await sharp({ create: { width: 128, height: 128, channels: 3, background: 'teal' } })
     .png()
     .toBuffer();
-  // The embedded S3-protocol store now and then answers a PUT 500 under concurrent uploads: an
-  // upload is started again (a new asset) up to three times.
+  // The embedded S3-protocol store now and then answers a PUT 500, or closes the connection, under
+  // concurrent uploads on a busy machine: an upload is started again (a new asset) up to three times.
   const uploadInput = async (user: string, attempt = 1): Promise<string> => {
     const upload = await clients.media.createUpload({
       ownerUserId: user,
@@ -26,10 +26,13 @@ export async function stylizeUsers(clients: StylizeCreatesClients, prefix: strin
       contentType: 'image/png',
       sizeBytes: png.length,
     });
-    const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.uploadHeaders, body: png });
-    if (!put.ok) {
+    const put = await fetch(upload.uploadUrl, { method: 'PUT', headers: upload.uploadHeaders, body: png }).catch((error: unknown) => {
+      if (attempt < 3) return undefined;
+      throw error;
+    });
+    if (!put?.ok) {
       if (attempt < 3) return uploadInput(user, attempt + 1);
-      throw new Error(`upload PUT for ${user} answered ${put.status}: ${await put.text()}`);
+      throw new Error(`upload PUT for ${user} answered ${put!.status}: ${await put!.text()}`);
     }
     await clients.media.completeUpload({ assetId: upload.asset!.id, ownerUserId: user });
     return upload.asset!.id;
