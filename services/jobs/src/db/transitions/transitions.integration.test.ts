@@ -135,6 +135,22 @@ describe('refusals come from the statement that was refused', () => {
     expect(results[3]).toEqual({ changed: false, found: null });
   });
 
+  it('claim: a lone claim (bound as scalars, not arrays) answers each case as the batch does', async () => {
+    const free = await created();
+    const taken = await running('worker-b');
+    const ended = await created();
+    await cancel(pool, { jobId: ended.id, userId: ended.user_id, actor: 'user:test', nonCancellableTypes: [] }, subjects);
+    const alone = async (jobId: string) => (await claim(pool, [{ jobId, workerId: 'worker-a' }], 60_000))[0];
+    expect(await alone(free.id)).toMatchObject({
+      changed: true,
+      job: { id: free.id, status: 'running', lease_owner: 'worker-a', attempt_count: 1 },
+    });
+    expect(await alone(free.id)).toMatchObject({ changed: false, found: { status: 'running', leaseOwner: 'worker-a' } });
+    expect(await alone(taken.id)).toMatchObject({ changed: false, found: { status: 'running', leaseOwner: 'worker-b' } });
+    expect(await alone(ended.id)).toMatchObject({ changed: false, found: { status: 'cancelled' } });
+    expect(await alone(uuidv7())).toEqual({ changed: false, found: null });
+  });
+
   it('claim: two workers claiming one job in one batch give one lease', async () => {
     const job = await created();
     const results = await claim(
@@ -314,6 +330,23 @@ describe('create', () => {
       expect(results.map((r) => r.outcome.inserted)).toEqual([true, true, false]);
       expect(results[2]!.outcome.job).toBeNull();
       expect(results[2]!.usage).toEqual({ today: 2, thisMonth: 2, inFlight: 2 });
+    } finally {
+      client.release();
+    }
+  });
+
+  it('within the quota: the generic plans it asks for end with its transaction', async () => {
+    const client = await pool.connect();
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 100, monthlyLimit: 300, maxInFlight: 100 };
+    const planCacheMode = async () =>
+      (await client.query<{ mode: string }>('SELECT current_setting($1) AS mode', ['plan_cache_mode'])).rows[0]!.mode;
+    try {
+      await client.query('BEGIN');
+      expect((await createJobWithinQuota(client, newJob({ userId: user() }), 't', quota, subjects)).outcome.inserted).toBe(true);
+      expect(await planCacheMode()).toBe('force_generic_plan');
+      await client.query('COMMIT');
+      // The pooled connection's next user plans as usual.
+      expect(await planCacheMode()).toBe('auto');
     } finally {
       client.release();
     }
