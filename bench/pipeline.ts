@@ -7,6 +7,8 @@
 // jobs (the shape graphile-worker's own benchmark has: jobs queued first, then processed), plus
 // submit→start and submit→done latency at low load, plus image.stylize through provider-sim.
 // Peer: graphile-worker 0.17 (default settings, one process, concurrency 24) running no-op jobs.
+// BENCH_PG_STATEMENT_LOG=1 logs every statement of the run's database with its parse, bind and
+// execute times to the Postgres server's log (a plan made anew at every bind shows there).
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,6 +54,14 @@ const only = new Set((process.env.BENCH_ONLY ?? 'e2e,drain,latency,stylize,graph
 
 // ---------------------------------------------------------------- the platform under test
 const database = await createTestDatabase();
+if (process.env.BENCH_PG_STATEMENT_LOG) {
+  // Every statement of this database, with its parse, bind and execute times, in the Postgres
+  // server's log: how the planning of the claim and the quota create was found (bench/README.md).
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  await admin.query(`ALTER DATABASE "${database.name}" SET log_min_duration_statement = 0`);
+  await admin.end();
+}
 const s3Directory = mkdtempSync(path.join(tmpdir(), 'atelier-bench-s3-'));
 const prefix = natsTestPrefix();
 const processes: ServiceProcess[] = [];
@@ -332,29 +342,53 @@ try {
   // ---------------------------------------------------------------- ours: latency at low load
   if (only.has('latency')) {
     const [worker] = await startWorkers(1, '8');
-    const ids: { id: string; submittedAt: number }[] = [];
+    const meter = atelierMeter([worker!]);
+    // When each dispatch is on the bus: a plain subscriber of the dispatch subject gets every
+    // message JetStream stores there, as the worker's consumer does. (The outbox row's
+    // published_at is when the relay's settling statement ran, after the publish's ack: later.)
+    const busWatch = await connectNats({ servers: testNatsUrl(), name: 'bench-bus-watch' });
+    const onBus = new Map<string, number>();
+    const wallClockMs = () => performance.timeOrigin + performance.now();
+    busWatch.subscribe(jobsTopology(prefix).dispatchSubject('interactive'), {
+      callback: (_error, message) => {
+        onBus.set((message.json() as { jobId: string }).jobId, wallClockMs());
+      },
+    });
+    await busWatch.flush();
+    const ids: { id: string; submittedAt: number; answeredAt: number }[] = [];
     // The first 20 warm connections, statements and code up, as on graphile-worker's side.
     for (let i = -LATENCY_WARM_UP; i < LATENCY_SAMPLES; i += 1) {
-      const submittedAt = Date.now();
+      const submittedAt = wallClockMs();
       const { job } = await jobsClient.createJob(canary('latency', `l${i}`));
-      if (i >= 0) ids.push({ id: job!.id, submittedAt });
+      if (i >= 0) ids.push({ id: job!.id, submittedAt, answeredAt: wallClockMs() });
       await sleep(20);
     }
     await waitAllDone('latency', LATENCY_SAMPLES + LATENCY_WARM_UP);
-    // Where the time goes: the job's insert (its transaction's start), the dispatch's publication
-    // (acknowledged by JetStream), the claim (its transaction's start) — the database's clock.
+    recordCpu('atelier one job at a time (warm-up included; nothing batched)', 'latency', meter.spent(), LATENCY_SAMPLES + LATENCY_WARM_UP);
+    await busWatch.close();
+    // Where the time goes: the job's insert and its claim are their transactions' starts (the
+    // database's clock, the same machine's); the bus is the subscriber's clock.
     const { rows } = await db.query(
       `SELECT j.id::text, extract(epoch FROM j.started_at) * 1000 AS started, extract(epoch FROM j.completed_at) * 1000 AS completed,
-              extract(epoch FROM j.created_at) * 1000 AS inserted, extract(epoch FROM o.published_at) * 1000 AS published
+              extract(epoch FROM j.created_at) * 1000 AS inserted
          FROM jobs.generation_jobs j
-         LEFT JOIN jobs.outbox o ON o.aggregate_id = j.id AND o.event_type = 'job.dispatch'
         WHERE j.user_id = 'latency'`,
     );
-    type Times = { id: string; started: string; completed: string; inserted: string; published: string | null };
+    type Times = { id: string; started: string; completed: string; inserted: string };
     const byId = new Map(rows.map((r: Times) => [r.id, r]));
     // The first claim's started_at is the attempt's start; it is reset only on retries (none here).
-    const toStart = ids.map(({ id, submittedAt }) => Number(byId.get(id)!.started) - submittedAt);
-    const toDone = ids.map(({ id, submittedAt }) => Number(byId.get(id)!.completed) - submittedAt);
+    const times = ids.map((sample) => {
+      const row = byId.get(sample.id)!;
+      return {
+        ...sample,
+        inserted: Number(row.inserted),
+        started: Number(row.started),
+        completed: Number(row.completed),
+        onBus: onBus.get(sample.id),
+      };
+    });
+    const toStart = times.map((t) => t.started - t.submittedAt);
+    const toDone = times.map((t) => t.completed - t.submittedAt);
     ours.startP50 = percentile(toStart, 50);
     ours.startP99 = percentile(toStart, 99);
     results.push({
@@ -364,7 +398,7 @@ try {
       detail: `submit→start p50 ${ms(percentile(toStart, 50))} / p99 ${ms(percentile(toStart, 99))} ms; submit→done p50 ${ms(percentile(toDone, 50))} / p99 ${ms(percentile(toDone, 99))} ms`,
     });
     const leg = (name: string, values: number[]) => `${name} ${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`;
-    const timesOf = ids.map(({ id, submittedAt }) => ({ submittedAt, ...byId.get(id)! }));
+    const seen = times.filter((t) => t.onBus !== undefined);
     results.push({
       system: 'atelier',
       scenario: '  where submit→start goes (p50 / p99 ms)',
@@ -372,15 +406,19 @@ try {
       detail: [
         leg(
           'submit→insert',
-          timesOf.map((t) => Number(t.inserted) - t.submittedAt),
+          times.map((t) => t.inserted - t.submittedAt),
         ),
         leg(
-          'insert→published',
-          timesOf.filter((t) => t.published).map((t) => Number(t.published) - Number(t.inserted)),
+          'insert→on the bus',
+          seen.map((t) => t.onBus! - t.inserted),
         ),
         leg(
-          'insert→claim',
-          timesOf.map((t) => Number(t.started) - Number(t.inserted)),
+          'on the bus→claim',
+          seen.map((t) => t.started - t.onBus!),
+        ),
+        leg(
+          '(CreateJob answered)',
+          times.map((t) => t.answeredAt - t.submittedAt),
         ),
       ].join('; '),
     });
@@ -551,6 +589,13 @@ try {
   printTable('pipeline: atelier system.canary vs graphile-worker no-op jobs (same Postgres, 2-core machine)', results);
   printGoals();
   printCpu();
+} catch (error) {
+  // A service that died mid-run is the likeliest cause: its last words, not just the caller's error.
+  for (const service of processes) {
+    if (service.child.exitCode === null && service.child.signalCode === null) continue;
+    console.error(`${service.name} exited (${service.child.exitCode ?? service.child.signalCode}):\n${service.output().slice(-4000)}`);
+  }
+  throw error;
 } finally {
   jobsClient.close();
   clearInterval(analyzing);
