@@ -367,6 +367,12 @@ describe('execution - CompleteJob', () => {
     ]);
     expect(outbox.rows[0].n).toBe(1);
 
+    // Another worker reporting that very output (its lease was taken over; outputs are keyed by job) did not make it succeed.
+    expect(await refusal(h.execution.completeJob({ ...completion, workerId: 'taken-over' }))).toMatchObject({
+      code: ErrorCode.ABORTED,
+      reason: 'JOB_SUCCEEDED',
+    });
+
     // Another output, or the same asset reported with other bytes, is not that success.
     const other = await putOutputImage(h.mediaAsWorker, user, `other-${job.id}`);
     expect(await refusal(h.execution.completeJob({ ...completion, outputAssetId: other.id, outputSha256: other.sha256! }))).toMatchObject({
