@@ -5,7 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '@atelier/testing';
 import { startChaosPlatform, type ChaosPlatform } from './chaos-platform.js';
-import { TAKEOVER_BOUND_MS, TAKEOVER_SETTINGS, freezeHolderMidJob, lastLeaseOf, readTakeoverLegs } from './worker-freeze.js';
+import {
+  TAKEOVER_BOUND_MS,
+  TAKEOVER_SETTINGS,
+  freezeHolderMidJob,
+  lastLeaseOf,
+  readTakeoverLegs,
+  workerOutcomes,
+} from './worker-freeze.js';
 
 let chaos: ChaosPlatform;
 beforeAll(async () => {
@@ -14,15 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await chaos?.stop();
 });
-
-/** The frozen worker's count of attempts it ended with `outcome` (its /metrics). */
-async function workerOutcomes(address: string, outcome: string): Promise<number> {
-  const text = await (await fetch(`http://${address}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('atelier_worker_jobs_total{') && line.includes(`outcome="${outcome}"`))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
-}
 
 describe('chaos - a worker frozen mid-job', () => {
   it('SIGSTOP while the vendor works: another worker completes the job within the lease + 5 s, charged once; woken, the first changes nothing', async () => {
@@ -46,11 +44,11 @@ describe('chaos - a worker frozen mid-job', () => {
     // The frozen worker wakes: its heartbeat (or its completion) is refused, and it lets go.
     const woken = holder.frozen;
     woken.resume();
-    await waitUntil(async () => (await workerOutcomes(woken.address, 'lease_lost')) === 1, {
+    await waitUntil(async () => (await workerOutcomes(woken, 'lease_lost')) === 1, {
       what: 'the woken worker to give the job up (lease_lost)',
       timeoutMs: 15_000,
     });
-    expect(await workerOutcomes(woken.address, 'succeeded')).toBe(0);
+    expect(await workerOutcomes(woken, 'succeeded')).toBe(0);
     const after = await api.getJob(holder.jobId);
     expect(after).toMatchObject({ status: 'succeeded', outputAssetId: job.outputAssetId, version: job.version });
     expect(await chaos.recordedPrediction(holder.jobId)).toBe(predictionId);
