@@ -9,6 +9,7 @@
 // for it to give the job up. It prints the time from the freeze to the success against the goal
 // (the lease + 5 s, docs/fault-model.md), and the legs as jobs recorded them: the frozen worker's
 // lease expiry, the reap, the new dispatch due and published, the claim by the other worker, the success.
+// WORKER_PULL_EXPIRES_MS=30000 (nats.js's own pull expiry) shows the broker leg the 5 s default removes.
 import { waitUntil, type ServiceProcess } from '@atelier/testing';
 import { printTable } from './bench-kit.js';
 import { startChaosPlatform } from '../tools/chaos/chaos-platform.js';
@@ -26,7 +27,12 @@ import {
 const RUNS = Number(process.env.TAKEOVER_RUNS ?? '3');
 const seconds = (ms: number | null) => (ms === null ? '—' : (ms / 1000).toFixed(2));
 
-const chaos = await startChaosPlatform({ workers: 2, ...TAKEOVER_SETTINGS });
+const pullExpires = process.env.WORKER_PULL_EXPIRES_MS;
+const chaos = await startChaosPlatform({
+  workers: 2,
+  ...TAKEOVER_SETTINGS,
+  workerEnv: { ...TAKEOVER_SETTINGS.workerEnv, ...(pullExpires ? { WORKER_PULL_EXPIRES_MS: pullExpires } : {}) },
+});
 const runs: TakeoverLegs[] = [];
 /** How often each worker was frozen: it gives up one job per freeze. */
 const frozenTimes = new Map<ServiceProcess, number>();

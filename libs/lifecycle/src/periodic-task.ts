@@ -49,7 +49,10 @@ export function startPeriodicTask(options: PeriodicTaskOptions): PeriodicTask {
     try {
       return Math.min(options.intervalMs, Math.max(0, await options.nextRunInMs()));
     } catch (error) {
-      options.logger.warn({ err: error, task: options.name }, `${options.name}: its next run could not be timed; it runs at the next interval`);
+      options.logger.warn(
+        { err: error, task: options.name },
+        `${options.name}: its next run could not be timed; it runs at the next interval`,
+      );
       return options.intervalMs;
     }
   };

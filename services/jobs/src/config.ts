@@ -92,7 +92,7 @@ export const jobsConfigSpec = {
   ),
   REAPER_INTERVAL_MS: doc(
     int({ default: 10_000, min: 100, max: 3_600_000 }),
-    "the longest the lease reaper sleeps: it wakes as the earliest lease expires and requeues or fails it; keep it at most `LEASE_TTL_MS`, or a lease taken while it sleeps may be reaped up to the difference late",
+    'the longest the lease reaper sleeps: it wakes as the earliest lease expires and requeues or fails it; keep it at most `LEASE_TTL_MS`, or a lease taken while it sleeps may be reaped up to the difference late',
   ),
   DISPATCH_STALE_AFTER_MS: doc(
     int({ default: 120_000, min: 1_000, max: 7 * 24 * 3_600_000 }),

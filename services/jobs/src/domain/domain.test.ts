@@ -139,13 +139,16 @@ describe('retry policy - requeue or fail', () => {
 
 describe('retry policy - an expired lease', () => {
   const facts = { attempt: 1, maxAttempts: 3, earlierLeaseExpiries: 0 };
-  it('queues the job again at once the first time: a frozen or lost worker is not the job\'s fault', () => {
+  it("queues the job again at once the first time: a frozen or lost worker is not the job's fault", () => {
     expect(decideLeaseExpiry(facts, stylize)).toEqual({ requeue: true, delayMs: 0 });
     // Earlier attempts that failed otherwise do not count: this is its first lost lease.
     expect(decideLeaseExpiry({ ...facts, attempt: 2 }, stylize)).toEqual({ requeue: true, delayMs: 0 });
   });
-  it("backs off from the second expiry on (a job that may be what kills its workers), counted in expiries", () => {
-    expect(decideLeaseExpiry({ ...facts, attempt: 2, earlierLeaseExpiries: 1 }, stylize, () => 0.5)).toEqual({ requeue: true, delayMs: 2000 });
+  it('backs off from the second expiry on (a job that may be what kills its workers), counted in expiries', () => {
+    expect(decideLeaseExpiry({ ...facts, attempt: 2, earlierLeaseExpiries: 1 }, stylize, () => 0.5)).toEqual({
+      requeue: true,
+      delayMs: 2000,
+    });
     expect(decideLeaseExpiry({ attempt: 3, maxAttempts: 4, earlierLeaseExpiries: 2 }, stylize, () => 0.5)).toEqual({
       requeue: true,
       delayMs: 4000,
