@@ -24,22 +24,27 @@ export const TAKEOVER_SETTINGS = {
  */
 export const TAKEOVER_BOUND_MS = TAKEOVER_LEASE_MS + 5_000;
 
+/** A job's holder, stopped (SIGSTOP) or cut off from jobs and NATS while the job ran. */
 export interface FrozenHolder {
   jobId: string;
-  /** The worker that held the job, now stopped. */
+  /** The worker that held the job. */
   frozen: ServiceProcess;
   /** Its lease owner id (`<host>/<pid>/<random>`). */
   frozenOwner: string;
-  /** Date.now() just after the SIGSTOP. */
+  /** Date.now() just after it was stopped or cut off. */
   frozenAt: number;
 }
 
 /**
- * Creates a stylize job whose prediction takes `predictionMs` at the vendor, waits until a worker
- * holds it and recorded its prediction (the vendor charged it), then stops that worker: the one the
- * job's lease names (a worker id holds its pid), never a guess.
+ * Creates a stylize job whose prediction takes `predictionMs` at the vendor and waits until a
+ * worker holds it and recorded its prediction (the vendor charged it). Answers the job and the
+ * worker the job's lease names (a worker id holds its pid), never a guess.
  */
-export async function freezeHolderMidJob(chaos: ChaosPlatform, key: string, predictionMs: number): Promise<FrozenHolder> {
+export async function jobHeldMidPrediction(
+  chaos: ChaosPlatform,
+  key: string,
+  predictionMs: number,
+): Promise<{ jobId: string; holder: ServiceProcess; owner: string }> {
   const { api, db, platform } = chaos;
   const input = await api.uploadPhoto();
   const created = await api.createJob(await api.stylizeBody(input, `${key} #sim-latency=${predictionMs}`), key);
@@ -57,10 +62,16 @@ export async function freezeHolderMidJob(chaos: ChaosPlatform, key: string, pred
     },
     { what: 'a worker holds the job and recorded its prediction', timeoutMs: 20_000 },
   );
-  const frozen = platform.workers.find((worker) => worker.child.exitCode === null && owner.split('/')[1] === String(worker.child.pid));
-  if (!frozen) throw new Error(`no running worker has the lease owner's pid (${owner})`);
-  frozen.pause();
-  return { jobId, frozen, frozenOwner: owner, frozenAt: Date.now() };
+  const holder = platform.workers.find((worker) => worker.child.exitCode === null && owner.split('/')[1] === String(worker.child.pid));
+  if (!holder) throw new Error(`no running worker has the lease owner's pid (${owner})`);
+  return { jobId, holder, owner };
+}
+
+/** jobHeldMidPrediction, then the holder stopped (SIGSTOP). */
+export async function freezeHolderMidJob(chaos: ChaosPlatform, key: string, predictionMs: number): Promise<FrozenHolder> {
+  const { jobId, holder, owner } = await jobHeldMidPrediction(chaos, key, predictionMs);
+  holder.pause();
+  return { jobId, frozen: holder, frozenOwner: owner, frozenAt: Date.now() };
 }
 
 /** Milliseconds after the freeze at which each step of the takeover happened (null: it did not). */
