@@ -61,11 +61,13 @@ export interface BatchedSweepOptions<R> {
   batch: (limit: number) => Promise<readonly R[] | null>;
   /** What the rows of a batch that handled any are for: announce them, count them, log them. */
   onBatch: (rows: readonly R[]) => void;
+  /** When the next rows fall due, for a sweep that can tell: it wakes then (startPeriodicTask's nextRunInMs). */
+  nextRunInMs?: () => Promise<number>;
 }
 
 /**
  * A periodic sweep over a table in bounded batches (startPeriodicTask around sweepInBatches):
- * every intervalMs, batches until one comes back short; sweeps never overlap, a failed one is
+ * every intervalMs (or when nextRunInMs says the next rows fall due), batches until one comes back short; sweeps never overlap, a failed one is
  * logged, and stop() lets the batch under way finish and starts no other.
  */
 export class BatchedSweep<R> {
@@ -74,8 +76,8 @@ export class BatchedSweep<R> {
   constructor(private readonly sweep: BatchedSweepOptions<R>) {}
 
   start(): void {
-    const { name, intervalMs, logger } = this.sweep;
-    this.task = startPeriodicTask({ name, intervalMs, logger, run: (signal) => this.runOnce(signal) });
+    const { name, intervalMs, logger, nextRunInMs } = this.sweep;
+    this.task = startPeriodicTask({ name, intervalMs, logger, nextRunInMs, run: (signal) => this.runOnce(signal) });
   }
 
   async stop(): Promise<void> {

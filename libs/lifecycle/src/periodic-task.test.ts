@@ -55,6 +55,32 @@ describe('lifecycle - periodic task', () => {
     expect(run).toHaveBeenCalledTimes(2);
   });
 
+  it('wakes when the task says its next work is due, never later than the interval; a failed answer waits the interval', async () => {
+    const answers = [5_000, 250, 5_000, -10];
+    const nextRunInMs = vi.fn(async () => {
+      const next = answers.shift();
+      if (next === undefined) throw new Error('database away');
+      return next;
+    });
+    const run = vi.fn(async () => {});
+    task = startPeriodicTask({ name: 'reaping', intervalMs: 1_000, run, logger, nextRunInMs });
+    await vi.advanceTimersByTimeAsync(1_000); // asked at the start too
+    expect(run).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(250); // due in 250 ms
+    expect(run).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(999); // due in 5 s: capped at the interval
+    expect(run).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(run).toHaveBeenCalledTimes(3);
+    await vi.advanceTimersByTimeAsync(1); // already due: at once
+    expect(run).toHaveBeenCalledTimes(4);
+    await vi.advanceTimersByTimeAsync(900); // the answer failed: the interval
+    expect(run).toHaveBeenCalledTimes(4);
+    expect(warnings.map((warning) => warning.msg)).toEqual(['reaping: its next run could not be timed; it runs at the next interval']);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(run).toHaveBeenCalledTimes(5);
+  });
+
   it('stop waits for the run in flight, aborts its signal, and starts no other', async () => {
     const slow = deferred();
     let signal: AbortSignal | undefined;

@@ -14,6 +14,13 @@ export interface PeriodicTaskOptions {
   run: (signal: AbortSignal) => Promise<unknown>;
   /** Told of a failed run; the task carries on at the next interval. */
   logger: LoggerLike;
+  /**
+   * For a task that knows when its next work falls due (the earliest lease to expire): asked at
+   * the start and after each run that went well, it answers the pause before the next run, kept
+   * within 0..intervalMs — so the task wakes when the work is due, and at least every intervalMs.
+   * Without it, or when it fails (logged), the pause is intervalMs.
+   */
+  nextRunInMs?: () => Promise<number>;
 }
 
 export interface PeriodicTask {
@@ -32,22 +39,42 @@ export function startPeriodicTask(options: PeriodicTaskOptions): PeriodicTask {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 
-  const schedule = () => {
-    timer = setTimeout(tick, options.intervalMs);
+  const schedule = (delayMs: number) => {
+    timer = setTimeout(tick, delayMs);
     timer.unref();
+  };
+  /** The pause after a run that went well: the task's own, within 0..intervalMs. */
+  const nextDelay = async (): Promise<number> => {
+    if (!options.nextRunInMs) return options.intervalMs;
+    try {
+      return Math.min(options.intervalMs, Math.max(0, await options.nextRunInMs()));
+    } catch (error) {
+      options.logger.warn(
+        { err: error, task: options.name },
+        `${options.name}: its next run could not be timed; it runs at the next interval`,
+      );
+      return options.intervalMs;
+    }
   };
   function tick() {
     running = (async () => {
+      let delayMs = options.intervalMs;
       try {
         await options.run(stopping.signal);
+        if (!stopping.signal.aborted) delayMs = await nextDelay();
       } catch (error) {
         options.logger.warn({ err: error, task: options.name }, `${options.name} failed; it runs again at the next interval`);
       }
-      if (!stopping.signal.aborted) schedule();
+      if (!stopping.signal.aborted) schedule(delayMs);
     })();
   }
 
-  schedule();
+  // The first run comes one interval after the start — or when the task says work falls due.
+  if (options.nextRunInMs)
+    running = nextDelay().then((delayMs) => {
+      if (!stopping.signal.aborted) schedule(delayMs);
+    });
+  else schedule(options.intervalMs);
   return {
     async stop() {
       stopping.abort();

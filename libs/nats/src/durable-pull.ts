@@ -16,6 +16,12 @@ export interface DurablePullOptions {
   consumer: string;
   /** Messages pulled ahead (the consumer's share of in-flight work). */
   maxMessages: number;
+  /**
+   * How long one pull request waits at the server for messages (nats.js's default, 30 s, without
+   * it). A process that stops (SIGSTOP, a partition) is still handed messages into the requests
+   * it sent before, until they expire: a short one keeps new messages for live consumers.
+   */
+  expiresMs?: number;
   /** Declares the stream and the consumer (again); must be idempotent. */
   declare: () => Promise<void>;
   /** Called for each message, one after the other; it may return before the work is done. */
@@ -48,7 +54,10 @@ export async function startDurablePull(options: DurablePullOptions): Promise<Dur
 
   async function open() {
     const consumer = await options.js.consumers.get(options.stream, options.consumer);
-    const messages = await consumer.consume({ max_messages: options.maxMessages });
+    const messages = await consumer.consume({
+      max_messages: options.maxMessages,
+      ...(options.expiresMs === undefined ? {} : { expires: options.expiresMs }),
+    });
     current = messages;
     void (async () => {
       for await (const status of messages.status()) {

@@ -74,7 +74,10 @@ export const jobsConfigSpec = {
     int({ default: 10, min: 1, max: 3600 }),
     'the Retry-After of the in-flight refusal (the daily and monthly ones say when their period ends)',
   ),
-  LEASE_TTL_MS: doc(int({ default: 60_000, min: 1_000, max: 3_600_000 }), "a claim's lease; workers heartbeat every third of it"),
+  LEASE_TTL_MS: doc(
+    int({ default: 60_000, min: 1_000, max: 3_600_000 }),
+    "a claim's lease; workers heartbeat every third of it. A job whose worker froze or vanished is taken over by another worker within about this long (docs/fault-model.md)",
+  ),
   RECONCILIATION_SETTLE_MS: doc(
     int({ default: 120_000, min: 1_000, max: 24 * 3_600_000 }),
     "reconciliation with the vendor covers predictions created up to this long ago, not later: the ledger rows of a window's calls are written by then",
@@ -87,7 +90,10 @@ export const jobsConfigSpec = {
     int({ default: 120_000, min: 1_000, max: 3_600_000 }),
     "a reconciliation run's lease, renewed by every page the worker submits: a run not renewed within it is abandoned and its window offered again",
   ),
-  REAPER_INTERVAL_MS: doc(int({ default: 10_000, min: 100, max: 3_600_000 }), 'how often expired leases are reaped (requeued or failed)'),
+  REAPER_INTERVAL_MS: doc(
+    int({ default: 10_000, min: 100, max: 3_600_000 }),
+    'the longest the lease reaper sleeps: it wakes as the earliest lease expires and requeues or fails it; keep it at most `LEASE_TTL_MS`, or a lease taken while it sleeps may be reaped up to the difference late',
+  ),
   DISPATCH_STALE_AFTER_MS: doc(
     int({ default: 120_000, min: 1_000, max: 7 * 24 * 3_600_000 }),
     'a queued job overdue this long with no dispatch pending or published within it (its message lost, or its dispatch row dead) is dispatched again',

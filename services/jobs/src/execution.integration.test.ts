@@ -367,6 +367,12 @@ describe('execution - CompleteJob', () => {
     ]);
     expect(outbox.rows[0].n).toBe(1);
 
+    // Another worker reporting that very output (its lease was taken over; outputs are keyed by job) did not make it succeed.
+    expect(await refusal(h.execution.completeJob({ ...completion, workerId: 'taken-over' }))).toMatchObject({
+      code: ErrorCode.ABORTED,
+      reason: 'JOB_SUCCEEDED',
+    });
+
     // Another output, or the same asset reported with other bytes, is not that success.
     const other = await putOutputImage(h.mediaAsWorker, user, `other-${job.id}`);
     expect(await refusal(h.execution.completeJob({ ...completion, outputAssetId: other.id, outputSha256: other.sha256! }))).toMatchObject({
@@ -510,7 +516,7 @@ describe('execution - FailJob and ReleaseJob', () => {
 });
 
 describe('execution - lease reaper', () => {
-  it('re-dispatches an expired lease with attempt+1, and fails it with LEASE_EXPIRED after the last attempt', async () => {
+  it('re-dispatches an expired lease with attempt+1 — at once the first time, with backoff after — and fails it with LEASE_EXPIRED after the last attempt', async () => {
     const job = await newCanary();
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       if (attempt > 1) await makeDue(job.id);
@@ -522,10 +528,15 @@ describe('execution - lease reaper', () => {
         expect(reaped).toBeGreaterThanOrEqual(1);
         expect(current).toMatchObject({ status: 'queued', attempt_count: attempt, lease_owner: null });
         const dispatches = await h.db.query(
-          `SELECT payload FROM jobs.outbox WHERE aggregate_id = $1 AND event_type = 'job.dispatch' ORDER BY id`,
+          `SELECT payload, available_at, now() AS now FROM jobs.outbox WHERE aggregate_id = $1 AND event_type = 'job.dispatch' ORDER BY id`,
           [job.id],
         );
         expect(dispatches.rows.at(-1).payload.attempt).toBe(attempt + 1);
+        // A first lost lease is not the job's fault: due at once. A second may be: the canary's backoff (1 s ± 20 %).
+        const dueInMs = current.next_attempt_at.getTime() - dispatches.rows.at(-1).now.getTime();
+        if (attempt === 1) expect(dueInMs).toBeLessThanOrEqual(0);
+        else expect(dueInMs).toBeGreaterThanOrEqual(700);
+        expect(dispatches.rows.at(-1).available_at).toEqual(current.next_attempt_at);
         // The crashed worker comes back: its lease is gone.
         expect(await h.execution.heartbeat({ jobId: job.id, workerId: `crashy-${attempt}`, progress: 10 })).toMatchObject({
           directive: HeartbeatDirective.STOP,
@@ -593,6 +604,39 @@ describe('execution - lease reaper', () => {
       [jobs.map((j) => j.id)],
     );
     expect(dispatches.rows[0].n).toBe(40);
+  });
+});
+
+describe('execution - the lease reaper wakes as a lease expires', () => {
+  it('reaps a lease within moments of its expiry, though its interval is a minute', async () => {
+    const job = await newCanary();
+    await h.execution.claimJob({ jobId: job.id, workerId: 'frozen' });
+    await h.db.query(`UPDATE jobs.generation_jobs SET lease_expires_at = now() + interval '1500 milliseconds' WHERE id = $1`, [job.id]);
+    const reaper = new LeaseReaper({
+      pool: h.app.context.pool,
+      registry: createRegistry(),
+      subjects: h.app.context.subjects,
+      logger: createLogger({ service: 'reaper-test', level: 'silent' }),
+      announceTo: h.app.context,
+      intervalMs: 60_000,
+    });
+    reaper.start();
+    try {
+      const expiresAt = (await row(job.id)).lease_expires_at as Date;
+      const deadline = Date.now() + 10_000;
+      while ((await row(job.id)).status === 'running' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      const reaped = await h.db.query(
+        `SELECT occurred_at FROM jobs.job_events WHERE job_id = $1 AND actor = 'reaper' AND error_code = 'LEASE_EXPIRED'`,
+        [job.id],
+      );
+      expect(reaped.rows).toHaveLength(1);
+      const lateMs = (reaped.rows[0].occurred_at as Date).getTime() - expiresAt.getTime();
+      expect(lateMs).toBeGreaterThan(0);
+      expect(lateMs).toBeLessThan(1_000);
+      expect(await row(job.id)).toMatchObject({ status: 'queued', lease_owner: null });
+    } finally {
+      await reaper.stop();
+    }
   });
 });
 

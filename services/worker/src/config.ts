@@ -50,6 +50,16 @@ export const workerConfigSpec = {
   ),
   WORKER_ACK_WAIT_BACKGROUND_MS: doc(int({ default: 60_000, min: 1_000, max: 3_600_000 }), "the background consumer's ack deadline"),
   /**
+   * A worker that freezes (SIGSTOP, a stalled VM, a partition) is still handed dispatches into the
+   * pulls it sent before, until they expire; the lease of a job it held expires at least two thirds
+   * of a lease after its freeze (it heartbeats every third), so with pulls shorter than that the
+   * job's new dispatch goes to a live worker (docs/fault-model.md).
+   */
+  WORKER_PULL_EXPIRES_MS: doc(
+    int({ default: 5_000, min: 1_000, max: 30_000 }),
+    "how long each dispatch pull waits at NATS: a frozen worker's pulls lapse within it, so a job taken over from it goes to a live worker; keep it under two thirds of jobs' `LEASE_TTL_MS`",
+  ),
+  /**
    * -1 by default: an outage of the jobs service must not use a job's dispatch up (its job is not
    * lost either way: the stale-dispatch sweep dispatches it again).
    */

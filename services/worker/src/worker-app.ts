@@ -197,6 +197,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
         queue,
         concurrency: queue === 'interactive' ? config.WORKER_CONCURRENCY_INTERACTIVE : config.WORKER_CONCURRENCY_BACKGROUND,
         ackWaitMs: ackWait[queue],
+        pullExpiresMs: config.WORKER_PULL_EXPIRES_MS,
         handle: (dispatch, drain) => runner.run(dispatch, drain),
         logger,
         metrics,

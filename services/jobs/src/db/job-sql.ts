@@ -13,6 +13,22 @@ export async function selectJob(db: Queryable, jobId: string): Promise<JobRow | 
   return result.rows[0] ?? null;
 }
 
+/**
+ * The job, when this worker's completion is what made it succeed (its job_events say so): a
+ * completion repeated by the worker that made it is the success it was; the same output reported
+ * by a worker whose lease was taken over (it froze, then woke) is not its success.
+ */
+export async function selectJobSucceededBy(db: Queryable, jobId: string, workerId: string): Promise<JobRow | null> {
+  const result = await db.query<JobRow>({
+    name: 'jobs.find_job_succeeded_by',
+    text: `SELECT j.* FROM jobs.generation_jobs j
+            WHERE j.id = $1 AND j.status = 'succeeded'
+              AND EXISTS (SELECT 1 FROM jobs.job_events e WHERE e.job_id = j.id AND e.to_status = 'succeeded' AND e.actor = 'worker:' || $2)`,
+    values: [jobId, workerId],
+  });
+  return result.rows[0] ?? null;
+}
+
 export async function selectJobByIdempotencyKey(db: Queryable, userId: string, idempotencyKey: string): Promise<JobRow | null> {
   const result = await db.query<JobRow>({
     name: 'jobs.find_job_by_key',

@@ -3,7 +3,7 @@ import { requestHash } from '@atelier/encoding';
 import { secondsToNextUtcDay } from '@atelier/errors';
 import { createRegistry, type JobCommand } from '../definitions/index.js';
 import { quotaRefusal, quotaStanding } from './quota.js';
-import { decideFailure } from './retry-policy.js';
+import { decideFailure, decideLeaseExpiry } from './retry-policy.js';
 
 const registry = createRegistry();
 const stylize = registry.get('image.stylize');
@@ -134,5 +134,28 @@ describe('retry policy - requeue or fail', () => {
   it("waits the definition's backoff, jittered", () => {
     expect(decideFailure(facts, stylize, () => 0)).toEqual({ outcome: 'requeue', delayMs: 1600 });
     expect(decideFailure(facts, stylize, () => 1)).toEqual({ outcome: 'requeue', delayMs: 2400 });
+  });
+});
+
+describe('retry policy - an expired lease', () => {
+  const facts = { attempt: 1, maxAttempts: 3, earlierLeaseExpiries: 0 };
+  it("queues the job again at once the first time: a frozen or lost worker is not the job's fault", () => {
+    expect(decideLeaseExpiry(facts, stylize)).toEqual({ requeue: true, delayMs: 0 });
+    // Earlier attempts that failed otherwise do not count: this is its first lost lease.
+    expect(decideLeaseExpiry({ ...facts, attempt: 2 }, stylize)).toEqual({ requeue: true, delayMs: 0 });
+  });
+  it('backs off from the second expiry on (a job that may be what kills its workers), counted in expiries', () => {
+    expect(decideLeaseExpiry({ ...facts, attempt: 2, earlierLeaseExpiries: 1 }, stylize, () => 0.5)).toEqual({
+      requeue: true,
+      delayMs: 2000,
+    });
+    expect(decideLeaseExpiry({ attempt: 3, maxAttempts: 4, earlierLeaseExpiries: 2 }, stylize, () => 0.5)).toEqual({
+      requeue: true,
+      delayMs: 4000,
+    });
+  });
+  it('fails the job once its attempts are spent', () => {
+    expect(decideLeaseExpiry({ ...facts, attempt: 3 }, stylize)).toEqual({ requeue: false });
+    expect(decideLeaseExpiry({ ...facts, attempt: 3, earlierLeaseExpiries: 2 }, stylize)).toEqual({ requeue: false });
   });
 });

@@ -37,3 +37,30 @@ export function decideFailure(facts: FailureFacts, definition: JobDefinition, ra
   // Jittered, so that jobs failing together (a provider outage) do not come back together.
   return { outcome: 'requeue', delayMs: backoffDelayMs(facts.attempt, definition.retryBackoff, random) };
 }
+
+export interface LeaseExpiryFacts {
+  /** The attempt whose lease expired (1-based). */
+  attempt: number;
+  maxAttempts: number;
+  /** Leases of this job the reaper took before this one. */
+  earlierLeaseExpiries: number;
+}
+
+export type LeaseExpiryDecision = { requeue: true; delayMs: number } | { requeue: false };
+
+/**
+ * Requeue or fail a job whose lease expired (SPEC §4.6): its worker froze, crashed or lost its
+ * network. The first time that is no fault of the job's, so it is queued again at once and another
+ * worker takes it over within the lease (docs/fault-model.md). A job whose leases keep expiring may
+ * be what kills or hangs its workers: from the second expiry on it waits the type's backoff,
+ * counted in expiries. Out of attempts, it fails (LEASE_EXPIRED) either way.
+ */
+export function decideLeaseExpiry(
+  facts: LeaseExpiryFacts,
+  definition: JobDefinition | undefined,
+  random: () => number = Math.random,
+): LeaseExpiryDecision {
+  if (facts.attempt >= facts.maxAttempts) return { requeue: false };
+  if (facts.earlierLeaseExpiries === 0 || !definition) return { requeue: true, delayMs: 0 };
+  return { requeue: true, delayMs: backoffDelayMs(facts.earlierLeaseExpiries, definition.retryBackoff, random) };
+}

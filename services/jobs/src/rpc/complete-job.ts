@@ -6,7 +6,7 @@ import type { JobsContext } from '../jobs-context.js';
 import { toJobMessage } from './job-mapper.js';
 import { announce } from '../announce/announce.js';
 import { complete, type CompleteRequest } from '../db/transitions/complete-sql.js';
-import { selectJob } from '../db/job-sql.js';
+import { selectJobSucceededBy } from '../db/job-sql.js';
 import type { FoundJob, TransitionResult } from '../db/transitions/found-job-row.js';
 import { holdsLease, leaseRefusal } from './lease-refusal.js';
 import { requireWorkerId } from './worker-id.js';
@@ -17,8 +17,10 @@ type CompleteJobs = Handler<typeof jobsExecutionV1.JobExecutionServiceService.co
 /**
  * running → succeeded. An output must be a ready ai_output asset of the job's user whose hash is
  * the one the worker computed; its SHA-256 is recorded on the job. A completion repeated after the
- * job already succeeded with that very output (a worker retrying a call whose answer it lost) is
- * answered as the success it was; any other completion of a finished job is refused. ABORTED
+ * job already succeeded with that very output, by the worker that completed it (retrying a call
+ * whose answer it lost), is answered as the success it was; any other completion of a finished
+ * job is refused — a worker whose lease was taken over included, though it stored the same output
+ * (outputs are keyed by job). ABORTED
  * (lease lost, job cancelled or finished) tells the worker its output is an orphan to delete.
  */
 export function completeJob(context: JobsContext): CompleteJob {
@@ -124,7 +126,7 @@ async function completeEntries(
       const result = results[next++]!;
       if (result.changed) return { job: toJobMessage(result.job) };
       if (isRepeatedCompletion(result.found, entry)) {
-        const job = await selectJob(context.pool, entry.request.jobId);
+        const job = await selectJobSucceededBy(context.pool, entry.request.jobId, entry.request.workerId);
         if (job) return { job: toJobMessage(job) };
       }
       return refusalOf(result.found, entry);
@@ -132,7 +134,7 @@ async function completeEntries(
   );
 }
 
-/** The job already succeeded with this very output: same asset, same bytes (media's hash of them). */
+/** The job already succeeded with this very output: same asset, same bytes (media's hash of them); who completed it is checked after. */
 function isRepeatedCompletion(found: FoundJob | null, { request, output }: CheckedCompletion): boolean {
   return (
     found?.status === 'succeeded' &&

@@ -23,6 +23,13 @@ export interface QueueConsumerOptions {
   queue: JobQueueName;
   concurrency: number;
   ackWaitMs: number;
+  /**
+   * How long each pull waits at NATS (WORKER_PULL_EXPIRES_MS). A worker that freezes is handed
+   * dispatches into the pulls it sent before until they expire: under two thirds of the lease, they
+   * have expired by the time a job of it is taken over, so its new dispatch goes to a live worker
+   * rather than waiting out the frozen one's ack wait.
+   */
+  pullExpiresMs?: number;
   handle: (dispatch: jobsEventsV1.JobDispatch, drain: AbortSignal) => Promise<Settlement>;
   logger: Logger;
   metrics: WorkerMetrics;
@@ -70,6 +77,7 @@ export class QueueConsumer {
       stream: topology.jobsStream,
       consumer: topology.consumerName(queue),
       maxMessages: concurrency,
+      expiresMs: this.options.pullExpiresMs,
       declare: this.options.restoreTopology ?? (async () => {}),
       logger,
       handle: async (message) => {

@@ -16,6 +16,8 @@ export interface ExpiredLease {
   job_type: string;
   attempt_count: number;
   max_attempts: number;
+  /** Leases of this job the reaper took before (its job_events). */
+  earlier_lease_expiries: number;
 }
 
 export interface ReapDecision {
@@ -42,11 +44,14 @@ export function reapExpiredLeases(
   return inTransaction(pool, async (client) => {
     const { rows: expired } = await client.query<ExpiredLease>({
       name: 'jobs.reap_lock_expired',
-      text: `SELECT id, job_type, attempt_count, max_attempts FROM jobs.generation_jobs
-              WHERE status = 'running' AND lease_expires_at < now()
-              ORDER BY lease_expires_at, id
+      text: `SELECT j.id, j.job_type, j.attempt_count, j.max_attempts,
+                    (SELECT count(*)::int FROM jobs.job_events e
+                      WHERE e.job_id = j.id AND e.actor = 'reaper' AND e.error_code = 'LEASE_EXPIRED') AS earlier_lease_expiries
+               FROM jobs.generation_jobs j
+              WHERE j.status = 'running' AND j.lease_expires_at < now()
+              ORDER BY j.lease_expires_at, j.id
               LIMIT $1
-              FOR UPDATE SKIP LOCKED`,
+              FOR UPDATE OF j SKIP LOCKED`,
       values: [batchSize],
     });
     if (expired.length === 0) return [];
@@ -92,4 +97,18 @@ export function reapExpiredLeases(
     });
     return rows;
   });
+}
+
+/**
+ * Milliseconds until the earliest lease of a running job expires, by the database's clock (the
+ * one leases are written and reaped with); negative when one has expired already, null when no
+ * job runs. One step down the running-lease index.
+ */
+export async function msUntilNextLeaseExpiry(pool: SqlPool): Promise<number | null> {
+  const { rows } = await pool.query<{ ms: number | null }>({
+    name: 'jobs.next_lease_expiry',
+    text: `SELECT ceil(extract(epoch FROM min(lease_expires_at) - clock_timestamp()) * 1000)::int AS ms
+             FROM jobs.generation_jobs WHERE status = 'running'`,
+  });
+  return rows[0]?.ms ?? null;
 }

@@ -1,0 +1,102 @@
+// A worker stops answering while its job runs at the vendor: frozen (SIGSTOP: a stalled VM, a long
+// pause), or cut off from jobs and NATS (a partition). Its lease lapses and another worker takes
+// the job over — within the lease + 5 s (docs/fault-model.md), resuming the prediction the first
+// recorded: charged once. When the first comes back (SIGCONT, the partition healed) its lease is
+// gone: it neither completes the job nor pays again.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '@atelier/testing';
+import { startChaosPlatform, type ChaosPlatform } from './chaos-platform.js';
+import { startPartitionableLink } from './partitionable-link.js';
+import {
+  TAKEOVER_BOUND_MS,
+  TAKEOVER_SETTINGS,
+  freezeHolderMidJob,
+  jobHeldMidPrediction,
+  lastLeaseOf,
+  readTakeoverLegs,
+  workerOutcomes,
+  type FrozenHolder,
+} from './worker-freeze.js';
+
+let chaos: ChaosPlatform;
+beforeAll(async () => {
+  chaos = await startChaosPlatform({ workers: 2, ...TAKEOVER_SETTINGS });
+});
+afterAll(async () => {
+  await chaos?.stop();
+});
+
+/** The job succeeds on the other worker within the bound, charged once. Answers the job as it ended. */
+async function expectTakenOver(holder: FrozenHolder) {
+  const { api, db } = chaos;
+  const lease = await lastLeaseOf(db, holder, 60_000);
+  const job = await api.waitTerminal(holder.jobId, 60_000);
+  const legs = await readTakeoverLegs(db, holder, lease);
+  console.log(`takeover legs (ms after the worker stopped answering): ${JSON.stringify(legs)}`);
+  expect(job.status).toBe('succeeded');
+  expect(job.attempts.count).toBe(2);
+  expect(legs.completedBy).not.toBe(`worker:${holder.frozenOwner}`);
+  expect(legs.completedBy).toBe(legs.claimedBy);
+  expect(legs.succeeded!, 'succeeded within the lease + 5 s').toBeLessThanOrEqual(TAKEOVER_BOUND_MS);
+  expect(await chaos.charges(holder.jobId)).toBe(1);
+  return { job, predictionId: await chaos.recordedPrediction(holder.jobId) };
+}
+
+/** Back, the first worker gives the job up (its heartbeat or completion refused) and changes nothing. */
+async function expectBackChangesNothing(holder: FrozenHolder, ended: Awaited<ReturnType<typeof expectTakenOver>>) {
+  const { api, db } = chaos;
+  await waitUntil(async () => (await workerOutcomes(holder.frozen, 'lease_lost')) === 1, {
+    what: 'the worker back to give the job up (lease_lost)',
+    timeoutMs: 30_000,
+  });
+  expect(await workerOutcomes(holder.frozen, 'succeeded')).toBe(0);
+  expect(await api.getJob(holder.jobId)).toMatchObject({
+    status: 'succeeded',
+    outputAssetId: ended.job.outputAssetId,
+    version: ended.job.version,
+  });
+  expect(await chaos.recordedPrediction(holder.jobId)).toBe(ended.predictionId);
+  expect(await chaos.charges(holder.jobId)).toBe(1);
+  const count = async (sql: string) => (await db.query<{ n: number }>(sql, [holder.jobId])).rows[0]!.n;
+  expect(await count(`SELECT count(*)::int AS n FROM jobs.provider_calls WHERE job_id = $1 AND billable`)).toBe(1);
+  expect(await count(`SELECT count(*)::int AS n FROM jobs.job_events WHERE job_id = $1 AND to_status = 'succeeded'`)).toBe(1);
+}
+
+describe('chaos - a worker that stops answering mid-job', () => {
+  it('SIGSTOP while the vendor works: another worker completes the job within the lease + 5 s, charged once; woken, the first changes nothing', async () => {
+    // 8 s at the vendor: the freeze comes while it works, and the prediction is ready when the
+    // other worker resumes it.
+    const holder = await freezeHolderMidJob(chaos, 'frozen-holder', 8_000);
+    const ended = await expectTakenOver(holder);
+    holder.frozen.resume();
+    await expectBackChangesNothing(holder, ended);
+  });
+
+  it('cut off from jobs and NATS (a partition): the same, and healed, it is refused and changes nothing', async () => {
+    const { platform } = chaos;
+    // The worker to cut off reaches jobs and NATS through links the test can cut (the vendor and
+    // media it still reaches: it finishes the job, and cannot report it); it is alone when the job
+    // comes, so it is the one holding it.
+    await platform.stopWorkers();
+    const jobsLink = await startPartitionableLink({ host: '127.0.0.1', port: platform.jobs.port });
+    const natsLink = await startPartitionableLink({ host: '127.0.0.1', port: Number(new URL(platform.natsUrl).port) });
+    try {
+      const cutOff = await platform.startWorker({ JOBS_ADDR: jobsLink.address, NATS_URL: `nats://${natsLink.address}` });
+      // 12 s at the vendor: the other worker starts meanwhile.
+      const { jobId, holder, owner } = await jobHeldMidPrediction(chaos, 'partitioned-holder', 12_000);
+      expect(holder).toBe(cutOff);
+      await platform.startWorker();
+      jobsLink.partition();
+      natsLink.partition();
+      const cut: FrozenHolder = { jobId, frozen: cutOff, frozenOwner: owner, frozenAt: Date.now() };
+      const ended = await expectTakenOver(cut);
+      jobsLink.heal();
+      natsLink.heal();
+      await expectBackChangesNothing(cut, ended);
+    } finally {
+      await platform.stopWorkers();
+      await jobsLink.close();
+      await natsLink.close();
+    }
+  });
+});
