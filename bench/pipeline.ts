@@ -227,6 +227,7 @@ function printCpu(): void {
     cpuPerJob.map((row) => Object.fromEntries(columns.map((column) => [column, row[column] ?? '']))),
   );
   const drain = cpuTotals.drain1;
+  if (drain) console.log('');
   for (const key of ['graphile', 'bullmqAlways', 'bullmqEverysec'] as const) {
     const peer = cpuTotals[key];
     if (peer && drain) console.log(`total CPU per canary, drain with 1 worker / ${peers[key]!.system}: ${ms(drain.total! / peer.total!)}`);
