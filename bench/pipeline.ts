@@ -1,21 +1,29 @@
-// Benchmark: the whole job pipeline against graphile-worker, side by side on the same Postgres.
+// Benchmark: the whole job pipeline against two peers, graphile-worker (on the same Postgres)
+// and BullMQ (on a Redis of its own).
 //
 //   npm run bench:pipeline
+//   BENCH_ONLY=graphile,bullmq npm run bench:pipeline        # a subset (names: `only` below)
+//   BENCH_GRAPHILE_DIR=/tmp/gw017 npm run bench:pipeline      # another graphile-worker release
 //
 // Ours: system.canary jobs end to end — CreateJob over gRPC → outbox → JetStream → worker →
 // ClaimJob/CompleteJob → succeeded — with 1 and 2 worker processes, plus a drain of pre-created
 // jobs (the shape graphile-worker's own benchmark has: jobs queued first, then processed), plus
 // submit→start and submit→done latency at low load, plus image.stylize through provider-sim.
-// Peer: graphile-worker 0.17 (default settings, one process, concurrency 24) running no-op jobs.
+// Peers, each running no-op jobs with default settings, one worker process at concurrency 24
+// for the drain and a concurrency-1 worker for add→start latency:
+// - graphile-worker (bench/peers/graphile-peer.ts): the devDependency's release, or the one
+//   installed outside the repository in BENCH_GRAPHILE_DIR (`mkdir /tmp/gw017 && cd /tmp/gw017 &&
+//   npm install graphile-worker@0.17.3`), to set an older release's figures beside it;
+// - BullMQ (bench/peers/bullmq-peer.ts) on a redis-server the bench starts (BENCH_REDIS_SERVER,
+//   default /usr/bin/redis-server) with an append-only file, once with `appendfsync always` (an
+//   fsync before every acknowledged write, as our commits have: the one the goals compare with)
+//   and once with `appendfsync everysec` (the last second can be lost).
 // BENCH_PG_STATEMENT_LOG=1 logs every statement of the run's database with its parse, bind and
 // execute times to the Postgres server's log (a plan made anew at every bind shows there).
-import { execFile, execFileSync } from 'node:child_process';
-import { promisify } from 'node:util';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { Logger, run } from 'graphile-worker';
 import { catalogV1, commonV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { connectNats, deleteJobStreams, jetstreamManager, jobsTopology } from '@atelier/nats';
 import {
@@ -32,11 +40,17 @@ import {
 } from '@atelier/testing';
 import { closedLoop, forEachConcurrently, ms, percentile, printTable } from './bench-kit.js';
 import { stylizeCreates, stylizeUsers } from './stylize-creates.js';
-import { CpuMeter, databaseBackendsCpu, familyCpuMs, processCpuMs, reapedChildrenCpuMs } from './process-cpu.js';
+import { CpuMeter, databaseBackendsCpu, familyCpuMs, processCpuMs } from './process-cpu.js';
+import { measureBullmq } from './peers/bullmq-peer.js';
+import { measureGraphileWorker } from './peers/graphile-peer.js';
+import type { PeerRun } from './peers/peer-run.js';
 
 const E2E_SECONDS = Number(process.env.BENCH_E2E_SECONDS ?? 10);
 const DRAIN_JOBS = Number(process.env.BENCH_DRAIN_JOBS ?? 10_000);
 const GRAPHILE_JOBS = Number(process.env.BENCH_GRAPHILE_JOBS ?? 20_000);
+const BULLMQ_JOBS = Number(process.env.BENCH_BULLMQ_JOBS ?? 20_000);
+/** The peers' drain concurrency: graphile-worker's perfTest runs its CLI with -j 24. */
+const PEER_CONCURRENCY = 24;
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
 const LATENCY_WARM_UP = 20;
 // A canary is a no-op, so a worker's concurrency is just how many are in flight at once (cheap,
@@ -47,10 +61,9 @@ const CREATORS = Number(process.env.BENCH_CREATORS ?? 256);
 /** CreateJob image.stylize as bench:jobs drives it: 32 callers over 256 users with an input each. */
 const CREATORS_STYLIZE = Number(process.env.BENCH_STYLIZE_CREATORS ?? 32);
 const STYLIZE_USERS = Number(process.env.BENCH_STYLIZE_USERS ?? 256);
-const execFileAsync = promisify(execFile);
 const sleep = (msValue: number) => new Promise((resolve) => setTimeout(resolve, msValue));
-/** BENCH_ONLY=e2e,drain,latency,stylize,graphile,create runs a subset (all by default). */
-const only = new Set((process.env.BENCH_ONLY ?? 'e2e,drain,latency,stylize,graphile,create').split(','));
+/** BENCH_ONLY=e2e,drain,latency,stylize,graphile,bullmq,create runs a subset (all by default). */
+const only = new Set((process.env.BENCH_ONLY ?? 'e2e,drain,latency,stylize,graphile,bullmq,create').split(','));
 
 // ---------------------------------------------------------------- the platform under test
 const database = await createTestDatabase();
@@ -166,6 +179,8 @@ const canary = (user: string, key: string) =>
   jobsV1.CreateJobRequest.fromPartial({ userId: user, idempotencyKey: key, jobType: 'system.canary' });
 const results: Record<string, string | number>[] = [];
 const ours: Record<string, number> = {};
+/** The peers' runs: graphile-worker, and BullMQ in each of Redis's fsync modes. */
+const peers: { graphile?: PeerRun; bullmqAlways?: PeerRun; bullmqEverysec?: PeerRun } = {};
 /** CPU ms per job of each part, by scenario (from /proc: see bench/process-cpu.ts). */
 const cpuPerJob: Record<string, string | number>[] = [];
 const cpuTotals: Record<string, Record<string, number>> = {};
@@ -194,19 +209,39 @@ function recordCpu(scenario: string, key: string, spent: Record<string, number>,
   });
 }
 
+/** A peer's drain and latency as rows of the results table, and its drain's CPU per job. */
+function recordPeer(key: keyof typeof peers, run: PeerRun): void {
+  peers[key] = run;
+  results.push(
+    { system: run.system, scenario: run.drain.scenario, 'jobs/s': Math.round(run.drain.jobsPerSecond), detail: run.drain.detail },
+    {
+      system: run.system,
+      scenario: `no-op one at a time (${run.startLatency.samples} jobs)`,
+      'jobs/s': '-',
+      detail: `add→start p50 ${ms(run.startLatency.p50)} / p99 ${ms(run.startLatency.p99)} ms`,
+    },
+  );
+  recordCpu(`${run.system} drain`, key, run.drain.cpuMs, run.drain.jobs);
+}
+
 /**
- * CPU per job for each scenario, the ratio to graphile-worker's, and what those costs project to
+ * CPU per job for each scenario, the ratio to each peer's, and what those costs project to
  * on a bigger machine (a projection, not a measurement: see the assumptions printed with it).
  */
 function printCpu(): void {
   if (cpuPerJob.length === 0) return;
+  // Scenarios measure different parts: every part a column of its own, the total last.
+  const columns = [...new Set(cpuPerJob.flatMap((row) => Object.keys(row)).filter((key) => key !== 'total ms/job')), 'total ms/job'];
   printTable(
-    "CPU per job (ms of CPU, from /proc; postgres: the backends of the run's own database; nats-server: the whole server)",
-    cpuPerJob,
+    "CPU per job (ms of CPU, from /proc; postgres: the backends of the run's own database; nats-server: the whole server; BullMQ: its worker process and redis-server)",
+    cpuPerJob.map((row) => Object.fromEntries(columns.map((column) => [column, row[column] ?? '']))),
   );
-  const peer = cpuTotals.graphile;
   const drain = cpuTotals.drain1;
-  if (peer && drain) console.log(`\ntotal CPU per canary, drain with 1 worker / graphile-worker: ${ms(drain.total! / peer.total!)}`);
+  if (drain) console.log('');
+  for (const key of ['graphile', 'bullmqAlways', 'bullmqEverysec'] as const) {
+    const peer = cpuTotals[key];
+    if (peer && drain) console.log(`total CPU per canary, drain with 1 worker / ${peers[key]!.system}: ${ms(drain.total! / peer.total!)}`);
+  }
   const e2e = cpuTotals.e2e1 ?? drain;
   if (!e2e) return;
   const shape = { workerPods: 8, jobsReplicas: 4, postgresCores: 8, natsCores: 2 };
@@ -222,43 +257,86 @@ function printCpu(): void {
   console.table(Object.entries(ceilings).map(([part, jobsPerSecond]) => ({ 'ceiling of': part, 'jobs/s': Math.round(jobsPerSecond) })));
   const [bottleneck, rate] = Object.entries(ceilings).sort((a, b) => a[1] - b[1])[0]!;
   console.log(`→ about ${Math.round(rate)} jobs/s, bounded by ${bottleneck}`);
-  if (peer) {
+  const graphile = cpuTotals.graphile;
+  if (graphile) {
     console.log(
-      `  graphile-worker on the same shape: Postgres ${ms(peer.postgres!)} ms/job → about ${Math.round((shape.postgresCores * 1000) / peer.postgres!)} jobs/s from its Postgres ceiling`,
+      `  ${peers.graphile!.system} on the same shape: Postgres ${ms(graphile.postgres!)} ms/job → about ${Math.round((shape.postgresCores * 1000) / graphile.postgres!)} jobs/s from its Postgres ceiling`,
     );
   }
 }
 
-/** The figures issue 15 set goals for, beside graphile-worker's, with the ratio and whether it is met. */
+/** A measure held against a peer's: `goal` bounds atelier / peer ('-' for a figure shown for information). */
+interface GoalRow {
+  measure: string;
+  atelier: number | undefined;
+  /** Who the figure is compared with; undefined: the goal bounds the figure itself. */
+  peer?: string;
+  figure?: number;
+  goal: string;
+}
+
+const INFORMATION = '-';
+
+/** One measure against both peers: graphile-worker, and BullMQ with `appendfsync always`. */
+function againstPeers(
+  measure: string,
+  atelier: number | undefined,
+  figureOf: (run: PeerRun) => number,
+  goals: { graphile: string; bullmq: string },
+): GoalRow[] {
+  const { graphile, bullmqAlways } = peers;
+  return [
+    { measure, atelier, peer: graphile?.system ?? 'graphile-worker', figure: graphile && figureOf(graphile), goal: goals.graphile },
+    { measure, atelier, peer: bullmqAlways?.system ?? 'BullMQ', figure: bullmqAlways && figureOf(bullmqAlways), goal: goals.bullmq },
+  ];
+}
+
+/** The figures issues 15 and 31 set goals for, beside the peers', with the ratio and whether it is met. */
 function printGoals(): void {
-  const peerCpu = cpuTotals.graphile?.total;
-  const rows: { measure: string; atelier?: number; peer?: number; goal: string; absolute?: boolean }[] = [
-    { measure: 'drain, 1 worker (jobs/s)', atelier: ours.drain1, peer: ours.graphileRate, goal: '≥ 1.0' },
-    { measure: 'end to end incl. CreateJob, 1 worker (jobs/s)', atelier: ours.e2e1, peer: ours.graphileRate, goal: '≥ 0.8' },
-    { measure: 'drain, 2 worker processes vs 1 (jobs/s)', atelier: ours.drain2, peer: ours.drain1, goal: '≥ 1.0' },
-    { measure: 'submit→start p50 (ms)', atelier: ours.startP50, peer: ours.graphileP50, goal: '≤ 2' },
-    { measure: 'submit→start p99 (ms)', atelier: ours.startP99, peer: ours.graphileP99, goal: '≤ 2' },
-    { measure: 'CPU per canary, drain 1 worker (ms)', atelier: cpuTotals.drain1?.total, peer: peerCpu, goal: '≤ 1.5' },
+  const cpuPerJobOf = (run: PeerRun) => Object.values(run.drain.cpuMs).reduce((sum, cpuMs) => sum + cpuMs, 0) / run.drain.jobs;
+  const rows: GoalRow[] = [
+    ...againstPeers('drain, 1 worker (jobs/s)', ours.drain1, (run) => run.drain.jobsPerSecond, {
+      graphile: '≥ 1.0',
+      bullmq: '≥ 1.0 (stretch)',
+    }),
+    ...againstPeers('end to end incl. CreateJob, 1 worker (jobs/s)', ours.e2e1, (run) => run.drain.jobsPerSecond, {
+      graphile: '≥ 0.8',
+      bullmq: INFORMATION,
+    }),
+    {
+      measure: 'drain, 2 worker processes vs 1 (jobs/s)',
+      atelier: ours.drain2,
+      peer: '1 worker process',
+      figure: ours.drain1,
+      goal: '≥ 1.0',
+    },
+    ...againstPeers('submit→start p50 (ms)', ours.startP50, (run) => run.startLatency.p50, { graphile: '≤ 2', bullmq: INFORMATION }),
+    ...againstPeers('submit→start p99 (ms)', ours.startP99, (run) => run.startLatency.p99, { graphile: '≤ 2', bullmq: INFORMATION }),
+    ...againstPeers('CPU per canary, drain 1 worker (ms)', cpuTotals.drain1?.total, cpuPerJobOf, {
+      graphile: '≤ 1.5',
+      bullmq: INFORMATION,
+    }),
     // Goals of their own, with no peer: the figure itself is held against the bound.
-    { measure: `CreateJob image.stylize, ${CREATORS_STYLIZE} callers (jobs/s)`, atelier: ours.stylizeRate, goal: '≥ 800', absolute: true },
-    { measure: 'CreateJob image.stylize p99 (ms)', atelier: ours.stylizeP99, goal: '≤ 50', absolute: true },
+    { measure: `CreateJob image.stylize, ${CREATORS_STYLIZE} callers (jobs/s)`, atelier: ours.stylizeRate, goal: '≥ 800' },
+    { measure: `CreateJob image.stylize p99, ${CREATORS_STYLIZE} callers (ms)`, atelier: ours.stylizeP99, goal: '≤ 50' },
   ];
   console.log(
-    '\ngoals (ratio = atelier / peer; the peer is graphile-worker, or 1 worker process for the 2-process row; rows without a peer hold the figure itself against the goal):',
+    '\ngoals (ratio = atelier / peer. Peers: graphile-worker on the same Postgres; BullMQ on Redis with appendfsync always — an fsync before every acknowledged write, the durability our Postgres commits have; 1 worker process for the 2-process row. BullMQ rows are for information, but for the drain: beating its durable drain is the stretch goal. Rows without a peer hold the figure itself against the goal):',
   );
   console.table(
     rows
-      .filter((row) => row.atelier !== undefined && (row.absolute || row.peer !== undefined))
+      .filter((row) => row.atelier !== undefined && (row.peer === undefined || row.figure !== undefined))
       .map((row) => {
-        const compared = row.absolute ? row.atelier! : row.atelier! / row.peer!;
-        const [sign, bound] = [row.goal.slice(0, 1), Number(row.goal.slice(2))];
+        const compared = row.peer === undefined ? row.atelier! : row.atelier! / row.figure!;
+        const [sign, bound] = [row.goal.slice(0, 1), Number.parseFloat(row.goal.slice(2))];
         return {
           measure: row.measure,
           atelier: ms(row.atelier!),
-          peer: row.absolute ? '-' : ms(row.peer!),
-          ratio: row.absolute ? '-' : ms(compared),
+          peer: row.peer ?? '-',
+          'peer figure': row.figure === undefined ? '-' : ms(row.figure),
+          ratio: row.peer === undefined ? '-' : ms(compared),
           goal: row.goal,
-          met: sign === '≥' ? compared >= bound : compared <= bound,
+          met: row.goal === INFORMATION ? '-' : sign === '≥' ? compared >= bound : compared <= bound,
         };
       }),
   );
@@ -470,100 +548,13 @@ try {
     mediaClient.close();
   }
 
-  // ---------------------------------------------------------------- graphile-worker
-  // Measured the way graphile-worker's own perfTest does: its CLI with `--once` (run until the
-  // queue is empty, then exit) in a process of its own, minus the start-up/shut-down time of an
-  // empty run; latency from a held connection adding one job at a time to a concurrency-1 worker.
-  if (only.has('graphile')) {
-    const graphileDb = await createTestDatabase();
-    const taskDir = mkdtempSync(path.join(tmpdir(), 'graphile-perf-'));
-    try {
-      mkdirSync(path.join(taskDir, 'tasks'));
-      writeFileSync(path.join(taskDir, 'tasks', 'noop.js'), 'module.exports = async () => {};\n');
-      const cli = path.resolve('node_modules/graphile-worker/dist/cli.js');
-      // Not execFileSync: this process samples the database's backends while the CLI runs.
-      const once = async () => {
-        const startedAt = performance.now();
-        await execFileAsync(process.execPath, [cli, '--once', '-j', '24', '-m', '25', '-c', graphileDb.url], {
-          cwd: taskDir,
-          maxBuffer: 64 * 1024 * 1024,
-          env: { ...process.env, NO_LOG_SUCCESS: '1' },
-        });
-        return performance.now() - startedAt;
-      };
-      execFileSync(process.execPath, [cli, '--schema-only', '-c', graphileDb.url], { cwd: taskDir, stdio: 'ignore' });
-      // Its CPU: the CLI process (a child this process waits for) and Postgres; an empty run's
-      // cost (start-up, shut-down) is subtracted like its time.
-      const graphileBackends = databaseBackendsCpu(graphileDb.name);
-      const graphileMeter = () => new CpuMeter({ 'graphile-worker': reapedChildrenCpuMs, postgres: () => graphileBackends.read() });
-      const emptyMeter = graphileMeter();
-      const startup = await once();
-      const emptySpent = emptyMeter.spent();
-      const admin = new pg.Client({ connectionString: graphileDb.url });
-      await admin.connect();
-      await admin.query(`SELECT graphile_worker.add_job('noop', json_build_object('i', i)) FROM generate_series(1, $1) i`, [GRAPHILE_JOBS]);
-      await admin.query('ANALYZE');
-      const drainMeter = graphileMeter();
-      const duration = await once();
-      const drainSpent = drainMeter.spent();
-      recordCpu(
-        'graphile-worker drain (CLI --once, empty run subtracted)',
-        'graphile',
-        Object.fromEntries(Object.entries(drainSpent).map(([part, cpuMs]) => [part, Math.max(0, cpuMs - emptySpent[part]!)])),
-        GRAPHILE_JOBS,
-      );
-      const rate = GRAPHILE_JOBS / ((duration - startup) / 1000);
-      results.push({
-        system: 'graphile-worker',
-        scenario: `${GRAPHILE_JOBS} no-op jobs queued, then drained (1 process, concurrency 24)`,
-        'jobs/s': Math.round(rate),
-        detail: `CLI --once, start-up ${Math.round(startup)} ms subtracted`,
-      });
-
-      const pool = new pg.Pool({ connectionString: graphileDb.url });
-      pool.on('error', () => {});
-      const started = new Map<number, [number, number]>();
-      const latencies: number[] = [];
-      const waiting = new Map<number, () => void>();
-      const worker = await run({
-        pgPool: pool,
-        concurrency: 1,
-        noHandleSignals: true,
-        logger: new Logger(() => () => {}),
-        taskList: {
-          latency: async (payload: unknown) => {
-            const { id } = payload as { id: number };
-            const [s, ns] = process.hrtime(started.get(id));
-            latencies.push(s * 1e3 + ns / 1e6);
-            waiting.get(id)?.();
-          },
-        },
-      });
-      const client = await pool.connect();
-      for (let id = -20; id < LATENCY_SAMPLES; id += 1) {
-        const done = new Promise<void>((resolve) => waiting.set(id, resolve));
-        started.set(id, process.hrtime());
-        await client.query(`SELECT graphile_worker.add_job('latency', json_build_object('id', $1::int))`, [id]);
-        await done;
-      }
-      client.release();
-      latencies.splice(0, 20); // warm-up
-      results.push({
-        system: 'graphile-worker',
-        scenario: `no-op one at a time (${LATENCY_SAMPLES} jobs)`,
-        'jobs/s': '-',
-        detail: `add→start p50 ${ms(percentile(latencies, 50))} / p99 ${ms(percentile(latencies, 99))} ms`,
-      });
-      ours.graphileRate = rate;
-      ours.graphileP50 = percentile(latencies, 50);
-      ours.graphileP99 = percentile(latencies, 99);
-      await worker.stop();
-      await pool.end();
-      await admin.end();
-    } finally {
-      rmSync(taskDir, { recursive: true, force: true });
-      await graphileDb.drop();
-    }
+  // ---------------------------------------------------------------- the peers
+  const peerOptions = { concurrency: PEER_CONCURRENCY, latencySamples: LATENCY_SAMPLES, warmUp: LATENCY_WARM_UP };
+  if (only.has('graphile')) recordPeer('graphile', await measureGraphileWorker({ ...peerOptions, jobs: GRAPHILE_JOBS }));
+  if (only.has('bullmq')) {
+    // A fresh redis-server per mode: `always` first, the one the goals compare with.
+    recordPeer('bullmqAlways', await measureBullmq({ ...peerOptions, appendfsync: 'always', jobs: BULLMQ_JOBS }));
+    recordPeer('bullmqEverysec', await measureBullmq({ ...peerOptions, appendfsync: 'everysec', jobs: BULLMQ_JOBS }));
   }
 
   // ---------------------------------------------------------------- ours: CreateJob image.stylize
@@ -586,7 +577,7 @@ try {
     });
   }
 
-  printTable('pipeline: atelier system.canary vs graphile-worker no-op jobs (same Postgres, 2-core machine)', results);
+  printTable('pipeline: atelier system.canary vs graphile-worker (same Postgres) and BullMQ (Redis) no-op jobs, 2-core machine', results);
   printGoals();
   printCpu();
 } catch (error) {

@@ -99,6 +99,15 @@ export function processCpuMs(pid: number | undefined): number {
   return pid === undefined ? 0 : (readStat(pid)?.ownMs ?? 0);
 }
 
+/**
+ * CPU ms one live process has used so far with its children that have exited and been waited for
+ * (redis-server's rewrites of its append-only file run in a forked child).
+ */
+export function processWithReapedChildrenCpuMs(pid: number | undefined): number {
+  const stat = pid === undefined ? undefined : readStat(pid);
+  return stat ? stat.ownMs + stat.reapedChildrenMs : 0;
+}
+
 /** CPU ms of this process's children that have exited and been waited for. */
 export function reapedChildrenCpuMs(): number {
   return readStat('self')?.reapedChildrenMs ?? 0;
