@@ -4,11 +4,11 @@
 // and a queued one (every read goes through jobs.GetJob, which also counts the queue position).
 //
 //   npm run bench:gateway
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import pg from 'pg';
 import autocannon from 'autocannon';
-import sharp from 'sharp';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import { MobileApi, addUpscaleModel, freePort, startProcess, startTestPlatform, type ServiceProcess } from '@atelier/testing';
+import { MobileApi, addUpscaleModel, freePort, startProcess, startTestPlatform, testPng, type ServiceProcess } from '@atelier/testing';
 import { ms, printTable } from './bench-kit.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -67,6 +67,7 @@ const platform = await startTestPlatform({
     : undefined,
 });
 let bare: ServiceProcess | undefined;
+let admin: pg.Client | undefined;
 try {
   const base = platform.gatewayUrl!;
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -75,9 +76,8 @@ try {
     models: { id: string; jobType: string }[];
     styles: { id: string }[];
   };
-  const photo = await sharp({ create: { width: 128, height: 128, channels: 3, background: 'teal' } })
-    .png()
-    .toBuffer();
+  // A shape on a background: a flat-colour input gives a flat output, which the worker refuses.
+  const photo = await testPng(128, 128);
   const upload = (await (
     await fetch(`${base}/api/v1/media/uploads`, {
       method: 'POST',
@@ -107,6 +107,7 @@ try {
   for (;;) {
     const { job } = (await (await fetch(`${base}/api/v1/creation/jobs/${jobId}`, { headers: auth })).json()) as { job: { status: string } };
     if (job.status === 'succeeded') break;
+    if (job.status === 'failed' || job.status === 'cancelled') throw new Error(`the image job ended ${job.status}: ${JSON.stringify(job)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const queued = (await (
@@ -140,13 +141,27 @@ try {
     for (const [name, p] of services) peak[name] = Math.max(peak[name]!, rssMb(p.child.pid!));
   };
 
-  /** The load on one job's GET, and the CPU seconds each service used meanwhile. */
-  const loadJob = async (id: string) => {
-    const cpuBefore = Object.fromEntries(services.map(([name, p]) => [name, cpuSeconds(p.child.pid!)]));
-    const result = await load(`${base}/api/v1/creation/jobs/${id}`, { authorization: `Bearer ${token}` }, sample);
-    const cpu = Object.fromEntries(services.map(([name, p]) => [name, cpuSeconds(p.child.pid!) - cpuBefore[name]!]));
+  // Postgres works for every read too, in the backends of this run's database (every service's
+  // pool, the bare route's): their CPU is summed as one more process, 'postgres'.
+  admin = new pg.Client({ connectionString: platform.database.url });
+  await admin.connect();
+  const postgresCpu = async () => {
+    const { rows } = await admin!.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    return rows.reduce((sum, { pid }) => sum + (existsSync(`/proc/${pid}`) ? cpuSeconds(pid) : 0), 0);
+  };
+  /** The load on one URL, and the CPU seconds each service (and Postgres) used meanwhile. */
+  const measured = async (url: string, headers: Record<string, string>, pids: [string, number][]) => {
+    const cpuBefore = Object.fromEntries(pids.map(([name, pid]) => [name, cpuSeconds(pid)]));
+    const postgresBefore = await postgresCpu();
+    const result = await load(url, headers, sample);
+    const cpu = Object.fromEntries(pids.map(([name, pid]) => [name, cpuSeconds(pid) - cpuBefore[name]!]));
+    cpu.postgres = (await postgresCpu()) - postgresBefore;
     return { result, cpu };
   };
+  const servicePids = services.map(([name, p]): [string, number] => [name, p.child.pid!]);
+  const loadJob = (id: string) => measured(`${base}/api/v1/creation/jobs/${id}`, { authorization: `Bearer ${token}` }, servicePids);
   for (const id of [jobId, queued.job.id])
     await load(`${base}/api/v1/creation/jobs/${id}`, { authorization: `Bearer ${token}` }, sample, WARMUP_S);
   const terminal = await loadJob(jobId);
@@ -161,7 +176,8 @@ try {
     ready: async (address) => (await fetch(`http://${address}/healthz`)).ok,
   });
   await load(`http://${bare.address}/jobs/${jobId}`, {}, undefined, WARMUP_S);
-  const baseline = await load(`http://${bare.address}/jobs/${jobId}`, {});
+  const bareRun = await measured(`http://${bare.address}/jobs/${jobId}`, {}, [['bare', bare.child.pid!]]);
+  const baseline = bareRun.result;
 
   const row = (server: string, result: autocannon.Result) => ({
     server,
@@ -190,9 +206,20 @@ try {
   const perRequest = (cpu: Record<string, number>, result: autocannon.Result, name: string) =>
     Number(((cpu[name]! * 1000) / Math.max(1, result.requests.total)).toFixed(3));
   console.log(
-    `CPU ms per request: succeeded — gateway ${perRequest(terminal.cpu, terminal.result, 'gateway')}, jobs ${perRequest(terminal.cpu, terminal.result, 'jobs')}; ` +
-      `queued — gateway ${perRequest(nonTerminal.cpu, nonTerminal.result, 'gateway')}, jobs ${perRequest(nonTerminal.cpu, nonTerminal.result, 'jobs')}`,
+    `CPU ms per request: succeeded — gateway ${perRequest(terminal.cpu, terminal.result, 'gateway')}, jobs ${perRequest(terminal.cpu, terminal.result, 'jobs')}, postgres ${perRequest(terminal.cpu, terminal.result, 'postgres')}; ` +
+      `queued — gateway ${perRequest(nonTerminal.cpu, nonTerminal.result, 'gateway')}, jobs ${perRequest(nonTerminal.cpu, nonTerminal.result, 'jobs')}, postgres ${perRequest(nonTerminal.cpu, nonTerminal.result, 'postgres')}; ` +
+      `bare — fastify ${perRequest(bareRun.cpu, baseline, 'bare')}, postgres ${perRequest(bareRun.cpu, baseline, 'postgres')}`,
   );
+  // The goal issue 31 set: the read that goes through jobs at half the bare route's throughput or better.
+  const queuedRatio = nonTerminal.result.requests.average / baseline.requests.average;
+  printTable('goal', [
+    {
+      measure: 'gateway GET /creation/jobs/{id} of a queued job / bare Fastify + pg',
+      ratio: ms(queuedRatio),
+      goal: '≥ 0.5',
+      met: queuedRatio >= 0.5 ? 'yes' : 'no',
+    },
+  ]);
   printTable(
     `resident memory (MB), idle and peak under the gateway loads, and CPU seconds used in each ${DURATION_S} s load`,
     services.map(([name]) => ({
@@ -204,6 +231,7 @@ try {
     })),
   );
 } finally {
+  await admin?.end();
   await bare?.stop();
   await platform.stop();
 }
