@@ -28,6 +28,10 @@ export const gatewayConfigSpec = {
     'clock skew allowed between the token issuer and the gateway on `exp` and `nbf`',
   ),
   UPSTREAM_DEADLINE_MS: doc(int({ default: 10_000, min: 100, max: 120_000 }), 'deadline of every gRPC call made for a request'),
+  QUEUED_VIEW_FRESH_MS: doc(
+    int({ default: 2_000, min: 0, max: 10_000 }),
+    "GET of a queued job: how old the queue position of a view answered from memory may be (its status and every other change are pushed by jobs' WatchJob as they happen; `routes/queued-job-views.ts`); `0`: every read asks jobs",
+  ),
   SSE_KEEPALIVE_MS: doc(int({ default: 15_000, min: 100, max: 600_000 }), 'comment lines that keep job event streams open through proxies'),
   SSE_MAX_STREAMS_PER_USER: doc(
     int({ default: 5, min: 1, max: 1000 }),

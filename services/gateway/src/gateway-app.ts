@@ -80,6 +80,7 @@ export async function startGatewayApp(
     logger,
     upstreamDeadlineMs: config.UPSTREAM_DEADLINE_MS,
     sseKeepAliveMs: config.SSE_KEEPALIVE_MS,
+    queuedViewFreshMs: config.QUEUED_VIEW_FRESH_MS,
     sseMaxStreamsPerUser: config.SSE_MAX_STREAMS_PER_USER,
     peerHealth: async () =>
       Object.fromEntries(

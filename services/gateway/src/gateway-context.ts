@@ -42,6 +42,8 @@ export interface GatewayContext {
   logger: Logger;
   upstreamDeadlineMs: number;
   sseKeepAliveMs: number;
+  /** How old a queued job's view answered from memory may be (routes/queued-job-views.ts); 0 or absent: every read asks jobs. */
+  queuedViewFreshMs?: number;
   /** Live job event streams one user may hold on this replica. */
   sseMaxStreamsPerUser: number;
   /** The rate limit per subject and per address; none: unlimited (tests of other things). */

@@ -339,6 +339,55 @@ describe('gateway e2e - finished jobs from memory', () => {
   });
 });
 
+describe('gateway e2e - queued jobs from memory', () => {
+  it("answers a queued job's reads from the view jobs pushes, and sees its cancel long before the position may age", async () => {
+    // A gateway whose queue positions may be 10 s old: a status change seen within 5 s came by push.
+    const gateway = await platform.startGateway({ QUEUED_VIEW_FRESH_MS: '10000' });
+    const read = async (id: string, token = alice) => {
+      const response = await fetch(`http://${gateway.address}/api/v1/creation/jobs/${id}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return { status: response.status, body: (await response.json()) as { job: Job & { queuePosition: number | null } } };
+    };
+    const getJobs = async () =>
+      sample(await scrape(`http://127.0.0.1:${platform.jobs.metricsPort}/metrics`), 'atelier_grpc_server_handling_seconds_count', {
+        method: '/atelier.jobs.v1.JobsService/GetJob',
+        code: 'OK',
+      }) ?? 0;
+    // No worker claims it meanwhile: the job stays queued until cancelled.
+    platform.workers[0]!.pause();
+    try {
+      const created = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
+        body: await stylizeBody(await uploadPhoto(), 'queued cat'),
+        headers: { 'idempotency-key': 'queued-from-memory' },
+      });
+      const id = created.body.job.id;
+      const first = await read(id);
+      expect(first.body.job).toMatchObject({ id, status: 'queued', version: created.body.job.version });
+      expect(first.body.job.queuePosition).toEqual(expect.any(Number));
+      const served = await getJobs();
+      const again = await read(id);
+      expect(again.body.job).toMatchObject({ id, status: 'queued', queuePosition: first.body.job.queuePosition });
+      expect(await getJobs()).toBe(served);
+      // Anyone else is asked of jobs: 404, exactly as for a job that does not exist.
+      expect((await read(id, bob)).status).toBe(404);
+
+      // Cancelled through another way in (an operator, through jobs' admin API): the view goes at once.
+      expect((await call('POST', `/admin-api/jobs/${id}/cancel`, { token: admin })).status).toBe(200);
+      const deadline = Date.now() + 5_000;
+      let seen = (await read(id)).body.job.status;
+      while (seen !== 'cancelled' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = (await read(id)).body.job.status;
+      }
+      expect(seen).toBe('cancelled');
+    } finally {
+      platform.workers[0]!.resume();
+      await gateway.stop();
+    }
+  });
+});
+
 type AdminDetails = {
   job: Job & { userId: string; providerRequestId: string | null };
   events: { from: string | null; to: string; actor: string; at: string }[];

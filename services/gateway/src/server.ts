@@ -37,6 +37,7 @@ import { registerDocsRoutes } from './routes/docs-routes.js';
 import { registerJobEventsRoute } from './routes/job-events-route.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { FinishedJobCache } from './routes/finished-job-cache.js';
+import { QueuedJobViews } from './routes/queued-job-views.js';
 import { registerAssetGalleryRoutes } from './routes/asset-gallery-routes.js';
 import { registerMediaRoutes } from './routes/media-routes.js';
 import { OutputLinks } from './routes/output-links.js';
@@ -215,6 +216,11 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   registerStylePreviewRoute(app, context);
   const outputLinks = new OutputLinks(context.peers.media);
   const finishedJobs = new FinishedJobCache(context.peers.media, metrics.jobViewCache, outputLinks);
+  const queuedJobs = new QueuedJobViews(
+    (jobId, userId, afterVersion, signal) => context.peers.jobs.watchJob({ jobId, userId, afterVersion }, { signal }),
+    { freshMs: context.queuedViewFreshMs ?? 0 },
+  );
+  app.addHook('onClose', async () => queuedJobs.close());
   const authenticated = context.rateLimiter
     ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)
     : authenticate(context.tokens);
@@ -223,7 +229,7 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
     registerCatalogRoutes(api, context);
     registerMediaRoutes(api, context);
     registerAssetGalleryRoutes(api, context, outputLinks);
-    registerJobRoutes(api, context, finishedJobs);
+    registerJobRoutes(api, context, finishedJobs, queuedJobs);
     registerJobEventsRoute(api, context, finishedJobs);
     registerQuotaRoute(api, context);
     registerAccountRoutes(api, context);

@@ -445,7 +445,7 @@ export interface paths {
     };
     /**
      * A job: status, progress, queue position, attempts, error, timings and output URL
-     * @description Poll this about every 1.5 s while the job is queued or running (or follow GET /api/v1/creation/jobs/{jobId}/events, which pushes every change), and stop once its status is succeeded, failed or cancelled. `outputUrl` is a presigned GET URL that expires (`outputUrlExpiresAt`): show or download the image with it, never store it — read the job again for a fresh one, or keep `outputAssetId`.
+     * @description Poll this about every 1.5 s while the job is queued or running (or follow GET /api/v1/creation/jobs/{jobId}/events, which pushes every change), and stop once its status is succeeded, failed or cancelled. `outputUrl` is a presigned GET URL that expires (`outputUrlExpiresAt`): show or download the image with it, never store it — read the job again for a fresh one, or keep `outputAssetId`. While the job is queued, `queuePosition` may be up to 2 s old (a change of its status shows within milliseconds of jobs making it).
      */
     get: operations['getGenerationJob'];
     put?: never;

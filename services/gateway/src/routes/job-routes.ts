@@ -11,6 +11,7 @@ import { idParam, idempotencyHeaders, object, page, pageQuery, ref, responses, u
 import { toPostDto } from './dto-mapper.js';
 import { jobStatuses } from '../http/api-enums.js';
 import type { FinishedJobCache } from './finished-job-cache.js';
+import type { QueuedJobViews } from './queued-job-views.js';
 import { localizedJobView } from '../i18n/localize-messages.js';
 import { localeOf } from '../i18n/request-locale.js';
 
@@ -29,7 +30,12 @@ interface CreateJobBody {
   credentialId?: string;
 }
 
-export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContext, finishedJobs: FinishedJobCache): void {
+export function registerJobRoutes(
+  app: FastifyInstance,
+  { peers }: GatewayContext,
+  finishedJobs: FinishedJobCache,
+  queuedJobs: QueuedJobViews,
+): void {
   app.post<{ Body: CreateJobBody; Headers: { 'idempotency-key': string } }>(
     '/api/v1/creation/jobs',
     {
@@ -116,6 +122,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
         }),
       );
       reply.code(created ? 201 : 200);
+      queuedJobs.answered(job!, caller.userId);
       return { job: localizedJobView(await finishedJobs.view(job!, caller.userId), localeOf(request)) };
     },
   );
@@ -159,7 +166,8 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
           'Poll this about every 1.5 s while the job is queued or running (or follow GET /api/v1/creation/jobs/{jobId}/events, ' +
           'which pushes every change), and stop once its status is succeeded, failed or cancelled. `outputUrl` is a presigned ' +
           'GET URL that expires (`outputUrlExpiresAt`): show or download the image with it, never store it — read the job ' +
-          'again for a fresh one, or keep `outputAssetId`.',
+          'again for a fresh one, or keep `outputAssetId`. While the job is queued, `queuePosition` may be up to 2 s old ' +
+          '(a change of its status shows within milliseconds of jobs making it).',
         params: idParam('jobId'),
         response: responses({ 200: object({ job: ref('Job') }) }),
       },
@@ -168,7 +176,13 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
       const caller = callerOf(request);
       const remembered = finishedJobs.remembered(request.params.jobId, caller.userId);
       if (remembered) return { job: localizedJobView(await remembered, localeOf(request)) };
-      const { job } = await peers.jobs.getJob({ jobId: request.params.jobId, userId: caller.userId });
+      const followed = queuedJobs.current(request.params.jobId, caller.userId);
+      if (followed) return { job: localizedJobView(await finishedJobs.view(followed, caller.userId), localeOf(request)) };
+      const { job } = await peers.jobs.getJob({ jobId: request.params.jobId, userId: caller.userId }).catch((error: unknown) => {
+        queuedJobs.forget(request.params.jobId);
+        throw error;
+      });
+      queuedJobs.answered(job!, caller.userId);
       return { job: localizedJobView(await finishedJobs.view(job!, caller.userId), localeOf(request)) };
     },
   );
@@ -191,6 +205,7 @@ export function registerJobRoutes(app: FastifyInstance, { peers }: GatewayContex
     async (request) => {
       const caller = callerOf(request);
       const { job } = await peers.jobs.cancelJob({ jobId: request.params.jobId, userId: caller.userId });
+      queuedJobs.answered(job!, caller.userId);
       return { job: localizedJobView(await finishedJobs.view(job!, caller.userId), localeOf(request)) };
     },
   );
