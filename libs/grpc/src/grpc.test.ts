@@ -22,6 +22,8 @@ const JOBS = 'atelier.jobs.v1.JobsService';
 let unavailableBeforeSuccess = 0;
 let getModelCalls = 0;
 let releaseSlowCall: () => void = () => {};
+/** The signal each GetModel call was handed, in order. */
+const getModelSignals: AbortSignal[] = [];
 
 const unimplemented = async (): Promise<never> => {
   throw new AppError(ErrorCode.INTERNAL, 'not used in this test');
@@ -36,8 +38,9 @@ const catalogHandlers: ServiceHandlers<typeof catalogV1.CatalogServiceService> =
     if (request.mediaKind === commonV1.MediaKind.VIDEO) throw new ResourceExhaustedError('GENERATION_QUOTA_EXCEEDED', 'slow down', 42);
     return { models: [], styles: [] };
   },
-  async getModel(request) {
+  async getModel(request, context) {
     getModelCalls += 1;
+    getModelSignals.push(context.signal);
     if (request.modelId === 'flaky' && unavailableBeforeSuccess > 0) {
       unavailableBeforeSuccess -= 1;
       throw new UnavailableError('database restarting');
@@ -244,6 +247,21 @@ describe('grpc - client retries and deadlines', () => {
     await expect(client.getModel({ modelId: 'slow' })).rejects.toMatchObject({ code: ErrorCode.DEADLINE_EXCEEDED });
     expect(Date.now() - startedAt).toBeLessThan(2000);
     releaseSlowCall();
+    client.close();
+  });
+
+  it("aborts a unary handler's signal when its caller gives up, and never once it has answered", async () => {
+    const client = createServiceClient(catalogV1.CatalogServiceClient, address, gateway, { defaultDeadlineMs: 200 });
+    const from = getModelSignals.length;
+    await client.getModel({ modelId: 'answered' });
+    await expect(client.getModel({ modelId: 'slow' })).rejects.toMatchObject({ code: ErrorCode.DEADLINE_EXCEEDED });
+    const [answered, abandoned] = getModelSignals.slice(from);
+    for (let waited = 0; !abandoned!.aborted && waited < 2_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    releaseSlowCall();
+    // grpc-js tells the server 'cancelled' when a call's stream closes, after an answer too: long past by now.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(abandoned!.aborted).toBe(true);
+    expect(answered!.aborted).toBe(false);
     client.close();
   });
 
