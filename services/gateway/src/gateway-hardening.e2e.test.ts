@@ -17,7 +17,9 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 beforeAll(async () => {
   key = await testTokenKey();
   platform = await startTestPlatform({
-    gateway: { ...key.gatewayEnv, SSE_KEEPALIVE_MS: '200', SSE_MAX_STREAMS_PER_USER: String(MAX_STREAMS) },
+    // No queued job followed (its WatchJob would count in the gauge the stream tests read): the
+    // job below stays queued, with no worker.
+    gateway: { ...key.gatewayEnv, SSE_KEEPALIVE_MS: '200', SSE_MAX_STREAMS_PER_USER: String(MAX_STREAMS), QUEUED_VIEW_FRESH_MS: '0' },
   });
   api = new MobileApi(platform.gatewayUrl!, await key.sign(`hardening-${process.pid}`));
   const created = await api.createJob(await api.stylizeBody(await api.uploadPhoto()), 'hardening-job');
