@@ -37,7 +37,8 @@ describe('chaos - every database backend terminated, twice, under load', () => {
       answers.push({ at, status: answer.status, retryAfter: answer.headers.get('retry-after'), route });
     };
     // The succeeded job is answered from the gateway's memory of finished jobs; the newest one
-    // (queued or running) is read through jobs and its database.
+    // (queued or running) is read through jobs and its database (a queued one at most every 2 s,
+    // from the view jobs pushes in between: QUEUED_VIEW_FRESH_MS).
     let newest: string | undefined;
     const reader = async () => {
       while (!stop) {
