@@ -1,7 +1,7 @@
 // Benchmark: the whole job pipeline against two peers, graphile-worker (on the same Postgres)
 // and BullMQ (on a Redis of its own).
 //
-//   npm run bench:pipeline
+//   npm run bench:pipeline     # builds the bundles first and runs them, as production does (ATELIER_RUN_BUILT=1)
 //   BENCH_ONLY=graphile,bullmq npm run bench:pipeline        # a subset (names: `only` below)
 //   BENCH_GRAPHILE_DIR=/tmp/gw017 npm run bench:pipeline      # another graphile-worker release
 //
