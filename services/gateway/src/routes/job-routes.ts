@@ -121,8 +121,9 @@ export function registerJobRoutes(
           credentialId: body.credentialId,
         }),
       );
+      // Not followed from here: a watch per create would cost jobs a stream and its opening read
+      // for every job, polled or not; the first read follows it.
       reply.code(created ? 201 : 200);
-      queuedJobs.answered(job!, caller.userId);
       return { job: localizedJobView(await finishedJobs.view(job!, caller.userId), localeOf(request)) };
     },
   );
