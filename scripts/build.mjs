@@ -45,6 +45,14 @@ for (const service of services) {
   const outdir = path.join(root, 'services', service, 'dist');
   const entryPoints = { main: path.join(src, 'main.ts') };
   if (existsSync(path.join(src, 'db', 'migrate-cli.ts'))) entryPoints.migrate = path.join(src, 'db', 'migrate-cli.ts');
+  // A child process's script (`src/**/<name>-child.ts`, e.g. the worker's output decoder) lands
+  // beside main.js as dist/<name>-child.js, where its parent looks for it.
+  for (const file of readdirSync(src, { recursive: true })) {
+    const name = path.basename(file, '.ts');
+    if (!file.endsWith('-child.ts')) continue;
+    if (entryPoints[name]) throw new Error(`services/${service}: two entries named ${name}`);
+    entryPoints[name] = path.join(src, file);
+  }
   rmSync(outdir, { recursive: true, force: true });
   await build({
     entryPoints,

@@ -72,6 +72,10 @@ export const workerConfigSpec = {
     "dispatch messages all workers of a queue may hold unacknowledged at once (the durable consumer's `max_ack_pending`, shared by every pod): at least pods × concurrency, or pods sit idle",
   ),
   WORKER_POLL_INTERVAL_MS: doc(int({ default: 500, min: 10, max: 60_000 }), 'how often a running prediction is polled'),
+  WORKER_DECODER_IDLE_MS: doc(
+    int({ default: 15_000, min: 0, max: 600_000 }),
+    "how long the output decoder process (sharp, kept out of the worker's own memory) lives after its last decode; 0: it ends after each",
+  ),
   WORKER_DRAIN_TIMEOUT_MS: doc(
     int({ default: 25_000, min: 0, max: 600_000 }),
     'on SIGTERM, running jobs may finish within this; the rest are handed back (`ReleaseJob`)',

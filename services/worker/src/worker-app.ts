@@ -33,6 +33,7 @@ import { crashPointsFor } from './domain/crash-points.js';
 import { canaryExecutor } from './executors/canary-executor.js';
 import { executorsByJobType } from './executors/executor-registry.js';
 import { imageExecutor } from './executors/image-executor.js';
+import { OutputDecoder } from './executors/output-decoder.js';
 import { AttemptClock } from './domain/attempt-clock.js';
 import { createExecutionBatches } from './peers/execution-batches.js';
 import { ProviderCallLedger } from './peers/provider-call-ledger.js';
@@ -156,10 +157,12 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
   // Not awaited: a worker processes jobs while catalog is away; /readyz reports what it found.
   void coverage.start(nats, config.NATS_STREAM_PREFIX);
   const crashPoint = crashPointsFor(config.WORKER_CRASH_POINT);
+  const decoder = new OutputDecoder({ idleMs: config.WORKER_DECODER_IDLE_MS });
   const executors = executorsByJobType({
     image: imageExecutor({
       clients,
       media,
+      decoder,
       pollIntervalMs: config.WORKER_POLL_INTERVAL_MS,
       crashPoint,
       logger,
@@ -254,6 +257,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     async stop() {
       consuming = false;
       await Promise.all(consumers.map((consumer) => consumer.drain(config.WORKER_DRAIN_TIMEOUT_MS)));
+      await decoder.stop();
       await providerCancels.stop();
       // Within the shutdown's margin (config.ts): jobs away longer loses these calls (logged).
       await calls.flushAll(LEDGER_SHUTDOWN_GRACE_MS);

@@ -12,12 +12,15 @@ import type { ProviderCallRecording } from '../peers/provider-call-ledger.js';
 import { credentialRefusal, resolveJobCredential } from './job-credential.js';
 import type { ExecutionContext, JobExecutor } from './job-executor.js';
 import { asJobFailures, jobFailureOf } from './provider-failures.js';
+import type { ImageDecoder } from './output-decoder.js';
 import { validateImageOutput } from './output-validation.js';
 
 export interface ImageExecutorOptions {
   /** The vendor clients, bound to the job's credential (the platform's key or the user's own). */
   clients: ProviderClients;
   media: PromiseClient<mediaV1.MediaServiceClient>;
+  /** Decodes each output for its validation, apart from the worker's process (OutputDecoder). */
+  decoder: ImageDecoder;
   pollIntervalMs: number;
   crashPoint: (point: CrashPoint) => void;
   logger: Logger;
@@ -152,7 +155,7 @@ export function imageExecutor(options: ImageExecutorOptions): JobExecutor {
           signal,
           logger,
         );
-        const verdict = await validateImageOutput(bytes, rules, { width: job.width, height: job.height });
+        const verdict = await validateImageOutput(bytes, rules, { width: job.width, height: job.height }, options.decoder);
         if (!verdict.accepted) {
           options.onOutputRejected?.(snapshot.providerModel, verdict.rejection);
           throw JobFailure.validation(OUTPUT_VALIDATION_CODES[verdict.rejection], `prediction ${predictionId}: ${verdict.reason}`);

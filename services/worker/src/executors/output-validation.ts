@@ -1,6 +1,6 @@
-import type * as SharpModule from 'sharp';
 import { imageSizeProblem } from '@atelier/images';
 import { BLANK_STDEV, type OutputRejection, type OutputRules } from '@atelier/job-types';
+import { OutputDecoder, type ImageDecoder } from './output-decoder.js';
 
 /** The sides a job asked for (0 or absent: not asked). */
 export interface AskedSize {
@@ -11,9 +11,9 @@ export interface AskedSize {
 export type OutputVerdict =
   { accepted: true; contentType: string; width: number; height: number } | { accepted: false; rejection: OutputRejection; reason: string };
 
-// sharp (libvips) costs ~30 MB resident: loaded at the first output, not by an idle worker.
-let sharpModule: Promise<typeof SharpModule> | undefined;
-const loadSharp = async () => (await (sharpModule ??= import('sharp'))).default;
+/** How long the decoder of callers that name none lives after its last decode. */
+const DEFAULT_DECODER_IDLE_MS = 15_000;
+let defaultDecoder: OutputDecoder | undefined;
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
 
@@ -21,25 +21,19 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = { png: 'image/png', jpeg
  * Checks a vendor's output against its job type's rules, in the order a user would care:
  * it decodes (the whole image, not only its header), its type is allowed, its size is what was
  * asked within the type's tolerance (or within the platform's sides when nothing was asked), and
- * it is not one flat colour. One decode serves every check. `reason` is for operators: sizes and
- * types only, never the bytes.
+ * it is not one flat colour. One decode serves every check, in the decoder's process (the worker
+ * never loads sharp: OutputDecoder). `reason` is for operators: sizes and types only, never the
+ * bytes. A decoder that cannot start throws: a broken worker, not the vendor's output.
  */
-export async function validateImageOutput(bytes: Buffer, rules: OutputRules, asked: AskedSize): Promise<OutputVerdict> {
-  let facts: { format: string; width: number; height: number; flat: boolean };
-  // Outside the try: a worker without sharp is broken, not the vendor's output.
-  const sharp = await loadSharp();
-  try {
-    const image = sharp(bytes, { failOn: 'error' });
-    const [metadata, stats] = await Promise.all([image.metadata(), image.stats()]);
-    facts = {
-      format: metadata.format ?? 'unknown',
-      width: metadata.width ?? 0,
-      height: metadata.height ?? 0,
-      flat: stats.channels.every((channel) => channel.stdev < BLANK_STDEV),
-    };
-  } catch (error) {
-    return { accepted: false, rejection: 'undecodable', reason: `the output does not decode as an image (${(error as Error).message})` };
-  }
+export async function validateImageOutput(
+  bytes: Buffer,
+  rules: OutputRules,
+  asked: AskedSize,
+  decoder: ImageDecoder = (defaultDecoder ??= new OutputDecoder({ idleMs: DEFAULT_DECODER_IDLE_MS })),
+): Promise<OutputVerdict> {
+  const decoded = await decoder.decode(bytes);
+  if (!decoded.decoded) return { accepted: false, rejection: 'undecodable', reason: decoded.reason };
+  const { facts } = decoded;
   const contentType = CONTENT_TYPES[facts.format] ?? `image/${facts.format}`;
   if (!(rules.allowedTypes as readonly string[]).includes(contentType)) {
     return { accepted: false, rejection: 'type', reason: `the output is ${contentType}; allowed: ${rules.allowedTypes.join(', ')}` };
