@@ -21,12 +21,23 @@ export async function lockForTransaction(db: Queryable, scope: string, key: stri
  * subquery is not flattened into the outer query (it has ORDER BY and DISTINCT), so the locks
  * are taken row by row in that order.
  */
-export async function lockAllForTransaction(db: Queryable, scope: string, keys: readonly string[]): Promise<void> {
-  if (keys.length === 0) return;
+export async function lockAllForTransaction(
+  db: Queryable,
+  scope: string,
+  keys: readonly string[],
+  /**
+   * Settings for the rest of the transaction (set_config(…, true)), made in the same round trip:
+   * a transaction that locks first and then needs a setting pays no statement of its own for it.
+   */
+  localSettings: Readonly<Record<string, string>> = {},
+): Promise<void> {
+  const settings = Object.entries(localSettings);
+  if (keys.length === 0 && settings.length === 0) return;
   await db.query({
-    name: 'atelier.advisory_xact_lock_all',
-    text: `SELECT count(pg_advisory_xact_lock(h))
-             FROM (SELECT DISTINCT hashtextextended($1::text || ':' || k, 0) AS h FROM unnest($2::text[]) AS k ORDER BY h) sorted`,
-    values: [scope, keys],
+    name: `atelier.advisory_xact_lock_all${settings.length > 0 ? `_set_${settings.length}` : ''}`,
+    text: `SELECT (SELECT count(pg_advisory_xact_lock(h))
+                     FROM (SELECT DISTINCT hashtextextended($1::text || ':' || k, 0) AS h FROM unnest($2::text[]) AS k ORDER BY h) sorted)
+                  ${settings.map((_, i) => `, set_config($${3 + 2 * i}::text, $${4 + 2 * i}::text, true)`).join('')}`,
+    values: [scope, keys, ...settings.flat()],
   });
 }

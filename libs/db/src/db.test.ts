@@ -213,6 +213,22 @@ describe('db - advisory locks', () => {
     expect(order).toEqual(['many locked', 'many done', 'one locked']);
   });
 
+  it('sets the settings it is given with the locks, for the rest of the transaction only', async () => {
+    const client = await pool.connect();
+    const mode = async () => (await client.query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`)).rows[0]!.mode;
+    try {
+      await client.query('BEGIN');
+      await lockAllForTransaction(client, 'test.scope', ['a'], { plan_cache_mode: 'force_generic_plan' });
+      expect(await mode()).toBe('force_generic_plan');
+      const locked = await client.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`);
+      expect(locked.rows[0].n).toBe(1);
+      await client.query('COMMIT');
+      expect(await mode()).toBe('auto');
+    } finally {
+      client.release();
+    }
+  });
+
   it('never deadlocks two transactions that lock overlapping sets given in opposite orders', async () => {
     const keys = Array.from({ length: 20 }, (_, i) => `user-${i}`);
     const runs = Array.from({ length: 8 }, (_, i) =>

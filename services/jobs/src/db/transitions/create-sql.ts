@@ -241,11 +241,11 @@ export async function createJobsWithinQuota(
   subjects: OutboxSubjects,
 ): Promise<WithinQuota[]> {
   if (jobs.length === 0) return [];
-  await keepGenericPlans(db);
   await lockAllForTransaction(
     db,
     'jobs.quota',
     jobs.map((job) => job.userId),
+    KEEP_GENERIC_PLANS,
   );
   const rounds: number[][] = [];
   const seen = new Map<string, number>();
@@ -288,12 +288,10 @@ export async function createJobsWithinQuota(
  * planning cost more than the statement itself (bench:pipeline's stylize creates: 1.7 ms of
  * planning against 0.85 ms of execution per batch, on Postgres's log). The generic plan is the
  * same index plan — what the quota reads is chosen by the user and now(), not by how many jobs
- * the batch holds — so the transaction keeps it (SET LOCAL: the connection's next transaction
- * plans as usual).
+ * the batch holds — so the transaction keeps it, set with its users' locks in one round trip
+ * (transaction-local: the connection's next transaction plans as usual).
  */
-async function keepGenericPlans(db: Queryable): Promise<void> {
-  await db.query({ name: 'jobs.keep_generic_plans', text: `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)` });
-}
+const KEEP_GENERIC_PLANS = { plan_cache_mode: 'force_generic_plan' };
 
 /** createJobsWithinQuota for one job. No job and no earlier job in its outcome means refused, and `refusal` says why. */
 export async function createJobWithinQuota(
