@@ -2,7 +2,8 @@
 // pause), or cut off from jobs and NATS (a partition). Its lease lapses and another worker takes
 // the job over — within the lease + 5 s (docs/fault-model.md), resuming the prediction the first
 // recorded: charged once. When the first comes back (SIGCONT, the partition healed) its lease is
-// gone: it neither completes the job nor pays again.
+// gone: it neither completes the job nor pays again. A cancel of its job reaches the vendor
+// through the live worker: the frozen one's pulls lapse within WORKER_PULL_EXPIRES_MS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '@atelier/testing';
 import { startChaosPlatform, type ChaosPlatform } from './chaos-platform.js';
@@ -70,6 +71,29 @@ describe('chaos - a worker that stops answering mid-job', () => {
     const ended = await expectTakenOver(holder);
     holder.frozen.resume();
     await expectBackChangesNothing(holder, ended);
+  });
+
+  it("a cancel of the frozen worker's job reaches the vendor within a second, through the live worker", async () => {
+    const { api } = chaos;
+    const holder = await freezeHolderMidJob(chaos, 'frozen-cancel', 30_000);
+    const predictionId = await chaos.recordedPrediction(holder.jobId);
+    // The frozen worker's provider-cancel pull, sent before the freeze, has lapsed by now
+    // (WORKER_PULL_EXPIRES_MS, 5 s): a task published now goes to the live worker's pull.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    try {
+      const cancelSentAt = Date.now();
+      const cancelled = await api.call('POST', `/api/v1/creation/jobs/${holder.jobId}/cancel`);
+      expect(cancelled.status).toBe(200);
+      await waitUntil(async () => (await chaos.prediction(predictionId!)).status === 'canceled', {
+        what: 'the vendor prediction is canceled',
+        timeoutMs: 40_000,
+        intervalMs: 20,
+      });
+      expect(Date.parse((await chaos.prediction(predictionId!)).completed_at!) - cancelSentAt).toBeLessThan(1_000);
+      expect(await chaos.charges(holder.jobId)).toBe(1);
+    } finally {
+      holder.frozen.resume();
+    }
   });
 
   it('cut off from jobs and NATS (a partition): the same, and healed, it is refused and changes nothing', async () => {

@@ -57,7 +57,7 @@ export const workerConfigSpec = {
    */
   WORKER_PULL_EXPIRES_MS: doc(
     int({ default: 5_000, min: 1_000, max: 30_000 }),
-    "how long each dispatch pull waits at NATS: a frozen worker's pulls lapse within it, so a job taken over from it goes to a live worker; keep it under two thirds of jobs' `LEASE_TTL_MS`",
+    "how long each dispatch and provider-cancel pull waits at NATS: a frozen worker's pulls lapse within it, so a job taken over from it (or a vendor cancel) goes to a live worker; keep it under two thirds of jobs' `LEASE_TTL_MS`",
   ),
   /**
    * -1 by default: an outage of the jobs service must not use a job's dispatch up (its job is not

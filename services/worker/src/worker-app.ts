@@ -213,6 +213,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     providers: clients,
     logger,
     calls,
+    pullExpiresMs: config.WORKER_PULL_EXPIRES_MS,
     restoreTopology: declareTopologyFor(() => providerCancels),
   });
   pulls.push(...consumers, providerCancels);

@@ -24,6 +24,12 @@ export interface ProviderCancelConsumerOptions {
    * and version jobs fills from the job's snapshot (the task does not carry them).
    */
   calls?: Pick<ProviderCallRecording, 'clientFor'>;
+  /**
+   * How long each pull waits at NATS (WORKER_PULL_EXPIRES_MS, as the dispatch pulls): a cancel
+   * handed into a frozen worker's pull waits there until the pull lapses, so a short pull lets the
+   * next one go to a live worker.
+   */
+  pullExpiresMs?: number;
 }
 
 /**
@@ -46,6 +52,7 @@ export class ProviderCancelConsumer {
       stream: topology.jobsStream,
       consumer: topology.controlConsumerName('provider-cancel'),
       maxMessages: 16,
+      expiresMs: this.options.pullExpiresMs,
       declare: this.options.restoreTopology,
       logger,
       handle: async (message) => {
