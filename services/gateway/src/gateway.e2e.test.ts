@@ -366,9 +366,14 @@ describe('gateway e2e - queued jobs from memory', () => {
       expect(first.body.job).toMatchObject({ id, status: 'queued', version: created.body.job.version });
       expect(first.body.job.queuePosition).toEqual(expect.any(Number));
       const served = await getJobs();
+      const viewHits = async () =>
+        sample(await scrape(`http://${gateway.address}/metrics`), 'atelier_gateway_queued_job_view_total', { result: 'hit' }) ?? 0;
+      const hitsBefore = await viewHits();
       const again = await read(id);
       expect(again.body.job).toMatchObject({ id, status: 'queued', queuePosition: first.body.job.queuePosition });
       expect(await getJobs()).toBe(served);
+      expect(await viewHits()).toBe(hitsBefore + 1);
+      expect(sample(await scrape(`http://${gateway.address}/metrics`), 'atelier_gateway_queued_jobs_followed', {})).toBe(1);
       // Anyone else is asked of jobs: 404, exactly as for a job that does not exist.
       expect((await read(id, bob)).status).toBe(404);
 

@@ -218,8 +218,9 @@ export async function buildGateway(context: GatewayContext, options: { eagerSche
   const finishedJobs = new FinishedJobCache(context.peers.media, metrics.jobViewCache, outputLinks);
   const queuedJobs = new QueuedJobViews(
     (jobId, userId, afterVersion, signal) => context.peers.jobs.watchJob({ jobId, userId, afterVersion }, { signal }),
-    { freshMs: context.queuedViewFreshMs ?? 0 },
+    { freshMs: context.queuedViewFreshMs ?? 0, lookups: metrics.queuedJobViews },
   );
+  metrics.followedQueuedJobs = () => queuedJobs.size;
   app.addHook('onClose', async () => queuedJobs.close());
   const authenticated = context.rateLimiter
     ? authenticateWithinLimits(authenticate(context.tokens), context.rateLimiter)

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jobsV1 } from '@atelier/contracts';
 import { UnavailableError } from '@atelier/errors';
 import type { ServerStreamCall } from '@atelier/grpc';
+import { Counter, createMetricsRegistry } from '@atelier/metrics';
 import { QueuedJobViews, type OpenWatch } from './queued-job-views.js';
 
 const queued = (version: number, queuePosition: number) =>
@@ -54,7 +55,7 @@ class FakeWatch implements ServerStreamCall<jobsV1.WatchJobResponse> {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-function harness(options: { freshMs?: number; maxEntries?: number; idleMs?: number } = {}) {
+function harness(options: { freshMs?: number; maxEntries?: number; idleMs?: number; lookups?: Counter<'result'> } = {}) {
   let now = 1_000_000;
   const watches: FakeWatch[] = [];
   const open: OpenWatch = (_jobId, _userId, afterVersion, signal) => {
@@ -156,6 +157,25 @@ describe('queued job views', () => {
     (views as unknown as { letGoIdle(): void }).letGoIdle();
     expect(views.size).toBe(0);
     expect(watches[2]!.cancelled).toBe(true);
+  });
+
+  it('counts each read it answered (hit) and each it left to jobs (miss)', async () => {
+    const lookups = new Counter({
+      name: 'test_queued_views',
+      help: 'test',
+      labelNames: ['result'] as const,
+      registers: [createMetricsRegistry('test')],
+    });
+    const { views, advance } = harness({ lookups });
+    close = () => views.close();
+    const count = async (result: string) => (await lookups.get()).values.find((value) => value.labels.result === result)?.value ?? 0;
+    expect(views.current('job-1', 'alice')).toBeUndefined(); // not followed yet
+    views.answered(queued(1, 4), 'alice');
+    expect(views.current('job-1', 'alice')).toBeDefined();
+    expect(views.current('job-1', 'mallory')).toBeUndefined(); // not theirs
+    advance(2_001);
+    expect(views.current('job-1', 'alice')).toBeUndefined(); // too old
+    expect([await count('hit'), await count('miss')]).toEqual([1, 3]);
   });
 
   it('follows at most maxEntries jobs, and none when freshMs is 0', () => {

@@ -1,5 +1,6 @@
 import { jobsV1 } from '@atelier/contracts';
 import type { ServerStreamCall } from '@atelier/grpc';
+import type { Counter } from '@atelier/metrics';
 
 /** Queued jobs one replica follows at once; past it a queued job is read from jobs every time. */
 export const QUEUED_VIEWS_MAX = 10_000;
@@ -30,6 +31,8 @@ export interface QueuedJobViewsOptions {
   maxEntries?: number;
   idleMs?: number;
   now?: () => number;
+  /** Told, per read of a job not known to be finished, whether the view answered it (hit) or jobs must (miss). */
+  lookups?: Counter<'result'>;
 }
 
 /**
@@ -72,6 +75,12 @@ export class QueuedJobViews {
 
   /** The caller's queued job as jobs last told it, aged to now; undefined: ask jobs. */
   current(jobId: string, callerUserId: string): jobsV1.Job | undefined {
+    const view = this.fresh(jobId, callerUserId);
+    this.options.lookups?.inc({ result: view ? 'hit' : 'miss' });
+    return view;
+  }
+
+  private fresh(jobId: string, callerUserId: string): jobsV1.Job | undefined {
     const entry = this.followed.get(jobId);
     if (!entry || entry.ownerUserId !== callerUserId) return undefined;
     const now = this.now();
