@@ -237,12 +237,16 @@ try {
     goalRow('gateway GET /creation/jobs/{id} of a queued job / bare Fastify + pg', nonTerminal.result),
     goalRow('  the same, every read through jobs (QUEUED_VIEW_FRESH_MS=0) / bare', throughJobs.result),
   ]);
+  // Idle again after the loads, and past the worker's output decoder's idle end (WORKER_DECODER_IDLE_MS,
+  // 15 s after its last output): what each service holds once nothing happens.
+  const idleAgain = Object.fromEntries(services.map(([name, p]) => [name, rssMb(p.child.pid!)]));
   printTable(
-    `resident memory (MB), idle and peak under the gateway loads, and CPU seconds used in each ${DURATION_S} s load`,
+    `resident memory (MB): idle 5 s after an image job, peak under the gateway loads, idle after them; CPU seconds used in each ${DURATION_S} s load`,
     services.map(([name]) => ({
       service: name,
       idle: idle[name]!,
       'under load': peak[name]!,
+      'idle after': idleAgain[name]!,
       'CPU s, succeeded': ms(terminal.cpu[name]!),
       'CPU s, queued': ms(nonTerminal.cpu[name]!),
     })),
