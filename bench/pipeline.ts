@@ -503,6 +503,28 @@ try {
         ),
       ].join('; '),
     });
+    // What a process crossing costs here: a Postgres round trip (`SELECT 1`) back to back, and
+    // after the same 20 ms pause the samples have, when every process slept between jobs. A lone
+    // job crosses seven times before its claim starts (bench → jobs → Postgres → jobs → NATS →
+    // worker → jobs → Postgres); graphile-worker's add→start four (client → Postgres → worker →
+    // Postgres → worker).
+    const roundTrips = async (pauseMs: number) => {
+      const samples: number[] = [];
+      for (let i = 0; i < LATENCY_SAMPLES; i += 1) {
+        const startedAt = performance.now();
+        await db.query({ name: 'bench.select_one', text: 'SELECT 1' });
+        samples.push(performance.now() - startedAt);
+        if (pauseMs > 0) await sleep(pauseMs);
+      }
+      return samples;
+    };
+    const [hot, woken] = [await roundTrips(0), await roundTrips(20)];
+    results.push({
+      system: 'atelier',
+      scenario: '  a process crossing: Postgres SELECT 1 round trip (p50 / p99 ms)',
+      'jobs/s': '-',
+      detail: `${leg('back to back', hot)}; ${leg('after a 20 ms pause', woken)}`,
+    });
     await worker!.stop();
   }
 
