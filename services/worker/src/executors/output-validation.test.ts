@@ -1,7 +1,12 @@
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { OutputRules } from '@atelier/job-types';
-import { validateImageOutput } from './output-validation.js';
+import { OutputDecoder } from './output-decoder.js';
+import { validateImageOutput as validateWith, type AskedSize } from './output-validation.js';
+
+const decoder = new OutputDecoder({ idleMs: 15_000 });
+afterAll(() => decoder.stop());
+const validateImageOutput = (bytes: Buffer, outputRules: OutputRules, asked: AskedSize) => validateWith(bytes, outputRules, asked, decoder);
 
 const rules: OutputRules = {
   kind: 'image',

@@ -1,6 +1,6 @@
 import { imageSizeProblem } from '@atelier/images';
 import { BLANK_STDEV, type OutputRejection, type OutputRules } from '@atelier/job-types';
-import { OutputDecoder, type ImageDecoder } from './output-decoder.js';
+import type { ImageDecoder } from './output-decoder.js';
 
 /** The sides a job asked for (0 or absent: not asked). */
 export interface AskedSize {
@@ -10,10 +10,6 @@ export interface AskedSize {
 
 export type OutputVerdict =
   { accepted: true; contentType: string; width: number; height: number } | { accepted: false; rejection: OutputRejection; reason: string };
-
-/** How long the decoder of callers that name none lives after its last decode. */
-const DEFAULT_DECODER_IDLE_MS = 15_000;
-let defaultDecoder: OutputDecoder | undefined;
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
 
@@ -29,7 +25,7 @@ export async function validateImageOutput(
   bytes: Buffer,
   rules: OutputRules,
   asked: AskedSize,
-  decoder: ImageDecoder = (defaultDecoder ??= new OutputDecoder({ idleMs: DEFAULT_DECODER_IDLE_MS })),
+  decoder: ImageDecoder,
 ): Promise<OutputVerdict> {
   const decoded = await decoder.decode(bytes);
   if (!decoded.decoded) return { accepted: false, rejection: 'undecodable', reason: decoded.reason };

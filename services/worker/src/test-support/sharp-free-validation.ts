@@ -5,12 +5,18 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { findJobType } from '@atelier/job-types';
+import { OutputDecoder } from '../executors/output-decoder.js';
 import { validateImageOutput } from '../executors/output-validation.js';
 
 const sharpLibraries = () =>
   (process.report.getReport() as { sharedObjects: string[] }).sharedObjects.filter((file) => /sharp|vips/.test(basename(file)));
 
-const verdict = await validateImageOutput(readFileSync(process.argv[2]!), findJobType('image.stylize')!.output!, {});
+const verdict = await validateImageOutput(
+  readFileSync(process.argv[2]!),
+  findJobType('image.stylize')!.output!,
+  {},
+  new OutputDecoder({ idleMs: 0 }),
+);
 const inThisProcess = sharpLibraries();
 await import('sharp');
 console.log(JSON.stringify({ verdict, inThisProcess, afterImportingSharp: sharpLibraries() }));
