@@ -124,8 +124,11 @@ describe('reconciliation with the vendor - end to end', () => {
       expect(openTotal).toBe(1);
       expect(items.map((finding) => finding.vendorId)).not.toContain(otherAccounts.id);
       // Found by the first run whose window covers the prediction: none before it covered that instant.
+      // The vendor stamps and is asked in milliseconds: a window ending 0.4 ms after the prediction's
+      // millisecond asks for predictions made before that millisecond, and the next run lists it.
       const { rows: runs } = await db.query<{ id: string; window_start: Date; window_end: Date }>(
-        `SELECT id, window_start, window_end FROM jobs.reconciliation_runs WHERE status = 'finished' AND window_end > $1 ORDER BY window_end`,
+        `SELECT id, window_start, window_end FROM jobs.reconciliation_runs
+          WHERE status = 'finished' AND date_trunc('milliseconds', window_end) > $1 ORDER BY window_end`,
         [createdAt],
       );
       expect(runs[0]!.id).toBe(items[0]!.runId);
