@@ -17,16 +17,17 @@ export function percentile(values: readonly number[], p: number): number {
 
 /**
  * Runs `work` from `concurrency` loops for `durationMs` (after a warm-up) and answers the
- * completed operations per second and each operation's latency.
+ * completed operations per second and each operation's latency, with when it started (performance.now()).
  */
 export async function closedLoop(
   work: (i: number) => Promise<void>,
   options: { concurrency: number; durationMs: number; warmupMs?: number },
-): Promise<{ opsPerSecond: number; latenciesMs: number[]; errors: number; firstError?: unknown }> {
+): Promise<{ opsPerSecond: number; latenciesMs: number[]; startedAtMs: number[]; errors: number; firstError?: unknown }> {
   let counter = 0;
   let errors = 0;
   let firstError: unknown;
   const latencies: number[] = [];
+  const startedAtMs: number[] = [];
   const warmupEnds = Date.now() + (options.warmupMs ?? 1_000);
   const ends = warmupEnds + options.durationMs;
   let measured = 0;
@@ -40,6 +41,7 @@ export async function closedLoop(
           if (Date.now() >= warmupEnds && Date.now() < ends) {
             measured += 1;
             latencies.push(performance.now() - startedAt);
+            startedAtMs.push(startedAt);
           }
         } catch (error) {
           errors += 1;
@@ -48,7 +50,7 @@ export async function closedLoop(
       }
     }),
   );
-  return { opsPerSecond: measured / (options.durationMs / 1000), latenciesMs: latencies, errors, firstError };
+  return { opsPerSecond: measured / (options.durationMs / 1000), latenciesMs: latencies, startedAtMs, errors, firstError };
 }
 
 export function printTable(title: string, rows: Record<string, string | number>[]): void {
