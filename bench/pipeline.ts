@@ -41,6 +41,7 @@ import {
 import { closedLoop, forEachConcurrently, ms, percentile, printTable } from './bench-kit.js';
 import { stylizeCreates, stylizeUsers } from './stylize-creates.js';
 import { CpuMeter, databaseBackendsCpu, familyCpuMs, processCpuMs } from './process-cpu.js';
+import { describeGcPauses, readGcPauses } from './gc-pauses.js';
 import { measureBullmq } from './peers/bullmq-peer.js';
 import { measureGraphileWorker } from './peers/graphile-peer.js';
 import type { PeerRun } from './peers/peer-run.js';
@@ -622,9 +623,12 @@ try {
       postgres: () => ourBackends.read(),
       'nats-server': () => familyCpuMs('nats-server'),
     });
+    const jobsGcBefore = await readGcPauses(jobs.metricsPort!);
     const callerCpuBefore = process.cpuUsage();
     const created = await stylizeCreates(clients, inputs, { concurrency: CREATORS_STYLIZE, durationMs: 8_000, keyPrefix: 'create' });
     const callerCpu = process.cpuUsage(callerCpuBefore);
+    // A pause of jobs' collector holds every create in flight: the loop's tail follows them (bench/README.md).
+    const jobsGc = describeGcPauses(jobsGcBefore, await readGcPauses(jobs.metricsPort!));
     // Every create of the loop, its warm-up's too: the CPU was read over all of them.
     const { rows } = await db.query(`SELECT count(*)::int AS n FROM jobs.generation_jobs WHERE idempotency_key LIKE 'create-%'`);
     const createdJobs: number = rows[0].n;
@@ -649,7 +653,7 @@ try {
       system: 'atelier',
       scenario: `CreateJob image.stylize (catalog + media checks, quota), ${CREATORS_STYLIZE} callers, ${STYLIZE_USERS} users`,
       'jobs/s': Math.round(created.opsPerSecond),
-      detail: `p50 ${ms(percentile(created.latenciesMs, 50))} / p99 ${ms(ours.stylizeP99)} ms; ${created.errors} errors; the callers (this bench) ${ms((callerCpu.user + callerCpu.system) / 1000 / createdJobs)} ms CPU/job; ${analyzeNote}`,
+      detail: `p50 ${ms(percentile(created.latenciesMs, 50))} / p99 ${ms(ours.stylizeP99)} ms; ${created.errors} errors; the callers (this bench) ${ms((callerCpu.user + callerCpu.system) / 1000 / createdJobs)} ms CPU/job; ${analyzeNote}; jobs' garbage collector, warm-up included: ${jobsGc}`,
     });
   }
 
