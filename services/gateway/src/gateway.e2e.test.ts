@@ -288,6 +288,11 @@ describe('gateway e2e - observability', () => {
     expect(sample(jobs, 'atelier_jobs_queue_depth', { queue: 'interactive', state: 'ready' })).toBeGreaterThanOrEqual(0);
     expect(sample(jobs, 'atelier_outbox_backlog', { status: 'pending' })).toBeGreaterThanOrEqual(0);
     expect(sample(jobs, 'atelier_outbox_publish_lag_seconds_count', { service: 'jobs' })).toBeGreaterThanOrEqual(1);
+    // Every job created shows where its CreateJob waited: on the peers, then on its insert batch.
+    const peersStage = sample(jobs, 'atelier_jobs_create_stage_seconds_count', { stage: 'peers' });
+    expect(peersStage).toBeGreaterThanOrEqual(1);
+    expect(sample(jobs, 'atelier_jobs_create_stage_seconds_count', { stage: 'insert' })).toBe(peersStage);
+    expect(sample(jobs, 'atelier_jobs_create_stage_seconds_sum', { stage: 'insert' })).toBeGreaterThan(0);
     const createJob = { method: '/atelier.jobs.v1.JobsService/CreateJob', code: 'OK' };
     expect(sample(jobs, 'atelier_grpc_server_handling_seconds_count', createJob)).toBeGreaterThanOrEqual(1);
     for (const service of ['catalog', 'media', 'community'] as const) {

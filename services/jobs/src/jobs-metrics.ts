@@ -32,6 +32,12 @@ export class JobsMetrics {
   readonly providerSpend: Counter<'provider' | 'currency'>;
   /** WatchJob streams this replica is serving now: streams left behind by gone clients show here. */
   readonly watchStreamsOpen: Gauge;
+  /**
+   * Where a created job's CreateJob spent its time, by stage: `peers` (catalog, media and pet
+   * look-ups, the credential check), `insert` (waiting for its insert batch and running it). The
+   * two waits on other processes; the rest of a call is this process's own work.
+   */
+  readonly createStage: Histogram<'stage'>;
   private statsRead: { at: number; stats: Promise<QueueStats> } | undefined;
 
   /**
@@ -87,6 +93,14 @@ export class JobsMetrics {
       help: 'Provider requests (charges) per job that ended with a provider snapshot: 1 unless the vendor itself failed a prediction',
       buckets: [0, 1, 2, 3, 5],
       ...byType,
+    });
+
+    this.createStage = new Histogram({
+      name: 'atelier_jobs_create_stage_seconds',
+      help: 'Time a CreateJob that created its job spent in each stage: peers (catalog, media and pet look-ups, the credential check), insert (its insert batch: the wait and the statement)',
+      labelNames: ['stage'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
     });
 
     this.watchStreamsOpen = new Gauge({

@@ -104,6 +104,7 @@ export function createJob(context: JobsContext): CreateJob {
     // the parameters does not make two equal requests differ.
     const hash = requestHash(command);
 
+    const peersFrom = performance.now();
     // A replay must not depend on the peers or the quota of now (a model disabled since, a user
     // over quota since): the insert statement finds the key's earlier job whatever the quota, and
     // when the peers refuse, the key is looked up before their refusal is answered.
@@ -118,6 +119,7 @@ export function createJob(context: JobsContext): CreateJob {
       if (earlier) return replayReply(replayOrRefuse(earlier, hash));
       throw peersAnswer.error;
     }
+    const peersSeconds = (performance.now() - peersFrom) / 1000;
     const { value: resolved, credential } = peersAnswer;
     const effective = effectiveInput({
       defaults: resolved.defaultParameters,
@@ -165,6 +167,7 @@ export function createJob(context: JobsContext): CreateJob {
 
     // Safe to run twice after a database blip: under the lock the first run's job, if it
     // committed, is found by its key (and has this very id).
+    const insertFrom = performance.now();
     const outcome: CreateOutcome = definition.countsTowardQuota
       ? await retryWithBackoff(async () => {
           const within = await quotaCreates.submit({ job, actor }, call.signal);
@@ -183,6 +186,8 @@ export function createJob(context: JobsContext): CreateJob {
     const row = outcome.job ?? (await selectJobByIdempotencyKey(context.pool, userId, idempotencyKey))!;
     // Another id: an earlier request's job. This id, not inserted: this very create, committed by a run cut short.
     if (row.id !== job.id) return replayReply(replayOrRefuse(row, hash));
+    context.metrics.createStage.observe({ stage: 'peers' }, peersSeconds);
+    context.metrics.createStage.observe({ stage: 'insert' }, (performance.now() - insertFrom) / 1000);
     announce(context, 'created', [row]);
     // A new job's only history is its creation: no attempts yet.
     return { job: toJobMessage(row, { events: [] }), created: true };
