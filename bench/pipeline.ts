@@ -42,6 +42,7 @@ import { closedLoop, forEachConcurrently, ms, percentile, printTable } from './b
 import { stylizeCreates, stylizeUsers } from './stylize-creates.js';
 import { CpuMeter, databaseBackendsCpu, familyCpuMs, processCpuMs } from './process-cpu.js';
 import { describeGcPauses, readGcPauses } from './gc-pauses.js';
+import { histogramDelta, histogramQuantile, readHistogram } from './histogram-scrape.js';
 import { measureBullmq } from './peers/bullmq-peer.js';
 import { measureGraphileWorker } from './peers/graphile-peer.js';
 import type { PeerRun } from './peers/peer-run.js';
@@ -624,11 +625,21 @@ try {
       'nats-server': () => familyCpuMs('nats-server'),
     });
     const jobsGcBefore = await readGcPauses(jobs.metricsPort!);
+    const stagesBefore = await readHistogram(jobs.metricsPort!, 'atelier_jobs_create_stage_seconds', 'stage');
     const callerCpuBefore = process.cpuUsage();
     const created = await stylizeCreates(clients, inputs, { concurrency: CREATORS_STYLIZE, durationMs: 8_000, keyPrefix: 'create' });
     const callerCpu = process.cpuUsage(callerCpuBefore);
     // A pause of jobs' collector holds every create in flight: the loop's tail follows them (bench/README.md).
     const jobsGc = describeGcPauses(jobsGcBefore, await readGcPauses(jobs.metricsPort!));
+    // Where the creates waited, from jobs' own histogram (warm-up included; quantiles interpolated in its buckets).
+    const stagesAfter = await readHistogram(jobs.metricsPort!, 'atelier_jobs_create_stage_seconds', 'stage');
+    const stages = ['peers', 'insert']
+      .filter((stage) => stagesAfter[stage])
+      .map((stage) => {
+        const spent = histogramDelta(stagesBefore[stage], stagesAfter[stage]!);
+        return `${stage} mean ${ms((spent.sum / spent.count) * 1000)}, p99 ~${ms(histogramQuantile(spent, 0.99) * 1000)} ms`;
+      })
+      .join('; ');
     // Every create of the loop, its warm-up's too: the CPU was read over all of them.
     const { rows } = await db.query(`SELECT count(*)::int AS n FROM jobs.generation_jobs WHERE idempotency_key LIKE 'create-%'`);
     const createdJobs: number = rows[0].n;
@@ -653,7 +664,7 @@ try {
       system: 'atelier',
       scenario: `CreateJob image.stylize (catalog + media checks, quota), ${CREATORS_STYLIZE} callers, ${STYLIZE_USERS} users`,
       'jobs/s': Math.round(created.opsPerSecond),
-      detail: `p50 ${ms(percentile(created.latenciesMs, 50))} / p99 ${ms(ours.stylizeP99)} ms; ${created.errors} errors; the callers (this bench) ${ms((callerCpu.user + callerCpu.system) / 1000 / createdJobs)} ms CPU/job; ${analyzeNote}; jobs' garbage collector, warm-up included: ${jobsGc}`,
+      detail: `p50 ${ms(percentile(created.latenciesMs, 50))} / p99 ${ms(ours.stylizeP99)} ms; ${created.errors} errors; the callers (this bench) ${ms((callerCpu.user + callerCpu.system) / 1000 / createdJobs)} ms CPU/job; ${analyzeNote}; in jobs, waiting on ${stages}; jobs' garbage collector, warm-up included: ${jobsGc}`,
     });
   }
 
