@@ -246,7 +246,11 @@ describe('worker - scale out', () => {
     );
     expect(claims[0].n).toBe(200);
     const stats = await providerStats(p);
-    for (const job of jobs) expect(stats.by_key[job.id]).toEqual({ submissions: 1, requests: 1 });
+    // Charged once each. A submit sent again inside the attempt after a transient failure (a
+    // connection reset on a loaded machine: CI, 2026-12-04) carries the same idempotency key, and
+    // the vendor counts it once; such resends are accidents, a few at most, never the rule.
+    for (const job of jobs) expect(stats.by_key[job.id]?.submissions, job.id).toBe(1);
+    expect(jobs.filter((job) => stats.by_key[job.id]!.requests > 1).length).toBeLessThanOrEqual(10);
     const perWorker = await Promise.all(workers.map((worker) => metricTotal(worker, 'succeeded')));
     expect(perWorker[0]! + perWorker[1]!).toBe(200);
     expect(Math.min(...perWorker)).toBeGreaterThan(0);
