@@ -26,4 +26,5 @@ export { testProductEventsKey } from './test-product-events-key.js';
 // A PKI of a test's own making (a foreign CA, say), beside the shared one of testPki().
 export { ensureDevPki } from '@atelier/platform';
 export { kekFileText, testCredentialsKekFile } from './test-credentials-kek.js';
+export { testTempDirectory, TEST_TMPDIR_VARIABLE } from './test-temp-directory.js';
 export { TEST_OPERATOR_ACTOR } from './test-operator.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { testTempDirectory } from './test-temp-directory.js';
 
 let file: string | undefined;
 
@@ -12,11 +12,12 @@ export function kekFileText(ids: readonly string[], current = ids[0]!): string {
 
 /**
  * This test process's CREDENTIALS_KEK_FILE for jobs: a random key-encryption key made at run time
- * (never committed) in a file of its own, the same for every jobs the process starts.
+ * (never committed) in a file of its own, the same for every jobs the process starts, removed with
+ * its directory (testTempDirectory).
  */
 export function testCredentialsKekFile(): string {
   if (!file) {
-    file = path.join(mkdtempSync(path.join(tmpdir(), 'atelier-kek-')), 'kek.json');
+    file = path.join(testTempDirectory('atelier-kek-'), 'kek.json');
     writeFileSync(file, kekFileText(['test-kek-1']), { mode: 0o600 });
   }
   return file;

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { Client } from '@grpc/grpc-js';
 import {
   createServiceClient,
@@ -11,17 +8,17 @@ import {
   type ServiceClientOptions,
 } from '@atelier/grpc';
 import { ensureDevPki, PLATFORM_IDENTITIES, type DevPki, type IdentityFiles } from '@atelier/platform';
+import { testTempDirectory } from './test-temp-directory.js';
 
 let pki: Promise<DevPki> | undefined;
 
 /**
  * This test process's CA and service certificates (created once, in a temporary directory removed
- * at exit). Every platform a test starts uses it, so a test can call any service as any identity.
+ * at exit or with the test run's: testTempDirectory). Every platform a test starts uses it, so a test can call any service as any identity.
  */
 export function testPki(): Promise<DevPki> {
   pki ??= (async () => {
-    const directory = mkdtempSync(path.join(tmpdir(), 'atelier-test-pki-'));
-    process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+    const directory = testTempDirectory('atelier-test-pki-');
     // `stranger`: a certificate of the platform's CA that no server allows anything.
     return ensureDevPki(directory, { identities: [...PLATFORM_IDENTITIES, 'stranger'] });
   })();
