@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsUsageV1 } from '@atelier/contracts';
 import { ErrorCode } from '@atelier/errors';
 import type { PromiseClient } from '@atelier/grpc';
+import { catalogChangesSubject, parseCatalogChange } from '@atelier/nats';
 import { testClient, TEST_OPERATOR_ACTOR } from '@atelier/testing';
 import {
   catalogChoice,
@@ -203,14 +204,18 @@ describe('usage ledger - prices', () => {
   it('costs a call at the price in force when it was made, and RecomputeCosts restores costs from the units, idempotently', async () => {
     const job = await newStylize();
     const switchAt = new Date(Date.now() + 2_000);
-    await h.catalog.setModelPrice({
-      actor: TEST_OPERATOR_ACTOR,
-      modelId: choice.stylizer.id,
-      unit: 'predict_second',
-      unitPriceMicros: 5000,
-      currency: 'USD',
-      effectiveFrom: switchAt,
-    });
+    // jobs prices a call from its catalog cache, which catalog's change notice clears: the calls
+    // are recorded once the notice is out (CI on a loaded machine priced one from the old copy).
+    await afterCatalogNotice(choice.stylizer.id, () =>
+      h.catalog.setModelPrice({
+        actor: TEST_OPERATOR_ACTOR,
+        modelId: choice.stylizer.id,
+        unit: 'predict_second',
+        unitPriceMicros: 5000,
+        currency: 'USD',
+        effectiveFrom: switchAt,
+      }),
+    );
     const before = call(job.id, { vendorId: `before-${job.id}`, predictTimeMs: 1000, calledAt: new Date(switchAt.getTime() - 1_000) });
     const after = call(job.id, { vendorId: `after-${job.id}`, predictTimeMs: 1000, calledAt: new Date(switchAt.getTime() + 1_000) });
     await worker.recordProviderCalls({ calls: [before, after] });
@@ -230,3 +235,32 @@ describe('usage ledger - prices', () => {
     expect((await operator.recomputeCosts(window)).changed).toBe(0);
   });
 });
+
+/**
+ * Runs a catalog change and resolves once catalog's change notice for `modelId` is on NATS, and
+ * the jobs app of this process, subscribed to the same subject, has had a moment to drop its copy.
+ */
+async function afterCatalogNotice(modelId: string, change: () => Promise<unknown>): Promise<void> {
+  let heard: () => void = () => {};
+  const noticed = new Promise<void>((resolve) => (heard = resolve));
+  const subscription = h.nats.subscribe(catalogChangesSubject(h.config.NATS_STREAM_PREFIX), {
+    callback: (_error, message) => {
+      if (parseCatalogChange(message.data)?.id === modelId) heard();
+    },
+  });
+  await h.nats.flush();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await change();
+    await Promise.race([
+      noticed,
+      new Promise((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no catalog change notice for ${modelId} within 5 s`)), 5_000);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    subscription.unsubscribe();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
