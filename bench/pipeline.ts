@@ -629,7 +629,7 @@ try {
     const callerCpuBefore = process.cpuUsage();
     const created = await stylizeCreates(clients, inputs, { concurrency: CREATORS_STYLIZE, durationMs: 8_000, keyPrefix: 'create' });
     const callerCpu = process.cpuUsage(callerCpuBefore);
-    // A pause of jobs' collector holds every create in flight: the loop's tail follows them (bench/README.md).
+    // jobs' collector pauses hold every create in flight; printed beside the tail, which they are not most of (bench/README.md).
     const jobsGc = describeGcPauses(jobsGcBefore, await readGcPauses(jobs.metricsPort!));
     // Where the creates waited, from jobs' own histogram (warm-up included; quantiles interpolated in its buckets).
     const stagesAfter = await readHistogram(jobs.metricsPort!, 'atelier_jobs_create_stage_seconds', 'stage');

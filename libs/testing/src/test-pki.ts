@@ -14,7 +14,8 @@ let pki: Promise<DevPki> | undefined;
 
 /**
  * This test process's CA and service certificates (created once, in a temporary directory removed
- * at exit or with the test run's: testTempDirectory). Every platform a test starts uses it, so a test can call any service as any identity.
+ * at exit or with the test run's: testTempDirectory). Every platform a test starts uses it, so a
+ * test can call any service as any identity.
  */
 export function testPki(): Promise<DevPki> {
   pki ??= (async () => {
