@@ -71,13 +71,24 @@ export function serverCredentialsOf(security: GrpcSecurity): ServerCredentials {
  */
 export function channelCredentialsOf(security: GrpcSecurity, serverName: string): ChannelCredentials {
   return credentials.createSsl(security.ca, security.key, security.cert, {
-    checkServerIdentity: (_host, certificate) => {
-      const identity = identityOfCertificate(certificate, security.trustDomain);
-      return identity === serverName
-        ? undefined
-        : new Error(`the server's certificate proves ${identity ?? 'no service identity'}, not ${serverName}`);
-    },
+    checkServerIdentity: serverIdentityCheck(security, serverName),
   });
+}
+
+/**
+ * The TLS `checkServerIdentity` of a client: the server's certificate must prove `serverName`
+ * (its SPIFFE URI SAN); the host it was reached at is not looked at.
+ */
+export function serverIdentityCheck(
+  security: GrpcSecurity,
+  serverName: string,
+): (host: string, certificate: PeerCertificate) => Error | undefined {
+  return (_host, certificate) => {
+    const identity = identityOfCertificate(certificate, security.trustDomain);
+    return identity === serverName
+      ? undefined
+      : new Error(`the server's certificate proves ${identity ?? 'no service identity'}, not ${serverName}`);
+  };
 }
 
 /**

@@ -170,10 +170,11 @@ describe('webhooks - an integrator called back with the job lifecycle events', (
   });
 
   it('lists every attempt of a delivery', async () => {
-    const page = await alice.call<{ items: Delivery[]; nextCursor: string | null }>(
-      'GET',
-      `/api/v1/webhooks/endpoints/${endpoint.id}/deliveries`,
-    );
+    const list = () =>
+      alice.call<{ items: Delivery[]; nextCursor: string | null }>('GET', `/api/v1/webhooks/endpoints/${endpoint.id}/deliveries`);
+    // The receiver has answered 204; the sender records the delivery a moment after it hears so.
+    await waitUntil(async () => (await list()).body.items[0]?.status === 'delivered', { timeoutMs: 10_000, what: 'the delivery recorded' });
+    const page = await list();
     expect(page.status).toBe(200);
     expect(page.body.nextCursor).toBeNull();
     expect(page.body.items).toHaveLength(1);

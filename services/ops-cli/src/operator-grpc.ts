@@ -77,9 +77,10 @@ export function connectOperatorApi<C extends GrpcClient, V extends AddressVariab
 }
 
 /**
- * grpc-js explains a refused connection as "round_robin: No connection established. Last error:
- * … Error: connect ECONNREFUSED 127.0.0.1:50053. Resolution note: ." — the socket error is the
- * part an operator needs.
+ * A call that found no connection explains it as "no connection to 127.0.0.1:50053 (last error:
+ * connect ECONNREFUSED 127.0.0.1:50053)" (grpc-js's streams: "round_robin: No connection
+ * established. Last error: … Error: connect ECONNREFUSED …") — the socket error is the part an
+ * operator needs.
  */
 function connectionDetail(message: string): string {
   return /(?:connect|getaddrinfo) E[A-Z]+(?: [^\s.]+(?:\.[^\s.]+)*(?::\d+)?)?/.exec(message)?.[0] ?? message;
