@@ -462,6 +462,8 @@ try {
     });
     await busWatch.flush();
     const ids: { id: string; submittedAt: number; answeredAt: number }[] = [];
+    // Collector pauses of the two processes on the path, during the samples: a pause of 10 ms is a p99 here.
+    const gcBefore = { jobs: await readGcPauses(jobs.metricsPort!), worker: await readGcPauses(worker!.port) };
     // The first 20 warm connections, statements and code up, as on graphile-worker's side.
     for (let i = -LATENCY_WARM_UP; i < LATENCY_SAMPLES; i += 1) {
       const submittedAt = wallClockMs();
@@ -469,6 +471,10 @@ try {
       if (i >= 0) ids.push({ id: job!.id, submittedAt, answeredAt: wallClockMs() });
       await sleep(20);
     }
+    const gcDuring = [
+      `jobs: ${describeGcPauses(gcBefore.jobs, await readGcPauses(jobs.metricsPort!))}`,
+      `the worker: ${describeGcPauses(gcBefore.worker, await readGcPauses(worker!.port))}`,
+    ].join('; ');
     await waitAllDone('latency', LATENCY_SAMPLES + LATENCY_WARM_UP);
     recordCpu('atelier one job at a time (warm-up included; nothing batched)', 'latency', meter.spent(), LATENCY_SAMPLES + LATENCY_WARM_UP);
     await busWatch.close();
@@ -527,6 +533,14 @@ try {
           times.map((t) => t.answeredAt - t.submittedAt),
         ),
       ].join('; '),
+    });
+    // The tail, sample by sample: which leg the slowest starts spent their time in.
+    const slowest = [...seen].sort((a, b) => b.started - b.submittedAt - (a.started - a.submittedAt)).slice(0, 3);
+    results.push({
+      system: 'atelier',
+      scenario: '  the 3 slowest starts: submit→insert + insert→on the bus + on the bus→claim (ms)',
+      'jobs/s': '-',
+      detail: `${slowest.map((t) => [t.inserted - t.submittedAt, t.onBus! - t.inserted, t.started - t.onBus!].map(ms).join(' + ')).join('; ')}; collector pauses during the samples: ${gcDuring}`,
     });
     // What a process crossing costs here: a Postgres round trip (`SELECT 1`) back to back, and
     // after the same 20 ms pause the samples have, when every process slept between jobs. A lone
