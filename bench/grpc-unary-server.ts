@@ -2,11 +2,9 @@
 // (mutual TLS, per-method authorization, the call observer off) with a GetModel that answers at once.
 import { catalogV1, loadDescriptorSet } from '@atelier/contracts';
 import { loadGrpcSecurity, registerService, startGrpcServer } from '@atelier/grpc';
+import { unusedHandlers } from '@atelier/testing';
 
 const silent = { debug: () => {}, info: () => {}, error: () => {} };
-const notUsed = async (): Promise<never> => {
-  throw new Error('not used');
-};
 const model = catalogV1.Model.fromPartial({ id: 'm', code: 'bench-model', displayName: 'A model of about 200 bytes', providerCode: 'sim' });
 await startGrpcServer({
   host: '127.0.0.1',
@@ -19,21 +17,11 @@ await startGrpcServer({
     registerService(
       'atelier.catalog.v1.CatalogService',
       catalogV1.CatalogServiceService,
-      {
-        getModel: async () => ({ model }),
-        getCatalog: notUsed,
-        getStyle: notUsed,
-        listCatalogEntries: notUsed,
-        upsertModel: notUsed,
-        upsertStyle: notUsed,
-        setModelEnabled: notUsed,
-        setStyleEnabled: notUsed,
-        getStylePreview: notUsed,
-        setModelPrice: notUsed,
-        listAuditEntries: notUsed,
-      },
+      { ...unusedHandlers(catalogV1.CatalogServiceService), getModel: async () => ({ model }) },
       silent,
       { gateway: ['getModel'] },
     ),
   ],
 });
+// A clean exit on the bench's SIGTERM, so that a --cpu-prof profile is written.
+process.once('SIGTERM', () => process.exit(0));

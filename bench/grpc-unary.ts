@@ -4,6 +4,7 @@
 // channel options). Calls alternate between the two, so a busy machine slows both alike.
 //
 //   npm run bench:grpc        GRPC_BENCH_LONE=<calls per client, 400> GRPC_BENCH_SECONDS=<per load round, 3>
+//                             BENCH_PROFILE=<dir>: a CPU profile of the server (profile-summary.ts --timeline finds the rounds)
 //
 // Prints, per client: a lone call's latency (one call every 10 ms: what a job's start waits for),
 // and 32 callers' calls/s, latency and CPU per call of the client process and of the server.
@@ -26,6 +27,7 @@ const server = await startProcess({
   entry: 'bench/grpc-unary-server.ts',
   port,
   env: { GRPC_PORT: String(port), ...(await testIdentityEnv('catalog')) } as Record<string, string>,
+  nodeArgs: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [],
   ready: (address) =>
     new Promise((resolve) => {
       const socket = net.connect(Number(address.split(':')[1]), '127.0.0.1');

@@ -1,16 +1,13 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, ErrorCode } from '@atelier/errors';
+import { ErrorCode } from '@atelier/errors';
 import { catalogV1, loadDescriptorSet } from '@atelier/contracts';
-import { testSecurity } from '@atelier/testing';
+import { testSecurity, unusedHandlers } from '@atelier/testing';
 import { createServiceClient, GrpcStatus, registerService, startGrpcServer, type GrpcSecurity, type GrpcServerHandle } from './index.js';
 import { PeerSessions, type PeerSessionsOptions } from './peer-sessions.js';
 import { callUnary, frameOf, type CallFailure } from './unary-call.js';
 
 const silent = { debug: () => {}, info: () => {}, error: () => {} };
-const unimplemented = async (): Promise<never> => {
-  throw new AppError(ErrorCode.INTERNAL, 'not used in this test');
-};
 const GET_MODEL = catalogV1.CatalogServiceService.getModel;
 const retry = { maxAttempts: 2, initialBackoffMs: 10, maxBackoffMs: 50 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,6 +31,7 @@ function startCatalog(name: string, host: string, port = 0): Promise<GrpcServerH
         'atelier.catalog.v1.CatalogService',
         catalogV1.CatalogServiceService,
         {
+          ...unusedHandlers(catalogV1.CatalogServiceService),
           async getModel(request, context) {
             if (request.modelId === 'slow') {
               slowSignals.push(context.signal);
@@ -41,16 +39,6 @@ function startCatalog(name: string, host: string, port = 0): Promise<GrpcServerH
             }
             return { model: catalogV1.Model.fromPartial({ id: request.modelId, code: name }) };
           },
-          getCatalog: unimplemented,
-          getStyle: unimplemented,
-          listCatalogEntries: unimplemented,
-          upsertModel: unimplemented,
-          upsertStyle: unimplemented,
-          setModelEnabled: unimplemented,
-          setStyleEnabled: unimplemented,
-          getStylePreview: unimplemented,
-          setModelPrice: unimplemented,
-          listAuditEntries: unimplemented,
         },
         silent,
         { gateway: 'all' },
@@ -119,6 +107,19 @@ describe('grpc client - connections of unary calls', () => {
       code: GrpcStatus.UNAVAILABLE,
       details: expect.stringContaining('cannot resolve nowhere.invalid: getaddrinfo ENOTFOUND nowhere.invalid'),
     } satisfies Partial<CallFailure>);
+    sessions.close();
+  });
+
+  it('fails a first call at its deadline while the name is still being resolved', async () => {
+    const sessions = sessionsTo('slow-dns.test:50051', {
+      resolveHost: () => new Promise((resolve) => setTimeout(() => resolve(['127.0.0.1']), 1_000)),
+    });
+    const startedAt = Date.now();
+    await expect(whoAnswers(sessions, 100)).rejects.toMatchObject({
+      code: GrpcStatus.DEADLINE_EXCEEDED,
+      details: expect.stringContaining('while resolving slow-dns.test:50051'),
+    });
+    expect(Date.now() - startedAt).toBeLessThan(800);
     sessions.close();
   });
 

@@ -135,8 +135,25 @@ function attempt(sessions: PeerSessions, path: string, frame: Buffer, options: U
     } catch (error) {
       return unreachable(error);
     }
-    if (opened instanceof Promise) opened.then(run, unreachable);
-    else run(opened);
+    if (opened instanceof Promise) {
+      // The peer's name is being resolved (the client's first call): the deadline runs meanwhile.
+      let waiting = true;
+      const resolving = setTimeout(() => {
+        waiting = false;
+        reject(callFailure(GrpcStatus.DEADLINE_EXCEEDED, `deadline exceeded while resolving ${sessions.target}`));
+      }, remainingMs);
+      opened.then(
+        (stream) => {
+          clearTimeout(resolving);
+          if (waiting) run(stream);
+          else stream.close(http2Constants.NGHTTP2_CANCEL);
+        },
+        (error: unknown) => {
+          clearTimeout(resolving);
+          if (waiting) unreachable(error);
+        },
+      );
+    } else run(opened);
 
     function run(stream: ClientHttp2Stream): void {
       let responded = false;
@@ -165,7 +182,8 @@ function attempt(sessions: PeerSessions, path: string, frame: Buffer, options: U
       };
       const deadline = setTimeout(
         () => abandon(callFailure(GrpcStatus.DEADLINE_EXCEEDED, `deadline exceeded after ${Math.ceil(remainingMs)} ms`)),
-        remainingMs,
+        // Less any wait for the name's resolution.
+        options.deadlineAt - Date.now(),
       );
       const onAbort = () => abandon(callFailure(GrpcStatus.CANCELLED, 'cancelled on client'));
       options.signal?.addEventListener('abort', onAbort, { once: true });

@@ -12,12 +12,9 @@ const telemetry = await startTelemetry({ serviceName: 'telemetry-fixture', spanP
 
 const { catalogV1, loadDescriptorSet } = await import('@atelier/contracts');
 const { createServiceClient, registerService, startGrpcServer } = await import('@atelier/grpc');
-const { testSecurity } = await import('@atelier/testing');
+const { testSecurity, unusedHandlers } = await import('@atelier/testing');
 const [catalogIdentity, gatewayIdentity] = [await testSecurity('catalog'), await testSecurity('gateway')];
 const silent = { debug: () => {}, info: () => {}, error: () => {} };
-const notUsed = async (): Promise<never> => {
-  throw new Error('not used');
-};
 const server = await startGrpcServer({
   host: '127.0.0.1',
   port: 0,
@@ -29,19 +26,7 @@ const server = await startGrpcServer({
     registerService(
       'atelier.catalog.v1.CatalogService',
       catalogV1.CatalogServiceService,
-      {
-        getCatalog: async () => ({ models: [], styles: [] }),
-        getModel: notUsed,
-        getStyle: notUsed,
-        listCatalogEntries: notUsed,
-        upsertModel: notUsed,
-        upsertStyle: notUsed,
-        setModelEnabled: notUsed,
-        setStyleEnabled: notUsed,
-        getStylePreview: notUsed,
-        setModelPrice: notUsed,
-        listAuditEntries: notUsed,
-      },
+      { ...unusedHandlers(catalogV1.CatalogServiceService), getCatalog: async () => ({ models: [], styles: [] }) },
       silent,
       { gateway: ['getCatalog'] },
     ),

@@ -7,6 +7,7 @@ export { createTestDatabase, dropStaleTestDatabases, adminDatabaseUrl, type Test
 export { rangeChecksOf, columnLengthsOf } from './schema-bounds.js';
 export { uniqueName } from './unique-name.js';
 export { waitUntil } from './wait-until.js';
+export { unusedHandlers } from './unused-handlers.js';
 export { checkHealth, listReflectedServices } from './grpc-probes.js';
 export { natsTestPrefix, dropStaleTestStreams, testNatsUrl } from './nats-test-prefix.js';
 export { startProcess, startGrpcServiceProcess, startHttpServiceProcess, freePort, type ServiceProcess } from './service-process.js';
