@@ -48,6 +48,12 @@ export interface ChaosPlatform {
   prediction(predictionId: string): Promise<VendorPrediction>;
   /** The provider request id the jobs service recorded for a job (null before the submission). */
   recordedPrediction(jobId: string): Promise<string | null>;
+  /**
+   * A job's transitions (job_events) and the workers' recent warnings and errors (a step retried
+   * within an attempt logs no job id): the message of an assertion on how one job ran, so that a
+   * failure says why without a re-run.
+   */
+  jobStory(jobId: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -129,6 +135,21 @@ export async function startChaosPlatform(options: ChaosPlatformOptions = {}): Pr
         [jobId],
       );
       return rows[0]?.provider_request_id ?? null;
+    },
+    async jobStory(jobId) {
+      const { rows } = await db.query<Record<string, unknown>>(
+        `SELECT occurred_at, from_status, to_status, attempt, actor, error_class, error_code, detail
+           FROM jobs.job_events WHERE job_id = $1 ORDER BY id`,
+        [jobId],
+      );
+      const events = rows.map((row) => JSON.stringify(row));
+      const logLines = platform.workers.flatMap((worker) =>
+        worker
+          .output()
+          .split('\n')
+          .filter((line) => /"level":"(warn|error|fatal)"/.test(line)),
+      );
+      return [`job ${jobId} events:`, ...events, "workers' warnings and errors:", ...logLines, '(end of the story)'].join('\n');
     },
     async stop() {
       await db.end();

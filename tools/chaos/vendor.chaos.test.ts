@@ -42,7 +42,7 @@ describe('chaos - the vendor', () => {
     expect(job.status).toBe('succeeded');
     // Waited out within its one attempt, on its one prediction: not a second attempt, and not a
     // resubmission the vendor would have answered with the same prediction (charged once all the same).
-    expect(job.attempts.count).toBe(1);
+    expect(job.attempts.count, await chaos.jobStory(jobId)).toBe(1);
     expect(await chaos.recordedPrediction(jobId)).toBe(predictionId);
     expect(await chaos.vendorRequests(jobId)).toBe(1);
     expect(await chaos.charges(jobId)).toBe(1);
