@@ -316,6 +316,33 @@ describe('create', () => {
     ]);
   });
 
+  it('stores what it is given as given: text that needs escaping, nested parameters, the hash, a lone surrogate as U+FFFD', async () => {
+    const awkward = `quote " back\\slash \\x41 new\nline tab\t emoji 🐈 {curly,brace} 'single' \u2028 NULL`;
+    const requestHash = randomBytes(32);
+    const job = await created({
+      prompt: awkward,
+      negativePrompt: 'half a pair \ud83d here',
+      effectivePrompt: awkward,
+      parameters: { strength: 0.5, nested: { list: [1, 'two', null], text: awkward } },
+      effectiveParameters: { seed: 42 },
+      traceContext: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+      width: 512,
+      height: 768,
+      maxAttempts: 5,
+      startWithinSeconds: 90,
+      requestHash,
+    });
+    expect(job.prompt).toBe(awkward);
+    expect(job.effective_prompt).toBe(awkward);
+    expect(job.negative_prompt).toBe('half a pair \ufffd here');
+    expect(job.parameters).toEqual({ strength: 0.5, nested: { list: [1, 'two', null], text: awkward } });
+    expect(job.effective_parameters).toEqual({ seed: 42 });
+    expect(job.trace_context).toEqual({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+    expect([job.width, job.height, job.max_attempts]).toEqual([512, 768, 5]);
+    expect(Buffer.compare(job.request_hash, requestHash)).toBe(0);
+    expect(job.start_deadline_at!.getTime() - job.created_at.getTime()).toBe(90_000);
+  });
+
   it('within the quota: inserts under both limits only, counting in the same statement', async () => {
     const client = await pool.connect();
     const quota = { jobTypes: ['system.canary'], dailyLimit: 2, monthlyLimit: 300, maxInFlight: 5 };
