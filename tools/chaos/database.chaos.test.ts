@@ -90,7 +90,12 @@ describe('chaos - every database backend terminated, twice, under load', () => {
         },
         { what: 'every service under load connected to the database', timeoutMs: 10_000, intervalMs: 100 },
       ).catch((error: unknown) => {
-        throw new Error(`${(error as Error).message}: ${missing.join(', ')} still without a connection`);
+        // What jobs said meanwhile (LOG_LEVEL=warn in this suite): why it may not have reconnected.
+        const jobsSaid = chaos.platform.jobs.output().split('\n').slice(-20).join('\n');
+        const jobsState = chaos.platform.jobs.child.exitCode === null ? 'running' : `exited ${chaos.platform.jobs.child.exitCode}`;
+        throw new Error(
+          `${(error as Error).message}: ${missing.join(', ')} still without a connection; jobs is ${jobsState}, its last lines:\n${jobsSaid}`,
+        );
       });
     };
     let first: string[] = [];
