@@ -11,6 +11,7 @@ export {
   insertOutboxEvents,
   claimDueOutboxRows,
   releaseUnpublishedOutboxRows,
+  markOutboxPublished,
   releaseStaleOutboxLocks,
   outboxBacklog,
   type OutboxBacklog,

@@ -45,6 +45,9 @@ import { ReconciliationMetrics } from './reconciliation-metrics.js';
 import { selectOpenFindingCounts, selectReconciliationCoverage } from './db/reconciliation-sql.js';
 import { JobWatchHub } from './announce/job-watch-hub.js';
 import { OutboxRelay } from './background/outbox-relay.js';
+import { DispatchHandOff } from './background/dispatch-hand-off.js';
+import { claimedJobOf, observeGates } from './rpc/claim-job.js';
+import { WaitingWorkers } from './announce/waiting-workers.js';
 import { jobsAccountDeletion } from './background/account-deletion.js';
 import { OutboxWakeups } from './background/outbox-wakeups.js';
 import { JobChangeNotices } from './background/job-change-notices.js';
@@ -65,6 +68,8 @@ export interface JobsApp {
   readonly server: GrpcServerHandle;
   readonly context: JobsContext;
   readonly relay: OutboxRelay;
+  /** Hands dispatches to the workers waiting at this replica (AwaitJobs) before the relay publishes the rest. */
+  readonly handOff: DispatchHandOff;
   readonly reaper: LeaseReaper;
   readonly dispatchSweeper: StaleDispatchSweeper;
   readonly deadlineSweeper: StartDeadlineSweeper;
@@ -222,7 +227,25 @@ export async function startJobsApp(
     credentials: { keks: keks ? () => keks.current() : undefined, maxPerUser: config.CREDENTIALS_MAX_PER_USER },
     gateMetrics,
     budgets: new BudgetExhaustionCache(pool),
+    waitingWorkers: new WaitingWorkers(),
   };
+  const handOff = new DispatchHandOff({
+    pool,
+    waiting: context.waitingWorkers,
+    leaseTtlMs: config.LEASE_TTL_MS,
+    subjects,
+    outboxSubjects,
+    announceTo: context,
+    claimedJobOf: (row) => claimedJobOf(context, row),
+    onClaimed: (rows) =>
+      observeGates(
+        context,
+        rows.map((job) => ({ changed: true, job })),
+      ),
+    logger,
+  });
+  relay.handOffTo((rows) => handOff.deliver(rows));
+  metrics.waitingWorkers = () => context.waitingWorkers.size;
   const reaper = new LeaseReaper({
     pool,
     registry,
@@ -294,6 +317,7 @@ export async function startJobsApp(
     server,
     context,
     relay,
+    handOff,
     reaper,
     dispatchSweeper,
     deadlineSweeper,
@@ -301,6 +325,8 @@ export async function startJobsApp(
     nats,
     metricsRegistry,
     async stop(graceMs) {
+      // Waiting workers are answered now: the shutdown need not wait out their long polls.
+      context.waitingWorkers.close();
       await server.shutdown(graceMs);
       await accountDeletions.stop();
       await reaper.stop();

@@ -1,4 +1,6 @@
+import type { jobsExecutionV1 } from '@atelier/contracts';
 import type { SqlPool } from '@atelier/db';
+import type { WaitingWorkers } from './announce/waiting-workers.js';
 import type { Logger } from '@atelier/logging';
 import type { JobDefinitionRegistry } from './definitions/index.js';
 import type { OutboxSubjects } from './db/job-row.js';
@@ -48,4 +50,6 @@ export interface JobsContext extends AnnounceTargets {
   gateMetrics: ProviderGateMetrics;
   /** Whether a provider model's budget is spent, as CreateJob asks it (at most once a second each). */
   budgets: BudgetExhaustionCache;
+  /** The workers waiting here for jobs (AwaitJobs), to whom dispatches go straight (background/dispatch-hand-off.ts). */
+  waitingWorkers: WaitingWorkers<jobsExecutionV1.HandedOverJob>;
 }

@@ -26,6 +26,13 @@ export class JobsMetrics {
   readonly redispatched: Counter;
   /** From the moment an outbox row was due to JetStream's acknowledgement of its publication. */
   readonly outboxPublishLag: Histogram;
+  /**
+   * Dispatches that went straight to a waiting worker (AwaitJobs), not through NATS, by outcome:
+   * `handed_over` (claimed and answered), `released` (its worker had given up the call meanwhile).
+   */
+  readonly handedOver: Counter<'outcome'>;
+  /** How many workers wait at this replica for jobs (AwaitJobs) now: read at scrape time. */
+  waitingWorkers: () => number = () => 0;
   /** Per job that ended, the provider requests it paid for (the double-charge meter's own side). */
   readonly providerChargesPerJob: Histogram<'job_type'>;
   /** Vendor spend recorded in the usage ledger, in millionths of the currency, by provider (cost of billable calls at write). */
@@ -80,6 +87,21 @@ export class JobsMetrics {
       name: 'atelier_jobs_redispatched_total',
       help: 'Queued jobs dispatched again because no dispatch was on its way after DISPATCH_STALE_AFTER_MS',
       registers,
+    });
+    this.handedOver = new Counter({
+      name: 'atelier_jobs_handed_over_total',
+      help: 'Dispatches claimed for a worker waiting in AwaitJobs instead of going through NATS, by outcome (handed_over, released)',
+      labelNames: ['outcome'] as const,
+      registers,
+    });
+    const waitingWorkers = () => this.waitingWorkers();
+    new Gauge({
+      name: 'atelier_jobs_waiting_workers',
+      help: 'Workers waiting at this replica for jobs (AwaitJobs)',
+      registers,
+      collect() {
+        this.set(waitingWorkers());
+      },
     });
     this.outboxPublishLag = new Histogram({
       name: 'atelier_outbox_publish_lag_seconds',

@@ -46,6 +46,7 @@ import { adminCancelJob } from './rpc/admin/cancel-job.js';
 import { retryJob } from './rpc/admin/retry-job.js';
 import { cancelJob } from './rpc/cancel-job.js';
 import { claimJob, claimJobs } from './rpc/claim-job.js';
+import { awaitJobs } from './rpc/await-jobs.js';
 import { completeJob, completeJobs } from './rpc/complete-job.js';
 import { createJob } from './rpc/create-job.js';
 import { failJob } from './rpc/fail-job.js';
@@ -112,6 +113,7 @@ export function startJobsServer(context: JobsContext, options: GrpcServingOption
           reportProgress: reportProgress(context),
           getJobStatus: getJobStatus(context),
           countActiveJobsUsingAsset: countActiveJobsUsingAsset(context),
+          awaitJobs: awaitJobs(context.waitingWorkers),
         },
         logger,
         executionCallerPolicy,

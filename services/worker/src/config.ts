@@ -1,4 +1,4 @@
-import { doc, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
+import { bool, doc, hostPort, int, oneOf, optional, port, str, url, type ConfigOf } from '@atelier/config';
 import { grpcSecurityConfigSpec } from '@atelier/grpc';
 import type { ShutdownPolicy } from '@atelier/lifecycle';
 import { natsConfigSpec, natsStreamsConfigSpec } from '@atelier/nats';
@@ -58,6 +58,14 @@ export const workerConfigSpec = {
   WORKER_PULL_EXPIRES_MS: doc(
     int({ default: 5_000, min: 1_000, max: 30_000 }),
     "how long each dispatch and provider-cancel pull waits at NATS: a frozen worker's pulls lapse within it, so a job taken over from it (or a vendor cancel) goes to a live worker; keep it under two thirds of jobs' `LEASE_TTL_MS`",
+  ),
+  WORKER_AWAIT_JOBS: doc(
+    bool(true),
+    'wait at jobs for new jobs while slots are free (AwaitJobs): a job created at the replica this worker waits at is claimed for it and answered at once, its dispatch skipping NATS; off, every job comes through NATS',
+  ),
+  WORKER_AWAIT_WAIT_MS: doc(
+    int({ default: 20_000, min: 1_000, max: 30_000 }),
+    'how long one AwaitJobs call waits at jobs before it is answered empty and sent again',
   ),
   /**
    * -1 by default: an outage of the jobs service must not use a job's dispatch up (its job is not

@@ -49,6 +49,7 @@ import { providerPermitsFor } from './peers/provider/provider-permits-for.js';
 import { rateLimitedProviderClient } from './peers/provider/rate-limited-provider-client.js';
 import { ProviderCancelConsumer } from './background/provider-cancel-consumer.js';
 import { QueueConsumer } from './background/queue-consumer.js';
+import { JobAwaiter } from './background/job-awaiter.js';
 import { startVendorReconciliation } from './background/vendor-reconciliation.js';
 import { listVendorPredictions } from './peers/provider/prediction-list.js';
 import { WorkerMetrics } from './worker-metrics.js';
@@ -233,6 +234,20 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
 
   for (const consumer of consumers) await consumer.start();
   await providerCancels.start();
+  // Jobs created at the jobs replica this worker waits at come straight from it, claimed already.
+  const awaiter =
+    config.WORKER_AWAIT_JOBS && config.WORKER_CONCURRENCY_INTERACTIVE + config.WORKER_CONCURRENCY_BACKGROUND > 0
+      ? new JobAwaiter({
+          execution,
+          workerId,
+          queues: { interactive: consumers[0]!, background: consumers[1]! },
+          run: (claimed, drain) => runner.runHandedOver(claimed, drain),
+          waitMs: config.WORKER_AWAIT_WAIT_MS,
+          logger,
+          metrics,
+        })
+      : undefined;
+  awaiter?.start();
   consuming = true;
   // Reconciliation with the vendor: the platform account's predictions (the platform key's).
   const reconciliation = createServiceClient(jobsReconciliationV1.ProviderReconciliationServiceClient, config.JOBS_ADDR, security, {
@@ -257,6 +272,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
     nats,
     async stop() {
       consuming = false;
+      await awaiter?.stop();
       await Promise.all(consumers.map((consumer) => consumer.drain(config.WORKER_DRAIN_TIMEOUT_MS)));
       await decoder.stop();
       await providerCancels.stop();

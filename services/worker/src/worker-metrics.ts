@@ -22,6 +22,12 @@ export class WorkerMetrics {
     labelNames: ['queue'] as const,
     registers: [this.registry],
   });
+  readonly handedOver = new Counter({
+    name: 'atelier_worker_jobs_handed_over_total',
+    help: 'Jobs jobs claimed for this worker while it waited (AwaitJobs), not through NATS, by queue',
+    labelNames: ['queue'] as const,
+    registers: [this.registry],
+  });
   readonly providerCalls = new Counter({
     name: 'atelier_provider_calls_total',
     help: 'Calls made to AI vendors, by provider code, kind (submit, poll, cancel, output_fetch) and outcome (ok, rate_limited, refused, unavailable, aborted)',

@@ -1,7 +1,7 @@
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
 import type { JetStreamClient } from '@atelier/nats';
-import { releaseUnpublishedOutboxRows } from '@atelier/outbox';
+import { markOutboxPublished, releaseUnpublishedOutboxRows } from '@atelier/outbox';
 import { JOBS_OUTBOX_SCHEMA, type ClaimedOutboxRow } from '../db/outbox-row.js';
 import { publishAndSettle, type OutboxPublishing, type PublishableRow } from './outbox-publish.js';
 
@@ -17,13 +17,19 @@ export interface HandOverOptions {
   running: () => boolean;
   /** Wakes the relay's loop: rows went back to pending, or the broker did not answer. */
   wake: () => void;
+  /**
+   * Hands dispatches straight to waiting workers (dispatch-hand-off.ts), before the rest is
+   * published; answers the ids of the rows whose dispatch is done that way.
+   */
+  handOff: () => ((rows: readonly PublishableRow[]) => Promise<ReadonlySet<string>>) | undefined;
 }
 
 /**
  * The rows committed transitions wrote claimed for this relay (OutboxRelay.claimLane), published
  * right after their commit: the rows of every commit in one turn of the event loop go together,
  * settled as a claimed batch is — published, refused (backed off) or handed back to pending when
- * the broker does not answer.
+ * the broker does not answer. Dispatches a waiting worker has room for are handed to it first, and
+ * settled published with the rest.
  */
 export class HandOverLane {
   /** Rows handed over, waiting for the next flush. */
@@ -67,24 +73,41 @@ export class HandOverLane {
     });
   }
 
+  /** The dispatches handed to waiting workers; none when that fails (they go through NATS: a duplicate is harmless). */
+  private async handOff(rows: readonly PublishableRow[]): Promise<ReadonlySet<string>> {
+    const handOff = this.options.handOff();
+    if (!handOff) return new Set();
+    try {
+      return await handOff(rows);
+    } catch (error) {
+      this.options.logger.warn({ err: error, rows: rows.length }, 'handing dispatches to waiting workers failed; they go through NATS');
+      return new Set();
+    }
+  }
+
   private flush(): void {
     const { options } = this;
     const rows = this.waiting.splice(0, options.flushSize);
     const flush = (async () => {
-      const js = options.broker();
       try {
+        const handedOver = options.running() ? await this.handOff(rows) : new Set<string>();
+        const delivered = rows.filter((row) => handedOver.has(row.id));
+        const rest = handedOver.size === 0 ? rows : rows.filter((row) => !handedOver.has(row.id));
+        const js = options.broker();
         if (!js || !options.running()) {
+          const ids = (list: readonly PublishableRow[]) => list.map((row) => row.id);
+          await markOutboxPublished(options.pool, JOBS_OUTBOX_SCHEMA, options.relayId, ids(delivered));
           await releaseUnpublishedOutboxRows(
             options.pool,
             JOBS_OUTBOX_SCHEMA,
             options.relayId,
-            rows.map((row) => row.id),
+            ids(rest),
             options.running() ? 'not published yet: NATS is not connected' : 'handed back: the relay stopped',
           );
-          options.wake();
+          if (rest.length > 0) options.wake();
           return;
         }
-        if ((await publishAndSettle(options.publishing, js, rows)) === 'unanswered') options.wake();
+        if ((await publishAndSettle(options.publishing, js, rest, delivered)) === 'unanswered') options.wake();
       } catch (error) {
         // Left claimed: once the lock expires any relay publishes them (releaseStaleOutboxLocks).
         options.logger.warn({ err: error, rows: rows.length }, 'settling handed-over outbox rows failed; their locks will expire');

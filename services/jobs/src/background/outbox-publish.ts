@@ -19,20 +19,26 @@ export interface OutboxPublishing {
 
 /**
  * Publishes rows this relay holds and settles each: published, refused (backed off, dead after
- * the attempts), or handed back untouched when the broker did not answer. Answers how many rows
- * it settled, or 'unanswered'.
+ * the attempts), or handed back untouched when the broker did not answer. Rows already delivered
+ * another way (dispatches handed to a waiting worker, dispatch-hand-off.ts) are settled published
+ * with them, in the same statement. Answers how many rows it settled, or 'unanswered'.
  */
 export async function publishAndSettle(
   publishing: OutboxPublishing,
   js: JetStreamClient,
   rows: readonly PublishableRow[],
+  delivered: readonly PublishableRow[] = [],
 ): Promise<number | 'unanswered'> {
-  const results = await Promise.allSettled(rows.map((row) => publishRow(js, row, publishing.publishTimeoutMs)));
+  const results: PromiseSettledResult<unknown>[] = await Promise.allSettled(
+    rows.map((row) => publishRow(js, row, publishing.publishTimeoutMs)),
+  );
   const publishedAt = Date.now();
   results.forEach((result, i) => {
     if (result.status === 'fulfilled') publishing.publishLag?.observe(Math.max(0, publishedAt - rows[i]!.available_at.getTime()) / 1000);
   });
-  return settlePublishes(publishing.settling, rows, results);
+  if (delivered.length === 0) return settlePublishes(publishing.settling, rows, results);
+  const done: PromiseSettledResult<unknown> = { status: 'fulfilled', value: undefined };
+  return settlePublishes(publishing.settling, [...rows, ...delivered], [...results, ...delivered.map(() => done)]);
 }
 
 /**

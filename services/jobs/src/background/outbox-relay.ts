@@ -5,7 +5,7 @@ import { RelayCycles } from '@atelier/outbox';
 import { claimDueOutboxRows } from '../db/outbox-sql.js';
 import { JOBS_OUTBOX_SCHEMA, type ClaimedOutboxRow } from '../db/outbox-row.js';
 import { HandOverLane } from './outbox-hand-over.js';
-import { publishAndSettle, type OutboxPublishing } from './outbox-publish.js';
+import { publishAndSettle, type OutboxPublishing, type PublishableRow } from './outbox-publish.js';
 
 export interface OutboxRelayOptions {
   pool: SqlPool;
@@ -105,7 +105,16 @@ export class OutboxRelay {
       flushSize: this.options.batchSize * 5,
       running: () => this.cycles.running,
       wake: () => this.wake(),
+      handOff: () => this.handOffLane,
     });
+  }
+
+  /** Where the dispatches the hand-over lane publishes go first: to workers waiting at this replica. */
+  private handOffLane: ((rows: readonly PublishableRow[]) => Promise<ReadonlySet<string>>) | undefined;
+
+  /** Sends handed-over dispatches to waiting workers first (dispatch-hand-off.ts); the rest are published. */
+  handOffTo(handOff: (rows: readonly PublishableRow[]) => Promise<ReadonlySet<string>>): void {
+    this.handOffLane = handOff;
   }
 
   start(): void {

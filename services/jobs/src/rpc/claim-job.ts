@@ -9,6 +9,7 @@ import { announce } from '../announce/announce.js';
 import { gatedClaim, isPaused, type ClaimResult } from '../db/transitions/gated-claim.js';
 import { PAUSE_REASONS } from './provider-pause-reason.js';
 import { requireWorkerId } from './worker-id.js';
+import type { JobRow } from '../db/job-row.js';
 
 type ClaimJob = Handler<typeof jobsExecutionV1.JobExecutionServiceService.claimJob>;
 type ClaimJobs = Handler<typeof jobsExecutionV1.JobExecutionServiceService.claimJobs>;
@@ -62,7 +63,7 @@ async function claimOne(
 }
 
 /** Claims a provider's gate held back, by provider and reason; how long the claimed jobs of a provider waited. */
-function observeGates(context: JobsContext, results: readonly ClaimResult[]): void {
+export function observeGates(context: Pick<JobsContext, 'gateMetrics'>, results: readonly ClaimResult[]): void {
   for (const result of results) {
     if (!result.changed || !result.job.provider_code_snapshot) continue;
     const { created_at: created, next_attempt_at: due, started_at: started, provider_code_snapshot: provider } = result.job;
@@ -86,20 +87,21 @@ function claimResponse(context: JobsContext, result: ClaimResult): jobsExecution
     }
     return { outcome: ClaimOutcome.ALREADY_RUNNING };
   }
-  const row = result.job;
+  return { outcome: ClaimOutcome.CLAIMED, claimed: claimedJobOf(context, result.job) };
+}
+
+/** What a worker needs to run the attempt a claim started (ClaimJobs, or a hand-over to a waiting worker). */
+export function claimedJobOf(context: Pick<JobsContext, 'registry' | 'leaseTtlMs'>, row: JobRow): jobsExecutionV1.ClaimedJob {
   const definition = context.registry.find(row.job_type);
   return {
-    outcome: ClaimOutcome.CLAIMED,
-    claimed: {
-      job: toJobMessage(row),
-      attempt: row.attempt_count,
-      leaseExpiresAt: row.lease_expires_at!,
-      heartbeatIntervalMs: Math.floor(context.leaseTtlMs / 3),
-      timeoutMs: definition?.timeoutMs ?? 60_000,
-      providerRequestId: row.provider_request_id ?? undefined,
-      contentSafety: definition?.contentSafety ?? false,
-      providerIdempotencyKey: row.provider_request_generation === 0 ? row.id : `${row.id}:${row.provider_request_generation}`,
-      providerRequestGeneration: row.provider_request_generation,
-    },
+    job: toJobMessage(row),
+    attempt: row.attempt_count,
+    leaseExpiresAt: row.lease_expires_at!,
+    heartbeatIntervalMs: Math.floor(context.leaseTtlMs / 3),
+    timeoutMs: definition?.timeoutMs ?? 60_000,
+    providerRequestId: row.provider_request_id ?? undefined,
+    contentSafety: definition?.contentSafety ?? false,
+    providerIdempotencyKey: row.provider_request_generation === 0 ? row.id : `${row.id}:${row.provider_request_generation}`,
+    providerRequestGeneration: row.provider_request_generation,
   };
 }

@@ -131,6 +131,11 @@ export class JobRunner {
     }
   }
 
+  /** Runs a job jobs claimed for this worker while it waited (AwaitJobs): the claim is made already. */
+  runHandedOver(claimed: jobsExecutionV1.ClaimedJob, drain: AbortSignal): Promise<Settlement> {
+    return this.runClaimed(claimed, drain);
+  }
+
   private async runClaimed(claimed: jobsExecutionV1.ClaimedJob, drain: AbortSignal): Promise<Settlement> {
     const { execution, media, logger, metrics, workerId, clock } = this.deps;
     const job = claimed.job!;

@@ -51,11 +51,14 @@ export class QueueConsumer {
   private running = 0;
   private readonly idle: (() => void)[] = [];
   private pull: DurablePull | undefined;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly drainController = new AbortController();
   /** The messages of the jobs running now, and since when (performance.now()). */
   private readonly working = new Map<JsMsg, number>();
   private keepAlive: NodeJS.Timeout | undefined;
+  private draining = false;
+  /** Told when a slot frees and no pulled message takes it (the job awaiter waits for one). */
+  private readonly slotWaiters: (() => void)[] = [];
 
   constructor(private readonly options: QueueConsumerOptions) {}
 
@@ -82,15 +85,49 @@ export class QueueConsumer {
       logger,
       handle: async (message) => {
         if (this.running >= concurrency) await new Promise<void>((resolve) => this.idle.push(resolve));
-        this.running += 1;
-        const task = this.process(message).finally(() => {
-          this.running -= 1;
-          this.inFlight.delete(task);
-          this.idle.shift()?.();
-        });
-        this.inFlight.add(task);
+        this.occupy(this.process(message));
       },
     });
+  }
+
+  /** Slots free now; a job handed over (runHandedOver) takes one as a pulled one does. None while draining. */
+  get freeSlots(): number {
+    return this.draining ? 0 : Math.max(0, this.options.concurrency - this.running);
+  }
+
+  /** Resolves once a slot is free (at once if one is). */
+  whenSlotFrees(): Promise<void> {
+    if (this.freeSlots > 0) return Promise.resolve();
+    return new Promise((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  /**
+   * Runs a job jobs claimed for this worker while it waited (AwaitJobs) in a slot of this queue,
+   * beside the pulled ones, and drained with them; no message to settle: its outcome is in the
+   * database, or its lease expires. Answers false, running nothing, once the drain has begun: the
+   * caller hands the job back.
+   */
+  runHandedOver(run: (drain: AbortSignal) => Promise<unknown>): boolean {
+    if (this.draining) return false;
+    const { queue, metrics, logger } = this.options;
+    metrics.inFlight.inc({ queue });
+    this.occupy(
+      run(this.drainController.signal)
+        .catch((error: unknown) => logger.error({ err: error }, 'a handed-over job failed unexpectedly; its lease will expire'))
+        .finally(() => metrics.inFlight.dec({ queue })),
+    );
+    return true;
+  }
+
+  private occupy(job: Promise<unknown>): void {
+    this.running += 1;
+    const task = job.finally(() => {
+      this.running -= 1;
+      this.inFlight.delete(task);
+      this.idle.shift()?.();
+      if (this.freeSlots > 0) for (const resolve of this.slotWaiters.splice(0)) resolve();
+    });
+    this.inFlight.add(task);
   }
 
   /** Opens its pull again (its consumer was declared again on another consumer's word). */
@@ -103,6 +140,7 @@ export class QueueConsumer {
    * jobs back (release) and waits for them to settle their messages.
    */
   async drain(timeoutMs: number): Promise<void> {
+    this.draining = true;
     // Not awaited yet: the pull's loop may be waiting for a free slot, which only finished jobs give.
     const pullStopped = this.pull?.stop();
     const settled = Promise.all(this.inFlight);

@@ -523,6 +523,41 @@ export interface ClaimJobsResponse {
   results: ClaimJobResponse[];
 }
 
+export interface AwaitJobsRequest {
+  workerId: string;
+  /**
+   * Free slots per dispatch queue: the answer holds at most this many jobs of each (0–500 each,
+   * not both 0).
+   */
+  interactiveSlots: number;
+  backgroundSlots: number;
+  /** How long to wait for a job before answering empty: 1–30 000 ms. */
+  waitMs: number;
+}
+
+/** A job claimed for the waiting worker. */
+export interface HandedOverJob {
+  claimed:
+    | ClaimedJob
+    | undefined;
+  /** The dispatch queue the job was bound for ("interactive" or "background"): its slot. */
+  queue: string;
+  /**
+   * The job's trace (W3C traceparent, tracestate), as a dispatch message's headers carry it; empty
+   * when the job is not traced.
+   */
+  traceContext: { [key: string]: string };
+}
+
+export interface HandedOverJob_TraceContextEntry {
+  key: string;
+  value: string;
+}
+
+export interface AwaitJobsResponse {
+  jobs: HandedOverJob[];
+}
+
 export interface CompleteJobsRequest {
   /** At most 500 entries. */
   completions: CompleteJobRequest[];
@@ -2726,6 +2761,439 @@ export const ClaimJobsResponse: MessageFns<ClaimJobsResponse> = {
   },
 };
 
+function createBaseAwaitJobsRequest(): AwaitJobsRequest {
+  return { workerId: "", interactiveSlots: 0, backgroundSlots: 0, waitMs: 0 };
+}
+
+export const AwaitJobsRequest: MessageFns<AwaitJobsRequest> = {
+  encode(message: AwaitJobsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workerId !== "") {
+      writer.uint32(10).string(message.workerId);
+    }
+    if (message.interactiveSlots !== 0) {
+      writer.uint32(16).int32(message.interactiveSlots);
+    }
+    if (message.backgroundSlots !== 0) {
+      writer.uint32(24).int32(message.backgroundSlots);
+    }
+    if (message.waitMs !== 0) {
+      writer.uint32(32).int64(message.waitMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AwaitJobsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAwaitJobsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.interactiveSlots = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.backgroundSlots = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.waitMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AwaitJobsRequest {
+    return {
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      interactiveSlots: isSet(object.interactiveSlots)
+        ? globalThis.Number(object.interactiveSlots)
+        : isSet(object.interactive_slots)
+        ? globalThis.Number(object.interactive_slots)
+        : 0,
+      backgroundSlots: isSet(object.backgroundSlots)
+        ? globalThis.Number(object.backgroundSlots)
+        : isSet(object.background_slots)
+        ? globalThis.Number(object.background_slots)
+        : 0,
+      waitMs: isSet(object.waitMs)
+        ? globalThis.Number(object.waitMs)
+        : isSet(object.wait_ms)
+        ? globalThis.Number(object.wait_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: AwaitJobsRequest): unknown {
+    const obj: any = {};
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.interactiveSlots !== 0) {
+      obj.interactiveSlots = Math.round(message.interactiveSlots);
+    }
+    if (message.backgroundSlots !== 0) {
+      obj.backgroundSlots = Math.round(message.backgroundSlots);
+    }
+    if (message.waitMs !== 0) {
+      obj.waitMs = Math.round(message.waitMs);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AwaitJobsRequest>): AwaitJobsRequest {
+    return AwaitJobsRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AwaitJobsRequest>): AwaitJobsRequest {
+    const message = createBaseAwaitJobsRequest();
+    message.workerId = object.workerId ?? "";
+    message.interactiveSlots = object.interactiveSlots ?? 0;
+    message.backgroundSlots = object.backgroundSlots ?? 0;
+    message.waitMs = object.waitMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseHandedOverJob(): HandedOverJob {
+  return { claimed: undefined, queue: "", traceContext: {} };
+}
+
+export const HandedOverJob: MessageFns<HandedOverJob> = {
+  encode(message: HandedOverJob, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.claimed !== undefined) {
+      ClaimedJob.encode(message.claimed, writer.uint32(10).fork()).join();
+    }
+    if (message.queue !== "") {
+      writer.uint32(18).string(message.queue);
+    }
+    globalThis.Object.entries(message.traceContext).forEach(([key, value]: [string, string]) => {
+      HandedOverJob_TraceContextEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HandedOverJob {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHandedOverJob();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.claimed = ClaimedJob.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.queue = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = HandedOverJob_TraceContextEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.traceContext[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HandedOverJob {
+    return {
+      claimed: isSet(object.claimed) ? ClaimedJob.fromJSON(object.claimed) : undefined,
+      queue: isSet(object.queue) ? globalThis.String(object.queue) : "",
+      traceContext: isObject(object.traceContext)
+        ? (globalThis.Object.entries(object.traceContext) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.trace_context)
+        ? (globalThis.Object.entries(object.trace_context) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: HandedOverJob): unknown {
+    const obj: any = {};
+    if (message.claimed !== undefined) {
+      obj.claimed = ClaimedJob.toJSON(message.claimed);
+    }
+    if (message.queue !== "") {
+      obj.queue = message.queue;
+    }
+    if (message.traceContext) {
+      const entries = globalThis.Object.entries(message.traceContext) as [string, string][];
+      if (entries.length > 0) {
+        obj.traceContext = {};
+        entries.forEach(([k, v]) => {
+          obj.traceContext[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HandedOverJob>): HandedOverJob {
+    return HandedOverJob.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HandedOverJob>): HandedOverJob {
+    const message = createBaseHandedOverJob();
+    message.claimed = (object.claimed !== undefined && object.claimed !== null)
+      ? ClaimedJob.fromPartial(object.claimed)
+      : undefined;
+    message.queue = object.queue ?? "";
+    message.traceContext = (globalThis.Object.entries(object.traceContext ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseHandedOverJob_TraceContextEntry(): HandedOverJob_TraceContextEntry {
+  return { key: "", value: "" };
+}
+
+export const HandedOverJob_TraceContextEntry: MessageFns<HandedOverJob_TraceContextEntry> = {
+  encode(message: HandedOverJob_TraceContextEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HandedOverJob_TraceContextEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHandedOverJob_TraceContextEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HandedOverJob_TraceContextEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: HandedOverJob_TraceContextEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<HandedOverJob_TraceContextEntry>): HandedOverJob_TraceContextEntry {
+    return HandedOverJob_TraceContextEntry.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<HandedOverJob_TraceContextEntry>): HandedOverJob_TraceContextEntry {
+    const message = createBaseHandedOverJob_TraceContextEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseAwaitJobsResponse(): AwaitJobsResponse {
+  return { jobs: [] };
+}
+
+export const AwaitJobsResponse: MessageFns<AwaitJobsResponse> = {
+  encode(message: AwaitJobsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.jobs) {
+      HandedOverJob.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AwaitJobsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAwaitJobsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobs.push(HandedOverJob.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AwaitJobsResponse {
+    return {
+      jobs: globalThis.Array.isArray(object?.jobs) ? object.jobs.map((e: any) => HandedOverJob.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: AwaitJobsResponse): unknown {
+    const obj: any = {};
+    if (message.jobs?.length) {
+      obj.jobs = message.jobs.map((e) => HandedOverJob.toJSON(e));
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<AwaitJobsResponse>): AwaitJobsResponse {
+    return AwaitJobsResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<AwaitJobsResponse>): AwaitJobsResponse {
+    const message = createBaseAwaitJobsResponse();
+    message.jobs = object.jobs?.map((e) => HandedOverJob.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseCompleteJobsRequest(): CompleteJobsRequest {
   return { completions: [] };
 }
@@ -3585,6 +4053,24 @@ export const JobExecutionServiceService = {
     responseDeserialize: (value: Buffer): CountActiveJobsUsingAssetResponse =>
       CountActiveJobsUsingAssetResponse.decode(value),
   },
+  /**
+   * A worker with free slots waits here for jobs (a long poll): when a job is created or queued
+   * again at this replica and a worker waits for its queue, the jobs service claims it for that
+   * worker (the claim ClaimJobs makes, gates included) and answers with it, instead of sending its
+   * dispatch through NATS. The answer comes as soon as there are jobs, or empty after wait_ms. The
+   * jobs in an answer run under this worker's lease exactly as claimed ones do; a worker that gives
+   * up the call (cancels it) is answered nothing, and jobs claimed for it meanwhile are released at
+   * once. Jobs no worker waits for, or that a provider's gate holds, go through NATS as before.
+   */
+  awaitJobs: {
+    path: "/atelier.jobs.v1.JobExecutionService/AwaitJobs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AwaitJobsRequest): Buffer => Buffer.from(AwaitJobsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AwaitJobsRequest => AwaitJobsRequest.decode(value),
+    responseSerialize: (value: AwaitJobsResponse): Buffer => Buffer.from(AwaitJobsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AwaitJobsResponse => AwaitJobsResponse.decode(value),
+  },
 } as const;
 
 export interface JobExecutionServiceServer extends UntypedServiceImplementation {
@@ -3653,6 +4139,16 @@ export interface JobExecutionServiceServer extends UntypedServiceImplementation 
    * their input, or (producing_job_id, an ai_output's job) as the job still writing it.
    */
   countActiveJobsUsingAsset: handleUnaryCall<CountActiveJobsUsingAssetRequest, CountActiveJobsUsingAssetResponse>;
+  /**
+   * A worker with free slots waits here for jobs (a long poll): when a job is created or queued
+   * again at this replica and a worker waits for its queue, the jobs service claims it for that
+   * worker (the claim ClaimJobs makes, gates included) and answers with it, instead of sending its
+   * dispatch through NATS. The answer comes as soon as there are jobs, or empty after wait_ms. The
+   * jobs in an answer run under this worker's lease exactly as claimed ones do; a worker that gives
+   * up the call (cancels it) is answered nothing, and jobs claimed for it meanwhile are released at
+   * once. Jobs no worker waits for, or that a provider's gate holds, go through NATS as before.
+   */
+  awaitJobs: handleUnaryCall<AwaitJobsRequest, AwaitJobsResponse>;
 }
 
 export interface JobExecutionServiceClient extends Client {
@@ -3889,6 +4385,30 @@ export interface JobExecutionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CountActiveJobsUsingAssetResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * A worker with free slots waits here for jobs (a long poll): when a job is created or queued
+   * again at this replica and a worker waits for its queue, the jobs service claims it for that
+   * worker (the claim ClaimJobs makes, gates included) and answers with it, instead of sending its
+   * dispatch through NATS. The answer comes as soon as there are jobs, or empty after wait_ms. The
+   * jobs in an answer run under this worker's lease exactly as claimed ones do; a worker that gives
+   * up the call (cancels it) is answered nothing, and jobs claimed for it meanwhile are released at
+   * once. Jobs no worker waits for, or that a provider's gate holds, go through NATS as before.
+   */
+  awaitJobs(
+    request: AwaitJobsRequest,
+    callback: (error: ServiceError | null, response: AwaitJobsResponse) => void,
+  ): ClientUnaryCall;
+  awaitJobs(
+    request: AwaitJobsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AwaitJobsResponse) => void,
+  ): ClientUnaryCall;
+  awaitJobs(
+    request: AwaitJobsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AwaitJobsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const JobExecutionServiceClient = makeGenericClientConstructor(
@@ -3940,6 +4460,10 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

@@ -1,0 +1,121 @@
+import type { jobsExecutionV1 } from '@atelier/contracts';
+import { isTransientError } from '@atelier/errors';
+import type { PromiseClient } from '@atelier/grpc';
+import { backoffDelayMs } from '@atelier/lifecycle';
+import type { Logger } from '@atelier/logging';
+import { JOB_QUEUES, type JobQueueName } from '@atelier/nats';
+import { inSpan, SpanKind } from '@atelier/telemetry';
+import type { WorkerMetrics } from '../worker-metrics.js';
+
+/** After a failed AwaitJobs: jobs away or restarting (from half a second up to ten), or refused (a minute). */
+const UNREACHABLE_BACKOFF = { baseMs: 500, maxMs: 10_000 };
+const REFUSED_PAUSE_MS = 60_000;
+/** Beyond the wait, the time an answer has to arrive before the call is given up. */
+const ANSWER_MARGIN_MS = 5_000;
+/** The most jobs of one queue an AwaitJobs call may ask for (jobs' limit). */
+const MAX_SLOTS_PER_CALL = 500;
+
+/** What the awaiter needs of a queue's consumer: its free slots, shared with its pulls. */
+export interface QueueSlotsOwner {
+  readonly freeSlots: number;
+  whenSlotFrees(): Promise<void>;
+  runHandedOver(run: (drain: AbortSignal) => Promise<unknown>): boolean;
+}
+
+export interface JobAwaiterOptions {
+  execution: PromiseClient<jobsExecutionV1.JobExecutionServiceClient>;
+  workerId: string;
+  queues: Readonly<Record<JobQueueName, QueueSlotsOwner>>;
+  /** Runs a job claimed for this worker (JobRunner.runHandedOver). */
+  run: (claimed: jobsExecutionV1.ClaimedJob, drain: AbortSignal) => Promise<unknown>;
+  /** How long one AwaitJobs call waits at jobs (WORKER_AWAIT_WAIT_MS). */
+  waitMs: number;
+  logger: Logger;
+  metrics: WorkerMetrics;
+}
+
+/**
+ * While this worker has free slots it keeps one AwaitJobs call open at jobs: jobs created at that
+ * replica are claimed for it and answered there, and run in the slots of their queue beside the
+ * jobs pulled from NATS (which still bring every other job). Stopping gives the call up: jobs
+ * claimed for it meanwhile are released by jobs; jobs answered once the drain has begun are
+ * handed back from here.
+ */
+export class JobAwaiter {
+  private readonly stopping = new AbortController();
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly options: JobAwaiterOptions) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const { execution, workerId, queues, waitMs, logger } = this.options;
+    const stopped = this.stopping.signal;
+    const whenStopped = new Promise<void>((resolve) => stopped.addEventListener('abort', () => resolve(), { once: true }));
+    let failures = 0;
+    while (!stopped.aborted) {
+      const slots = {
+        interactive: Math.min(MAX_SLOTS_PER_CALL, queues.interactive.freeSlots),
+        background: Math.min(MAX_SLOTS_PER_CALL, queues.background.freeSlots),
+      };
+      if (slots.interactive + slots.background === 0) {
+        await Promise.race([whenStopped, ...JOB_QUEUES.map((queue) => queues[queue].whenSlotFrees())]);
+        continue;
+      }
+      try {
+        const { jobs } = await execution.awaitJobs(
+          { workerId, interactiveSlots: slots.interactive, backgroundSlots: slots.background, waitMs },
+          { deadlineMs: waitMs + ANSWER_MARGIN_MS, signal: stopped },
+        );
+        failures = 0;
+        for (const job of jobs) this.accept(job);
+      } catch (error) {
+        if (stopped.aborted) break;
+        failures += 1;
+        const transient = isTransientError(error);
+        const pauseMs = transient ? backoffDelayMs(failures, UNREACHABLE_BACKOFF) : REFUSED_PAUSE_MS;
+        if (transient) logger.warn({ err: error, retryInMs: pauseMs }, 'waiting for jobs at jobs failed; NATS brings them meanwhile');
+        else logger.error({ err: error, retryInMs: pauseMs }, 'jobs refused AwaitJobs; NATS brings every job meanwhile');
+        await Promise.race([whenStopped, new Promise((resolve) => setTimeout(resolve, pauseMs).unref())]);
+      }
+    }
+  }
+
+  /** Runs a handed-over job in a slot of its queue, or hands it back when this worker is stopping. */
+  private accept(job: jobsExecutionV1.HandedOverJob): void {
+    const { queues, metrics, logger } = this.options;
+    const claimed = job.claimed;
+    if (!claimed?.job) return;
+    const queue: JobQueueName = job.queue === 'background' ? 'background' : 'interactive';
+    metrics.handedOver.inc({ queue });
+    const started = !this.stopping.signal.aborted && queues[queue].runHandedOver((drain) => this.runTraced(job, claimed, queue, drain));
+    if (!started) {
+      void this.options.execution
+        .releaseJob({ jobId: claimed.job.id, workerId: this.options.workerId, reason: 'worker shutdown' })
+        .catch((error: unknown) => logger.warn({ jobId: claimed.job?.id, err: error }, 'release failed; the lease will expire instead'));
+    }
+  }
+
+  /** The job's trace continues from the context jobs handed over with it, as from a dispatch's headers. */
+  private runTraced(job: jobsExecutionV1.HandedOverJob, claimed: jobsExecutionV1.ClaimedJob, queue: JobQueueName, drain: AbortSignal) {
+    const run = () => this.options.run(claimed, drain);
+    if (!job.traceContext.traceparent) return run();
+    return inSpan(
+      `jobs hand-over ${queue} process`,
+      {
+        kind: SpanKind.CONSUMER,
+        parent: job.traceContext,
+        attributes: { 'messaging.operation.type': 'process', 'atelier.dispatch.queue': queue, 'atelier.job.id': claimed.job!.id },
+      },
+      run,
+    );
+  }
+}
