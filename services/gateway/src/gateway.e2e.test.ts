@@ -259,9 +259,12 @@ describe('gateway e2e - observability', () => {
       trace.some((s) => s.service === 'jobs' && s.kind === SERVER && s.name.endsWith('JobsService/CreateJob')),
       describe,
     ).toBe(true);
-    // The relay's publication joins the trace from the context stored with the outbox row, and
-    // the worker continues from the message headers.
-    const producer = trace.find((s) => s.service === 'jobs' && s.kind === PRODUCER && s.name === 'job.dispatch publish');
+    // The dispatch joins the trace from the context stored with the outbox row — published by the
+    // relay, or handed straight to a waiting worker (AwaitJobs) — and the worker continues from
+    // the message headers or from the context handed over with the job.
+    const producer = trace.find(
+      (s) => s.service === 'jobs' && s.kind === PRODUCER && (s.name === 'job.dispatch publish' || s.name === 'job.dispatch hand-over'),
+    );
     expect(producer, describe).toBeDefined();
     expect(consumer.service).toBe('worker');
     expect(consumer.parentSpanId).toBe(producer!.spanId);

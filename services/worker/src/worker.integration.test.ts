@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsEventsV1, jobsV1, mediaV1 } from '@atelier/contracts';
 import { probeImage } from '@atelier/images';
 import { jetstreamManager } from '@atelier/nats';
+import { waitUntil } from '@atelier/testing';
 import { CRASH_POINTS } from './domain/crash-points.js';
 import {
   chargedFor,
@@ -255,6 +256,58 @@ describe('worker - scale out', () => {
     expect(perWorker[0]! + perWorker[1]!).toBe(200);
     expect(Math.min(...perWorker)).toBeGreaterThan(0);
   }, 120_000);
+});
+
+async function metricSum(address: string, name: string): Promise<number> {
+  const text = await (await fetch(`http://${address}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+describe('worker - jobs handed over while it waits (AwaitJobs)', () => {
+  beforeAll(async () => {
+    await p.stopWorkers();
+  });
+
+  const jobsMetrics = () => `127.0.0.1:${p.processes.jobs.metricsPort}`;
+  const waitingWorkers = () => metricSum(jobsMetrics(), 'atelier_jobs_waiting_workers');
+
+  async function runJobs(user: string, count: number) {
+    const input = await uploadInput(p.media, user);
+    const jobs = await Promise.all(
+      Array.from({ length: count }, async () => (await createStylize(user, 'a cat #sim-latency=100', input)).job),
+    );
+    for (const job of jobs)
+      expect(await waitForJob(p, job.id, user, { timeoutMs: 30_000 })).toMatchObject({
+        status: jobsV1.JobStatus.SUCCEEDED,
+        attemptCount: 1,
+      });
+    const stats = await providerStats(p);
+    for (const job of jobs) expect(chargedFor(stats, job.id), job.id).toBe(1);
+  }
+
+  it('runs the jobs created while it waits straight from jobs, each claimed once and charged once', async () => {
+    const worker = await p.startWorker({ WORKER_CONCURRENCY_INTERACTIVE: '2' });
+    await waitUntil(async () => (await waitingWorkers()) === 1, { timeoutMs: 10_000 });
+    await runJobs(newUser(), 4);
+    expect(await metricTotal(worker, 'succeeded')).toBe(4);
+    // The first two at least: it waited with both slots free when they were created.
+    expect(await metricSum(worker.address, 'atelier_worker_jobs_handed_over_total')).toBeGreaterThanOrEqual(2);
+    expect(await metricSum(jobsMetrics(), 'atelier_jobs_handed_over_total')).toBeGreaterThanOrEqual(2);
+    await p.stopWorkers();
+  }, 60_000);
+
+  it('with WORKER_AWAIT_JOBS=false waits for nothing: every job comes through NATS', async () => {
+    const worker = await p.startWorker({ WORKER_AWAIT_JOBS: 'false' });
+    const user = newUser();
+    await runJobs(user, 2);
+    expect(await metricTotal(worker, 'succeeded')).toBe(2);
+    expect(await metricSum(worker.address, 'atelier_worker_jobs_handed_over_total')).toBe(0);
+    expect(await waitingWorkers()).toBe(0);
+    await p.stopWorkers();
+  }, 60_000);
 });
 
 describe('worker - graceful shutdown', () => {

@@ -2,6 +2,7 @@ import type { jobsExecutionV1 } from '@atelier/contracts';
 import type { SqlPool } from '@atelier/db';
 import type { Logger } from '@atelier/logging';
 import type { JobQueueName } from '@atelier/nats';
+import { inSpan, SpanKind, type TraceCarrier } from '@atelier/telemetry';
 import { announce, type AnnounceTargets } from '../announce/announce.js';
 import type { WaitingWorkers } from '../announce/waiting-workers.js';
 import { claimHoldingGated } from '../db/transitions/claim-sql.js';
@@ -10,6 +11,24 @@ import type { JobRow, OutboxSubjects } from '../db/job-row.js';
 import type { PublishableRow } from './outbox-publish.js';
 
 type HandedOverJob = jobsExecutionV1.HandedOverJob;
+
+/**
+ * A job that carries its trace is handed over in a producer span of that trace, as its dispatch
+ * would have been published in one (outbox-publish.ts); the worker continues from the span's
+ * context. An untraced job is handed over bare.
+ */
+function handOverTrace(row: PublishableRow, queue: JobQueueName): Promise<TraceCarrier> | TraceCarrier {
+  if (!row.trace_context) return {};
+  return inSpan(
+    'job.dispatch hand-over',
+    {
+      kind: SpanKind.PRODUCER,
+      parent: row.trace_context,
+      attributes: { 'messaging.operation.type': 'publish', 'atelier.dispatch.queue': queue, 'atelier.job.id': row.aggregate_id },
+    },
+    async (carrier) => carrier,
+  );
+}
 
 export interface DispatchHandOffOptions {
   pool: SqlPool;
@@ -84,10 +103,14 @@ export class DispatchHandOff {
         if (result.changed) handed.push({ row, job: result.job, queue });
       }
       for (const { row } of handed) delivered.add(row.id);
-      const answered = this.waiting.settle(
-        worker,
-        handed.map(({ row, job, queue }) => ({ claimed: options.claimedJobOf(job), queue, traceContext: row.trace_context ?? {} })),
+      const answer = await Promise.all(
+        handed.map(async ({ row, job, queue }) => ({
+          claimed: options.claimedJobOf(job),
+          queue,
+          traceContext: await handOverTrace(row, queue),
+        })),
       );
+      const answered = this.waiting.settle(worker, answer);
       if (answered) options.announceTo.metrics.handedOver.inc({ outcome: 'handed_over' }, handed.length);
       else
         await this.releaseFor(
