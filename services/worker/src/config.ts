@@ -63,9 +63,14 @@ export const workerConfigSpec = {
     bool(true),
     'wait at jobs for new jobs while slots are free (AwaitJobs): a job created at the replica this worker waits at is claimed for it and answered at once, its dispatch skipping NATS; off, every job comes through NATS',
   ),
+  /**
+   * A worker that freezes with a wait open at jobs is still handed the jobs created there until the
+   * wait ends; claimed for it, they start elsewhere only once their lease expires. As with the
+   * pulls (WORKER_PULL_EXPIRES_MS), a short wait keeps that window small (docs/fault-model.md).
+   */
   WORKER_AWAIT_WAIT_MS: doc(
-    int({ default: 20_000, min: 1_000, max: 30_000 }),
-    'how long one AwaitJobs call waits at jobs before it is answered empty and sent again',
+    int({ default: 5_000, min: 1_000, max: 30_000 }),
+    "how long one AwaitJobs call waits at jobs before it is answered empty and sent again: a frozen worker is handed jobs for at most this long after it froze, and those wait out jobs' `LEASE_TTL_MS`; keep it at WORKER_PULL_EXPIRES_MS or under",
   ),
   /**
    * -1 by default: an outage of the jobs service must not use a job's dispatch up (its job is not
