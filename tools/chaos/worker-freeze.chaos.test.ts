@@ -96,6 +96,71 @@ describe('chaos - a worker that stops answering mid-job', () => {
     }
   });
 
+  it('SIGSTOP while it waits for jobs (AwaitJobs): a job handed to it starts on another worker within the lease + 5 s; woken, it leaves it alone', async () => {
+    const { api, db, platform } = chaos;
+    await platform.stopWorkers();
+    const waiting = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${platform.jobs.metricsPort}/metrics`)).text();
+      return Number(
+        text
+          .split('\n')
+          .find((line) => line.startsWith('atelier_jobs_waiting_workers{'))
+          ?.split(' ')
+          .at(-1) ?? 0,
+      );
+    };
+    // A long wait: the frozen worker stays first in line when the job comes.
+    const frozen = await platform.startWorker({ WORKER_AWAIT_WAIT_MS: '30000' });
+    await waitUntil(async () => (await waiting()) === 1, { what: 'the first worker to wait at jobs', timeoutMs: 10_000 });
+    frozen.pause();
+    try {
+      await platform.startWorker();
+      await waitUntil(async () => (await waiting()) === 2, { what: 'the second worker to wait at jobs too', timeoutMs: 10_000 });
+      const input = await api.uploadPhoto();
+      const created = await api.createJob(await api.stylizeBody(input, 'handed to a frozen worker #sim-latency=500'), 'frozen-waiter');
+      expect(created.status).toBe(201);
+      const jobId: string = created.body.job.id;
+      const createdAt = Date.now();
+      let firstClaimBy = '';
+      await waitUntil(
+        async () => {
+          const { rows } = await db.query<{ actor: string }>(
+            `SELECT actor FROM jobs.job_events WHERE job_id = $1 AND to_status = 'running' ORDER BY id LIMIT 1`,
+            [jobId],
+          );
+          firstClaimBy = rows[0]?.actor ?? '';
+          return firstClaimBy !== '';
+        },
+        { what: 'the job to be claimed', timeoutMs: 10_000 },
+      );
+      // The scenario: the first claim is the frozen worker's (its pid is in its worker id).
+      expect(firstClaimBy.split('/')[1], await chaos.jobStory(jobId)).toBe(String(frozen.child.pid));
+
+      const job = await api.waitTerminal(jobId, 60_000);
+      expect(job.status, await chaos.jobStory(jobId)).toBe('succeeded');
+      expect(job.attempts.count).toBe(2); // the lost claim counts, as any expired lease does
+      const done = await db.query<{ actor: string; occurred_at: Date }>(
+        `SELECT actor, occurred_at FROM jobs.job_events WHERE job_id = $1 AND to_status = 'succeeded'`,
+        [jobId],
+      );
+      console.log(`a job handed to a frozen worker succeeded ${done.rows[0]!.occurred_at.getTime() - createdAt} ms after its creation`);
+      expect(done.rows[0]!.actor.split('/')[1]).not.toBe(String(frozen.child.pid));
+      expect(done.rows[0]!.occurred_at.getTime() - createdAt, 'succeeded within the lease + 5 s').toBeLessThanOrEqual(TAKEOVER_BOUND_MS);
+      expect(await chaos.charges(jobId)).toBe(1);
+
+      // Woken, it reads the answer its lease outlived: it starts nothing of it.
+      frozen.resume();
+      await waitUntil(async () => (await waiting()) >= 2, { what: 'the woken worker to wait at jobs again', timeoutMs: 10_000 });
+      expect(frozen.output()).toContain('a handed-over job came after its lease expired');
+      expect(await workerOutcomes(frozen, 'succeeded')).toBe(0);
+      expect(await workerOutcomes(frozen, 'lease_lost')).toBe(0);
+      expect(await chaos.charges(jobId)).toBe(1);
+    } finally {
+      frozen.resume();
+      await platform.stopWorkers();
+    }
+  });
+
   it('cut off from jobs and NATS (a partition): the same, and healed, it is refused and changes nothing', async () => {
     const { platform } = chaos;
     // The worker to cut off reaches jobs and NATS through links the test can cut (the vendor and

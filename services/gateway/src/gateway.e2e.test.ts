@@ -3,7 +3,14 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOtlpCollector, startTestPlatform, type CollectedSpan, type OtlpCollector, type TestPlatform } from '@atelier/testing';
+import {
+  startOtlpCollector,
+  startTestPlatform,
+  waitUntil,
+  type CollectedSpan,
+  type OtlpCollector,
+  type TestPlatform,
+} from '@atelier/testing';
 
 // The mobile API end to end: every service runs as a real process (catalog, media with its S3
 // store, jobs, community, provider-sim, a worker, the gateway) on real Postgres and NATS, with
@@ -362,9 +369,15 @@ describe('gateway e2e - queued jobs from memory', () => {
         method: '/atelier.jobs.v1.JobsService/GetJob',
         code: 'OK',
       }) ?? 0;
-    // No worker claims it meanwhile: the job stays queued until cancelled.
+    // No worker claims it meanwhile: the job stays queued until cancelled. A paused worker's wait
+    // at jobs (AwaitJobs) would still take it until that wait ends: the job comes after.
     platform.workers[0]!.pause();
     try {
+      const jobsMetrics = `http://127.0.0.1:${platform.jobs.metricsPort}/metrics`;
+      await waitUntil(async () => sample(await scrape(jobsMetrics), 'atelier_jobs_waiting_workers', {}) === 0, {
+        what: "the paused worker's wait at jobs to end",
+        timeoutMs: 15_000,
+      });
       const created = await call<{ job: Job }>('POST', '/api/v1/creation/jobs', {
         body: await stylizeBody(await uploadPhoto(), 'queued cat'),
         headers: { 'idempotency-key': 'queued-from-memory' },

@@ -96,6 +96,15 @@ export class JobAwaiter {
     if (!claimed?.job) return;
     const queue: JobQueueName = job.queue === 'background' ? 'background' : 'interactive';
     metrics.handedOver.inc({ queue });
+    // An answer read after its lease ran out (this worker was frozen with it in flight): the job is
+    // another worker's by now, or will be once the reaper requeues it. Nothing of it is started here.
+    if (claimed.leaseExpiresAt && claimed.leaseExpiresAt.getTime() <= Date.now()) {
+      logger.warn(
+        { jobId: claimed.job.id, leaseExpiresAt: claimed.leaseExpiresAt },
+        'a handed-over job came after its lease expired; left to the reaper',
+      );
+      return;
+    }
     const started = !this.stopping.signal.aborted && queues[queue].runHandedOver((drain) => this.runTraced(job, claimed, queue, drain));
     if (!started) {
       void this.options.execution
