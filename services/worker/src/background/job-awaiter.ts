@@ -12,13 +12,15 @@ const UNREACHABLE_BACKOFF = { baseMs: 500, maxMs: 10_000 };
 const REFUSED_PAUSE_MS = 60_000;
 /** Beyond the wait, the time an answer has to arrive before the call is given up. */
 const ANSWER_MARGIN_MS = 5_000;
+/** After an empty answer that came early (a jobs replica stopping answers every wait at once). */
+const EARLY_EMPTY_PAUSE_MS = 250;
 /** The most jobs of one queue an AwaitJobs call may ask for (jobs' limit). */
 const MAX_SLOTS_PER_CALL = 500;
 
 /** What the awaiter needs of a queue's consumer: its free slots, shared with its pulls. */
 export interface QueueSlotsOwner {
   readonly freeSlots: number;
-  whenSlotFrees(): Promise<void>;
+  onSlotFreed(listener: () => void): void;
   runHandedOver(run: (drain: AbortSignal) => Promise<unknown>): boolean;
 }
 
@@ -44,8 +46,16 @@ export interface JobAwaiterOptions {
 export class JobAwaiter {
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
+  /** Ends the loop's current sleep: on stop, and on a freed slot while it waits for one. */
+  private wake: (() => void) | undefined;
+  private waitingForSlot = false;
 
-  constructor(private readonly options: JobAwaiterOptions) {}
+  constructor(private readonly options: JobAwaiterOptions) {
+    for (const queue of JOB_QUEUES)
+      options.queues[queue].onSlotFreed(() => {
+        if (this.waitingForSlot) this.wake?.();
+      });
+  }
 
   start(): void {
     this.loop ??= this.run();
@@ -53,13 +63,27 @@ export class JobAwaiter {
 
   async stop(): Promise<void> {
     this.stopping.abort();
+    this.wake?.();
     await this.loop;
+  }
+
+  /** Sleeps until woken, or for `ms` at most. One sleep at a time: nothing piles up on a long-lived promise. */
+  private sleep(ms?: number): Promise<void> {
+    if (this.stopping.signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(() => done(), ms);
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      this.wake = done;
+    });
   }
 
   private async run(): Promise<void> {
     const { execution, workerId, queues, waitMs, logger } = this.options;
     const stopped = this.stopping.signal;
-    const whenStopped = new Promise<void>((resolve) => stopped.addEventListener('abort', () => resolve(), { once: true }));
     let failures = 0;
     while (!stopped.aborted) {
       const slots = {
@@ -67,9 +91,12 @@ export class JobAwaiter {
         background: Math.min(MAX_SLOTS_PER_CALL, queues.background.freeSlots),
       };
       if (slots.interactive + slots.background === 0) {
-        await Promise.race([whenStopped, ...JOB_QUEUES.map((queue) => queues[queue].whenSlotFrees())]);
+        this.waitingForSlot = true;
+        await this.sleep();
+        this.waitingForSlot = false;
         continue;
       }
+      const sentAt = performance.now();
       try {
         const { jobs } = await execution.awaitJobs(
           { workerId, interactiveSlots: slots.interactive, backgroundSlots: slots.background, waitMs },
@@ -77,6 +104,8 @@ export class JobAwaiter {
         );
         failures = 0;
         for (const job of jobs) this.accept(job);
+        // Answered empty long before the wait was over: that replica is stopping. Not again at once.
+        if (jobs.length === 0 && performance.now() - sentAt < waitMs / 2) await this.sleep(EARLY_EMPTY_PAUSE_MS);
       } catch (error) {
         if (stopped.aborted) break;
         failures += 1;
@@ -84,7 +113,7 @@ export class JobAwaiter {
         const pauseMs = transient ? backoffDelayMs(failures, UNREACHABLE_BACKOFF) : REFUSED_PAUSE_MS;
         if (transient) logger.warn({ err: error, retryInMs: pauseMs }, 'waiting for jobs at jobs failed; NATS brings them meanwhile');
         else logger.error({ err: error, retryInMs: pauseMs }, 'jobs refused AwaitJobs; NATS brings every job meanwhile');
-        await Promise.race([whenStopped, new Promise((resolve) => setTimeout(resolve, pauseMs).unref())]);
+        await this.sleep(pauseMs);
       }
     }
   }

@@ -58,7 +58,7 @@ export class QueueConsumer {
   private keepAlive: NodeJS.Timeout | undefined;
   private draining = false;
   /** Told when a slot frees and no pulled message takes it (the job awaiter waits for one). */
-  private readonly slotWaiters: (() => void)[] = [];
+  private slotFreed: (() => void) | undefined;
 
   constructor(private readonly options: QueueConsumerOptions) {}
 
@@ -95,10 +95,9 @@ export class QueueConsumer {
     return this.draining ? 0 : Math.max(0, this.options.concurrency - this.running);
   }
 
-  /** Resolves once a slot is free (at once if one is). */
-  whenSlotFrees(): Promise<void> {
-    if (this.freeSlots > 0) return Promise.resolve();
-    return new Promise((resolve) => this.slotWaiters.push(resolve));
+  /** Calls `listener` whenever a slot frees and no pulled message takes it (one listener: the job awaiter). */
+  onSlotFreed(listener: () => void): void {
+    this.slotFreed = listener;
   }
 
   /**
@@ -125,7 +124,7 @@ export class QueueConsumer {
       this.running -= 1;
       this.inFlight.delete(task);
       this.idle.shift()?.();
-      if (this.freeSlots > 0) for (const resolve of this.slotWaiters.splice(0)) resolve();
+      if (this.freeSlots > 0) this.slotFreed?.();
     });
     this.inFlight.add(task);
   }
