@@ -32,6 +32,18 @@ export async function readHistogram(metricsPort: number, name: string, label: st
   return series;
 }
 
+/** The sum of counter `name`'s series that carry every given label (e.g. `{ outcome: 'handed_over' }`). */
+export async function readCounter(metricsPort: number, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const sample = new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`);
+  let total = 0;
+  for (const line of text.split('\n')) {
+    const match = sample.exec(line);
+    if (match && Object.entries(labels).every(([key, value]) => (match[1] ?? '').includes(`${key}="${value}"`))) total += Number(match[2]);
+  }
+  return total;
+}
+
 /** What was observed between two readings of the same series. */
 export function histogramDelta(before: HistogramSeries | undefined, after: HistogramSeries): HistogramSeries {
   return {

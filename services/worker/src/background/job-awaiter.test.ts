@@ -94,36 +94,48 @@ function scripted(...answers: (jobsExecutionV1.HandedOverJob[] | Error)[]): Answ
 }
 
 describe('JobAwaiter', () => {
-  it('asks with the free slots of each queue, runs what it is handed in them, and waits for a slot when none is free', async () => {
-    const { awaiter, queues, requests, ran, finish } = setUp(scripted([handed('a'), handed('b')]), { interactive: 2, background: 1 });
+  it('keeps up to four calls open, sharing the free slots between them, at most 500 of a queue per call', async () => {
+    const { awaiter, requests } = setUp(scripted(), { interactive: 1_000, background: 3 });
     awaiter.start();
-    await waitUntil(() => ran.length === 2, { timeoutMs: 2_000 });
-    expect(requests[0]).toMatchObject({ workerId: 'w-1', interactiveSlots: 2, backgroundSlots: 1, waitMs: 1_000 });
-    expect(queues.interactive.running).toBe(2);
-    // Only the background slot is free now: the next call asks for it alone.
+    await waitUntil(() => requests.length === 4, { timeoutMs: 2_000 });
+    expect(requests.map((r) => [r.interactiveSlots, r.backgroundSlots])).toEqual([
+      [250, 1],
+      [250, 1],
+      [250, 1],
+      [250, 0],
+    ]);
+    expect(requests[0]).toMatchObject({ workerId: 'w-1', waitMs: 1_000 });
+    await awaiter.stop();
+
+    const big = setUp(scripted(), { interactive: 4_000 });
+    big.awaiter.start();
+    await waitUntil(() => big.requests.length === 4, { timeoutMs: 2_000 });
+    expect(big.requests.map((r) => r.interactiveSlots)).toEqual([500, 500, 500, 500]);
+    await big.awaiter.stop();
+  });
+
+  it('offers no slot twice: two free slots make two calls of one, and the others wait', async () => {
+    const { awaiter, requests } = setUp(scripted(), { interactive: 2 });
+    awaiter.start();
     await waitUntil(() => requests.length === 2, { timeoutMs: 2_000 });
-    expect(requests[1]).toMatchObject({ interactiveSlots: 0, backgroundSlots: 1 });
-    finish('a');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(requests.map((r) => [r.interactiveSlots, r.backgroundSlots])).toEqual([
+      [1, 0],
+      [1, 0],
+    ]);
     await awaiter.stop();
   });
 
-  it('sends no call while every slot is taken, and one as soon as a slot frees', async () => {
-    const { awaiter, requests, ran, finish } = setUp(scripted([handed('a')]), { interactive: 1 });
+  it('runs what it is handed in its slot, sends no call while every slot is taken, and one as soon as a slot frees', async () => {
+    const { awaiter, queues, requests, ran, finish } = setUp(scripted([handed('a')]), { interactive: 1 });
     awaiter.start();
     await waitUntil(() => ran.length === 1, { timeoutMs: 2_000 });
+    expect(queues.interactive.running).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(requests).toHaveLength(1);
     finish('a');
     await waitUntil(() => requests.length === 2, { timeoutMs: 2_000 });
     expect(requests[1]).toMatchObject({ interactiveSlots: 1 });
-    await awaiter.stop();
-  });
-
-  it('asks for at most 500 jobs of a queue, the limit of one call', async () => {
-    const { awaiter, requests } = setUp(scripted(), { interactive: 1_000, background: 3 });
-    awaiter.start();
-    await waitUntil(() => requests.length === 1, { timeoutMs: 2_000 });
-    expect(requests[0]).toMatchObject({ interactiveSlots: 500, backgroundSlots: 3 });
     await awaiter.stop();
   });
 
@@ -138,24 +150,27 @@ describe('JobAwaiter', () => {
 
   it('hands back a job its queue will not run (draining)', async () => {
     const { awaiter, queues, ran, released } = setUp(scripted([handed('late')]));
-    queues.interactive.running = 0;
-    const answered = awaiter.start();
-    void answered;
+    awaiter.start();
+    // The call went out with the slots free before the drain: its answer comes back to a draining queue.
     queues.interactive.draining = true;
-    // The first call went out with the slots free before the drain: its answer comes back to a draining queue.
     await waitUntil(() => released.length === 1, { timeoutMs: 2_000 });
     expect(released).toEqual(['late']);
     expect(ran).toEqual([]);
     await awaiter.stop();
   });
 
-  it('backs off after a failed call and tries again; stopping gives up the call in flight', async () => {
-    const { awaiter, requests } = setUp(scripted(new UnavailableError('jobs is away'), [handed('x')]));
+  it('backs off after failed calls and tries again; stopping gives up the calls in flight', async () => {
+    // jobs is away for the first four calls: each call in line fails once, then pauses.
+    let calls = 0;
+    const failFirst: Answer = (_request, signal) =>
+      ++calls <= 4
+        ? Promise.reject(new UnavailableError('jobs is away'))
+        : new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('cancelled')), { once: true }));
+    const { awaiter, requests } = setUp(failFirst, { interactive: 8 });
     const started = Date.now();
     awaiter.start();
-    await waitUntil(() => requests.length >= 2, { timeoutMs: 5_000 });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(200); // a pause, not a tight loop
-    await waitUntil(() => requests.length === 3, { timeoutMs: 2_000 });
+    await waitUntil(() => requests.length >= 5, { timeoutMs: 5_000 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300); // a pause, not a tight loop
     const stopping = Date.now();
     await awaiter.stop();
     expect(Date.now() - stopping).toBeLessThan(500);

@@ -14,6 +14,12 @@ const REFUSED_PAUSE_MS = 60_000;
 const ANSWER_MARGIN_MS = 5_000;
 /** After an empty answer that came early (a jobs replica stopping answers every wait at once). */
 const EARLY_EMPTY_PAUSE_MS = 250;
+/**
+ * AwaitJobs calls a worker keeps open at once, its free slots shared between them: while some are
+ * answered and sent again, the others wait, so a busy worker is still waiting when the next commit
+ * comes (bench/README.md, "the hand-off").
+ */
+const CALLS_IN_FLIGHT = 4;
 /** The most jobs of one queue an AwaitJobs call may ask for (jobs' limit). */
 const MAX_SLOTS_PER_CALL = 500;
 
@@ -37,65 +43,75 @@ export interface JobAwaiterOptions {
 }
 
 /**
- * While this worker has free slots it keeps one AwaitJobs call open at jobs: jobs created at that
+ * While this worker has free slots it keeps AwaitJobs calls open at jobs: jobs created at that
  * replica are claimed for it and answered there, and run in the slots of their queue beside the
- * jobs pulled from NATS (which still bring every other job). Stopping gives the call up: jobs
- * claimed for it meanwhile are released by jobs; jobs answered once the drain has begun are
- * handed back from here.
+ * jobs pulled from NATS (which still bring every other job). Up to CALLS_IN_FLIGHT calls, sharing
+ * the free slots. Stopping gives the calls up: jobs claimed for them
+ * meanwhile are released by jobs; jobs answered once the drain has begun are handed back from here.
  */
 export class JobAwaiter {
   private readonly stopping = new AbortController();
-  private loop: Promise<void> | undefined;
-  /** Ends the loop's current sleep: on stop, and on a freed slot while it waits for one. */
-  private wake: (() => void) | undefined;
-  private waitingForSlot = false;
+  private loops: Promise<void>[] = [];
+  private callsInFlight = 0;
+  /** Slots offered by the calls in flight, per queue: not offered twice. */
+  private readonly offered: Record<JobQueueName, number> = { interactive: 0, background: 0 };
+  /** The sleeps to end on a freed slot (or slots a call no longer offers); every sleep ends on stop. */
+  private readonly waitingForSlot = new Set<() => void>();
+  private readonly sleeping = new Set<() => void>();
 
   constructor(private readonly options: JobAwaiterOptions) {
-    for (const queue of JOB_QUEUES)
-      options.queues[queue].onSlotFreed(() => {
-        if (this.waitingForSlot) this.wake?.();
-      });
+    for (const queue of JOB_QUEUES) options.queues[queue].onSlotFreed(() => this.slotsChanged());
   }
 
   start(): void {
-    this.loop ??= this.run();
+    if (this.loops.length === 0) this.loops = Array.from({ length: CALLS_IN_FLIGHT }, () => this.run());
   }
 
   async stop(): Promise<void> {
     this.stopping.abort();
-    this.wake?.();
-    await this.loop;
+    for (const wake of [...this.sleeping]) wake();
+    await Promise.all(this.loops);
   }
 
-  /** Sleeps until woken, or for `ms` at most. One sleep at a time: nothing piles up on a long-lived promise. */
-  private sleep(ms?: number): Promise<void> {
+  private slotsChanged(): void {
+    for (const wake of [...this.waitingForSlot]) wake();
+  }
+
+  /** Sleeps until woken (a freed slot when `forSlot`, the stop), or for `ms` at most. */
+  private sleep(ms: number | undefined, forSlot = false): Promise<void> {
     if (this.stopping.signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = ms === undefined ? undefined : setTimeout(() => done(), ms);
       const done = () => {
         clearTimeout(timer);
-        this.wake = undefined;
+        this.sleeping.delete(done);
+        this.waitingForSlot.delete(done);
         resolve();
       };
-      this.wake = done;
+      this.sleeping.add(done);
+      if (forSlot) this.waitingForSlot.add(done);
     });
   }
 
   private async run(): Promise<void> {
     const { execution, workerId, queues, waitMs, logger } = this.options;
     const stopped = this.stopping.signal;
+    // The slots no call offers yet, shared with the calls not sent: each in line covers a part.
+    const available = (queue: JobQueueName) =>
+      Math.min(
+        MAX_SLOTS_PER_CALL,
+        Math.ceil(Math.max(0, queues[queue].freeSlots - this.offered[queue]) / (CALLS_IN_FLIGHT - this.callsInFlight)),
+      );
     let failures = 0;
     while (!stopped.aborted) {
-      const slots = {
-        interactive: Math.min(MAX_SLOTS_PER_CALL, queues.interactive.freeSlots),
-        background: Math.min(MAX_SLOTS_PER_CALL, queues.background.freeSlots),
-      };
+      const slots = { interactive: available('interactive'), background: available('background') };
       if (slots.interactive + slots.background === 0) {
-        this.waitingForSlot = true;
-        await this.sleep();
-        this.waitingForSlot = false;
+        await this.sleep(undefined, true);
         continue;
       }
+      this.offered.interactive += slots.interactive;
+      this.offered.background += slots.background;
+      this.callsInFlight += 1;
       const sentAt = performance.now();
       try {
         const { jobs } = await execution.awaitJobs(
@@ -103,10 +119,13 @@ export class JobAwaiter {
           { deadlineMs: waitMs + ANSWER_MARGIN_MS, signal: stopped },
         );
         failures = 0;
+        // Its jobs take their slots before the call's offer is withdrawn: never offered twice.
         for (const job of jobs) this.accept(job);
+        this.withdraw(slots);
         // Answered empty long before the wait was over: that replica is stopping. Not again at once.
         if (jobs.length === 0 && performance.now() - sentAt < waitMs / 2) await this.sleep(EARLY_EMPTY_PAUSE_MS);
       } catch (error) {
+        this.withdraw(slots);
         if (stopped.aborted) break;
         failures += 1;
         const transient = isTransientError(error);
@@ -116,6 +135,13 @@ export class JobAwaiter {
         await this.sleep(pauseMs);
       }
     }
+  }
+
+  private withdraw(slots: Record<JobQueueName, number>): void {
+    this.callsInFlight -= 1;
+    this.offered.interactive -= slots.interactive;
+    this.offered.background -= slots.background;
+    this.slotsChanged();
   }
 
   /** Runs a handed-over job in a slot of its queue, or hands it back when this worker is stopping. */
