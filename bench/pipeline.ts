@@ -3,10 +3,12 @@
 //
 //   npm run bench:pipeline     # builds the bundles first and runs them, as production does (ATELIER_RUN_BUILT=1)
 //   BENCH_ONLY=graphile,bullmq npm run bench:pipeline        # a subset (names: `only` below)
+//   BENCH_E2E_ORDER=reverse npm run bench:pipeline           # the 2-worker end-to-end round first (the first round warms the stack up)
 //   BENCH_GRAPHILE_DIR=/tmp/gw017 npm run bench:pipeline      # another graphile-worker release
 //
-// Ours: system.canary jobs end to end — CreateJob over gRPC → outbox → JetStream → worker →
-// ClaimJob/CompleteJob → succeeded — with 1 and 2 worker processes, plus a drain of pre-created
+// Ours: system.canary jobs end to end — CreateJob over gRPC → outbox → handed to a waiting worker
+// (AwaitJobs), or JetStream → worker → ClaimJobs → CompleteJobs → succeeded — with 1 and 2 worker
+// processes, plus a drain of pre-created
 // jobs (the shape graphile-worker's own benchmark has: jobs queued first, then processed), plus
 // submit→start and submit→done latency at low load, plus image.stylize through provider-sim.
 // Peers, each running no-op jobs with default settings, one worker process at concurrency 24
@@ -366,7 +368,7 @@ function printGoals(): void {
 
 try {
   // ---------------------------------------------------------------- ours: end to end
-  for (const workerCount of only.has('e2e') ? [1, 2] : []) {
+  for (const workerCount of only.has('e2e') ? (process.env.BENCH_E2E_ORDER === 'reverse' ? [2, 1] : [1, 2]) : []) {
     await analyzeWhatIsDue();
     const workers = await startWorkers(workerCount);
     const userPrefix = `e2e${workerCount}-`;
