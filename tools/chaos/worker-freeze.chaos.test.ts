@@ -109,13 +109,17 @@ describe('chaos - a worker that stops answering mid-job', () => {
           .at(-1) ?? 0,
       );
     };
-    // A long wait: the frozen worker stays first in line when the job comes.
-    const frozen = await platform.startWorker({ WORKER_AWAIT_WAIT_MS: '30000' });
+    // A long wait: the frozen worker stays first in line when the job comes. One slot: one call.
+    const frozen = await platform.startWorker({
+      WORKER_AWAIT_WAIT_MS: '30000',
+      WORKER_CONCURRENCY_INTERACTIVE: '1',
+      WORKER_CONCURRENCY_BACKGROUND: '0',
+    });
     await waitUntil(async () => (await waiting()) === 1, { what: 'the first worker to wait at jobs', timeoutMs: 10_000 });
     frozen.pause();
     try {
       await platform.startWorker();
-      await waitUntil(async () => (await waiting()) === 2, { what: 'the second worker to wait at jobs too', timeoutMs: 10_000 });
+      await waitUntil(async () => (await waiting()) >= 2, { what: 'the second worker to wait at jobs too', timeoutMs: 10_000 });
       const input = await api.uploadPhoto();
       const created = await api.createJob(await api.stylizeBody(input, 'handed to a frozen worker #sim-latency=500'), 'frozen-waiter');
       expect(created.status).toBe(201);

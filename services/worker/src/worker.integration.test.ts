@@ -289,24 +289,30 @@ describe('worker - jobs handed over while it waits (AwaitJobs)', () => {
   }
 
   it('runs the jobs created while it waits straight from jobs, each claimed once and charged once', async () => {
-    const worker = await p.startWorker({ WORKER_CONCURRENCY_INTERACTIVE: '2' });
-    await waitUntil(async () => (await waitingWorkers()) === 1, { timeoutMs: 10_000 });
-    await runJobs(newUser(), 4);
-    expect(await metricTotal(worker, 'succeeded')).toBe(4);
-    // The first two at least: it waited with both slots free when they were created.
-    expect(await metricSum(worker.address, 'atelier_worker_jobs_handed_over_total')).toBeGreaterThanOrEqual(2);
-    expect(await metricSum(jobsMetrics(), 'atelier_jobs_handed_over_total')).toBeGreaterThanOrEqual(2);
-    await p.stopWorkers();
+    // Two slots: two calls at jobs, one slot each.
+    const worker = await p.startWorker({ WORKER_CONCURRENCY_INTERACTIVE: '2', WORKER_CONCURRENCY_BACKGROUND: '0' });
+    try {
+      await waitUntil(async () => (await waitingWorkers()) === 2, { timeoutMs: 10_000 });
+      await runJobs(newUser(), 4);
+      expect(await metricTotal(worker, 'succeeded')).toBe(4);
+      // The first two at least: it waited with both slots free when they were created.
+      expect(await metricSum(worker.address, 'atelier_worker_jobs_handed_over_total')).toBeGreaterThanOrEqual(2);
+      expect(await metricSum(jobsMetrics(), 'atelier_jobs_handed_over_total')).toBeGreaterThanOrEqual(2);
+    } finally {
+      await p.stopWorkers();
+    }
   }, 60_000);
 
   it('with WORKER_AWAIT_JOBS=false waits for nothing: every job comes through NATS', async () => {
     const worker = await p.startWorker({ WORKER_AWAIT_JOBS: 'false' });
-    const user = newUser();
-    await runJobs(user, 2);
-    expect(await metricTotal(worker, 'succeeded')).toBe(2);
-    expect(await metricSum(worker.address, 'atelier_worker_jobs_handed_over_total')).toBe(0);
-    expect(await waitingWorkers()).toBe(0);
-    await p.stopWorkers();
+    try {
+      await runJobs(newUser(), 2);
+      expect(await metricTotal(worker, 'succeeded')).toBe(2);
+      expect(await metricSum(worker.address, 'atelier_worker_jobs_handed_over_total')).toBe(0);
+      expect(await waitingWorkers()).toBe(0);
+    } finally {
+      await p.stopWorkers();
+    }
   }, 60_000);
 });
 
