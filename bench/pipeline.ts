@@ -5,6 +5,8 @@
 //   BENCH_ONLY=graphile,bullmq npm run bench:pipeline        # a subset (names: `only` below)
 //   BENCH_E2E_ORDER=reverse npm run bench:pipeline           # the 2-worker end-to-end round first (the first round warms the stack up)
 //   BENCH_GRAPHILE_DIR=/tmp/gw017 npm run bench:pipeline      # another graphile-worker release
+//   BENCH_JOBS_NODE_FLAGS='--max-semi-space-size=16' npm run bench:pipeline   # Node flags for jobs (after its image's own)
+//   WORKER_AWAIT_CALLS=4 npm run bench:pipeline               # services' settings pass through the environment
 //
 // Ours: system.canary jobs end to end — CreateJob over gRPC → outbox → handed to a waiting worker
 // (AwaitJobs), or JetStream → worker → ClaimJobs → CompleteJobs → succeeded — with 1 and 2 worker
@@ -102,7 +104,7 @@ const jobs = await startGrpcServiceProcess(
     QUOTA_MAX_IN_FLIGHT: '10000',
     LOG_LEVEL: 'warn',
   },
-  profile('jobs'),
+  [...profile('jobs'), ...(process.env.BENCH_JOBS_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])],
 );
 processes.push(jobs);
 const providerPort = await freePort();

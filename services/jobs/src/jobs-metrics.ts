@@ -31,7 +31,7 @@ export class JobsMetrics {
    * `handed_over` (claimed and answered), `released` (its worker had given up the call meanwhile).
    */
   readonly handedOver: Counter<'outcome'>;
-  /** How many AwaitJobs calls wait at this replica now (a worker keeps up to four): read at scrape time. */
+  /** How many AwaitJobs calls wait at this replica now (a worker keeps up to WORKER_AWAIT_CALLS, one per free slot at most): read at scrape time. */
   waitingWorkers: () => number = () => 0;
   /** Per job that ended, the provider requests it paid for (the double-charge meter's own side). */
   readonly providerChargesPerJob: Histogram<'job_type'>;
@@ -97,7 +97,7 @@ export class JobsMetrics {
     const waitingWorkers = () => this.waitingWorkers();
     new Gauge({
       name: 'atelier_jobs_waiting_workers',
-      help: 'AwaitJobs calls waiting at this replica now (a worker keeps up to four, its free slots shared between them)',
+      help: 'AwaitJobs calls waiting at this replica now (a worker keeps up to WORKER_AWAIT_CALLS, at most one per free slot, its free slots shared between them)',
       registers,
       collect() {
         this.set(waitingWorkers());

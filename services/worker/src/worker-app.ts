@@ -243,6 +243,7 @@ export async function startWorkerApp(config: Omit<WorkerConfig, 'LOG_LEVEL'>, lo
           queues: { interactive: consumers[0]!, background: consumers[1]! },
           run: (claimed, drain) => runner.runHandedOver(claimed, drain),
           waitMs: config.WORKER_AWAIT_WAIT_MS,
+          calls: config.WORKER_AWAIT_CALLS,
           logger,
           metrics,
         })

@@ -50,7 +50,7 @@ function handed(jobId: string, queue = 'interactive', leaseMs = 60_000): jobsExe
   };
 }
 
-function setUp(answer: Answer, options: { interactive?: number; background?: number } = {}) {
+function setUp(answer: Answer, options: { interactive?: number; background?: number; calls?: number } = {}) {
   const requests: AwaitRequest[] = [];
   const released: string[] = [];
   const ran: string[] = [];
@@ -76,6 +76,7 @@ function setUp(answer: Answer, options: { interactive?: number; background?: num
         finishers.set(claimed.job!.id, resolve);
       }),
     waitMs: 1_000,
+    calls: options.calls ?? 4,
     logger: createLogger({ service: 'awaiter-test', level: 'silent' }),
     metrics: new WorkerMetrics(),
   });
@@ -94,7 +95,7 @@ function scripted(...answers: (jobsExecutionV1.HandedOverJob[] | Error)[]): Answ
 }
 
 describe('JobAwaiter', () => {
-  it('keeps up to four calls open, sharing the free slots between them, at most 500 of a queue per call', async () => {
+  it('keeps up to its calls open, sharing the free slots between them, at most 500 of a queue per call', async () => {
     const { awaiter, requests } = setUp(scripted(), { interactive: 1_000, background: 3 });
     awaiter.start();
     await waitUntil(() => requests.length === 4, { timeoutMs: 2_000 });
@@ -112,6 +113,16 @@ describe('JobAwaiter', () => {
     await waitUntil(() => big.requests.length === 4, { timeoutMs: 2_000 });
     expect(big.requests.map((r) => r.interactiveSlots)).toEqual([500, 500, 500, 500]);
     await big.awaiter.stop();
+
+    // Sixteen calls over 1 000 slots: no slot offered twice, none left out, and no seventeenth call.
+    const many = setUp(scripted(), { interactive: 1_000, calls: 16 });
+    many.awaiter.start();
+    await waitUntil(() => many.requests.length === 16, { timeoutMs: 2_000 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(many.requests).toHaveLength(16);
+    expect(many.requests.reduce((sum, r) => sum + r.interactiveSlots, 0)).toBe(1_000);
+    expect(Math.max(...many.requests.map((r) => r.interactiveSlots))).toBeLessThanOrEqual(63);
+    await many.awaiter.stop();
   });
 
   it('offers no slot twice: two free slots make two calls of one, and the others wait', async () => {

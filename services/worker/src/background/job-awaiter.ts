@@ -14,12 +14,6 @@ const REFUSED_PAUSE_MS = 60_000;
 const ANSWER_MARGIN_MS = 5_000;
 /** After an empty answer that came early (a jobs replica stopping answers every wait at once). */
 const EARLY_EMPTY_PAUSE_MS = 250;
-/**
- * AwaitJobs calls a worker keeps open at once, its free slots shared between them: while some are
- * answered and sent again, the others wait, so a busy worker is still waiting when the next commit
- * comes (bench/README.md, "the hand-off").
- */
-const CALLS_IN_FLIGHT = 4;
 /** The most jobs of one queue an AwaitJobs call may ask for (jobs' limit). */
 const MAX_SLOTS_PER_CALL = 500;
 
@@ -38,6 +32,12 @@ export interface JobAwaiterOptions {
   run: (claimed: jobsExecutionV1.ClaimedJob, drain: AbortSignal) => Promise<unknown>;
   /** How long one AwaitJobs call waits at jobs (WORKER_AWAIT_WAIT_MS). */
   waitMs: number;
+  /**
+   * AwaitJobs calls kept open at once (WORKER_AWAIT_CALLS), never more than the free slots: while
+   * some are answered and sent again, the others wait, so a busy worker is still waiting when the
+   * next commit comes (bench/README.md, "the hand-off").
+   */
+  calls: number;
   logger: Logger;
   metrics: WorkerMetrics;
 }
@@ -45,7 +45,7 @@ export interface JobAwaiterOptions {
 /**
  * While this worker has free slots it keeps AwaitJobs calls open at jobs: jobs created at that
  * replica are claimed for it and answered there, and run in the slots of their queue beside the
- * jobs pulled from NATS (which still bring every other job). Up to CALLS_IN_FLIGHT calls, sharing
+ * jobs pulled from NATS (which still bring every other job). Up to `calls` calls, sharing
  * the free slots. Stopping gives the calls up: jobs claimed for them
  * meanwhile are released by jobs; jobs answered once the drain has begun are handed back from here.
  */
@@ -64,7 +64,7 @@ export class JobAwaiter {
   }
 
   start(): void {
-    if (this.loops.length === 0) this.loops = Array.from({ length: CALLS_IN_FLIGHT }, () => this.run());
+    if (this.loops.length === 0) this.loops = Array.from({ length: this.options.calls }, () => this.run());
   }
 
   async stop(): Promise<void> {
@@ -100,7 +100,7 @@ export class JobAwaiter {
     const available = (queue: JobQueueName) =>
       Math.min(
         MAX_SLOTS_PER_CALL,
-        Math.ceil(Math.max(0, queues[queue].freeSlots - this.offered[queue]) / (CALLS_IN_FLIGHT - this.callsInFlight)),
+        Math.ceil(Math.max(0, queues[queue].freeSlots - this.offered[queue]) / (this.options.calls - this.callsInFlight)),
       );
     let failures = 0;
     while (!stopped.aborted) {
