@@ -75,7 +75,7 @@ export const workerConfigSpec = {
   /**
    * A call answered is sent again a moment later: with few calls open, the commits of that moment
    * find nobody waiting and go through NATS. Measured with one worker of 1 000 slots under 256
-   * creators: 4 calls handed over 59–73 % of the jobs, 16 calls 89–98 % (bench/README.md).
+   * creators: 4 calls handed over 59–83 % of the jobs, 16 calls 78–98 % (bench/README.md).
    */
   WORKER_AWAIT_CALLS: doc(
     int({ default: 16, min: 1, max: 64 }),
