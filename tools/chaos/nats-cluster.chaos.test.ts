@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNats, jetstreamManager, windowCountersBucket } from '@atelier/nats';
+import { waitUntil } from '@atelier/testing';
 import { startChaosPlatform, type ChaosPlatform } from './chaos-platform.js';
 
 let chaos: ChaosPlatform;
@@ -81,8 +82,17 @@ describe('chaos - a NATS cluster node killed under load', () => {
     expect(rerun.rows, 'jobs started more than once').toEqual([]);
     const dead = await chaos.db.query(`SELECT count(*)::int AS n FROM jobs.outbox WHERE status = 'dead'`);
     expect(dead.rows[0].n).toBe(0);
-    // The stream has a new leader among the two nodes left.
-    const after = await placement();
-    expect(after[`${chaos.platform.natsPrefix}_JOBS`]!.leader).not.toBe(jobsLeader);
+    // The stream has a new leader among the two nodes left. When the jobs ran fast, this comes a few
+    // seconds after the kill, while the cluster may still be electing (its meta leader, or a stream's):
+    // until then its API does not answer, and the look-up is asked again.
+    let after: Awaited<ReturnType<typeof placement>> | undefined;
+    await waitUntil(
+      async () => {
+        after = await placement().catch(() => undefined);
+        return after?.[`${chaos.platform.natsPrefix}_JOBS`]?.leader !== undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'a leader of the jobs stream answering after the kill' },
+    );
+    expect(after![`${chaos.platform.natsPrefix}_JOBS`]!.leader).not.toBe(jobsLeader);
   });
 });
