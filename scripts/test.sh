@@ -54,6 +54,8 @@ project_tests() {
         printf "tests: %d passed, %d failed, %d skipped%s\n", passed, failed, skipped, errors ? ", " errors " unhandled errors" : ""
         if (reported != projects) exit 1
       }' || status=1
+  # Each failed test by name (tools/pass-fail-reporter.ts), here at the end where a long log is read first.
+  grep -aE '^failed: ' "$log" | sort -u | head -50
   rm -f "$log"
   return "$status"
 }
