@@ -47,7 +47,7 @@ import { explainStatements, type ExplainedStatement } from './scale-explain.js';
 // The service's own statement functions, so the plans shown are those of the code that runs.
 import { selectOwnJobView } from '../services/jobs/src/db/job-view-sql.js';
 import { claim } from '../services/jobs/src/db/transitions/claim-sql.js';
-import { createJobWithinQuota, type NewJob } from '../services/jobs/src/db/transitions/create-sql.js';
+import { withinQuotaStatements, type NewJob } from '../services/jobs/src/db/transitions/create-sql.js';
 import { claimDueOutboxRows, redispatchStaleJobs } from '../services/jobs/src/db/outbox-sql.js';
 import { readQueueStats } from '../services/jobs/src/db/queue-stats-sql.js';
 import type { OutboxSubjects } from '../services/jobs/src/db/job-row.js';
@@ -328,7 +328,10 @@ async function explainAll(target: Target, inputs: Map<string, string>): Promise<
   keep('GetJob view, queued job', await explainStatements(client, (q) => selectOwnJobView(q, queued!.id, queued!.user_id)));
   keep(
     'CreateJob insert with quota counts',
-    await explainStatements(client, (q) => createJobWithinQuota(q, newJob, 'user:x', quota, subjects)),
+    await explainStatements(client, async (q) => {
+      // Its transaction's statements one after the other, inside the explaining one (rolled back).
+      for (const statement of withinQuotaStatements([newJob], ['user:x'], quota, subjects).statements) await q.query(statement);
+    }),
   );
   keep('ClaimJob', await explainStatements(client, (q) => claim(q, [{ jobId: claimable!.id, workerId: 'explain' }], 60_000)));
   keep('stale-dispatch sweep', await explainStatements(client, (q) => redispatchStaleJobs(q, STALE_AFTER_MS, 500, subjects)));

@@ -31,13 +31,22 @@ export async function lockAllForTransaction(
    */
   localSettings: Readonly<Record<string, string>> = {},
 ): Promise<void> {
+  if (keys.length === 0 && Object.keys(localSettings).length === 0) return;
+  await db.query(lockAllStatement(scope, keys, localSettings));
+}
+
+/** The statement lockAllForTransaction runs, for a caller that sends it with others (inPipelinedTransaction). */
+export function lockAllStatement(
+  scope: string,
+  keys: readonly string[],
+  localSettings: Readonly<Record<string, string>> = {},
+): { name: string; text: string; values: unknown[] } {
   const settings = Object.entries(localSettings);
-  if (keys.length === 0 && settings.length === 0) return;
-  await db.query({
+  return {
     name: `atelier.advisory_xact_lock_all${settings.length > 0 ? `_set_${settings.length}` : ''}`,
     text: `SELECT (SELECT count(pg_advisory_xact_lock(h))
                      FROM (SELECT DISTINCT hashtextextended($1::text || ':' || k, 0) AS h FROM unnest($2::text[]) AS k ORDER BY h) sorted)
                   ${settings.map((_, i) => `, set_config($${3 + 2 * i}::text, $${4 + 2 * i}::text, true)`).join('')}`,
     values: [scope, keys, ...settings.flat()],
-  });
+  };
 }

@@ -16,5 +16,6 @@ export {
 } from './schema-migrations.js';
 export { uuidv7, monotonicUuidv7 } from './uuidv7.js';
 export { SqlState, sqlStateOf, isUniqueViolation, isConnectionLoss, isTransientDatabaseError, databaseUnavailable } from './sql-errors.js';
-export { lockForTransaction, lockAllForTransaction } from './advisory-lock.js';
+export { lockForTransaction, lockAllForTransaction, lockAllStatement } from './advisory-lock.js';
+export { inPipelinedTransaction, type PipelinedStatement } from './pipelined-transaction.js';
 export { NotificationListener, coalescedNotifier } from './notification-listener.js';

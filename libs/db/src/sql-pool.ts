@@ -24,6 +24,12 @@ export interface SqlPoolOptions {
   statementTimeoutMs?: number;
   /** The server ends a session idle inside a transaction this long (default 30 s): no lock held forever. */
   idleInTransactionTimeoutMs?: number;
+  /**
+   * pg's pipeline mode on every connection (default off): queries queued on one checked-out
+   * connection are written without waiting for the answer of the one before, which is what
+   * inPipelinedTransaction needs. Code that awaits each query runs as it would without.
+   */
+  pipeline?: boolean;
 }
 
 /** Reads run again once after the connection was lost mid-statement: running them twice changes nothing. */
@@ -70,6 +76,8 @@ export function createSqlPool(options: SqlPoolOptions): SqlPool {
     // The client's own limit, beyond the server's: a peer that vanished mid-statement (no RST)
     // must not hold the caller until TCP gives up.
     query_timeout: statementTimeoutMs + 5_000,
+    // Not in @types/pg 8.15 yet: pg 8.23's Client takes it (node-postgres.com/features/pipelining).
+    ...({ pipeline: options.pipeline ?? false } as pg.PoolConfig),
   });
   const maxWaiting = options.maxWaiting ?? 1_000;
   // An idle client that loses its connection (database restart) must not crash the process;

@@ -94,7 +94,8 @@ export async function startJobsApp(
 ): Promise<JobsApp> {
   const security = loadGrpcSecurity(config);
   const registry = createRegistry();
-  const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'jobs' });
+  // Pipelined: a quota batch's transaction is one write and one wait (db/transitions/create-sql.ts).
+  const pool = createSqlPool({ databaseUrl: config.DATABASE_URL, max: config.DB_POOL_MAX, applicationName: 'jobs', pipeline: true });
   const serviceMetrics = options.metrics ?? createServiceMetrics('jobs');
   const metricsRegistry = serviceMetrics.registry;
   const metrics = new JobsMetrics(metricsRegistry, () => readQueueStats(pool));

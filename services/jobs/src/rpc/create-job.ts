@@ -1,6 +1,6 @@
 import type { jobsV1 } from '@atelier/contracts';
 import { MicroBatcher } from '@atelier/batching';
-import { uuidv7, inTransaction } from '@atelier/db';
+import { uuidv7 } from '@atelier/db';
 import { requestHash } from '@atelier/encoding';
 import { AlreadyExistsError, ResourceExhaustedError, isTransientError } from '@atelier/errors';
 import { retryWithBackoff } from '@atelier/lifecycle';
@@ -47,7 +47,7 @@ function replayOrRefuse(existing: JobRow, hash: Buffer): JobRow {
 
 /**
  * Quota-counted creates in flight at once, coalesced: each batch is one transaction that takes its
- * users' locks and inserts with one statement per round (db/transitions/create-sql.ts). Two batches at
+ * users' locks and inserts with one statement per round, sent pipelined (db/transitions/create-sql.ts). Two batches at
  * once: measured, fewer and larger transactions cost Postgres and jobs less per create than four
  * (bench:jobs), and a second one keeps creates moving while one waits for a lock another replica
  * holds. 64 per batch bound how long one transaction holds its users' locks.
@@ -79,14 +79,12 @@ export function createJob(context: JobsContext): CreateJob {
 
   const quotaCreates = new MicroBatcher<{ job: NewJob; actor: string }, WithinQuota>(
     (requests) =>
-      inTransaction(context.pool, (client) =>
-        createJobsWithinQuota(
-          client,
-          requests.map((r) => r.job),
-          requests.map((r) => r.actor),
-          quotaCheck,
-          context.outboxSubjects(),
-        ),
+      createJobsWithinQuota(
+        context.pool,
+        requests.map((r) => r.job),
+        requests.map((r) => r.actor),
+        quotaCheck,
+        context.outboxSubjects(),
       ),
     QUOTA_BATCHES,
   );

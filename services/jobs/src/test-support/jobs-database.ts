@@ -25,7 +25,8 @@ export async function migratedJobsDatabase(): Promise<{ pool: pg.Pool; drop(): P
   const orm = await createJobsOrm(database.url);
   await migrateJobs(orm, database.url);
   await orm.close();
-  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  // Pipelined, as jobs' own pool is (jobs-app.ts): the statements run as they run in the service.
+  const pool = new pg.Pool({ connectionString: database.url, max: 4, ...({ pipeline: true } as pg.PoolConfig) });
   return {
     pool,
     async drop() {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { inTransaction } from '@atelier/db';
 import type { JobRow } from '../job-row.js';
 import { claim } from './claim-sql.js';
 import { complete } from './complete-sql.js';
@@ -175,7 +174,7 @@ describe('start deadline - the sweep', () => {
 describe('start deadline - quota', () => {
   const quota = { jobTypes: ['system.canary'], dailyLimit: 1, monthlyLimit: 1, maxInFlight: 1 };
   const createCounted = (userId: string, startWithinSeconds: number | null = null) =>
-    inTransaction(pool, (client) => createJobWithinQuota(client, newCanaryJob({ userId, startWithinSeconds }), 'test', quota, subjects));
+    createJobWithinQuota(pool, newCanaryJob({ userId, startWithinSeconds }), 'test', quota, subjects);
 
   it('counts a job past its deadline neither for the day nor in flight, before the sweep and after it', async () => {
     const owner = user();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { inTransaction, uuidv7, type Queryable } from '@atelier/db';
+import pg from 'pg';
+import { uuidv7, type Queryable } from '@atelier/db';
 import { UserRefKey } from '@atelier/outbox';
 import { cancel } from './cancel-sql.js';
 import { claim } from './claim-sql.js';
@@ -20,6 +21,7 @@ import { newCanaryJob } from '../../test-support/new-job.js';
  */
 
 const pool = suiteJobsPool();
+const poolUrl = () => (pool as unknown as { options: { connectionString: string } }).options.connectionString;
 const userRefKey = new UserRefKey(randomBytes(32).toString('hex'));
 const subjects = testOutboxSubjects(userRefKey);
 
@@ -344,44 +346,37 @@ describe('create', () => {
   });
 
   it('within the quota: inserts under both limits only, counting in the same statement', async () => {
-    const client = await pool.connect();
     const quota = { jobTypes: ['system.canary'], dailyLimit: 2, monthlyLimit: 300, maxInFlight: 5 };
     const userId = user();
-    try {
-      const results = [];
-      for (let i = 0; i < 3; i += 1) {
-        await client.query('BEGIN');
-        results.push(await createJobWithinQuota(client, newJob({ userId }), 't', quota, subjects));
-        await client.query('COMMIT');
-      }
-      expect(results.map((r) => r.outcome.inserted)).toEqual([true, true, false]);
-      expect(results[2]!.outcome.job).toBeNull();
-      expect(results[2]!.usage).toEqual({ today: 2, thisMonth: 2, inFlight: 2 });
-    } finally {
-      client.release();
-    }
+    const results = [];
+    for (let i = 0; i < 3; i += 1) results.push(await createJobWithinQuota(pool, newJob({ userId }), 't', quota, subjects));
+    expect(results.map((r) => r.outcome.inserted)).toEqual([true, true, false]);
+    expect(results[2]!.outcome.job).toBeNull();
+    expect(results[2]!.usage).toEqual({ today: 2, thisMonth: 2, inFlight: 2 });
   });
 
-  it('within the quota: the generic plans it asks for end with its transaction', async () => {
-    const client = await pool.connect();
+  it('within the quota: its insert runs on the generic plan it asks for, and the setting ends with its transaction', async () => {
+    // One connection, so that what the create left on it is what the next query finds.
+    const single = new pg.Pool({ connectionString: poolUrl(), max: 1, ...({ pipeline: true } as pg.PoolConfig) });
     const quota = { jobTypes: ['system.canary'], dailyLimit: 100, monthlyLimit: 300, maxInFlight: 100 };
-    const planCacheMode = async () =>
-      (await client.query<{ mode: string }>('SELECT current_setting($1) AS mode', ['plan_cache_mode'])).rows[0]!.mode;
     try {
-      await client.query('BEGIN');
-      expect((await createJobWithinQuota(client, newJob({ userId: user() }), 't', quota, subjects)).outcome.inserted).toBe(true);
-      expect(await planCacheMode()).toBe('force_generic_plan');
-      await client.query('COMMIT');
+      for (let i = 0; i < 3; i += 1) {
+        expect((await createJobWithinQuota(single, newJob({ userId: user() }), 't', quota, subjects)).outcome.inserted).toBe(true);
+      }
+      const { rows } = await single.query<{ generic_plans: string; custom_plans: string }>(
+        `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'jobs.create_jobs_within_quota'`,
+      );
+      expect(rows.map((r) => [Number(r.generic_plans), Number(r.custom_plans)])).toEqual([[3, 0]]);
       // The pooled connection's next user plans as usual.
-      expect(await planCacheMode()).toBe('auto');
+      expect((await single.query<{ mode: string }>('SELECT current_setting($1) AS mode', ['plan_cache_mode'])).rows[0]!.mode).toBe('auto');
     } finally {
-      client.release();
+      await single.end();
     }
   });
 
   it('within the quota: the statement answers why it refused — the account, else the allowance that frees last — and nothing when it did not', async () => {
     const createFor = (userId: string, quota: Parameters<typeof createJobWithinQuota>[3], job = newJob({ userId })) =>
-      inTransaction(pool, (client) => createJobWithinQuota(client, job, 't', quota, subjects));
+      createJobWithinQuota(pool, job, 't', quota, subjects);
     const roomy = { jobTypes: ['system.canary'], dailyLimit: 100, monthlyLimit: 300, maxInFlight: 100 };
     const userId = user();
     const first = newJob({ userId });
@@ -402,9 +397,7 @@ describe('create', () => {
   it('within the quota, batched: each user counted alone, a refusal is that user alone, the second job of a user counted after the first', async () => {
     const quota = { jobTypes: ['system.canary'], dailyLimit: 2, monthlyLimit: 300, maxInFlight: 5 };
     const [full, fresh, twice] = [user(), user(), user()];
-    await inTransaction(pool, (client) =>
-      createJobsWithinQuota(client, [newJob({ userId: full }), newJob({ userId: full })], ['t', 't'], quota, subjects),
-    );
+    await createJobsWithinQuota(pool, [newJob({ userId: full }), newJob({ userId: full })], ['t', 't'], quota, subjects);
     const jobs = [
       newJob({ userId: full }),
       newJob({ userId: twice, idempotencyKey: 'same' }),
@@ -413,14 +406,12 @@ describe('create', () => {
       newJob({ userId: twice }),
       newJob({ userId: twice }),
     ];
-    const results = await inTransaction(pool, (client) =>
-      createJobsWithinQuota(
-        client,
-        jobs,
-        jobs.map(() => 't'),
-        quota,
-        subjects,
-      ),
+    const results = await createJobsWithinQuota(
+      pool,
+      jobs,
+      jobs.map(() => 't'),
+      quota,
+      subjects,
     );
     expect(results.map((r) => [r.outcome.inserted, r.outcome.job?.id ?? null])).toEqual([
       [false, null], // full: refused, alone
@@ -443,15 +434,13 @@ describe('create', () => {
     });
     const results = await Promise.all(
       batches.map((jobs) =>
-        inTransaction(pool, (client) =>
-          createJobsWithinQuota(
-            client,
+        createJobsWithinQuota(
+            pool,
             jobs,
             jobs.map(() => 't'),
             quota,
             subjects,
           ),
-        ),
       ),
     );
     expect(results.flat().filter((r) => r.outcome.inserted)).toHaveLength(users.length * quota.maxInFlight);
@@ -475,7 +464,7 @@ describe('create within the monthly quota', () => {
   const moveCreatedAt = (jobIds: string[], createdAt: Date) =>
     pool.query('UPDATE jobs.generation_jobs SET created_at = $2 WHERE id = ANY($1)', [jobIds, createdAt]);
   const createFor = (userId: string, quota: Parameters<typeof createJobWithinQuota>[3]) =>
-    inTransaction(pool, (client) => createJobWithinQuota(client, newJob({ userId }), 't', quota, subjects));
+    createJobWithinQuota(pool, newJob({ userId }), 't', quota, subjects);
 
   it('counts the month from 00:00 UTC on the 1st: a job created an instant before does not count, one at it does', async () => {
     // Monthly below daily: a configuration jobs refuses at start-up, used here to see the month bind alone.
@@ -539,15 +528,13 @@ describe('create within the monthly quota', () => {
     });
     const results = await Promise.all(
       batches.map((jobs) =>
-        inTransaction(pool, (client) =>
-          createJobsWithinQuota(
-            client,
+        createJobsWithinQuota(
+            pool,
             jobs,
             jobs.map(() => 't'),
             quota,
             subjects,
           ),
-        ),
       ),
     );
     expect(results.flat().filter((r) => r.outcome.inserted)).toHaveLength(users.length * quota.monthlyLimit);
