@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { databaseUnavailable, isTransientDatabaseError } from './sql-errors.js';
-import type { SqlClient, SqlPool } from './sql-pool.js';
+import { onTransactionClient, type SqlClient, type SqlPool } from './sql-pool.js';
 
 /** A statement of a pipelined transaction: its text (or prepared name and text) and values. */
 export type PipelinedStatement = pg.QueryConfig;
@@ -25,14 +24,9 @@ interface PipelineCapableClient {
  * other the statements run one after the other, in the same transaction.
  */
 export async function inPipelinedTransaction(pool: SqlPool, statements: readonly PipelinedStatement[]): Promise<pg.QueryResult[]> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  // As in inTransaction: a checked-out client whose connection dies emits 'error'; unheard, that would crash the process.
-  const onConnectionError = (error: Error) => {
-    broken = error;
-  };
-  client.on('error', onConnectionError);
-  try {
+  // On a failure the pipelined COMMIT has ended the transaction already; onTransactionClient's
+  // ROLLBACK matters only when the statements were not all sent.
+  return onTransactionClient(pool, async (client) => {
     const settled = await Promise.allSettled(send(client, statements));
     const failure = settled.find((outcome) => outcome.status === 'rejected');
     if (failure) throw failure.reason;
@@ -41,16 +35,7 @@ export async function inPipelinedTransaction(pool: SqlPool, statements: readonly
     // A COMMIT of a transaction that failed answers ROLLBACK without an error of its own.
     if (commit.command !== 'COMMIT') throw new Error(`the pipelined transaction ended with ${commit.command}, not COMMIT`);
     return results.slice(1);
-  } catch (error) {
-    if (isTransientDatabaseError(error)) broken = error as Error;
-    // The pipelined COMMIT ended the transaction whatever happened; a ROLLBACK here only matters
-    // when the statements were never all sent (a mapping error before the write).
-    await client.query('ROLLBACK').catch(() => {});
-    throw databaseUnavailable(error) ?? error;
-  } finally {
-    client.off('error', onConnectionError);
-    client.release(broken);
-  }
+  });
 }
 
 /** BEGIN, the statements and COMMIT, one promise each: on a pipelined client in one write, else one after the other. */

@@ -116,6 +116,20 @@ export function createSqlPool(options: SqlPoolOptions): SqlPool {
  * createSqlPool), and its broken connection is dropped rather than handed to the next caller.
  */
 export async function inTransaction<T>(pool: SqlPool, work: (client: SqlClient) => Promise<T>): Promise<T> {
+  return onTransactionClient(pool, async (client) => {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  });
+}
+
+/**
+ * Runs `transaction` (which begins and ends its transaction itself) on a checked-out connection:
+ * when it throws, a ROLLBACK (nothing when none is open), the error thrown as createSqlPool's
+ * callers get it, and a broken connection dropped rather than handed to the next caller.
+ */
+export async function onTransactionClient<T>(pool: SqlPool, transaction: (client: SqlClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   // A checked-out client whose connection dies emits 'error' (the pool listens only to idle
@@ -125,10 +139,7 @@ export async function inTransaction<T>(pool: SqlPool, work: (client: SqlClient) 
   };
   client.on('error', onConnectionError);
   try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
+    return await transaction(client);
   } catch (error) {
     if (isTransientDatabaseError(error)) broken = error as Error;
     await client.query('ROLLBACK').catch(() => {});
