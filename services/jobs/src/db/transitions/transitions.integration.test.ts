@@ -435,12 +435,12 @@ describe('create', () => {
     const results = await Promise.all(
       batches.map((jobs) =>
         createJobsWithinQuota(
-            pool,
-            jobs,
-            jobs.map(() => 't'),
-            quota,
-            subjects,
-          ),
+          pool,
+          jobs,
+          jobs.map(() => 't'),
+          quota,
+          subjects,
+        ),
       ),
     );
     expect(results.flat().filter((r) => r.outcome.inserted)).toHaveLength(users.length * quota.maxInFlight);
@@ -529,12 +529,12 @@ describe('create within the monthly quota', () => {
     const results = await Promise.all(
       batches.map((jobs) =>
         createJobsWithinQuota(
-            pool,
-            jobs,
-            jobs.map(() => 't'),
-            quota,
-            subjects,
-          ),
+          pool,
+          jobs,
+          jobs.map(() => 't'),
+          quota,
+          subjects,
+        ),
       ),
     );
     expect(results.flat().filter((r) => r.outcome.inserted)).toHaveLength(users.length * quota.monthlyLimit);
