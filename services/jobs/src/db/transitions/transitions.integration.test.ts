@@ -21,6 +21,15 @@ import { newCanaryJob } from '../../test-support/new-job.js';
  */
 
 const pool = suiteJobsPool();
+/** A quota batch of `jobs`, each by the actor 't'. */
+const createBatch = (jobs: NewJob[], quota: Parameters<typeof createJobsWithinQuota>[3]) =>
+  createJobsWithinQuota(
+    pool,
+    jobs,
+    jobs.map(() => 't'),
+    quota,
+    subjects,
+  );
 const poolUrl = () => (pool as unknown as { options: { connectionString: string } }).options.connectionString;
 const userRefKey = new UserRefKey(randomBytes(32).toString('hex'));
 const subjects = testOutboxSubjects(userRefKey);
@@ -397,7 +406,7 @@ describe('create', () => {
   it('within the quota, batched: each user counted alone, a refusal is that user alone, the second job of a user counted after the first', async () => {
     const quota = { jobTypes: ['system.canary'], dailyLimit: 2, monthlyLimit: 300, maxInFlight: 5 };
     const [full, fresh, twice] = [user(), user(), user()];
-    await createJobsWithinQuota(pool, [newJob({ userId: full }), newJob({ userId: full })], ['t', 't'], quota, subjects);
+    await createBatch([newJob({ userId: full }), newJob({ userId: full })], quota);
     const jobs = [
       newJob({ userId: full }),
       newJob({ userId: twice, idempotencyKey: 'same' }),
@@ -406,13 +415,7 @@ describe('create', () => {
       newJob({ userId: twice }),
       newJob({ userId: twice }),
     ];
-    const results = await createJobsWithinQuota(
-      pool,
-      jobs,
-      jobs.map(() => 't'),
-      quota,
-      subjects,
-    );
+    const results = await createBatch(jobs, quota);
     expect(results.map((r) => [r.outcome.inserted, r.outcome.job?.id ?? null])).toEqual([
       [false, null], // full: refused, alone
       [true, jobs[1]!.id],
@@ -432,17 +435,7 @@ describe('create', () => {
       const jobs = users.map((userId) => newJob({ userId }));
       return b % 2 ? jobs.reverse() : jobs;
     });
-    const results = await Promise.all(
-      batches.map((jobs) =>
-        createJobsWithinQuota(
-          pool,
-          jobs,
-          jobs.map(() => 't'),
-          quota,
-          subjects,
-        ),
-      ),
-    );
+    const results = await Promise.all(batches.map((jobs) => createBatch(jobs, quota)));
     expect(results.flat().filter((r) => r.outcome.inserted)).toHaveLength(users.length * quota.maxInFlight);
     const { rows } = await pool.query<{ user_id: string; n: number }>(
       `SELECT user_id, count(*)::int AS n FROM jobs.generation_jobs WHERE user_id = ANY($1) GROUP BY user_id`,
@@ -526,17 +519,7 @@ describe('create within the monthly quota', () => {
       const jobs = users.map((userId) => newJob({ userId }));
       return b % 2 ? jobs.reverse() : jobs;
     });
-    const results = await Promise.all(
-      batches.map((jobs) =>
-        createJobsWithinQuota(
-          pool,
-          jobs,
-          jobs.map(() => 't'),
-          quota,
-          subjects,
-        ),
-      ),
-    );
+    const results = await Promise.all(batches.map((jobs) => createBatch(jobs, quota)));
     expect(results.flat().filter((r) => r.outcome.inserted)).toHaveLength(users.length * quota.monthlyLimit);
     const { rows } = await pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM jobs.generation_jobs WHERE user_id = ANY($1) GROUP BY user_id`,
