@@ -66,7 +66,9 @@ export interface QuotaCheck {
  * slots (they free as soon as a job ends). The caller holds the lock of every user in the batch, taken before
  * this statement so that its snapshot sees every committed job of theirs, and gives each user at
  * most one row per statement (the rows of one statement do not see each other, so two of one
- * user would both count the same usage).
+ * user would both count the same usage). The usage subquery ends in OFFSET 0 so that Postgres
+ * counts each user once: pulled up into the CTE, its month and in-flight counts were evaluated
+ * twice per row, once for the column and once for the refusal (EXPLAIN showed each SubPlan twice).
  */
 function insertStatement(quota: boolean): string {
   return `WITH incoming AS (
@@ -89,7 +91,7 @@ function insertStatement(quota: boolean): string {
                         WHEN u.today >= $38 THEN 'daily'
                         WHEN u.in_flight >= $39 THEN 'in_flight'
                    END AS refusal
-              FROM incoming i CROSS JOIN LATERAL (${quotaUsageSql('i.user_id', '$37::text[]', '$40::int')}) u),`
+              FROM incoming i CROSS JOIN LATERAL (${quotaUsageSql('i.user_id', '$37::text[]', '$40::int')} OFFSET 0) u),`
               : ''
           }
           created AS (
