@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { UnavailableError } from '@atelier/errors';
 import { MicroBatcher } from './micro-batcher.js';
 
+/** Lets the event loop finish its turn: a batcher sends what was submitted in it. */
+const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 describe('micro batcher - coalescing concurrent calls', () => {
   it('sends a lone call at once and batches calls that arrive while others run', async () => {
     const batches: number[][] = [];
@@ -15,13 +18,33 @@ describe('micro batcher - coalescing concurrent calls', () => {
       { maxBatch: 3, maxConcurrent: 1 },
     );
     const first = batcher.submit(1);
-    await Promise.resolve();
+    await endOfTurn();
     const rest = [2, 3, 4, 5].map((n) => batcher.submit(n));
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(batches).toEqual([[1]]);
     release();
     expect(await Promise.all([first, ...rest])).toEqual([10, 20, 30, 40, 50]);
     expect(batches).toEqual([[1], [2, 3, 4], [5]]);
+  });
+
+  it('sends the calls of one event-loop turn together, though each starts in a callback of its own', async () => {
+    // Like the requests one socket read brings: each is handled in its own callback, with the
+    // microtasks drained in between, and a free slot must not take the first one alone.
+    const batches: number[][] = [];
+    const batcher = new MicroBatcher<number, number>(
+      async (requests) => {
+        batches.push(requests);
+        return requests;
+      },
+      { maxBatch: 10, maxConcurrent: 2 },
+    );
+    const calls = await new Promise<Promise<number>[]>((resolve) => {
+      const made: Promise<number>[] = [];
+      for (const n of [1, 2, 3]) setTimeout(() => made.push(batcher.submit(n)), 0);
+      setTimeout(() => resolve(made), 0);
+    });
+    expect(await Promise.all(calls)).toEqual([1, 2, 3]);
+    expect(batches).toEqual([[1, 2, 3]]);
   });
 
   it('retries a failed batch one by one, so only the bad call fails', async () => {
@@ -51,7 +74,7 @@ describe('micro batcher - deadlines and bounds', () => {
       { maxBatch: 10, maxConcurrent: 1 },
     );
     const first = batcher.submit(1);
-    await Promise.resolve();
+    await endOfTurn();
     const cancelled = new AbortController();
     const late = batcher.submit(2, AbortSignal.timeout(10));
     const gaveUp = batcher.submit(3, cancelled.signal);
@@ -78,7 +101,7 @@ describe('micro batcher - deadlines and bounds', () => {
       { maxBatch: 1, maxConcurrent: 1, maxQueued: 2 },
     );
     const running = batcher.submit(1);
-    await Promise.resolve();
+    await endOfTurn();
     const queued = [batcher.submit(2), batcher.submit(3)];
     await expect(batcher.submit(4)).rejects.toMatchObject({ code: 'UNAVAILABLE', reason: 'OVERLOADED', retryAfterSeconds: 1 });
     open();
