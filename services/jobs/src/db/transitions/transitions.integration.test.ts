@@ -6,7 +6,14 @@ import { UserRefKey } from '@atelier/outbox';
 import { cancel } from './cancel-sql.js';
 import { claim } from './claim-sql.js';
 import { complete } from './complete-sql.js';
-import { createJobs, createJobsWithinQuota, createJobWithinQuota, type NewJob } from './create-sql.js';
+import { createJobs, createJobsWithinQuota, createJobWithinQuota, withinQuotaStatements, type NewJob } from './create-sql.js';
+
+/** A node of EXPLAIN (FORMAT JSON)'s plan, as far as these tests read it. */
+interface PlanNode {
+  'Subplan Name'?: string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
 import { applyFailure, readFailingJob } from './fail-sql.js';
 import { extendLeases } from './heartbeat-sql.js';
 import { updateProgress } from './progress-sql.js';
@@ -381,6 +388,21 @@ describe('create', () => {
     } finally {
       await single.end();
     }
+  });
+
+  it("within the quota: each user's usage is read once per job — three reads of the jobs table, not one per use", async () => {
+    const quota = { jobTypes: ['system.canary'], dailyLimit: 100, monthlyLimit: 300, maxInFlight: 100 };
+    const jobs = [newJob({ userId: user() }), newJob({ userId: user() })];
+    const [, insert] = withinQuotaStatements(jobs, ['t', 't'], quota, subjects).statements as { text: string; values: unknown[] }[];
+    const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
+      text: `EXPLAIN (FORMAT JSON) ${insert!.text}`,
+      values: insert!.values,
+    });
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+    const usage = nodes(rows[0]!['QUERY PLAN'][0].Plan).find((node) => node['Subplan Name'] === 'CTE usage')!;
+    // today's jobs, the month's earlier days, the jobs in flight: each counted once, though the
+    // refusal compares them with the limits and the row answers them too.
+    expect(nodes(usage).filter((node) => node['Relation Name'] === 'generation_jobs')).toHaveLength(3);
   });
 
   it('within the quota: the statement answers why it refused — the account, else the allowance that frees last — and nothing when it did not', async () => {
