@@ -43,7 +43,7 @@ describe('input asset lookups - coalesced', () => {
       'c',
       'b',
     ]);
-    // Made in the same tick, they leave together: one call, each id once.
+    // Made in the same turn of the event loop, they leave together: one call, each id once.
     expect(fake.calls).toEqual([['a', 'b', 'missing', 'c']]);
   });
 
