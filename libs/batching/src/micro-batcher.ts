@@ -38,9 +38,9 @@ function expired(signal: AbortSignal): AppError {
  * brings (a burst of gRPC requests, the answers of a batch upstream) each start in a callback of
  * their own, so a flush after the first callback's microtasks sent the first call alone, the
  * second alone in the other slot, and left the rest for a third batch. Measured on CreateJob
- * image.stylize at 32 callers (bench/README.md, 2026-12-05 evening): less than half the CPU per
- * create, all processes together (fewer, larger statements and look-ups), and no later start for
- * a lone job.
+ * image.stylize at 32 callers (bench/README.md, 2026-12-05 evening): about half the CPU per
+ * create, the services and Postgres together (fewer, larger statements and look-ups), and no later
+ * start for a lone job.
  * A call whose signal aborted (its caller's deadline passed, or it gave up) while it waited is
  * dropped, never run: a claim must not commit for a worker that stopped waiting for it.
  */
