@@ -117,13 +117,22 @@ function loadKubeConfig(k8s: typeof K8s, context: string | undefined): KubeConfi
 }
 
 /**
+ * The client-node package, loaded on first use (the module system keeps it). Loading it keeps the
+ * event loop busy for a while — seconds on a loaded machine — so a command that also calls other
+ * systems loads it before it starts their deadlines, which would otherwise expire while it loads.
+ */
+export function loadKubeModule(): Promise<typeof K8s> {
+  return import('@kubernetes/client-node');
+}
+
+/**
  * Loads the kubeconfig and answers a client for its current (or the given) context. A
  * kubeconfig that cannot work is a ConfigError naming KUBECONFIG or --context. The client-node
  * package is loaded here, on demand: it is large, and the commands that do not talk to
  * Kubernetes should not pay for it.
  */
 export async function connectKube(options: { context: string | undefined; timeoutMs: number }): Promise<KubeClient> {
-  const k8s = await import('@kubernetes/client-node');
+  const k8s = await loadKubeModule();
   const kc = loadKubeConfig(k8s, options.context);
   const context = kc.getCurrentContext();
   const server = kc.getCurrentCluster()!.server;

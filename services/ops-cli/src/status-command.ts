@@ -7,7 +7,7 @@ import { readConsumerLag } from './consumer-lag.js';
 import type { ExitCode } from './exit-codes.js';
 import { JOBS_ADMIN_API } from './operator-apis.js';
 import { connectOperatorApi, peerError } from './operator-grpc.js';
-import { connectKube } from './kube-client.js';
+import { connectKube, loadKubeModule } from './kube-client.js';
 import {
   assessStatus,
   formatStatusJson,
@@ -76,6 +76,10 @@ export async function gatherStatus(command: StatusCommand, { config }: CommandCo
   const timeoutMs = config.ATELIER_OPS_TIMEOUT_MS;
   let kubeContext: string | undefined;
 
+  // Before any deadline starts: NATS's and jobs' would run out while client-node loads, and a
+  // status must not blame them for our own start-up. A package that cannot load fails the
+  // Kubernetes section below, as before.
+  await loadKubeModule().catch(() => undefined);
   const [kubernetes, consumers, jobs] = await Promise.all([
     settle('the Kubernetes API', timeoutMs, async () => {
       const kube = await connectKube({ context: command.kube.context, timeoutMs });
