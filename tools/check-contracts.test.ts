@@ -34,7 +34,9 @@ function commit(message: string) {
   git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qam', message);
 }
 
-describe('contracts gate - scripts/check-contracts.sh', () => {
+// Each case runs buf several times (generate, build, breaking): seconds each when the machine is
+// quiet, over the default 30 s for the breaking-change case when it is busy (a red CI, 2026-12-05).
+describe('contracts gate - scripts/check-contracts.sh', { timeout: 120_000 }, () => {
   it('passes on an unchanged contract', () => {
     const result = check();
     expect(result.stdout).toContain('generated code is up to date');
