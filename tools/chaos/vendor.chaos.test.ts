@@ -35,6 +35,13 @@ describe('chaos - the vendor', () => {
     expect(created.status).toBe(201);
     const jobId = created.body.job.id;
     const predictionId = await runningWithPrediction(jobId);
+    // Stalled while it computes, its input already fetched: a stall during the fetch outlasts the
+    // vendor's own 10 s fetch timeout, and the prediction fails input_unreachable — another case
+    // (a failed prediction, retried). On a busy machine the fetch was still under way (a red CI).
+    await waitUntil(async () => (await chaos.prediction(predictionId)).status === 'processing', {
+      what: 'the vendor to have fetched the input',
+      timeoutMs: 10_000,
+    });
     platform.provider!.pause();
     await sleep(20_000);
     platform.provider!.resume();
