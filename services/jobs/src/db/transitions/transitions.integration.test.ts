@@ -7,13 +7,6 @@ import { cancel } from './cancel-sql.js';
 import { claim } from './claim-sql.js';
 import { complete } from './complete-sql.js';
 import { createJobs, createJobsWithinQuota, createJobWithinQuota, withinQuotaStatements, type NewJob } from './create-sql.js';
-
-/** A node of EXPLAIN (FORMAT JSON)'s plan, as far as these tests read it. */
-interface PlanNode {
-  'Subplan Name'?: string;
-  'Relation Name'?: string;
-  Plans?: PlanNode[];
-}
 import { applyFailure, readFailingJob } from './fail-sql.js';
 import { extendLeases } from './heartbeat-sql.js';
 import { updateProgress } from './progress-sql.js';
@@ -28,6 +21,13 @@ import { newCanaryJob } from '../../test-support/new-job.js';
  */
 
 const pool = suiteJobsPool();
+
+/** A node of EXPLAIN (FORMAT JSON)'s plan, as far as these tests read it. */
+interface PlanNode {
+  'Subplan Name'?: string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
 /** A quota batch of `jobs`, each by the actor 't'. */
 const createBatch = (jobs: NewJob[], quota: Parameters<typeof createJobsWithinQuota>[3]) =>
   createJobsWithinQuota(
