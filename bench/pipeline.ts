@@ -8,6 +8,7 @@
 //   BENCH_GRAPHILE_DIR=/tmp/gw017 npm run bench:pipeline      # another graphile-worker release
 //   BENCH_JOBS_NODE_FLAGS='--max-semi-space-size=16' npm run bench:pipeline   # Node flags for jobs (after its image's own)
 //   WORKER_AWAIT_CALLS=4 npm run bench:pipeline               # services' settings pass through the environment
+//   BENCH_ANALYZE_EVERY_S=3 npm run bench:pipeline            # look for tables due an ANALYZE every 3 s (default: the server's autovacuum_naptime)
 //
 // Ours: system.canary jobs end to end — CreateJob over gRPC → outbox → handed to a waiting worker
 // (AwaitJobs), or JetStream → worker → ClaimJobs → CompleteJobs → succeeded — with 1 and 2 worker
@@ -158,12 +159,15 @@ const jobsClient = await testClient(jobsV1.JobsServiceClient, jobs.address, 'gat
 const db = new pg.Client({ connectionString: database.url });
 await db.connect();
 // This machine's Postgres runs without autovacuum, so the jobs tables would never be analyzed and
-// the planner would take them for empty, as no live system's would be. Every few seconds, analyze
-// the tables autovacuum's auto-analyze would: those where more rows changed since their last
-// ANALYZE than autovacuum_analyze_threshold (50) + autovacuum_analyze_scale_factor (0.1) × rows.
-// Not blindly each time: an ANALYZE re-plans every prepared statement on the table, and one
-// every 3 s during the one-at-a-time phase (a few hundred rows changed in a table of tens of
-// thousands) was a stall no live system has.
+// the planner would take them for empty, as no live system's would be. So the bench does what
+// autovacuum's auto-analyze would: once per autovacuum_naptime (the server's setting, 1 min by
+// default: the launcher visits a database that often), analyze the tables where more rows changed
+// since their last ANALYZE than autovacuum_analyze_threshold (50) + autovacuum_analyze_scale_factor
+// (0.1) × rows; and before each measured phase, as autovacuum would have left the tables after the
+// one before. Not blindly each time: an ANALYZE re-plans every prepared statement on the table.
+// Until 2026-12-05 it looked every 3 s, which on tables this small analyzed all three every few
+// seconds of a loop (~0.4 s of Postgres CPU each, 13 % of Postgres's end-to-end CPU): twenty times
+// what autovacuum does. BENCH_ANALYZE_EVERY_S=3 measures it that way (bench/README.md).
 const analyzer = new pg.Client({ connectionString: database.url });
 await analyzer.connect();
 const AUTO_ANALYZE_DUE = `SELECT format('%I.%I', schemaname, relname) AS name FROM pg_stat_user_tables
@@ -184,7 +188,11 @@ function analyzeWhatIsDue(): Promise<void> {
   analyzed = analyzed.catch(() => {});
   return analyzed;
 }
-const analyzing = setInterval(() => void analyzeWhatIsDue(), 3_000);
+const { rows: naptimeRows } = await analyzer.query<{ seconds: number }>(
+  `SELECT setting::int AS seconds FROM pg_settings WHERE name = 'autovacuum_naptime'`,
+);
+const ANALYZE_EVERY_S = Number(process.env.BENCH_ANALYZE_EVERY_S ?? naptimeRows[0]!.seconds);
+const analyzing = setInterval(() => void analyzeWhatIsDue(), ANALYZE_EVERY_S * 1000);
 
 async function waitAllDone(userPrefix: string, expected: number, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
