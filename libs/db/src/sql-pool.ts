@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { UnavailableError } from '@atelier/errors';
 import { databaseUnavailable, isTransientDatabaseError } from './sql-errors.js';
+import { sqlPoolTypes } from './timestamptz-parser.js';
 
 export type SqlPool = pg.Pool;
 export type SqlClient = pg.PoolClient;
@@ -76,6 +77,7 @@ export function createSqlPool(options: SqlPoolOptions): SqlPool {
     // The client's own limit, beyond the server's: a peer that vanished mid-statement (no RST)
     // must not hold the caller until TCP gives up.
     query_timeout: statementTimeoutMs + 5_000,
+    types: sqlPoolTypes,
     // Not in @types/pg 8.15 yet: pg 8.23's Client takes it (node-postgres.com/features/pipelining).
     ...({ pipeline: options.pipeline ?? false } as pg.PoolConfig),
   });
