@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schemaDrift } from '@atelier/orm';
+import { JOB_TYPE_PATTERN } from '@atelier/job-types';
 import { columnLengthsOf, createTestDatabase, type TestDatabase } from '@atelier/testing';
 import {
   MAX_EFFECTIVE_PROMPT_LENGTH,
@@ -52,5 +53,22 @@ describe('jobs entities - the schema described in code', () => {
     expect(await columnLengthsOf(db, 'jobs.outbox_replays')).toMatchObject({ operator_id: MAX_USER_ID_LENGTH });
     expect(await columnLengthsOf(db, 'jobs.account_deletions')).toMatchObject({ user_id: MAX_USER_ID_LENGTH });
     expect(await columnLengthsOf(db, 'jobs.reconciliation_findings')).toMatchObject({ acknowledged_by: MAX_USER_ID_LENGTH });
+  });
+  it('refuses a job type exactly where JOB_TYPE_PATTERN does, though it checks without a regular expression', async () => {
+    const { rows } = await db.query<{ expression: string }>(
+      `SELECT pg_get_expr(conbin, conrelid) AS expression FROM pg_constraint WHERE conname = 'generation_jobs_job_type_format'`,
+    );
+    const expression = rows[0]!.expression;
+    expect(expression).not.toContain('~');
+    const accepts = async (jobType: string) => {
+      // The constraint as Postgres stores it, with the candidate in place of the column.
+      const check = expression.replaceAll('(job_type)::text', '$1::text').replaceAll('job_type', '$1::text');
+      return (await db.query<{ accepted: boolean }>(`SELECT coalesce(${check}, false) AS accepted`, [jobType])).rows[0]!.accepted;
+    };
+    const candidates = [
+      ...['ab', 'system.canary', 'image.stylize', 'video.x_2', 'a.', 'z9', 'a'.repeat(64), `q${'_.0'.repeat(21)}`],
+      ...['', 'a', 'A', 'Ab', '1ab', '_ab', '.ab', 'ab-c', 'ab c', 'abC', 'ab\n', ' ab', 'ab ', 'äb', 'aé', 'a'.repeat(65)],
+    ];
+    for (const candidate of candidates) expect(await accepts(candidate), JSON.stringify(candidate)).toBe(JOB_TYPE_PATTERN.test(candidate));
   });
 });

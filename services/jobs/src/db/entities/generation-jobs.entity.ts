@@ -1,4 +1,4 @@
-import { JOB_TYPE_PATTERN_SOURCE } from '@atelier/job-types';
+import { JOB_TYPE_FORMAT_CHECK } from './job-type-format-check.js';
 import { MAX_IMAGE_SIDE_PX, MIN_IMAGE_SIDE_PX } from '@atelier/images';
 import { defineEntity, p } from '@atelier/orm';
 import {
@@ -158,7 +158,7 @@ export const GenerationJobEntity = defineEntity({
   checks: [
     { name: 'generation_jobs_credential_mode_known', expression: `credential_mode IN ('platform_key', 'user_key')` },
     { name: 'generation_jobs_user_key_has_credential', expression: `(credential_mode = 'user_key') = (credential_id IS NOT NULL)` },
-    { name: 'generation_jobs_job_type_format', expression: `job_type ~ '${JOB_TYPE_PATTERN_SOURCE}'` },
+    { name: 'generation_jobs_job_type_format', expression: JOB_TYPE_FORMAT_CHECK },
     { name: 'generation_jobs_media_kind_known', expression: `media_kind IN ('image', 'video')` },
     { name: 'generation_jobs_queue_known', expression: `queue IN ('interactive', 'background')` },
     { name: 'generation_jobs_priority_range', expression: 'priority >= -100 AND priority <= 100' },

@@ -40,4 +40,8 @@ export const jobsMigrations: readonly NamedMigration[] = [
   { name: '0018-redaction', load: async () => (await import('./0018-redaction.js')).Redaction },
   { name: '0019-output-sha256', load: async () => (await import('./0019-output-sha256.js')).OutputSha256 },
   { name: '0020-operator-audit', load: async () => (await import('./0020-operator-audit.js')).OperatorAudit },
+  {
+    name: '0021-job-type-format-without-regex',
+    load: async () => (await import('./0021-job-type-format-without-regex.js')).JobTypeFormatWithoutRegex,
+  },
 ];
