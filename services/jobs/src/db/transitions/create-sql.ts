@@ -183,19 +183,14 @@ type OutcomeRow = JobRow & {
   refusal?: CreateRefusal | null;
 };
 
+/**
+ * The row is the job: its few extra columns (the batch position, the usage) ride along unread. A
+ * copy without them cost an object of some sixty properties per create, 4 % of what jobs
+ * allocates end to end; nothing serialises a job row whole.
+ */
 function outcomeOf(row: OutcomeRow): CreateOutcome {
-  const {
-    incoming_n: _incoming,
-    n: _n,
-    inserted,
-    usage_today: _today,
-    usage_this_month: _thisMonth,
-    usage_in_flight: _inFlight,
-    refusal: _refusal,
-    ...job
-  } = row;
-  if (inserted === null) return { inserted: false, job: null };
-  return { inserted, job: job as JobRow };
+  if (row.inserted === null) return { inserted: false, job: null };
+  return { inserted: row.inserted, job: row };
 }
 
 /** Creates many jobs (of types the quota does not count) in one statement; one outcome per job, in order. */
