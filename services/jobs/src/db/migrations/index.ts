@@ -44,4 +44,8 @@ export const jobsMigrations: readonly NamedMigration[] = [
     name: '0021-job-type-format-without-regex',
     load: async () => (await import('./0021-job-type-format-without-regex.js')).JobTypeFormatWithoutRegex,
   },
+  {
+    name: '0022-no-statistics-for-unfiltered-columns',
+    load: async () => (await import('./0022-no-statistics-for-unfiltered-columns.js')).NoStatisticsForUnfilteredColumns,
+  },
 ];

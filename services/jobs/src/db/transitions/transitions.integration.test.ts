@@ -14,6 +14,7 @@ import { updateProviderRequest } from './provider-request-sql.js';
 import { release } from './release-sql.js';
 import { suiteJobsPool, testOutboxSubjects } from '../../test-support/jobs-database.js';
 import { newCanaryJob } from '../../test-support/new-job.js';
+import { COLUMNS_WITHOUT_STATISTICS } from '../migrations/0022-no-statistics-for-unfiltered-columns.js';
 
 /**
  * The transition units against a real database: each answers its changed row, or — when its
@@ -549,6 +550,27 @@ describe('create within the monthly quota', () => {
     );
     expect(rows.map((r) => r.n)).toEqual(users.map(() => quota.monthlyLimit));
     for (const refused of results.flat().filter((r) => !r.outcome.inserted)) expect(refused.usage.thisMonth).toBe(quota.monthlyLimit);
+  });
+});
+
+describe('statistics', () => {
+  it("ANALYZE keeps none for the columns no statement filters on (prompts, payloads): the planner's columns only", async () => {
+    await created({ prompt: 'a cat in a hat' });
+    await created({ prompt: 'a dog on a log' });
+    await pool.query('ANALYZE jobs.generation_jobs, jobs.outbox');
+    for (const [table, columns] of Object.entries(COLUMNS_WITHOUT_STATISTICS)) {
+      const [schema, name] = table.split('.');
+      const { rows } = await pool.query<{ attname: string }>(`SELECT attname FROM pg_stats WHERE schemaname = $1 AND tablename = $2`, [
+        schema,
+        name,
+      ]);
+      const kept = rows.map((row) => row.attname);
+      expect(kept, table).toContain(table === 'jobs.outbox' ? 'aggregate_id' : 'user_id');
+      expect(
+        kept.filter((column) => columns.includes(column)),
+        table,
+      ).toEqual([]);
+    }
   });
 });
 
