@@ -45,7 +45,7 @@ export const jobsMigrations: readonly NamedMigration[] = [
     load: async () => (await import('./0021-job-type-format-without-regex.js')).JobTypeFormatWithoutRegex,
   },
   {
-    name: '0022-no-statistics-for-unfiltered-columns',
-    load: async () => (await import('./0022-no-statistics-for-unfiltered-columns.js')).NoStatisticsForUnfilteredColumns,
+    name: '0022-outbox-without-payload-statistics',
+    load: async () => (await import('./0022-outbox-without-payload-statistics.js')).OutboxWithoutPayloadStatistics,
   },
 ];
