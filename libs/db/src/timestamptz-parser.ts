@@ -42,15 +42,12 @@ export function parseTimestamptz(text: string): Date | number | null {
   let milliseconds = 0;
   if (text.charCodeAt(at) === 46 /* . */) {
     at += 1;
-    let scale = 100;
-    while (at < length) {
+    // The first three digits are the milliseconds; the microseconds after them are dropped.
+    for (let place = 100; at < length; at += 1, place = Math.trunc(place / 10)) {
       const digit = text.charCodeAt(at) - ZERO;
       if (digit < 0 || digit > 9) break;
-      milliseconds += digit * scale;
-      scale /= 10;
-      at += 1;
+      milliseconds += digit * place;
     }
-    milliseconds = Math.trunc(milliseconds);
   }
   const sign = text.charCodeAt(at);
   if (sign !== 43 /* + */ && sign !== 45 /* - */) return libraryParser(text);

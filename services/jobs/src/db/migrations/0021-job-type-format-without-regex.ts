@@ -1,5 +1,4 @@
 import { Migration } from '@atelier/orm';
-import { JOB_TYPE_FORMAT_CHECK } from '../entities/job-type-format-check.js';
 
 /**
  * generation_jobs_job_type_format without a regular expression: Postgres checks every CHECK of a
@@ -12,7 +11,10 @@ export class JobTypeFormatWithoutRegex extends Migration {
   override up(): void {
     this.addSql(`ALTER TABLE jobs.generation_jobs DROP CONSTRAINT IF EXISTS generation_jobs_job_type_chars`);
     this.addSql(
-      `ALTER TABLE jobs.generation_jobs ADD CONSTRAINT generation_jobs_job_type_chars CHECK (${JOB_TYPE_FORMAT_CHECK}) NOT VALID`,
+      `ALTER TABLE jobs.generation_jobs ADD CONSTRAINT generation_jobs_job_type_chars CHECK (
+        char_length(job_type) >= 2 AND char_length(job_type) <= 64
+        AND strpos('abcdefghijklmnopqrstuvwxyz', left(job_type, 1)) > 0
+        AND ltrim(job_type, 'abcdefghijklmnopqrstuvwxyz0123456789_.') = '') NOT VALID`,
     );
     this.addSql(`ALTER TABLE jobs.generation_jobs VALIDATE CONSTRAINT generation_jobs_job_type_chars`);
     this.addSql(`ALTER TABLE jobs.generation_jobs DROP CONSTRAINT IF EXISTS generation_jobs_job_type_format`);
